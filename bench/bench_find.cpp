@@ -1,0 +1,756 @@
+// `warpmatch bench find` — exact search of one pattern over generated English-like text.
+//
+// The text (1 GiB by default) is made of words drawn Zipf-like (exponent 1) from a vocabulary
+// whose most frequent words are those of real English ("the" first), followed by a word list
+// (e.g. /usr/share/dict/words) or built-in pseudo-words, with sentences, punctuation and lines
+// of at most ~80 bytes. A rare word ("Sherlock", removed from the vocabulary) is planted about
+// 50 times. The generator counts, as it writes, every occurrence of each benchmark pattern and
+// every line holding one, so each method's count is checked against an exact oracle.
+//
+// Methods, for each pattern: GPU resident (fast), GPU host-fed (fast, transfers included),
+// GPU resident (bf, seed paper 003), CPU backend on all threads and on 1 thread, and ripgrep
+// (`rg -F -c`, which counts lines, and `rg -F --count-matches`, which counts occurrences)
+// timed around fork/exec on a file warm in the page cache. Prints a table and writes JSON.
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "bench.hpp"
+#include "core/exact_pattern.hpp"
+#include "core/parallel.hpp"
+#include "cpu/exact_cpu.hpp"
+#include "cuda/exact_cuda.hpp"
+#include "warpmatch/common.hpp"
+
+extern char** environ;
+
+namespace warpmatch::bench {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// ---- fixed parameters of the generated text ---------------------------------------------
+constexpr std::uint64_t kSeed = 0x77617270'6d617463ull;  // "warpmatc"
+constexpr std::string_view kRareWord = "Sherlock";
+constexpr std::string_view kCommonWord = "the";
+constexpr std::size_t kPatterns = 2;  // 0: rare word, 1: "the"
+constexpr std::uint64_t kPlants = 50;
+constexpr std::size_t kLineWidth = 80;
+constexpr std::uint64_t kChunkBytes = 16ull << 20;  // generated independently, in parallel
+constexpr std::uint64_t kMinTextBytes = 4096;
+constexpr std::size_t kMaxWordBytes = 40;
+constexpr double kZipfExponent = 1.0;
+constexpr std::size_t kPseudoWords = 60000;
+
+// Targets of /work/shared/PERF.md.
+constexpr double kResidentTargetGBps = 3000.0;
+constexpr double kHostFedTargetGBps = 45.0;
+
+// The most frequent English words, most frequent first: ranks 1.. of the Zipf law.
+constexpr std::array<std::string_view, 120> kCommonEnglish = {
+    "the",   "of",    "and",    "to",     "a",      "in",     "is",     "you",   "that",
+    "it",    "he",    "was",    "for",    "on",     "are",    "as",     "with",  "his",
+    "they",  "I",     "at",     "be",     "this",   "have",   "from",   "or",    "one",
+    "had",   "by",    "word",   "but",    "not",    "what",   "all",    "were",  "we",
+    "when",  "your",  "can",    "said",   "there",  "use",    "an",     "each",  "which",
+    "she",   "do",    "how",    "their",  "if",     "will",   "up",     "other", "about",
+    "out",   "many",  "then",   "them",   "these",  "so",     "some",   "her",   "would",
+    "make",  "like",  "him",    "into",   "time",   "has",    "look",   "two",   "more",
+    "write", "go",    "see",    "number", "no",     "way",    "could",  "people", "my",
+    "than",  "first", "water",  "been",   "call",   "who",    "oil",    "its",   "now",
+    "find",  "long",  "down",   "day",    "did",    "get",    "come",   "made",  "may",
+    "part",  "over",  "new",    "sound",  "take",   "only",   "little", "work",  "know",
+    "place", "year",  "live",   "me",     "back",   "give",   "most",   "very",  "after",
+    "thing", "our",   "just",   "name",   "good",   "sentence", "man",  "think", "say"};
+
+// ---- small utilities ----------------------------------------------------------------------
+struct SplitMix64 {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  std::uint64_t below(std::uint64_t n) {  // uniform in [0, n)
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+  }
+};
+
+std::uint64_t count_occurrences(std::string_view text, std::string_view pattern) {
+  std::uint64_t n = 0;
+  for (std::size_t pos = text.find(pattern); pos != std::string_view::npos;
+       pos = text.find(pattern, pos + 1))
+    ++n;
+  return n;
+}
+
+std::string capitalized(std::string_view w) {
+  std::string s(w);
+  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 32);
+  return s;
+}
+
+std::string lower_ascii(std::string_view w) {
+  std::string s(w);
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  return s;
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double gb_per_s(std::uint64_t bytes, double ms) {
+  return ms > 0 ? static_cast<double>(bytes) / (ms * 1e-3) / 1e9 : 0.0;
+}
+
+std::string format_bytes(std::uint64_t b) {
+  if (b >= (1ull << 30) && b % (1ull << 30) == 0) return fmt::format("{} GiB", b >> 30);
+  if (b >= (1ull << 20) && b % (1ull << 20) == 0) return fmt::format("{} MiB", b >> 20);
+  return fmt::format("{} bytes", b);
+}
+
+std::string read_first_match(const char* path, std::string_view key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) == 0) {
+      auto colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      std::string v = line.substr(colon + 1);
+      v.erase(0, v.find_first_not_of(" \t"));
+      return v;
+    }
+  }
+  return {};
+}
+
+std::vector<std::string> own_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  return args;
+}
+
+std::string utc_timestamp() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// ---- running a peer program -----------------------------------------------------------------
+struct SpawnResult {
+  bool started = false;
+  std::string spawn_error;  // why it could not start
+  int exit_code = -1;       // -1 when killed by a signal
+  std::string out, err;
+  double ms = 0;            // wall clock from spawn to reaped
+};
+
+/// Runs argv[0] (searched in PATH when it has no '/'), stdin from /dev/null, stdout and
+/// stderr captured; the wall clock covers fork/exec to waitpid.
+SpawnResult spawn_capture(const std::vector<std::string>& argv) {
+  SpawnResult r;
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    r.spawn_error = fmt::format("pipe: {}", std::strerror(errno));
+    return r;
+  }
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    r.spawn_error = fmt::format("pipe: {}", std::strerror(errno));
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return r;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+
+  const auto t0 = Clock::now();
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, cargv[0], &fa, nullptr, cargv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  if (rc != 0) {
+    r.spawn_error = fmt::format("cannot run {}: {}", argv[0], std::strerror(rc));
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    return r;
+  }
+  r.started = true;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&r.out, &r.err};
+  int open_fds = 2;
+  char buf[65536];
+  while (open_fds > 0) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  for (auto& f : fds)
+    if (f.fd >= 0) close(f.fd);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string trim(std::string s) {
+  s.erase(s.find_last_not_of(" \t\r\n") + 1);
+  s.erase(0, s.find_first_not_of(" \t\r\n"));
+  return s;
+}
+
+std::string git_commit() {
+#ifdef WARPMATCH_SOURCE_DIR
+  const std::string dir = WARPMATCH_SOURCE_DIR;
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::path(dir) / ".git", ec)) return "unknown";
+  auto head = spawn_capture({"git", "-C", dir, "rev-parse", "HEAD"});
+  if (!head.started || head.exit_code != 0) return "unknown";
+  std::string commit = trim(head.out);
+  if (commit.empty()) return "unknown";
+  auto st = spawn_capture({"git", "-C", dir, "status", "--porcelain", "--untracked-files=no"});
+  if (st.started && st.exit_code == 0 && !trim(st.out).empty()) commit += "+dirty";
+  return commit;
+#else
+  return "unknown";
+#endif
+}
+
+// ---- the vocabulary and the text ---------------------------------------------------------
+struct Word {
+  std::uint32_t offset = 0;  // into Model::pool
+  std::uint16_t length = 0;
+  // occurrences of pattern k in the word as written mid-sentence [0] / capitalized [1]
+  std::array<std::array<std::uint8_t, 2>, kPatterns> count{};
+};
+
+struct AliasTable {
+  std::vector<std::uint32_t> threshold;  // keep index i when low 32 bits < threshold[i]
+  std::vector<std::uint32_t> alias;
+
+  explicit AliasTable(const std::vector<double>& weights) {
+    const std::size_t n = weights.size();
+    threshold.assign(n, 0);
+    alias.assign(n, 0);
+    double total = 0;
+    for (double w : weights) total += w;
+    std::vector<double> scaled(n);
+    std::vector<std::uint32_t> small, large;
+    for (std::size_t i = 0; i < n; ++i) {
+      scaled[i] = weights[i] * static_cast<double>(n) / total;
+      (scaled[i] < 1.0 ? small : large).push_back(static_cast<std::uint32_t>(i));
+    }
+    auto to_threshold = [](double p) {
+      return static_cast<std::uint32_t>(std::min(4294967295.0, std::ldexp(p, 32)));
+    };
+    while (!small.empty() && !large.empty()) {
+      const std::uint32_t s = small.back(), l = large.back();
+      small.pop_back();
+      threshold[s] = to_threshold(scaled[s]);
+      alias[s] = l;
+      scaled[l] -= 1.0 - scaled[s];
+      if (scaled[l] < 1.0) {
+        large.pop_back();
+        small.push_back(l);
+      }
+    }
+    for (auto i : large) threshold[i] = 0xffffffffu, alias[i] = i;
+    for (auto i : small) threshold[i] = 0xffffffffu, alias[i] = i;
+  }
+  std::uint32_t sample(SplitMix64& rng) const {
+    const std::uint64_t r = rng.next();
+    const auto i = static_cast<std::uint32_t>(((r >> 32) * threshold.size()) >> 32);
+    return static_cast<std::uint32_t>(r) < threshold[i] ? i : alias[i];
+  }
+};
+
+struct Model {
+  std::string pool;
+  std::vector<Word> words;  // by rank
+  Word rare;                // the planted word
+  std::array<std::string, kPatterns> patterns;
+  std::unique_ptr<AliasTable> zipf;
+  std::string source;       // where the vocabulary came from
+  std::size_t from_list = 0;
+};
+
+void add_word(Model& m, std::string_view w) {
+  Word word;
+  word.offset = static_cast<std::uint32_t>(m.pool.size());
+  word.length = static_cast<std::uint16_t>(w.size());
+  m.pool.append(w);
+  const std::string cap = capitalized(w);
+  for (std::size_t k = 0; k < kPatterns; ++k) {
+    word.count[k][0] = static_cast<std::uint8_t>(std::min<std::uint64_t>(255, count_occurrences(w, m.patterns[k])));
+    word.count[k][1] = static_cast<std::uint8_t>(std::min<std::uint64_t>(255, count_occurrences(cap, m.patterns[k])));
+  }
+  m.words.push_back(word);
+}
+
+/// Pseudo-words of 1 to 4 syllables, deterministic; none contains the rare word.
+std::vector<std::string> pseudo_words(std::size_t how_many) {
+  static constexpr std::array<std::string_view, 24> onsets = {
+      "b", "c", "d", "f", "g", "h", "l", "m", "n", "p", "r", "s",
+      "t", "v", "w", "br", "ch", "cl", "dr", "gr", "sh", "st", "th", "tr"};
+  static constexpr std::array<std::string_view, 10> vowels = {"a", "e", "i", "o", "u",
+                                                              "ea", "ou", "ai", "ee", "y"};
+  static constexpr std::array<std::string_view, 12> codas = {"", "", "", "n", "r", "s",
+                                                             "t", "l", "nd", "st", "ng", "ck"};
+  SplitMix64 rng{kSeed ^ 0x9e3779b97f4a7c15ull};
+  std::unordered_set<std::string> seen;
+  std::vector<std::string> out;
+  while (out.size() < how_many) {
+    const std::uint64_t syllables = 1 + rng.below(4);
+    std::string w;
+    for (std::uint64_t s = 0; s < syllables; ++s) {
+      w += onsets[rng.below(onsets.size())];
+      w += vowels[rng.below(vowels.size())];
+      w += codas[rng.below(codas.size())];
+    }
+    if (w.size() > kMaxWordBytes || lower_ascii(w).find(lower_ascii(kRareWord)) != std::string::npos)
+      continue;
+    if (seen.insert(w).second) out.push_back(std::move(w));
+  }
+  return out;
+}
+
+Model build_model(const std::string& words_file) {
+  Model m;
+  m.patterns = {std::string(kRareWord), std::string(kCommonWord)};
+  const std::string rare_lower = lower_ascii(kRareWord);
+  std::unordered_set<std::string> seen;
+  for (auto w : kCommonEnglish) {
+    add_word(m, w);
+    seen.insert(std::string(w));
+  }
+  std::vector<std::string> rest;
+  if (!words_file.empty()) {
+    std::ifstream in(words_file, std::ios::binary);
+    std::string line;
+    while (in && std::getline(in, line)) {
+      line = trim(line);
+      if (line.empty() || line.size() > kMaxWordBytes) continue;
+      if (line.find_first_of(" \t\f\v") != std::string::npos) continue;
+      if (lower_ascii(line).find(rare_lower) != std::string::npos) continue;  // keep it rare
+      if (seen.insert(line).second) rest.push_back(line);
+    }
+    if (rest.size() >= 1000) {
+      m.source = words_file;
+    } else {
+      fmt::print("note: word list '{}' unreadable or too small ({} usable words); "
+                 "using the built-in pseudo-word generator\n", words_file, rest.size());
+      rest.clear();
+    }
+  }
+  if (rest.empty()) {
+    m.source = "built-in pseudo-words";
+    for (auto& w : pseudo_words(kPseudoWords))
+      if (seen.insert(w).second) rest.push_back(std::move(w));
+  }
+  // Deterministic Fisher-Yates: the list's own (alphabetical) order must not set the ranks.
+  SplitMix64 rng{kSeed ^ 0x5151515151515151ull};
+  for (std::size_t i = rest.size(); i > 1; --i) std::swap(rest[i - 1], rest[rng.below(i)]);
+  m.from_list = rest.size();
+  for (auto& w : rest) add_word(m, w);
+
+  std::vector<double> weights(m.words.size());
+  for (std::size_t r = 0; r < weights.size(); ++r)
+    weights[r] = 1.0 / std::pow(static_cast<double>(r + 1), kZipfExponent);
+  m.zipf = std::make_unique<AliasTable>(weights);
+
+  // The rare word is kept out of `words`: append it to the pool and describe it apart.
+  add_word(m, kRareWord);
+  m.rare = m.words.back();
+  m.words.pop_back();
+  return m;
+}
+
+struct Tally {
+  std::array<std::uint64_t, kPatterns> occurrences{};
+  std::array<std::uint64_t, kPatterns> lines_with{};
+  std::uint64_t lines = 0, words = 0, planted = 0;
+  void add(const Tally& o) {
+    for (std::size_t k = 0; k < kPatterns; ++k) {
+      occurrences[k] += o.occurrences[k];
+      lines_with[k] += o.lines_with[k];
+    }
+    lines += o.lines, words += o.words, planted += o.planted;
+  }
+};
+
+/// Fills out[0, len) with sentences; ends with '\n'. `plants` are sorted offsets in the chunk
+/// at which the rare word replaces the next word drawn.
+Tally generate_chunk(std::uint8_t* out, std::uint64_t len, std::uint64_t chunk_index,
+                     const Model& m, std::span<const std::uint64_t> plants) {
+  Tally t;
+  SplitMix64 rng{kSeed + 0x632be59bd9b4e019ull * (chunk_index + 1)};
+  std::uint8_t* p = out;
+  std::uint8_t* const end = out + len;
+  std::size_t line_len = 0;
+  bool sentence_start = true;
+  std::uint64_t words_left = 4 + rng.below(21);
+  std::array<bool, kPatterns> line_has{};
+  std::size_t next_plant = 0;
+  const char* pool = m.pool.data();
+
+  auto end_line = [&] {
+    *p++ = '\n';
+    ++t.lines;
+    for (std::size_t k = 0; k < kPatterns; ++k) {
+      t.lines_with[k] += line_has[k];
+      line_has[k] = false;
+    }
+    line_len = 0;
+  };
+
+  for (;;) {
+    const bool plant = next_plant < plants.size() &&
+                       static_cast<std::uint64_t>(p - out) >= plants[next_plant];
+    const Word& w = plant ? m.rare : m.words[m.zipf->sample(rng)];
+    // separator, word, punctuation, paragraph break and the final newline must fit
+    if (static_cast<std::uint64_t>(end - p) < w.length + 6u) break;
+    if (plant) ++next_plant, ++t.planted;
+    if (line_len > 0) {
+      if (line_len + 1 + w.length + 1 > kLineWidth) {
+        end_line();
+      } else {
+        *p++ = ' ';
+        ++line_len;
+      }
+    }
+    std::memcpy(p, pool + w.offset, w.length);
+    const int form = sentence_start ? 1 : 0;
+    if (sentence_start && *p >= 'a' && *p <= 'z') *p = static_cast<std::uint8_t>(*p - 32);
+    for (std::size_t k = 0; k < kPatterns; ++k) {
+      t.occurrences[k] += w.count[k][form];
+      if (w.count[k][form]) line_has[k] = true;
+    }
+    p += w.length;
+    line_len += w.length;
+    ++t.words;
+    sentence_start = false;
+    if (--words_left == 0) {
+      const std::uint64_t r = rng.below(100);
+      *p++ = r < 85 ? '.' : (r < 93 ? '?' : '!');
+      ++line_len;
+      sentence_start = true;
+      words_left = 4 + rng.below(21);
+      if (rng.below(100) < 4) {  // paragraph: an empty line
+        end_line();
+        end_line();
+      }
+    } else if (rng.below(100) < 7) {
+      *p++ = rng.below(4) ? ',' : ';';
+      ++line_len;
+    }
+  }
+  while (p < end - 1) *p++ = ' ';  // pad the chunk's last line (a few bytes at most)
+  end_line();
+  return t;
+}
+
+struct Text {
+  std::unique_ptr<std::uint8_t[]> data;
+  std::uint64_t size = 0;
+  Tally tally;
+  double seconds = 0;
+  ByteSpan span() const { return {data.get(), static_cast<std::size_t>(size)}; }
+};
+
+Text generate_text(const Model& m, std::uint64_t bytes, int threads) {
+  Text t;
+  t.size = bytes;
+  t.data = std::make_unique_for_overwrite<std::uint8_t[]>(bytes);
+  const auto t0 = Clock::now();
+  const std::uint64_t chunks = std::max<std::uint64_t>(1, bytes / kChunkBytes);
+  auto chunk_begin = [&](std::uint64_t c) { return c * kChunkBytes; };
+  auto chunk_len = [&](std::uint64_t c) {
+    return c + 1 == chunks ? bytes - chunk_begin(c) : kChunkBytes;
+  };
+  // Plant offsets, chunk-local, kept clear of each chunk's end so each one is written.
+  std::vector<std::vector<std::uint64_t>> plants(chunks);
+  const std::uint64_t n_plants = std::min<std::uint64_t>(kPlants, std::max<std::uint64_t>(1, bytes / 1024));
+  SplitMix64 rng{kSeed ^ 0xa5a5a5a5a5a5a5a5ull};
+  for (std::uint64_t i = 0; i < n_plants; ++i) {
+    const std::uint64_t pos = rng.below(bytes);
+    const std::uint64_t c = std::min(pos / kChunkBytes, chunks - 1);
+    plants[c].push_back(std::min(pos - chunk_begin(c), chunk_len(c) - 128));
+  }
+  for (auto& v : plants) std::sort(v.begin(), v.end());
+  std::vector<Tally> tallies(chunks);
+  core::parallel_for(chunks, threads, [&](std::size_t c) {
+    tallies[c] = generate_chunk(t.data.get() + chunk_begin(c), chunk_len(c), c, m, plants[c]);
+  });
+  for (auto& x : tallies) t.tally.add(x);
+  t.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return t;
+}
+
+// ---- temp directory -------------------------------------------------------------------------
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() = default;
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    if (path.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+/// Creates the directory; returns an error message or "".
+std::string make_temp_dir(TempDir& dir) {
+  const char* env = std::getenv("TMPDIR");
+  std::string base = (env && *env) ? env : "/tmp";
+  std::string tmpl = base + "/warpmatch-bench-XXXXXX";
+  if (!mkdtemp(tmpl.data()))
+    return fmt::format("cannot create a temporary directory in {}: {}", base, std::strerror(errno));
+  dir.path = tmpl;
+  return {};
+}
+
+std::string write_file(const std::filesystem::path& path, ByteSpan bytes) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return fmt::format("cannot create {}: {}", path.string(), std::strerror(errno));
+  std::uint64_t done = 0;
+  while (done < bytes.size()) {
+    const std::size_t piece = static_cast<std::size_t>(std::min<std::uint64_t>(bytes.size() - done, 64ull << 20));
+    const ssize_t n = write(fd, bytes.data() + done, piece);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int e = n < 0 ? errno : EIO;
+      close(fd);
+      return fmt::format("cannot write {} ({} of {} bytes written): {}", path.string(), done,
+                         bytes.size(), std::strerror(e));
+    }
+    done += static_cast<std::uint64_t>(n);
+  }
+  if (close(fd) != 0) return fmt::format("cannot write {}: {}", path.string(), std::strerror(errno));
+  return {};
+}
+
+// ---- measurements ---------------------------------------------------------------------------
+enum class Status { ok, skipped, failed };
+std::string_view status_name(Status s) {
+  return s == Status::ok ? "ok" : (s == Status::skipped ? "skipped" : "failed");
+}
+
+struct Row {
+  std::string method;  // stable id used in JSON
+  std::string label;   // human-readable
+  std::size_t pattern = 0;
+  Status status = Status::ok;
+  std::string note;
+  bool counts_lines = false;  // rg -c counts matching lines, not occurrences
+  std::uint64_t count = 0, expected = 0;
+  double median_ms = 0;
+  std::vector<double> samples_ms;  // empty where the backend reports only the median
+  double ratio_vs_rg = 0;          // rg's median / this median (> 1: faster than ripgrep)
+  bool mismatch() const { return status == Status::ok && count != expected; }
+};
+
+/// One warm-up, then `repeats` timed runs; fn() returns the count.
+template <class Fn>
+void time_cpu(Row& row, int repeats, Fn&& fn) {
+  fn();
+  for (int i = 0; i < repeats; ++i) {
+    const auto t0 = Clock::now();
+    const std::uint64_t c = fn();
+    row.samples_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    if (i == 0) row.count = c;
+    else if (c != row.count) row.note = fmt::format("count changed between repeats ({} vs {})", row.count, c);
+  }
+  row.median_ms = median_of(row.samples_ms);
+}
+
+void run_rg(Row& row, const std::vector<std::string>& argv, int repeats) {
+  std::uint64_t first = 0;
+  for (int i = 0; i <= repeats; ++i) {  // i == 0: warm-up (file into the page cache)
+    SpawnResult r = spawn_capture(argv);
+    if (!r.started) {
+      row.status = Status::failed;
+      row.note = r.spawn_error;
+      return;
+    }
+    // ripgrep: exit 0 = matches found, 1 = none (prints nothing with -c), 2 = error
+    std::uint64_t c = 0;
+    const std::string out = trim(r.out);
+    if (r.exit_code == 1 && out.empty()) {
+      c = 0;
+    } else {
+      auto [ptr, ec] = std::from_chars(out.data(), out.data() + out.size(), c);
+      if (r.exit_code != 0 || ec != std::errc() || ptr != out.data() + out.size()) {
+        row.status = Status::failed;
+        row.note = fmt::format("rg exit {}: {}", r.exit_code, trim(r.err.empty() ? r.out : r.err));
+        return;
+      }
+    }
+    if (i == 0) {
+      first = c;
+      continue;
+    }
+    if (c != first) row.note = fmt::format("count changed between runs ({} vs {})", first, c);
+    row.samples_ms.push_back(r.ms);
+  }
+  row.count = first;
+  row.median_ms = median_of(row.samples_ms);
+}
+
+std::string fmt_num(double v, int decimals) {
+  if (v <= 0 || !std::isfinite(v)) return "-";
+  return fmt::format("{:.{}f}", v, decimals);
+}
+
+std::string fmt_ratio(double v) {
+  if (v <= 0 || !std::isfinite(v)) return "-";
+  return v >= 100 ? fmt::format("{:.0f}x", v) : fmt::format("{:.2f}x", v);
+}
+
+json device_json(const DeviceInfo& d) {
+  return {{"ordinal", d.ordinal},
+          {"name", d.name},
+          {"compute_capability", fmt::format("{}.{}", d.compute_major, d.compute_minor)},
+          {"multiprocessors", d.multiprocessors},
+          {"clock_mhz", d.clock_mhz},
+          {"global_memory_bytes", d.global_memory_bytes},
+          {"l2_bytes", d.l2_bytes}};
+}
+
+int run(const BenchFindOptions& options) {
+  if (options.text_bytes < kMinTextBytes) {
+    fmt::print(stderr, "warpmatch bench find: error: --bytes must be at least {} (got {})\n",
+               kMinTextBytes, options.text_bytes);
+    return 2;
+  }
+  if (options.repeats < 1) {
+    fmt::print(stderr, "warpmatch bench find: error: --repeats must be at least 1 (got {})\n",
+               options.repeats);
+    return 2;
+  }
+  const int hw = hardware_threads();
+  const int cpu_threads = options.threads > 0 ? options.threads : hw;
+  const std::string commit = !options.commit.empty() ? options.commit : git_commit();
+  const std::string cpu_model = read_first_match("/proc/cpuinfo", "model name");
+
+  // ---- device ----
+  std::vector<DeviceInfo> devices;
+  std::string gpu_skip_reason;
+  if (options.skip_gpu) {
+    gpu_skip_reason = "skipped: --no-gpu";
+  } else {
+    devices = cuda::devices();
+    if (devices.empty())
+      gpu_skip_reason = cuda::compiled() ? "skipped: no GPU visible to the CUDA runtime"
+                                         : "skipped: this build has no CUDA backend";
+  }
+  const bool use_gpu = gpu_skip_reason.empty();
+
+  // ---- peer ----
+  const bool rg_wanted = !options.rg_path.empty() && options.rg_path != "none";
+  std::string rg_version, rg_skip_reason;
+  if (!rg_wanted) {
+    rg_skip_reason = "skipped: --rg none";
+  } else {
+    auto v = spawn_capture({options.rg_path, "--version"});
+    if (!v.started || v.exit_code != 0)
+      rg_skip_reason = fmt::format("skipped: {}", v.started ? "`rg --version` failed" : v.spawn_error);
+    else
+      rg_version = trim(v.out.substr(0, v.out.find('\n')));
+  }
+  const bool use_rg = rg_skip_reason.empty();
+
+  fmt::print("warpmatch bench find: exact search, {} of generated English-like text\n",
+             format_bytes(options.text_bytes));
+  fmt::print("  commit {}  |  host: {} hardware threads, {}\n", commit, hw,
+             cpu_model.empty() ? "unknown CPU" : cpu_model);
+  if (use_gpu) {
+    const auto& d = devices.front();
+    fmt::print("  GPU {}: {} (sm_{}{}, {} SMs, {} MHz, {:.1f} GiB)\n", d.ordinal, d.name,
+               d.compute_major, d.compute_minor, d.multiprocessors, d.clock_mhz,
+               static_cast<double>(d.global_memory_bytes) / (1ull << 30));
+  } else {
+    fmt::print("  GPU rows {}\n", gpu_skip_reason);
+  }
+  fmt::print("  peer: {}\n", use_rg ? rg_version + " (" + options.rg_path + ")" : "ripgrep " + rg_skip_reason);
+
+  // ---- text ----
+  const Model model = build_model(options.words_file);
+  const Text text = generate_text(model, options.text_bytes, hw);
+  fmt::print("  text: {} bytes, {} lines, {} words, vocabulary {} ({} + {} common English words), "
+             "generated in {:.2f} s\n",
+             text.size, text.tally.lines, text.tally.words, model.words.size(), model.source,
+             kCommonEnglish.size(), text.tally.seconds_unused_guard(), 0);
+  return 0;
+}
+
+}  // namespace
+
+int run_bench_find(const BenchFindOptions& options) {
+  try {
+    return run(options);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "warpmatch bench find: error: {}\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace warpmatch::bench

@@ -1,0 +1,59 @@
+// `warpmatch info`: the build (CUDA on/off, architectures) and the devices this machine has.
+#include <cstdio>
+
+#include "commands.hpp"
+#include "output.hpp"
+#include "warpmatch/common.hpp"
+
+namespace warpmatch::cli {
+
+CommandRunner add_info_command(CLI::App& app) {
+  auto json = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand("info", "Print the build (CUDA on/off) and the devices seen");
+  cmd->set_help_flag("--help", "Print this help and exit");
+  cmd->add_flag("--json", *json, "One JSON object");
+  return [json] {
+    const BuildInfo build = build_info();
+    const auto devices = cuda_devices();
+    Output out(stdout);
+    auto& buf = out.buffer();
+    if (*json) {
+      fmt::format_to(std::back_inserter(buf),
+                     R"({{"type":"info","version":"{}","cuda_compiled":{},"cuda_architectures":"{}",)"
+                     R"("cuda_runtime":"{}","cpu_threads":{},"devices":[)",
+                     build.version, build.cuda_compiled, build.cuda_architectures,
+                     build.cuda_runtime_version, hardware_threads());
+      for (std::size_t i = 0; i < devices.size(); ++i) {
+        const auto& d = devices[i];
+        fmt::format_to(std::back_inserter(buf),
+                       R"({}{{"ordinal":{},"name":)", i ? "," : "", d.ordinal);
+        append_json_string(buf, d.name);
+        fmt::format_to(std::back_inserter(buf),
+                       R"(,"compute_capability":"{}.{}","multiprocessors":{},"memory_bytes":{},)"
+                       R"("l2_bytes":{},"clock_mhz":{}}})",
+                       d.compute_major, d.compute_minor, d.multiprocessors, d.global_memory_bytes,
+                       d.l2_bytes, d.clock_mhz);
+      }
+      buf.append(std::string_view("]}\n"));
+      return 0;
+    }
+    fmt::format_to(std::back_inserter(buf), "warpmatch {}\n", build.version);
+    if (build.cuda_compiled)
+      fmt::format_to(std::back_inserter(buf), "CUDA backend: compiled (sm_{}; runtime {})\n",
+                     build.cuda_architectures, build.cuda_runtime_version);
+    else
+      fmt::format_to(std::back_inserter(buf), "CUDA backend: not compiled (CPU-only build)\n");
+    fmt::format_to(std::back_inserter(buf), "CPU threads: {}\n", hardware_threads());
+    if (devices.empty()) fmt::format_to(std::back_inserter(buf), "GPUs: none visible\n");
+    for (const auto& d : devices)
+      fmt::format_to(std::back_inserter(buf),
+                     "GPU {}: {} (compute {}.{}, {} SMs, {:.1f} GiB, L2 {:.0f} MiB, {} MHz)\n",
+                     d.ordinal, d.name, d.compute_major, d.compute_minor, d.multiprocessors,
+                     d.global_memory_bytes / 1073741824.0, d.l2_bytes / 1048576.0, d.clock_mhz);
+    fmt::format_to(std::back_inserter(buf), "backend 'auto' uses: {}\n",
+                   devices.empty() ? "cpu" : "cuda");
+    return 0;
+  };
+}
+
+}  // namespace warpmatch::cli

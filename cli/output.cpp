@@ -1,0 +1,85 @@
+#include "output.hpp"
+
+namespace warpmatch::cli {
+
+void Output::flush() {
+  if (buf_.size() != 0) {
+    std::fwrite(buf_.data(), 1, buf_.size(), file_);
+    buf_.clear();
+  }
+  std::fflush(file_);
+}
+
+void append_escaped_text(fmt::memory_buffer& out, ByteSpan bytes) {
+  static constexpr char hex[] = "0123456789abcdef";
+  for (const std::uint8_t c : bytes) {
+    if (c == '\\') {
+      out.append(std::string_view("\\\\"));
+    } else if (c >= 0x20 && c < 0x7f) {
+      out.push_back(static_cast<char>(c));
+    } else if (c == '\t') {
+      out.append(std::string_view("\\t"));
+    } else if (c == '\n') {
+      out.append(std::string_view("\\n"));
+    } else if (c == '\r') {
+      out.append(std::string_view("\\r"));
+    } else {
+      const char e[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+      out.append(e, e + 4);
+    }
+  }
+}
+
+namespace {
+// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid.
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  std::size_t n = 0;
+  if (c >= 0xc2 && c <= 0xdf) n = 2;
+  else if (c >= 0xe0 && c <= 0xef) n = 3;
+  else if (c >= 0xf0 && c <= 0xf4) n = 4;
+  else return 0;
+  if (i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((b(i + k) & 0xc0) != 0x80) return 0;
+  // Reject overlong forms, surrogates and code points above U+10FFFF.
+  if (c == 0xe0 && b(i + 1) < 0xa0) return 0;
+  if (c == 0xed && b(i + 1) > 0x9f) return 0;
+  if (c == 0xf0 && b(i + 1) < 0x90) return 0;
+  if (c == 0xf4 && b(i + 1) > 0x8f) return 0;
+  return n;
+}
+}  // namespace
+
+void append_json_string(fmt::memory_buffer& out, std::string_view s) {
+  static constexpr char hex[] = "0123456789abcdef";
+  out.push_back('"');
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+      ++i;
+    } else if (c >= 0x20 && c < 0x7f) {
+      out.push_back(static_cast<char>(c));
+      ++i;
+    } else if (c >= 0x80) {
+      if (const std::size_t n = utf8_sequence_length(s, i)) {
+        out.append(s.data() + i, s.data() + i + n);
+        i += n;
+      } else {  // an invalid byte: emit its value as a code point so nothing is lost silently
+        const char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+        out.append(e, e + 6);
+        ++i;
+      }
+    } else {
+      const char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+      out.append(e, e + 6);
+      ++i;
+    }
+  }
+  out.push_back('"');
+}
+
+}  // namespace warpmatch::cli

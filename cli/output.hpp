@@ -1,0 +1,46 @@
+// Printing for the command line: a buffered stdout writer, escaping of arbitrary bytes for
+// readable text and for JSON, and the match / count / summary line formats every command uses.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "warpmatch/common.hpp"
+
+namespace warpmatch::cli {
+
+/// Large-buffer writer to a FILE* (stdout): millions of match lines must not cost a syscall each.
+class Output {
+ public:
+  explicit Output(std::FILE* f) : file_(f) {}
+  ~Output() { flush(); }
+  fmt::memory_buffer& buffer() { return buf_; }
+  void maybe_flush() {
+    if (buf_.size() >= (1u << 16)) flush();
+  }
+  void flush();
+
+ private:
+  std::FILE* file_;
+  fmt::memory_buffer buf_;
+};
+
+/// Bytes as readable text: printable ASCII as is, '\\' as "\\\\", others as "\\xNN"
+/// (tab, newline and carriage return as \t \n \r).
+void append_escaped_text(fmt::memory_buffer& out, ByteSpan bytes);
+/// A JSON string literal (with quotes) for arbitrary bytes: valid UTF-8 sequences are kept,
+/// control characters and invalid bytes are escaped as \u00NN (so every byte round-trips
+/// through its code point value for invalid bytes).
+void append_json_string(fmt::memory_buffer& out, std::string_view bytes);
+
+/// Where a match or count belongs: the input's display name and, for FASTA/FASTQ, the record.
+struct Location {
+  std::string_view path;
+  std::optional<std::string_view> record;  // nullopt for plain inputs
+};
+
+}  // namespace warpmatch::cli

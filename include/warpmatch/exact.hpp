@@ -1,0 +1,72 @@
+// warpmatch — exact search of one pattern (seed paper 003, brute force on the GPU, and faster).
+//
+//   auto m = warpmatch::ExactMatcher::compile(warpmatch::as_bytes("GATTACA"), {});
+//   std::uint64_t n = m.count(text);                 // just count
+//   m.scan(text, [](const warpmatch::Match& x) { ...; return true; });  // every occurrence
+//
+// The matcher is immutable after compile(): share it between threads, scan any number of texts.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "warpmatch/common.hpp"
+
+namespace warpmatch {
+
+/// Algorithm names (`--algo`):
+///   "auto"  — the fastest for the backend (CPU: first/last-byte SIMD filter, all cores;
+///             CUDA: 16-byte loads, first/last-byte filter, warp-compacted hits).
+///   "naive" — CPU reference: compare at every start position, one thread.
+///   "bf"    — CUDA, seed paper 003 faithfully: one thread per start position, grid-stride,
+///             per-thread counters, block reduction.
+struct ExactOptions {
+  Backend backend = Backend::automatic;
+  std::string algorithm = "auto";
+  bool case_insensitive = false;  // ASCII letters only; other bytes compare exactly
+  int threads = 0;                // CPU threads; 0 = all hardware threads
+  int device = 0;                 // CUDA device ordinal
+};
+
+/// What the last scan did (for `--stats`).
+struct ScanStats {
+  Backend backend = Backend::cpu;
+  std::string algorithm;
+  std::string device;             // "cpu (N threads)" or the GPU name
+  std::uint64_t bytes = 0;
+  std::uint64_t matches = 0;
+  double seconds = 0;
+};
+
+class ExactMatcher {
+ public:
+  /// Throws InvalidArgument for an empty pattern or an unknown algorithm for the backend,
+  /// BackendUnavailable for `cuda` without a GPU.
+  static ExactMatcher compile(ByteSpan pattern, const ExactOptions& options = {});
+
+  /// Number of occurrences, overlapping ones included. A pattern longer than the text: 0.
+  std::uint64_t count(ByteSpan text, ScanStats* stats = nullptr) const;
+  /// Every occurrence in ascending order of start; stops when the sink returns false.
+  /// Returns the number of matches delivered.
+  std::uint64_t scan(ByteSpan text, const MatchSink& sink, ScanStats* stats = nullptr) const;
+  /// Convenience: all occurrences collected.
+  std::vector<Match> find_all(ByteSpan text) const;
+
+  std::size_t pattern_length() const;
+  Backend backend() const;          // resolved: cpu or cuda
+  const std::string& algorithm() const;  // resolved name
+  const ExactOptions& options() const;
+
+  ExactMatcher(ExactMatcher&&) noexcept;
+  ExactMatcher& operator=(ExactMatcher&&) noexcept;
+  ~ExactMatcher();
+
+  struct Impl;
+
+ private:
+  explicit ExactMatcher(std::shared_ptr<const Impl> impl);
+  std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace warpmatch

@@ -1,0 +1,4 @@
+// warpmatch — umbrella header.
+#pragma once
+#include "warpmatch/common.hpp"
+#include "warpmatch/exact.hpp"

@@ -1,0 +1,55 @@
+// Backend selection and build/device information shared by every operation.
+#include <thread>
+
+#include "cuda/exact_cuda.hpp"
+#include "warpmatch/common.hpp"
+
+namespace warpmatch {
+
+std::string_view backend_name(Backend b) {
+  switch (b) {
+    case Backend::cpu: return "cpu";
+    case Backend::cuda: return "cuda";
+    case Backend::automatic: return "auto";
+  }
+  return "unknown";
+}
+
+Backend parse_backend(std::string_view name) {
+  if (name == "cpu") return Backend::cpu;
+  if (name == "cuda" || name == "gpu") return Backend::cuda;
+  if (name == "auto") return Backend::automatic;
+  throw InvalidArgument("unknown backend '" + std::string(name) + "' (expected cpu, cuda or auto)");
+}
+
+BuildInfo build_info() {
+  BuildInfo info;
+  info.version = WARPMATCH_VERSION;
+  info.cuda_compiled = cuda::compiled();
+  info.cuda_architectures = info.cuda_compiled ? WARPMATCH_CUDA_ARCHITECTURES : "";
+  info.cuda_runtime_version = cuda::runtime_version();
+  return info;
+}
+
+std::vector<DeviceInfo> cuda_devices() { return cuda::devices(); }
+
+Backend resolve_backend(Backend requested) {
+  if (requested == Backend::cpu) return Backend::cpu;
+  const bool have_gpu = !cuda::devices().empty();
+  if (requested == Backend::automatic) return have_gpu ? Backend::cuda : Backend::cpu;
+  if (!cuda::compiled())
+    throw BackendUnavailable(
+        "backend 'cuda' requested but this build of warpmatch has no CUDA support "
+        "(rebuild with nvcc: cmake --preset cuda)");
+  if (!have_gpu)
+    throw BackendUnavailable("backend 'cuda' requested but no CUDA GPU is visible "
+                             "(use --backend cpu or auto)");
+  return Backend::cuda;
+}
+
+int hardware_threads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+}  // namespace warpmatch

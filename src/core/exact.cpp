@@ -1,0 +1,148 @@
+// Exact search, the public entry: validates options, resolves the backend and algorithm
+// once at compile(), then routes each scan to src/cpu or src/cuda and turns the backends'
+// start offsets into Match values for the caller's sink.
+#include <chrono>
+
+#include "core/exact_pattern.hpp"
+#include "cpu/exact_cpu.hpp"
+#include "cuda/exact_cuda.hpp"
+#include "warpmatch/exact.hpp"
+
+namespace warpmatch {
+
+struct ExactMatcher::Impl {
+  ExactOptions options;
+  core::ExactPattern pattern;
+  Backend backend = Backend::cpu;
+  std::string algorithm;  // resolved name
+  cpu::ExactAlgorithm cpu_algorithm = cpu::ExactAlgorithm::fast;
+  cuda::ExactAlgorithm cuda_algorithm = cuda::ExactAlgorithm::fast;
+  int threads = 1;
+  std::string device_label;  // for ScanStats: the GPU's name or "cpu (N threads)"
+
+  std::uint64_t run(ByteSpan text, bool count_only, const core::StartsSink& sink) const {
+    if (backend == Backend::cuda)
+      return cuda::exact_scan(pattern, text, cuda_algorithm, options.device, count_only, sink);
+    return cpu::exact_scan(pattern, text, cpu_algorithm, threads, count_only, sink);
+  }
+
+  void fill_stats(ScanStats* stats, ByteSpan text, std::uint64_t matches, double seconds) const {
+    if (!stats) return;
+    stats->backend = backend;
+    stats->algorithm = algorithm;
+    stats->device = device_label;
+    stats->bytes = text.size();
+    stats->matches = matches;
+    stats->seconds = seconds;
+  }
+};
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+ExactMatcher ExactMatcher::compile(ByteSpan pattern, const ExactOptions& options) {
+  if (pattern.empty()) throw InvalidArgument("empty pattern: exact search needs at least one byte");
+  auto impl = std::make_shared<Impl>();
+  impl->options = options;
+  impl->pattern.case_insensitive = options.case_insensitive;
+  impl->pattern.bytes.assign(pattern.begin(), pattern.end());
+  if (options.case_insensitive)
+    for (auto& c : impl->pattern.bytes) c = core::fold_ascii(c);
+  if (options.threads < 0) throw InvalidArgument("threads must be >= 0 (0 = all cores)");
+  impl->threads = options.threads > 0 ? options.threads : hardware_threads();
+
+  const std::string& algo = options.algorithm;
+  // An algorithm that exists on only one backend decides the backend under `auto`.
+  Backend requested = options.backend;
+  if (requested == Backend::automatic && algo == "naive") requested = Backend::cpu;
+  if (requested == Backend::automatic && algo == "bf") requested = Backend::cuda;
+  impl->backend = resolve_backend(requested);
+
+  if (impl->backend == Backend::cpu) {
+    if (algo == "auto" || algo == "fast") {
+      impl->cpu_algorithm = cpu::ExactAlgorithm::fast;
+      impl->algorithm = "fast";
+    } else if (algo == "naive") {
+      impl->cpu_algorithm = cpu::ExactAlgorithm::naive;
+      impl->algorithm = "naive";
+      impl->threads = 1;
+    } else {
+      throw InvalidArgument("unknown algorithm '" + algo +
+                            "' for the cpu backend (expected auto, fast or naive; "
+                            "'bf' runs on --backend cuda)");
+    }
+  } else {
+    if (algo == "auto" || algo == "fast") {
+      impl->cuda_algorithm = cuda::ExactAlgorithm::fast;
+      impl->algorithm = "fast";
+    } else if (algo == "bf") {
+      impl->cuda_algorithm = cuda::ExactAlgorithm::bf;
+      impl->algorithm = "bf";
+    } else {
+      throw InvalidArgument("unknown algorithm '" + algo +
+                            "' for the cuda backend (expected auto, fast or bf; "
+                            "'naive' runs on --backend cpu)");
+    }
+  }
+  if (impl->backend == Backend::cuda) {
+    const auto devices = cuda::devices();
+    if (options.device < 0 || options.device >= static_cast<int>(devices.size()))
+      throw InvalidArgument("CUDA device " + std::to_string(options.device) + " does not exist (" +
+                            std::to_string(devices.size()) + " visible)");
+    impl->device_label = devices[options.device].name;
+  } else {
+    impl->device_label = "cpu (" + std::to_string(impl->threads) + " threads)";
+  }
+  return ExactMatcher(std::move(impl));
+}
+
+std::uint64_t ExactMatcher::count(ByteSpan text, ScanStats* stats) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t n =
+      text.size() < impl_->pattern.size() ? 0 : impl_->run(text, /*count_only=*/true, {});
+  impl_->fill_stats(stats, text, n, seconds_since(t0));
+  return n;
+}
+
+std::uint64_t ExactMatcher::scan(ByteSpan text, const MatchSink& sink, ScanStats* stats) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t m = impl_->pattern.size();
+  std::uint64_t delivered = 0;
+  if (text.size() >= m) {
+    impl_->run(text, /*count_only=*/false, [&](std::span<const std::uint64_t> starts) {
+      for (const std::uint64_t s : starts) {
+        ++delivered;
+        if (!sink(Match{0, s, s + m})) return false;
+      }
+      return true;
+    });
+  }
+  impl_->fill_stats(stats, text, delivered, seconds_since(t0));
+  return delivered;
+}
+
+std::vector<Match> ExactMatcher::find_all(ByteSpan text) const {
+  std::vector<Match> out;
+  scan(text, [&](const Match& m) {
+    out.push_back(m);
+    return true;
+  });
+  return out;
+}
+
+std::size_t ExactMatcher::pattern_length() const { return impl_->pattern.size(); }
+Backend ExactMatcher::backend() const { return impl_->backend; }
+const std::string& ExactMatcher::algorithm() const { return impl_->algorithm; }
+const ExactOptions& ExactMatcher::options() const { return impl_->options; }
+
+ExactMatcher::ExactMatcher(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+ExactMatcher::ExactMatcher(ExactMatcher&&) noexcept = default;
+ExactMatcher& ExactMatcher::operator=(ExactMatcher&&) noexcept = default;
+ExactMatcher::~ExactMatcher() = default;
+
+}  // namespace warpmatch

@@ -1,0 +1,47 @@
+// CUDA backend of exact search: a plain C++ header (no CUDA types), so core code and tests
+// compile without nvcc. Built from src/cuda/*.cu when CUDA is on, from
+// src/cuda/cuda_unavailable.cpp otherwise (every entry then throws BackendUnavailable,
+// devices() is empty).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/exact_pattern.hpp"
+
+namespace warpmatch::cuda {
+
+enum class ExactAlgorithm {
+  fast,  // 16-byte loads, first/last-byte filter, warp-level compaction of hits
+  bf,    // seed paper 003: one thread per start, grid-stride, per-thread counts, block reduction
+};
+
+/// True when this build contains CUDA code (the GPU may still be absent).
+bool compiled();
+/// Version string of the CUDA runtime linked in ("" without CUDA).
+std::string runtime_version();
+/// GPUs visible to the runtime; never throws (empty on any failure).
+std::vector<DeviceInfo> devices();
+
+/// Same contract as cpu::exact_scan, for text in host memory of any size: streamed to the
+/// device in chunks overlapping by pattern length - 1, pinned staging buffers, >= 2 streams
+/// so copies overlap compute. Throws BackendUnavailable / DeviceError (message names the
+/// device and the failing call, e.g. out of memory).
+std::uint64_t exact_scan(const core::ExactPattern& pattern, ByteSpan text,
+                         ExactAlgorithm algorithm, int device, bool count_only,
+                         const core::StartsSink& sink);
+
+/// Benchmark support: timings of counting occurrences with CUDA events, median of `repeats`
+/// after one warm-up.
+struct ExactTiming {
+  double median_ms = 0;    // end to end for host-fed, kernel(s) only for resident
+  std::uint64_t count = 0;
+};
+/// Text copied to the device once, then only the count kernel(s) timed.
+ExactTiming bench_exact_resident(const core::ExactPattern& pattern, ByteSpan text,
+                                 ExactAlgorithm algorithm, int device, int repeats);
+/// Text in pinned host memory, streamed through exact_scan's pipeline (transfers included).
+ExactTiming bench_exact_host_fed(const core::ExactPattern& pattern, ByteSpan text,
+                                 ExactAlgorithm algorithm, int device, int repeats);
+
+}  // namespace warpmatch::cuda

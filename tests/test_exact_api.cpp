@@ -1,0 +1,156 @@
+// Public API of exact search (include/warpmatch/exact.hpp): option validation, backend
+// resolution, and that every backend/algorithm the build offers returns the same ordered
+// matches as a naive oracle.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "warpmatch/warpmatch.hpp"
+
+using warpmatch::as_bytes;
+using warpmatch::Backend;
+using warpmatch::ExactMatcher;
+using warpmatch::ExactOptions;
+using warpmatch::Match;
+
+namespace {
+
+std::vector<Match> oracle(std::string_view text, std::string_view pattern) {
+  std::vector<Match> out;
+  if (pattern.size() > text.size()) return out;
+  for (std::size_t i = 0; i + pattern.size() <= text.size(); ++i)
+    if (text.substr(i, pattern.size()) == pattern) out.push_back({0, i, i + pattern.size()});
+  return out;
+}
+
+struct Variant {
+  Backend backend;
+  const char* algorithm;
+};
+
+std::vector<Variant> available_variants() {
+  std::vector<Variant> v = {{Backend::cpu, "fast"}, {Backend::cpu, "naive"}};
+  if (!warpmatch::cuda_devices().empty()) {
+    v.push_back({Backend::cuda, "fast"});
+    v.push_back({Backend::cuda, "bf"});
+  }
+  return v;
+}
+
+std::string random_text(std::mt19937_64& rng, std::size_t n, int alphabet) {
+  std::string s(n, '\0');
+  for (auto& c : s) c = static_cast<char>('a' + rng() % alphabet);
+  return s;
+}
+
+}  // namespace
+
+TEST(ExactApi, EmptyPatternIsRejected) {
+  EXPECT_THROW(ExactMatcher::compile(as_bytes(""), {}), warpmatch::InvalidArgument);
+}
+
+TEST(ExactApi, UnknownAlgorithmIsRejectedWithItsName) {
+  ExactOptions o;
+  o.backend = Backend::cpu;
+  o.algorithm = "quantum";
+  try {
+    ExactMatcher::compile(as_bytes("x"), o);
+    FAIL() << "expected InvalidArgument";
+  } catch (const warpmatch::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("quantum"), std::string::npos);
+  }
+}
+
+TEST(ExactApi, CudaWithoutGpuIsAClearError) {
+  if (!warpmatch::cuda_devices().empty()) GTEST_SKIP() << "a GPU is present; nothing to check";
+  ExactOptions o;
+  o.backend = Backend::cuda;
+  EXPECT_THROW(ExactMatcher::compile(as_bytes("x"), o), warpmatch::BackendUnavailable);
+}
+
+TEST(ExactApi, AutoPicksGpuWhenPresentElseCpu) {
+  const auto m = ExactMatcher::compile(as_bytes("x"), {});
+  EXPECT_EQ(m.backend(), warpmatch::cuda_devices().empty() ? Backend::cpu : Backend::cuda);
+}
+
+TEST(ExactApi, PatternLongerThanTextHasNoMatch) {
+  for (const auto& v : available_variants()) {
+    ExactOptions o{v.backend, v.algorithm};
+    const auto m = ExactMatcher::compile(as_bytes("abcdef"), o);
+    EXPECT_EQ(m.count(as_bytes("abc")), 0u);
+    EXPECT_TRUE(m.find_all(as_bytes("abc")).empty());
+    EXPECT_EQ(m.count({}), 0u);
+  }
+}
+
+TEST(ExactApi, EveryVariantMatchesOracleOnRandomAndFloodText) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 40; ++round) {
+    const int alphabet = round % 3 == 0 ? 2 : (round % 3 == 1 ? 4 : 26);
+    std::string text = random_text(rng, 1 + rng() % 20000, alphabet);
+    if (round == 5) text.assign(30000, 'a');
+    const std::size_t m = 1 + rng() % 12;
+    const std::size_t at = rng() % text.size();
+    std::string pattern = text.substr(at, std::min(m, text.size() - at));
+    if (round == 5) pattern = "aaa";
+    const auto expected = oracle(text, pattern);
+    for (const auto& v : available_variants()) {
+      ExactOptions o{v.backend, v.algorithm};
+      const auto matcher = ExactMatcher::compile(as_bytes(pattern), o);
+      EXPECT_EQ(matcher.find_all(as_bytes(text)), expected)
+          << backend_name(v.backend) << "/" << v.algorithm << " round " << round;
+      EXPECT_EQ(matcher.count(as_bytes(text)), expected.size());
+    }
+  }
+}
+
+TEST(ExactApi, CaseInsensitiveFoldsAsciiLettersOnly) {
+  const std::string text = "Hello HELLO hello hEllO h3llo @ELLO";
+  for (const auto& v : available_variants()) {
+    ExactOptions o{v.backend, v.algorithm};
+    o.case_insensitive = true;
+    const auto m = ExactMatcher::compile(as_bytes("HeLLo"), o);
+    EXPECT_EQ(m.count(as_bytes(text)), 4u) << backend_name(v.backend) << "/" << v.algorithm;
+  }
+}
+
+TEST(ExactApi, SinkReturningFalseStopsTheScan) {
+  const std::string text(10000, 'a');
+  for (const auto& v : available_variants()) {
+    ExactOptions o{v.backend, v.algorithm};
+    const auto m = ExactMatcher::compile(as_bytes("aa"), o);
+    std::vector<Match> got;
+    const auto delivered = m.scan(as_bytes(text), [&](const Match& x) {
+      got.push_back(x);
+      return got.size() < 5;
+    });
+    EXPECT_EQ(delivered, 5u);
+    ASSERT_EQ(got.size(), 5u);
+    for (std::uint64_t i = 0; i < 5; ++i) EXPECT_EQ(got[i], (Match{0, i, i + 2}));
+  }
+}
+
+TEST(ExactApi, NulBytesAreOrdinaryCharacters) {
+  const std::string text("a\0b\0\0b\0", 7);
+  const std::string pattern("\0b", 2);
+  for (const auto& v : available_variants()) {
+    ExactOptions o{v.backend, v.algorithm};
+    EXPECT_EQ(ExactMatcher::compile(as_bytes(pattern), o).find_all(as_bytes(text)),
+              oracle(text, pattern));
+  }
+}
+
+TEST(ExactApi, StatsDescribeTheScan) {
+  ExactOptions o;
+  o.backend = Backend::cpu;
+  o.threads = 2;
+  const auto m = ExactMatcher::compile(as_bytes("ab"), o);
+  warpmatch::ScanStats stats;
+  EXPECT_EQ(m.count(as_bytes("xxabxxab"), &stats), 2u);
+  EXPECT_EQ(stats.backend, Backend::cpu);
+  EXPECT_EQ(stats.bytes, 8u);
+  EXPECT_EQ(stats.matches, 2u);
+  EXPECT_EQ(stats.algorithm, "fast");
+  EXPECT_EQ(stats.device, "cpu (2 threads)");
+}
