@@ -74,7 +74,7 @@ constexpr double kResidentTargetGBps = 3000.0;
 constexpr double kHostFedTargetGBps = 45.0;
 
 // The most frequent English words, most frequent first: ranks 1.. of the Zipf law.
-constexpr std::array<std::string_view, 120> kCommonEnglish = {
+constexpr std::string_view kCommonEnglish[] = {
     "the",   "of",    "and",    "to",     "a",      "in",     "is",     "you",   "that",
     "it",    "he",    "was",    "for",    "on",     "are",    "as",     "with",  "his",
     "they",  "I",     "at",     "be",     "this",   "have",   "from",   "or",    "one",
@@ -329,6 +329,7 @@ struct Model {
   std::array<std::string, kPatterns> patterns;
   std::unique_ptr<AliasTable> zipf;
   std::string source;       // where the vocabulary came from
+  std::size_t common = 0;     // leading ranks: common English words
   std::size_t from_list = 0;
 };
 
@@ -345,22 +346,25 @@ void add_word(Model& m, std::string_view w) {
   m.words.push_back(word);
 }
 
-/// Pseudo-words of 1 to 4 syllables, deterministic; none contains the rare word.
+/// Pseudo-words of 1 to 4 syllables (mostly 1 or 2), deterministic; none contains the rare
+/// word.
 std::vector<std::string> pseudo_words(std::size_t how_many) {
   static constexpr std::array<std::string_view, 24> onsets = {
       "b", "c", "d", "f", "g", "h", "l", "m", "n", "p", "r", "s",
       "t", "v", "w", "br", "ch", "cl", "dr", "gr", "sh", "st", "th", "tr"};
   static constexpr std::array<std::string_view, 10> vowels = {"a", "e", "i", "o", "u",
                                                               "ea", "ou", "ai", "ee", "y"};
-  static constexpr std::array<std::string_view, 12> codas = {"", "", "", "n", "r", "s",
-                                                             "t", "l", "nd", "st", "ng", "ck"};
+  static constexpr std::array<std::string_view, 16> codas = {"", "", "", "", "", "", "", "n",
+                                                             "r", "s", "t", "l", "nd", "st",
+                                                             "ng", "ck"};
   SplitMix64 rng{kSeed ^ 0x9e3779b97f4a7c15ull};
   std::unordered_set<std::string> seen;
   std::vector<std::string> out;
   while (out.size() < how_many) {
-    const std::uint64_t syllables = 1 + rng.below(4);
+    const std::uint64_t r = rng.below(100);
+    const int syllables = r < 30 ? 1 : r < 75 ? 2 : r < 95 ? 3 : 4;
     std::string w;
-    for (std::uint64_t s = 0; s < syllables; ++s) {
+    for (int s = 0; s < syllables; ++s) {
       w += onsets[rng.below(onsets.size())];
       w += vowels[rng.below(vowels.size())];
       w += codas[rng.below(codas.size())];
@@ -377,10 +381,9 @@ Model build_model(const std::string& words_file) {
   m.patterns = {std::string(kRareWord), std::string(kCommonWord)};
   const std::string rare_lower = lower_ascii(kRareWord);
   std::unordered_set<std::string> seen;
-  for (auto w : kCommonEnglish) {
-    add_word(m, w);
-    seen.insert(std::string(w));
-  }
+  for (auto w : kCommonEnglish)
+    if (seen.insert(std::string(w)).second) add_word(m, w);
+  m.common = m.words.size();
   std::vector<std::string> rest;
   if (!words_file.empty()) {
     std::ifstream in(words_file, std::ios::binary);
@@ -389,6 +392,7 @@ Model build_model(const std::string& words_file) {
       line = trim(line);
       if (line.empty() || line.size() > kMaxWordBytes) continue;
       if (line.find_first_of(" \t\f\v") != std::string::npos) continue;
+      if (line.size() > 2 && line.ends_with("'s")) continue;  // wamerican lists every possessive
       if (lower_ascii(line).find(rare_lower) != std::string::npos) continue;  // keep it rare
       if (seen.insert(line).second) rest.push_back(line);
     }
@@ -695,24 +699,25 @@ int run(const BenchFindOptions& options) {
   std::vector<DeviceInfo> devices;
   std::string gpu_skip_reason;
   if (options.skip_gpu) {
-    gpu_skip_reason = "skipped: --no-gpu";
+    gpu_skip_reason = "--no-gpu given";
   } else {
     devices = cuda::devices();
     if (devices.empty())
-      gpu_skip_reason = cuda::compiled() ? "skipped: no GPU visible to the CUDA runtime"
-                                         : "skipped: this build has no CUDA backend";
+      gpu_skip_reason = cuda::compiled() ? "no GPU visible to the CUDA runtime"
+                                         : "this build has no CUDA backend";
   }
   const bool use_gpu = gpu_skip_reason.empty();
+  const int gpu = use_gpu ? devices.front().ordinal : 0;  // the GPU rows use the first device
 
   // ---- peer ----
   const bool rg_wanted = !options.rg_path.empty() && options.rg_path != "none";
   std::string rg_version, rg_skip_reason;
   if (!rg_wanted) {
-    rg_skip_reason = "skipped: --rg none";
+    rg_skip_reason = "--rg none given";
   } else {
     auto v = spawn_capture({options.rg_path, "--version"});
     if (!v.started || v.exit_code != 0)
-      rg_skip_reason = fmt::format("skipped: {}", v.started ? "`rg --version` failed" : v.spawn_error);
+      rg_skip_reason = v.started ? fmt::format("`{} --version` failed", options.rg_path) : v.spawn_error;
     else
       rg_version = trim(v.out.substr(0, v.out.find('\n')));
   }
@@ -728,18 +733,307 @@ int run(const BenchFindOptions& options) {
                d.compute_major, d.compute_minor, d.multiprocessors, d.clock_mhz,
                static_cast<double>(d.global_memory_bytes) / (1ull << 30));
   } else {
-    fmt::print("  GPU rows {}\n", gpu_skip_reason);
+    fmt::print("  NOTE: GPU rows skipped: {}\n", gpu_skip_reason);
   }
-  fmt::print("  peer: {}\n", use_rg ? rg_version + " (" + options.rg_path + ")" : "ripgrep " + rg_skip_reason);
+  if (use_rg)
+    fmt::print("  peer: {} ({})\n", rg_version, options.rg_path);
+  else
+    fmt::print("  NOTE: ripgrep rows skipped: {}\n", rg_skip_reason);
 
   // ---- text ----
   const Model model = build_model(options.words_file);
   const Text text = generate_text(model, options.text_bytes, hw);
-  fmt::print("  text: {} bytes, {} lines, {} words, vocabulary {} ({} + {} common English words), "
-             "generated in {:.2f} s\n",
-             text.size, text.tally.lines, text.tally.words, model.words.size(), model.source,
-             kCommonEnglish.size(), text.tally.seconds_unused_guard(), 0);
-  return 0;
+  fmt::print("  text: {} bytes, {} lines, {} words; vocabulary {} words ({} common English + {} "
+             "from {}); generated in {:.2f} s\n",
+             text.size, text.tally.lines, text.tally.words, model.words.size(),
+             model.common, model.from_list, model.source, text.seconds);
+  for (std::size_t k = 0; k < kPatterns; ++k)
+    fmt::print("  pattern '{}': {} occurrences on {} lines{}\n", model.patterns[k],
+               text.tally.occurrences[k], text.tally.lines_with[k],
+               k == 0 ? fmt::format(" ({} planted)", text.tally.planted) : "");
+
+  TempDir tmp;
+  std::filesystem::path text_file;
+  if (use_rg) {
+    if (auto err = make_temp_dir(tmp); !err.empty()) {
+      fmt::print(stderr, "warpmatch bench find: error: {}\n", err);
+      return 2;
+    }
+    text_file = tmp.path / "text.txt";
+    if (auto err = write_file(text_file, text.span()); !err.empty()) {
+      fmt::print(stderr, "warpmatch bench find: error: {}\n", err);
+      return 2;
+    }
+  }
+
+  // ---- measurements ----
+  std::vector<Row> rows;
+  const auto bytes = text.size;
+  for (std::size_t k = 0; k < kPatterns; ++k) {
+    core::ExactPattern pattern;
+    pattern.bytes.assign(model.patterns[k].begin(), model.patterns[k].end());
+    const std::uint64_t expected = text.tally.occurrences[k];
+    auto add = [&](std::string method, std::string label) -> Row& {
+      Row r;
+      r.method = std::move(method);
+      r.label = std::move(label);
+      r.pattern = k;
+      r.expected = expected;
+      rows.push_back(std::move(r));
+      fmt::print("  measuring {:<30} '{}' ...\n", rows.back().label, model.patterns[k]);
+      std::fflush(stdout);
+      return rows.back();
+    };
+    auto finish = [&](Row& r) {
+      if (r.status == Status::ok)
+        fmt::print("    {} matches, median {:.3f} ms, {:.2f} GB/s{}\n", r.count, r.median_ms,
+                   gb_per_s(bytes, r.median_ms), r.mismatch() ? "  <-- COUNT MISMATCH" : "");
+      else
+        fmt::print("    {}: {}\n", status_name(r.status), r.note);
+      std::fflush(stdout);
+    };
+    auto gpu_row = [&](std::string method, std::string label, bool resident,
+                       cuda::ExactAlgorithm algo) {
+      Row& r = add(std::move(method), std::move(label));
+      if (!use_gpu) {
+        r.status = Status::skipped;
+        r.note = gpu_skip_reason;
+      } else {
+        try {
+          const cuda::ExactTiming t =
+              resident ? cuda::bench_exact_resident(pattern, text.span(), algo, gpu, options.repeats)
+                       : cuda::bench_exact_host_fed(pattern, text.span(), algo, gpu, options.repeats);
+          r.median_ms = t.median_ms;
+          r.count = t.count;
+          r.note = resident ? "kernel time (CUDA events), median computed by the backend"
+                            : "end to end incl. transfers (CUDA events), median computed by the backend";
+        } catch (const std::exception& e) {
+          r.status = Status::failed;
+          r.note = e.what();
+        }
+      }
+      finish(r);
+    };
+    gpu_row("gpu_resident_fast", "GPU resident (fast)", true, cuda::ExactAlgorithm::fast);
+    gpu_row("gpu_host_fed_fast", "GPU host-fed (fast)", false, cuda::ExactAlgorithm::fast);
+    gpu_row("gpu_resident_bf", "GPU resident (bf, paper 003)", true, cuda::ExactAlgorithm::bf);
+
+    auto cpu_row = [&](std::string method, std::string label, int threads) {
+      Row& r = add(std::move(method), std::move(label));
+      const core::StartsSink none = [](std::span<const std::uint64_t>) { return true; };
+      try {
+        time_cpu(r, options.repeats, [&] {
+          return cpu::exact_scan(pattern, text.span(), cpu::ExactAlgorithm::fast, threads, true, none);
+        });
+      } catch (const std::exception& e) {
+        r.status = Status::failed;
+        r.note = e.what();
+      }
+      finish(r);
+    };
+    cpu_row("cpu_fast_all_threads", fmt::format("CPU fast, {} threads", cpu_threads), cpu_threads);
+    cpu_row("cpu_fast_1_thread", "CPU fast, 1 thread", 1);
+
+    auto rg_row = [&](std::string method, std::string label, bool lines) {
+      Row& r = add(std::move(method), std::move(label));
+      r.counts_lines = lines;
+      if (lines) r.expected = text.tally.lines_with[k];
+      if (!use_rg) {
+        r.status = Status::skipped;
+        r.note = rg_skip_reason;
+      } else {
+        run_rg(r, {options.rg_path, "--no-config", "-F", lines ? "-c" : "--count-matches", "-j1",
+                   "-e", model.patterns[k], text_file.string()},
+               options.repeats);
+        if (r.status == Status::ok && r.note.empty())
+          r.note = lines ? "counts matching lines; wall clock around fork/exec, file in page cache"
+                         : "counts occurrences; wall clock around fork/exec, file in page cache";
+      }
+      finish(r);
+    };
+    rg_row("rg_c", "ripgrep -F -c -j1 (lines)", true);
+    rg_row("rg_count_matches", "ripgrep -F --count-matches -j1", false);
+  }
+
+  // ---- ratios ----
+  std::array<double, kPatterns> rg_ms{};  // best ripgrep median per pattern
+  for (const auto& r : rows)
+    if (r.method.rfind("rg_", 0) == 0 && r.status == Status::ok && r.median_ms > 0)
+      rg_ms[r.pattern] = rg_ms[r.pattern] > 0 ? std::min(rg_ms[r.pattern], r.median_ms) : r.median_ms;
+  for (auto& r : rows)
+    if (r.status == Status::ok && r.median_ms > 0 && rg_ms[r.pattern] > 0)
+      r.ratio_vs_rg = rg_ms[r.pattern] / r.median_ms;
+
+  // ---- table ----
+  fmt::print("\n{:<30} | {:<8} | {:>12} | {:>10} | {:>9} | {:>8}\n", "method", "pattern",
+             "matches", "median ms", "GB/s", "vs rg");
+  fmt::print("{:-<30}-+-{:-<8}-+-{:->12}-+-{:->10}-+-{:->9}-+-{:->8}\n", "", "", "", "", "", "");
+  int mismatches = 0, failures = 0;
+  for (const auto& r : rows) {
+    const std::string& pat = model.patterns[r.pattern];
+    if (r.status != Status::ok) {
+      fmt::print("{:<30} | {:<8} | {}: {}\n", r.label, pat, status_name(r.status), r.note);
+      failures += r.status == Status::failed;
+      continue;
+    }
+    mismatches += r.mismatch();
+    fmt::print("{:<30} | {:<8} | {:>12} | {:>10} | {:>9} | {:>8}{}\n", r.label, pat,
+               fmt::format("{}{}", r.count, r.counts_lines ? "L" : ""), fmt_num(r.median_ms, 3),
+               fmt_num(gb_per_s(bytes, r.median_ms), 2), fmt_ratio(r.ratio_vs_rg),
+               r.mismatch() ? fmt::format("  <-- MISMATCH: expected {}", r.expected) : "");
+  }
+  fmt::print("(L = matching lines, as `rg -c` counts; 'vs rg' = best ripgrep median / this median, "
+             "> 1 is faster; GB/s = 1e9 bytes/s)\n");
+
+  // ---- targets ----
+  json targets = json::array();
+  auto find_row = [&](std::string_view method, std::size_t k) -> const Row* {
+    for (const auto& r : rows)
+      if (r.method == method && r.pattern == k) return &r;
+    return nullptr;
+  };
+  fmt::print("\ntargets (PERF.md):\n");
+  for (std::size_t k = 0; k < kPatterns; ++k) {
+    const std::string& pat = model.patterns[k];
+    auto target = [&](std::string name, const Row* r, double value, double goal, std::string unit,
+                      std::string what) {
+      const bool have = r && r->status == Status::ok && !r->mismatch() && value > 0;
+      json t = {{"name", name}, {"pattern", pat}, {"target", goal}, {"unit", unit},
+                {"value", have ? json(value) : json(nullptr)},
+                {"met", have ? json(value >= goal) : json(nullptr)}};
+      targets.push_back(t);
+      const std::string shown = !have ? std::string("-")
+                                : unit == "x" ? fmt_ratio(value) : fmt_num(value, 2) + " " + unit;
+      const std::string goal_shown = unit == "x" ? fmt::format("{}x", goal) : fmt::format("{} {}", goal, unit);
+      fmt::print("  {:<40} {:<10} {:>14}  (target >= {})  {}\n", what, fmt::format("'{}'", pat),
+                 shown, goal_shown,
+                 !have ? (!r                          ? std::string("n/a")
+                          : r->mismatch()                ? std::string("COUNT MISMATCH")
+                          : r->status != Status::ok      ? std::string(status_name(r->status))
+                                                         : std::string("n/a (no ripgrep)"))
+                       : (value >= goal ? "MET" : "NOT MET"));
+    };
+    const Row* res = find_row("gpu_resident_fast", k);
+    target("gpu_resident_exact_GBps", res, res ? gb_per_s(bytes, res->median_ms) : 0,
+           kResidentTargetGBps, "GB/s", "GPU resident, fast");
+    const Row* hf = find_row("gpu_host_fed_fast", k);
+    target("gpu_host_fed_exact_GBps", hf, hf ? gb_per_s(bytes, hf->median_ms) : 0,
+           kHostFedTargetGBps, "GB/s", "GPU host-fed, fast (transfers included)");
+    const Row* c1 = find_row("cpu_fast_1_thread", k);
+    target("cpu_1_thread_vs_rg", c1, c1 ? c1->ratio_vs_rg : 0, 1.0, "x",
+           "CPU 1 thread vs ripgrep (1 thread)");
+  }
+
+  // ---- verdict ----
+  fmt::print("\n");
+  if (mismatches)
+    fmt::print("!!! COUNT MISMATCH in {} row(s): methods disagree with the generator's exact "
+               "count — see '<-- MISMATCH' above !!!\n", mismatches);
+  if (failures) fmt::print("!!! {} row(s) FAILED (see the table) !!!\n", failures);
+  const int exit_status = (mismatches || failures) ? 2 : 0;
+
+  // ---- JSON ----
+  json j;
+  j["benchmark"] = "find";
+  j["schema_version"] = 1;
+  j["timestamp_utc"] = utc_timestamp();
+  j["commit"] = commit;
+  j["command_line"] = own_command_line();
+  j["options"] = {{"text_bytes", options.text_bytes}, {"repeats", options.repeats},
+                  {"threads", options.threads},       {"cpu_threads_used", cpu_threads},
+                  {"json_path", options.json_path},   {"rg_path", options.rg_path},
+                  {"words_file", options.words_file}, {"commit", options.commit},
+                  {"skip_gpu", options.skip_gpu}};
+  const BuildInfo bi = build_info();
+  j["build"] = {{"version", bi.version}, {"cuda_compiled", bi.cuda_compiled},
+                {"cuda_architectures", bi.cuda_architectures},
+                {"cuda_runtime_version", bi.cuda_runtime_version}};
+  utsname un{};
+  uname(&un);
+  j["host"] = {{"hardware_threads", hw}, {"cpu_model", cpu_model},
+               {"memory", read_first_match("/proc/meminfo", "MemTotal")},
+               {"kernel", std::string(un.release)}, {"hostname", std::string(un.nodename)}};
+  if (use_gpu) {
+    j["device"] = device_json(devices.front());
+    j["devices"] = json::array();
+    for (const auto& d : devices) j["devices"].push_back(device_json(d));
+  } else {
+    j["device"] = nullptr;
+    j["device_note"] = gpu_skip_reason;
+  }
+  j["peer"] = {{"name", "ripgrep"}, {"path", options.rg_path},
+               {"version", use_rg ? json(rg_version) : json(nullptr)},
+               {"note", use_rg ? json("one file = one thread; -j1; timed around fork/exec; "
+                                      "file warm in the page cache")
+                               : json(rg_skip_reason)}};
+  j["text"] = {{"bytes", text.size},
+               {"lines", text.tally.lines},
+               {"words", text.tally.words},
+               {"vocabulary", model.words.size()},
+               {"vocabulary_source", model.source},
+               {"common_english_words", model.common},
+               {"zipf_exponent", kZipfExponent},
+               {"line_width", kLineWidth},
+               {"seed", kSeed},
+               {"generation_seconds", text.seconds}};
+  j["patterns"] = json::array();
+  for (std::size_t k = 0; k < kPatterns; ++k)
+    j["patterns"].push_back({{"pattern", model.patterns[k]},
+                             {"kind", k == 0 ? "rare (planted)" : "common"},
+                             {"occurrences", text.tally.occurrences[k]},
+                             {"lines_with_match", text.tally.lines_with[k]},
+                             {"planted", k == 0 ? json(text.tally.planted) : json(nullptr)}});
+  j["rows"] = json::array();
+  for (const auto& r : rows) {
+    const bool ok = r.status == Status::ok;
+    j["rows"].push_back({{"method", r.method},
+                         {"label", r.label},
+                         {"pattern", model.patterns[r.pattern]},
+                         {"status", status_name(r.status)},
+                         {"note", r.note},
+                         {"count", ok ? json(r.count) : json(nullptr)},
+                         {"count_unit", r.counts_lines ? "lines" : "occurrences"},
+                         {"expected", r.expected},
+                         {"count_ok", ok ? json(!r.mismatch()) : json(nullptr)},
+                         {"median_ms", ok ? json(r.median_ms) : json(nullptr)},
+                         {"samples_ms", r.samples_ms},
+                         {"repeats", options.repeats},
+                         {"gb_per_s", ok ? json(gb_per_s(bytes, r.median_ms)) : json(nullptr)},
+                         {"ratio_vs_rg", r.ratio_vs_rg > 0 ? json(r.ratio_vs_rg) : json(nullptr)}});
+  }
+  json ratios = json::object();
+  for (std::size_t k = 0; k < kPatterns; ++k) {
+    json pr = json::object();
+    pr["rg_best_median_ms"] = rg_ms[k] > 0 ? json(rg_ms[k]) : json(nullptr);
+    for (const auto& r : rows)
+      if (r.pattern == k && r.ratio_vs_rg > 0) pr[r.method + "_vs_rg"] = r.ratio_vs_rg;
+    const Row* fast = find_row("gpu_resident_fast", k);
+    const Row* bf = find_row("gpu_resident_bf", k);
+    if (fast && bf && fast->status == Status::ok && bf->status == Status::ok && fast->median_ms > 0)
+      pr["gpu_fast_vs_bf"] = bf->median_ms / fast->median_ms;
+    const Row* call = find_row("cpu_fast_all_threads", k);
+    const Row* c1 = find_row("cpu_fast_1_thread", k);
+    if (call && c1 && call->status == Status::ok && c1->status == Status::ok && call->median_ms > 0)
+      pr["cpu_all_threads_vs_1_thread"] = c1->median_ms / call->median_ms;
+    ratios[model.patterns[k]] = pr;
+  }
+  j["ratios"] = ratios;
+  j["targets"] = targets;
+  j["mismatches"] = mismatches;
+  j["failures"] = failures;
+  j["exit_status"] = exit_status;
+
+  if (!options.json_path.empty()) {
+    std::ofstream out(options.json_path);
+    out << j.dump(2) << '\n';
+    out.close();
+    if (!out) {
+      fmt::print(stderr, "warpmatch bench find: error: cannot write JSON to {}\n", options.json_path);
+      return 2;
+    }
+    fmt::print("JSON written to {}\n", options.json_path);
+  }
+  return exit_status;
 }
 
 }  // namespace

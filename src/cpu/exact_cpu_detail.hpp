@@ -19,6 +19,7 @@ bool avx2_available();
 struct FilterChoice {
   int k = 0;
   bool exact = false;
+  bool dense = false;  // exact and frequent: matches are written without branching on them
   std::array<std::uint32_t, 8> offsets{};
 };
 inline constexpr int kMaxFilterBytes = 8;
@@ -33,6 +34,7 @@ struct ScanTuning {
   std::uint64_t chunk_bytes = 0;
   Isa isa = Isa::automatic;  // avx2 falls back to sse where the CPU lacks it
   int force_k = 0;           // 1..8: filter width to use instead of the cost model's choice
+  bool force_dense = false;  // branch-free report loop wherever the filter is exact
 };
 
 /// exact_scan with explicit tuning (exact_scan itself uses the defaults).

@@ -83,24 +83,43 @@ struct Verifier {
 // starts to *out in ascending order and returns how many it appended.
 template <int K, bool CI, bool Exact, bool Count>
 std::uint64_t scan_range(const detail::Plan& p, const std::uint8_t* text, std::uint64_t n,
-                         std::uint64_t begin, std::uint64_t stop,
-                         std::vector<std::uint64_t>* out) {
+                         std::uint64_t begin, std::uint64_t stop, detail::StartBuffer* out) {
   constexpr std::uint64_t W = V::W;
   const Filter<K, CI> f(p);
   const Verifier<CI> verify(p, text, n);
   std::uint64_t count = 0;
+  // Report: write through a raw cursor; room for a whole mask (64 starts) is made before
+  // each mask, so the per-start path has no call (and no vector register spills).
+  std::uint64_t* w = nullptr;
+  std::uint64_t* wend = nullptr;
+  const std::size_t size0 = Count ? 0 : out->size;
+  auto room = [&]() __attribute__((always_inline)) {
+    if constexpr (!Count) {
+      if (__builtin_expect(wend - w < 64, 0)) {
+        out->size = static_cast<std::size_t>(w - out->data);
+        out->reserve_more(64);
+        w = out->data + out->size;
+        wend = out->data + out->capacity;
+      }
+    }
+  };
+  if constexpr (!Count) {
+    w = out->data + out->size;
+    wend = out->data + out->capacity;
+  }
 
   // Handles the candidate bits of `mask` (bit b = start base + b).
   auto take = [&](std::uint64_t base, std::uint64_t mask) __attribute__((always_inline)) {
     if constexpr (Exact && Count) {
       count += static_cast<std::uint64_t>(__builtin_popcountll(mask));
     } else {
+      room();
       while (mask) {
         const std::uint64_t pos = base + static_cast<std::uint64_t>(__builtin_ctzll(mask));
         mask &= mask - 1;
         if (Exact || verify(pos)) {
-          ++count;
-          if constexpr (!Count) out->push_back(pos);
+          if constexpr (Count) ++count;
+          else *w++ = pos;
         }
       }
     }
@@ -110,28 +129,58 @@ std::uint64_t scan_range(const detail::Plan& p, const std::uint8_t* text, std::u
   if (stop < W) {  // text too short for one vector: plain loop
     for (; s < stop; ++s)
       if (verify(s)) {
-        ++count;
-        if constexpr (!Count) out->push_back(s);
+        if constexpr (Count) {
+          ++count;
+        } else {
+          room();
+          *w++ = s;
+        }
       }
-    return count;
-  }
-  // Main loop: 2 vectors (2W starts) per iteration; branch only when something passed.
-  for (; s + 2 * W <= stop; s += 2 * W) {
-    const std::uint64_t mask =
-        f.block(text + s) | (static_cast<std::uint64_t>(f.block(text + s + W)) << W);
-    if constexpr (Exact && Count) {
-      take(s, mask);
-    } else {
-      if (__builtin_expect(mask != 0, 0)) take(s, mask);
+  } else {
+    // Main loop: 2 vectors (2W starts) per iteration; branch only when something passed.
+    // Dense exact report: 8 starts written per mask unconditionally (past the set bits they
+    // are garbage, overwritten later), the cursor advanced by the popcount; no branch per
+    // match except for masks with more than 8.
+    if constexpr (Exact && !Count) {
+      if (p.dense) {
+        for (; s + 2 * W <= stop; s += 2 * W) {
+          std::uint64_t mask =
+              f.block(text + s) | (static_cast<std::uint64_t>(f.block(text + s + W)) << W);
+          room();
+          const int n_set = __builtin_popcountll(mask);
+          for (int i = 0; i < 8; ++i) {  // ctz of (mask | bit 63): defined when mask == 0
+            w[i] = s + static_cast<std::uint64_t>(__builtin_ctzll(mask | (1ull << 63)));
+            mask &= mask - 1;
+          }
+          for (int i = 8; i < n_set; ++i) {
+            w[i] = s + static_cast<std::uint64_t>(__builtin_ctzll(mask));
+            mask &= mask - 1;
+          }
+          w += n_set;
+        }
+      }
+    }
+    for (; s + 2 * W <= stop; s += 2 * W) {
+      const std::uint64_t mask =
+          f.block(text + s) | (static_cast<std::uint64_t>(f.block(text + s + W)) << W);
+      if constexpr (Exact && Count) {
+        take(s, mask);
+      } else {
+        if (__builtin_expect(mask != 0, 0)) take(s, mask);
+      }
+    }
+    if (s + W <= stop) {
+      take(s, f.block(text + s));
+      s += W;
+    }
+    if (s < stop) {  // last partial vector: re-read the W starts ending at stop, drop done ones
+      const std::uint64_t q = stop - W;  // >= 0 as stop >= W; may lie before begin: only read
+      take(s, static_cast<std::uint64_t>(f.block(text + q)) >> (s - q));
     }
   }
-  if (s + W <= stop) {
-    take(s, f.block(text + s));
-    s += W;
-  }
-  if (s < stop) {  // last partial vector: re-read the W starts ending at stop, drop the done ones
-    const std::uint64_t q = stop - W;  // >= 0 since stop >= W; may lie before begin: only read
-    take(s, static_cast<std::uint64_t>(f.block(text + q)) >> (s - q));
+  if constexpr (!Count) {
+    out->size = static_cast<std::size_t>(w - out->data);
+    count = out->size - size0;
   }
   return count;
 }

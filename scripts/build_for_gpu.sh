@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Builds warpmatch for the lent GPU machine (preset `gpu-machine`: CUDA on, sm_90, static
+# cudart, static libstdc++/libgcc; build folder .gpu-build/) and stages everything the GPU
+# machine lacks into the git-ignored folder .device/, which the device tool carries:
+#
+#   .device/warpmatch            CLI (stripped)
+#   .device/warpmatch_tests      GoogleTest binary, GPU tests included (stripped)
+#   .device/rg                   ripgrep, the exact-search peer (the GPU machine has none)
+#   .device/lib/                 rg's shared libraries that may be missing there (libpcre2-8)
+#   .device/words                word list for the generated benchmark text
+#   .device/lambda_virus.fa.gz   a small genome (if present here)
+#   .device/COMMIT               git commit of this build ("+dirty" when uncommitted changes)
+#   .device/MANIFEST.txt         what was staged, sizes, toolchain
+#
+# Then, through the device tool (see bench/README.md):
+#   run(command="bash scripts/run_on_gpu.sh all", carry=[".device"], timeout_s=600)
+#
+# Usage: scripts/build_for_gpu.sh [-j N]
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+jobs=$(nproc)
+if [[ ${1:-} == -j ]]; then jobs=$2; fi
+
+build=.gpu-build
+stage=.device
+limit_mib=64
+
+say() { printf '\n== %s\n' "$*"; }
+
+say "configure (preset gpu-machine -> $build)"
+cmake --preset gpu-machine >/dev/null
+
+say "build warpmatch + warpmatch_tests (-j $jobs)"
+cmake --build "$build" --target warpmatch_cli warpmatch_tests -j "$jobs"
+
+cli_bin="$build/warpmatch"
+test_bin="$build/tests/warpmatch_tests"
+for f in "$cli_bin" "$test_bin"; do
+  [[ -x $f ]] || { echo "error: $f was not built" >&2; exit 1; }
+done
+
+say "stage into $stage/"
+rm -rf "$stage"
+mkdir -p "$stage/lib"
+cp "$cli_bin" "$stage/warpmatch"
+cp "$test_bin" "$stage/warpmatch_tests"
+strip --strip-all "$stage/warpmatch" "$stage/warpmatch_tests"
+
+# Libraries every Linux with glibc has (and libgcc_s, which the GPU machine's compilers and
+# Python bring): never carried, so they cannot shadow the machine's own newer copies.
+is_system_lib() {
+  case "$1" in
+    linux-vdso.so*|ld-linux*|libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libgcc_s.so*) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+# Copies the non-system shared libraries of binary $1 into $stage/lib.
+carry_libs() {
+  local bin=$1 name path
+  while read -r name _ path _; do
+    [[ -n ${path:-} && -f $path ]] || continue
+    is_system_lib "$name" && continue
+    cp -L "$path" "$stage/lib/$name"
+    echo "  carried $name (needed by $(basename "$bin"))"
+  done < <(ldd "$bin" | grep '=>')
+}
+
+for f in "$stage/warpmatch" "$stage/warpmatch_tests"; do
+  extra=$(ldd "$f" | awk '{print $1}' | while read -r n; do is_system_lib "${n##*/}" || echo "$n"; done)
+  if [[ -n $extra ]]; then
+    echo "  warning: $(basename "$f") needs non-system libraries, carrying them: $extra"
+    carry_libs "$f"
+  fi
+done
+
+if rg_path=$(command -v rg); then
+  cp -L "$rg_path" "$stage/rg"
+  carry_libs "$stage/rg"
+else
+  echo "  warning: no rg here; the benchmark's ripgrep rows will be skipped on the GPU machine"
+fi
+
+if [[ -r /usr/share/dict/words ]]; then
+  cp -L /usr/share/dict/words "$stage/words"
+else
+  echo "  warning: no /usr/share/dict/words; the benchmark will use its built-in pseudo-words"
+fi
+genome=/usr/share/doc/bowtie2/examples/reference/lambda_virus.fa.gz
+[[ -r $genome ]] && cp -L "$genome" "$stage/"
+
+commit=unknown
+if git rev-parse --verify -q HEAD >/dev/null 2>&1; then
+  commit=$(git rev-parse HEAD)
+  git diff --quiet HEAD -- 2>/dev/null || commit="$commit+dirty"
+fi
+echo "$commit" >"$stage/COMMIT"
+
+{
+  echo "warpmatch GPU-machine stage, built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+  echo "commit: $commit"
+  echo "nvcc: $(nvcc --version 2>/dev/null | tail -1)"
+  echo "g++: $(g++ --version | head -1)"
+  echo "cuda architectures: $(grep -m1 '^CMAKE_CUDA_ARCHITECTURES' "$build/CMakeCache.txt" | cut -d= -f2)"
+  glibc=$(objdump -T "$stage/warpmatch" "$stage/warpmatch_tests" 2>/dev/null |
+          grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
+  echo "newest glibc symbol needed by warpmatch binaries: ${glibc:-?}"
+  echo
+  (cd "$stage" && find . -type f -printf '%10s  %p\n' | sort -k2)
+} >"$stage/MANIFEST.txt"
+
+say "smoke test here (no GPU here: GPU parts report none)"
+"$stage/warpmatch" info || echo "  warning: '$stage/warpmatch info' failed here"
+[[ -x $stage/rg ]] && LD_LIBRARY_PATH="$root/$stage/lib" "$stage/rg" --version | head -1
+
+say "sizes"
+cat "$stage/MANIFEST.txt"
+stage_bytes=$(du -sb "$stage" | cut -f1)
+# what else travels: tracked + untracked-not-ignored files
+tree_bytes=$(git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
+total=$((stage_bytes + tree_bytes))
+mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+printf '\n%s: %s MiB   working tree (tracked + untracked, not ignored): %s MiB   total carried: %s MiB of %d MiB\n' \
+  "$stage" "$(mib "$stage_bytes")" "$(mib "$tree_bytes")" "$(mib "$total")" "$limit_mib"
+printf '(%s, not carried: %s)\n' "$build" "$(du -sh "$build" | cut -f1)"
+if ((total > limit_mib * 1048576)); then
+  echo "error: more than $limit_mib MiB would travel to the GPU machine" >&2
+  exit 1
+fi
+if ((total > limit_mib * 1048576 * 3 / 4)); then
+  echo "warning: over 3/4 of the $limit_mib MiB transfer limit"
+fi
+echo
+echo 'next: device tool run(command="bash scripts/run_on_gpu.sh all", carry=[".device"], timeout_s=600)'

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Runs ON the lent GPU machine, from the repository root, with .device/ carried
+# (scripts/build_for_gpu.sh makes it here). Through the device tool:
+#
+#   run(command="bash scripts/run_on_gpu.sh all", carry=[".device"], timeout_s=600)
+#
+# Usage: scripts/run_on_gpu.sh [STEP...] [-- EXTRA BENCH ARGS...]
+#   STEP: info    nvidia-smi, OS, `warpmatch info`                    -> $OUT/info.log
+#         tests   the whole GoogleTest binary (GPU tests included)       -> $OUT/tests.log
+#         find    `warpmatch bench find` (1 GiB text, ripgrep peer)      -> $OUT/bench_find.{log,json}
+#         bench   every benchmark (now: find)
+#         all     info tests bench (the default)
+#   EXTRA BENCH ARGS go to every benchmark, e.g. `find -- --bytes 256M --repeats 3`.
+#   Environment: WM_TESTS_TIMEOUT (s, default 200), WM_BENCH_TIMEOUT (s, default 330),
+#                GTEST_FILTER (as GoogleTest reads it).
+# The device tool returns at most 8 files from $OUT: each step writes at most two.
+# Exit status: the worst of the steps' (0 = all passed).
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+D="$root/.device"
+OUT=${OUT:-/tmp/warpmatch-out}
+mkdir -p "$OUT"
+tests_timeout=${WM_TESTS_TIMEOUT:-200}
+bench_timeout=${WM_BENCH_TIMEOUT:-330}
+
+steps=()
+extra=()
+while (($#)); do
+  case "$1" in
+    --) shift; extra=("$@"); break ;;
+    all) steps+=(info tests find) ;;
+    bench) steps+=(find) ;;
+    info|tests|find) steps+=("$1") ;;
+    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, all)" >&2; exit 2 ;;
+  esac
+  shift
+done
+((${#steps[@]})) || steps=(info tests find)
+
+if [[ ! -x $D/warpmatch && ! -f $D/warpmatch ]]; then
+  echo "run_on_gpu.sh: $D/warpmatch is missing: run scripts/build_for_gpu.sh here first and" \
+       "carry .device (carry=[\".device\"])" >&2
+  exit 2
+fi
+chmod +x "$D"/warpmatch "$D"/warpmatch_tests "$D"/rg 2>/dev/null
+
+export PATH="$D:$PATH"
+export LD_LIBRARY_PATH="$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export WARPMATCH_CLI="$D/warpmatch"              # CLI tests run this binary
+export WARPMATCH_TEST_DATA_DIR="$root/tests/data"  # for tests that read fixtures
+export GTEST_COLOR=no
+commit=$(cat "$D/COMMIT" 2>/dev/null || echo unknown)
+
+declare -a summary
+worst=0
+record() {  # step rc seconds
+  local what
+  case $2 in
+    0) what=ok ;;
+    124|137) what="TIMED OUT (rc $2)" ;;
+    *) what="FAILED (rc $2)" ;;
+  esac
+  summary+=("$(printf '%-6s %-18s %4ss' "$1" "$what" "$3")")
+  (($2 > worst)) && worst=$2
+}
+banner() { printf '\n======== %s ========\n' "$*"; }
+
+step_info() {
+  {
+    echo "commit: $commit"
+    echo "host: $(hostname), $(nproc) CPUs, kernel $(uname -r), $(ldd --version 2>&1 | head -1)"
+    grep -m1 'model name' /proc/cpuinfo
+    grep MemTotal /proc/meminfo
+    echo
+    nvidia-smi -L || echo "nvidia-smi -L failed"
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,power.limit \
+      --format=csv 2>/dev/null
+    echo
+    "$D/warpmatch" info
+  } 2>&1 | tee "$OUT/info.log"
+}
+
+step_tests() {
+  echo "running $D/warpmatch_tests (log: $OUT/tests.log, limit ${tests_timeout}s)"
+  timeout --kill-after=10 "$tests_timeout" "$D/warpmatch_tests" >"$OUT/tests.log" 2>&1
+  local rc=$?
+  # the end of GoogleTest's report: totals, skipped and failed tests
+  grep -E '^\[==========\] [0-9]+ tests? from .* ran|^\[  (PASSED|SKIPPED|FAILED)  ?\] ' "$OUT/tests.log" |
+    awk '!seen[$0]++' | head -60
+  if grep -q ': Failure$' "$OUT/tests.log"; then
+    echo "-- first failures:"
+    grep -A6 ': Failure$' "$OUT/tests.log" | head -50
+  fi
+  ((rc == 124 || rc == 137)) && echo "!!! tests TIMED OUT after ${tests_timeout}s; the log ends:" &&
+    tail -15 "$OUT/tests.log"
+  return $rc
+}
+
+step_find() {
+  local words=() rg=(--rg none)
+  [[ -r $D/words ]] && words=(--words "$D/words")
+  [[ -x $D/rg ]] && rg=(--rg "$D/rg")
+  timeout --kill-after=10 "$bench_timeout" "$D/warpmatch" bench find --json "$OUT/bench_find.json" \
+    "${words[@]}" "${rg[@]}" --commit "$commit" "${extra[@]}" 2>&1 | tee "$OUT/bench_find.log"
+}
+
+for s in "${steps[@]}"; do
+  banner "$s"
+  t0=$SECONDS
+  "step_$s"
+  record "$s" $? $((SECONDS - t0))
+done
+
+banner "summary (commit $commit)"
+printf '%s\n' "${summary[@]}"
+if [[ -f $OUT/tests.log ]]; then
+  grep -E '^\[  (PASSED|SKIPPED|FAILED)  ?\] [0-9]+ tests?' "$OUT/tests.log" | awk '!seen[$0]++'
+fi
+if [[ -f $OUT/bench_find.log ]]; then
+  echo "-- bench find:"
+  sed -n '/^targets (PERF.md)/,$p' "$OUT/bench_find.log" | grep -v '^$'
+fi
+echo "-- files in \$OUT: $(cd "$OUT" && ls | tr '\n' ' ')"
+exit $worst

@@ -1,0 +1,525 @@
+// CPU backend of exact single-pattern search.
+//
+// fast: a SIMD filter tests k chosen pattern bytes (the rarest ones by a byte-frequency
+// estimate, k picked by a small cost model; k = m for short patterns, which needs no
+// verification) against 2 vectors of text starts per iteration, then verifies candidates.
+// AVX2 (32-byte) kernels are chosen at run time, SSE (16-byte) otherwise. The text is split
+// into chunks overlapping by m - 1 (core::plan_chunks), counted in parallel, or scanned by a
+// bounded window of worker threads while the calling thread delivers chunks in order.
+// naive: matches_at at every start, one thread — the oracle the rest is tested against.
+#include "cpu/exact_cpu.hpp"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "core/chunking.hpp"
+#include "core/parallel.hpp"
+#include "cpu/exact_cpu_detail.hpp"
+
+namespace warpmatch::cpu {
+namespace detail {
+
+// Everything the kernels need about the pattern and the chosen filter.
+struct Plan {
+  const std::uint8_t* pat = nullptr;  // folded when case-insensitive
+  std::size_t m = 0;
+  bool ci = false;
+  int k = 0;
+  bool exact = false;
+  bool dense = false;  // exact, and matches expected often: branch-free report loop
+  std::uint32_t off[kMaxFilterBytes] = {};
+  std::uint8_t needle[kMaxFilterBytes] = {};
+  std::uint8_t fold_bit[kMaxFilterBytes] = {};  // 0x20 for letters when ci, else 0
+};
+
+// Starts found in one chunk: a plain growable array, so that the kernels can write through
+// a raw pointer (std::vector would check capacity at every start).
+class StartBuffer {
+ public:
+  std::uint64_t* data = nullptr;
+  std::size_t size = 0, capacity = 0;
+
+  StartBuffer() = default;
+  StartBuffer(const StartBuffer&) = delete;
+  StartBuffer& operator=(const StartBuffer&) = delete;
+  ~StartBuffer() { std::free(data); }
+  void clear() { size = 0; }
+  bool empty() const { return size == 0; }
+  std::span<const std::uint64_t> span() const { return {data, size}; }
+  // Room for at least `extra` more starts.
+  __attribute__((noinline, cold)) void reserve_more(std::size_t extra) {
+    const std::size_t want = std::max({capacity * 2, size + extra, std::size_t{4096}});
+    auto* grown = static_cast<std::uint64_t*>(std::realloc(data, want * sizeof(std::uint64_t)));
+    if (!grown) throw std::bad_alloc();
+    data = grown;
+    capacity = want;
+  }
+};
+
+using ScanFn = std::uint64_t (*)(const Plan&, const std::uint8_t*, std::uint64_t, std::uint64_t,
+                                 std::uint64_t, StartBuffer*);
+
+}  // namespace detail
+
+// ---- SSE kernels (baseline of the x86-64-v2 build) --------------------------------------
+namespace sse {
+struct V {
+  using T = __m128i;
+  static constexpr int W = 16;
+  static constexpr std::uint32_t full_mask = 0xFFFFu;
+  static T load(const std::uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const T*>(p)); }
+  static T splat(std::uint8_t c) { return _mm_set1_epi8(static_cast<char>(c)); }
+  static T eq(T a, T b) { return _mm_cmpeq_epi8(a, b); }
+  static T and_(T a, T b) { return _mm_and_si128(a, b); }
+  static T or_(T a, T b) { return _mm_or_si128(a, b); }
+  static std::uint32_t mask(T a) { return static_cast<std::uint32_t>(_mm_movemask_epi8(a)); }
+  // ASCII lowercase of every byte: 'A'..'Z' shifted to -128..-103 (signed) are the only
+  // bytes below -102, so exactly they get 0x20 OR-ed in.
+  static T fold(T v) {
+    const T x = _mm_add_epi8(v, splat(0x80 - 'A'));
+    const T upper = _mm_cmpgt_epi8(splat(static_cast<std::uint8_t>(-128 + 26)), x);
+    return _mm_or_si128(v, _mm_and_si128(upper, splat(0x20)));
+  }
+};
+#include "cpu/exact_cpu_kernel.hpp"
+}  // namespace sse
+
+// ---- AVX2 kernels (only called when the CPU has AVX2) ------------------------------------
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2 {
+struct V {
+  using T = __m256i;
+  static constexpr int W = 32;
+  static constexpr std::uint32_t full_mask = 0xFFFFFFFFu;
+  static T load(const std::uint8_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const T*>(p));
+  }
+  static T splat(std::uint8_t c) { return _mm256_set1_epi8(static_cast<char>(c)); }
+  static T eq(T a, T b) { return _mm256_cmpeq_epi8(a, b); }
+  static T and_(T a, T b) { return _mm256_and_si256(a, b); }
+  static T or_(T a, T b) { return _mm256_or_si256(a, b); }
+  static std::uint32_t mask(T a) { return static_cast<std::uint32_t>(_mm256_movemask_epi8(a)); }
+  static T fold(T v) {
+    const T x = _mm256_add_epi8(v, splat(0x80 - 'A'));
+    const T upper = _mm256_cmpgt_epi8(splat(static_cast<std::uint8_t>(-128 + 26)), x);
+    return _mm256_or_si256(v, _mm256_and_si256(upper, splat(0x20)));
+  }
+};
+#include "cpu/exact_cpu_kernel.hpp"
+}  // namespace avx2
+#pragma GCC pop_options
+
+namespace detail {
+namespace {
+
+template <template <int, bool, bool, bool> class Table, int K>
+ScanFn pick_k(bool ci, bool exact, bool count) {
+  if (ci) {
+    if (exact) return count ? Table<K, true, true, true>::fn : Table<K, true, true, false>::fn;
+    return count ? Table<K, true, false, true>::fn : Table<K, true, false, false>::fn;
+  }
+  if (exact) return count ? Table<K, false, true, true>::fn : Table<K, false, true, false>::fn;
+  return count ? Table<K, false, false, true>::fn : Table<K, false, false, false>::fn;
+}
+template <template <int, bool, bool, bool> class Table>
+ScanFn pick(int k, bool ci, bool exact, bool count) {
+  switch (k) {
+    case 1: return pick_k<Table, 1>(ci, exact, count);
+    case 2: return pick_k<Table, 2>(ci, exact, count);
+    case 3: return pick_k<Table, 3>(ci, exact, count);
+    case 4: return pick_k<Table, 4>(ci, exact, count);
+    case 5: return pick_k<Table, 5>(ci, exact, count);
+    case 6: return pick_k<Table, 6>(ci, exact, count);
+    case 7: return pick_k<Table, 7>(ci, exact, count);
+    default: return pick_k<Table, 8>(ci, exact, count);
+  }
+}
+template <int K, bool CI, bool E, bool C>
+struct SseTable {
+  static constexpr ScanFn fn = &sse::scan_range<K, CI, E, C>;
+};
+template <int K, bool CI, bool E, bool C>
+struct Avx2Table {
+  static constexpr ScanFn fn = &avx2::scan_range<K, CI, E, C>;
+};
+
+// ---- byte frequencies -----------------------------------------------------------------
+// Rough occurrences per 100,000 bytes of English prose, plus a little of everything else so
+// that no byte is free (memchr-style tools rank bytes the same way). Large texts refine it
+// with a sample of the text itself (DNA, binary, other languages).
+std::array<double, 256> prior_frequencies() {
+  std::array<double, 256> f{};
+  for (int b = 0; b < 256; ++b) f[b] = b < 128 ? 5 : 10;  // control bytes / UTF-8 bytes
+  for (int b = '!'; b <= '~'; ++b) f[b] = 30;               // punctuation in general
+  for (int d = '0'; d <= '9'; ++d) f[d] = 100;
+  const char* lower = "etaoinsrhldcumfpgwybvkxjqz";
+  const double lower_f[] = {9500, 6800, 6200, 5800, 5500, 5500, 5200, 4800, 4500, 3200, 3100,
+                            2200, 2100, 1900, 1700, 1500, 1500, 1500, 1400, 1100, 800,  600,
+                            150,  100,  80,   70};
+  for (int i = 0; i < 26; ++i) {
+    f[static_cast<std::uint8_t>(lower[i])] = lower_f[i];
+    f[static_cast<std::uint8_t>(lower[i] - 32)] = 20 + lower_f[i] / 40;  // capitals
+  }
+  f['T'] += 250; f['I'] += 250; f['A'] += 150; f['S'] += 100; f['H'] += 50; f['W'] += 50;
+  f[' '] = 17000; f['\n'] = 1500; f[','] = 1000; f['.'] = 900; f['\''] = 200; f['"'] = 200;
+  f['-'] = 150; f['\t'] = 100; f['\r'] = 50; f[0] = 50; f[0xFF] = 20;
+  const double total = std::accumulate(f.begin(), f.end(), 0.0);
+  for (double& x : f) x /= total;
+  return f;
+}
+
+// Large texts are sampled (16 blocks of 1 KiB spread evenly) to refine the byte frequencies
+// and to measure how often each candidate filter actually fires.
+constexpr std::uint64_t kSampleFrom = 4u << 20, kSamples = 16, kSampleBytes = 1024;
+
+std::array<double, 256> byte_frequencies(const core::ExactPattern& pattern, ByteSpan text) {
+  static const std::array<double, 256> prior = prior_frequencies();
+  std::array<double, 256> f = prior;
+  if (text.size() >= kSampleFrom) {
+    std::array<std::uint32_t, 256> hist{};
+    const std::uint64_t step = (text.size() - kSampleBytes) / (kSamples - 1);
+    for (std::uint64_t i = 0; i < kSamples; ++i) {
+      const std::uint8_t* s = text.data() + i * step;
+      for (std::uint64_t j = 0; j < kSampleBytes; ++j) ++hist[s[j]];
+    }
+    constexpr double prior_weight = 1024, total = kSamples * kSampleBytes + prior_weight;
+    for (int b = 0; b < 256; ++b) f[b] = (hist[b] + prior_weight * prior[b]) / total;
+  } else {
+    // No sample: a pattern made of nucleotides most likely searches DNA.
+    const bool dna = std::all_of(pattern.bytes.begin(), pattern.bytes.end(), [](std::uint8_t c) {
+      return c != 0 && std::strchr("ACGTNacgtn", c) != nullptr;
+    });
+    if (dna)
+      for (std::uint8_t c : {'A', 'C', 'G', 'T', 'a', 'c', 'g', 't'}) f[c] = 0.24;
+  }
+  return f;
+}
+
+bool is_lower(std::uint8_t c) { return c >= 'a' && c <= 'z'; }
+
+Plan make_plan(const core::ExactPattern& pattern, const std::uint32_t* offsets, int k, bool exact) {
+  Plan p;
+  p.pat = pattern.bytes.data();
+  p.m = pattern.size();
+  p.ci = pattern.case_insensitive;
+  p.k = k;
+  p.exact = exact;
+  for (int i = 0; i < k; ++i) {
+    p.off[i] = offsets[i];
+    p.needle[i] = pattern.bytes[offsets[i]];
+    p.fold_bit[i] = (p.ci && is_lower(p.needle[i])) ? 0x20 : 0;
+  }
+  return p;
+}
+
+ScanFn pick_fn(bool avx2, int k, bool ci, bool exact, bool count) {
+  return avx2 ? pick<Avx2Table>(k, ci, exact, count) : pick<SseTable>(k, ci, exact, count);
+}
+
+// Fraction of the sampled starts that pass the filter on the first k offsets of `order`.
+double sampled_rate(const core::ExactPattern& pattern, ByteSpan text, const std::uint32_t* order,
+                    int k, bool avx2) {
+  const Plan plan = make_plan(pattern, order, k, /*exact=*/true);  // exact: count passes only
+  const ScanFn fn = pick_fn(avx2, k, pattern.case_insensitive, true, true);
+  const std::uint64_t n = text.size(), last = n - pattern.size() + 1;  // starts < last
+  const std::uint64_t step = (n - kSampleBytes) / (kSamples - 1);
+  std::uint64_t passed = 0, starts = 0;
+  for (std::uint64_t i = 0; i < kSamples; ++i) {
+    const std::uint64_t b = i * step, e = std::min(b + kSampleBytes, last);
+    if (e <= b) continue;
+    passed += fn(plan, text.data(), n, b, e, nullptr);
+    starts += e - b;
+  }
+  return starts ? static_cast<double>(passed) / static_cast<double>(starts) : 0.0;
+}
+
+}  // namespace
+
+bool avx2_available() {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+
+FilterChoice choose_filter_impl(const core::ExactPattern& pattern, ByteSpan text, int force_k,
+                                bool avx2) {
+  const std::size_t m = pattern.size();
+  const std::array<double, 256> f = byte_frequencies(pattern, text);
+  std::vector<double> pf(m);
+  for (std::size_t j = 0; j < m; ++j) {
+    const std::uint8_t c = pattern.bytes[j];
+    pf[j] = f[c] + ((pattern.case_insensitive && is_lower(c)) ? f[c - 32] : 0.0);
+  }
+  // Rarest bytes first; ties go to the last byte, then the first, then left to right, so
+  // that equally rare bytes (DNA) are tested far apart.
+  auto rank = [&](std::size_t j) { return j == m - 1 ? 0 : j == 0 ? 1 : j + 1; };
+  std::vector<std::uint32_t> order(m);
+  std::iota(order.begin(), order.end(), 0u);
+  const std::size_t top = std::min<std::size_t>(m, kMaxFilterBytes);
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
+                    [&](std::uint32_t a, std::uint32_t b) {
+                      return pf[a] != pf[b] ? pf[a] < pf[b] : rank(a) < rank(b);
+                    });
+  // Cost per vector of 32 starts: one compare per filter byte, plus ~30 cycles (mispredicted
+  // branch + verification; more for long patterns) per candidate. The candidate rate is the
+  // product of byte frequencies, or what the sample shows when that is higher (English
+  // bytes are far from independent: "th" is much more common than t x h).
+  const bool sampled = text.size() >= kSampleFrom;
+  const double verify_cost = m <= 32 ? 30 : 50;
+  int best_k = 0;
+  double best = 1e300, product = 1, best_rate = 1;
+  for (std::size_t k = 1; k <= top; ++k) {
+    product *= pf[order[k - 1]];
+    if (k < std::min<std::size_t>(m, 2)) continue;  // never fewer than 2 bytes
+    double rate = product;
+    if (sampled) rate = std::max(rate, sampled_rate(pattern, text, order.data(), static_cast<int>(k), avx2));
+    const double miss = k == m ? 0.0 : 32 * rate * verify_cost;
+    const double cost = static_cast<double>(k) + miss;
+    if (cost < best) {
+      best = cost;
+      best_k = static_cast<int>(k);
+      best_rate = rate;
+    }
+    if (miss < 0.5) break;  // one more byte costs 1 and saves less than that
+  }
+  if (force_k > 0) best_k = std::min<int>(force_k, static_cast<int>(top));
+  FilterChoice choice;
+  choice.k = best_k;
+  choice.exact = static_cast<std::size_t>(best_k) == m;
+  // Many matches per 64 starts: the report loop writes them without data-dependent branches.
+  choice.dense = choice.exact && force_k == 0 && best_rate * 64 > 0.125;
+  for (int i = 0; i < best_k; ++i) choice.offsets[i] = order[i];
+  std::sort(choice.offsets.begin(), choice.offsets.begin() + best_k);
+  return choice;
+}
+
+FilterChoice choose_filter(const core::ExactPattern& pattern, ByteSpan text) {
+  return choose_filter_impl(pattern, text, 0, avx2_available());
+}
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1u << 20;
+
+int resolve_threads(int threads) {
+  if (threads > 0) return threads;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+struct Scanner {
+  Plan plan;
+  ScanFn fn = nullptr;
+  ByteSpan text;
+
+  // Occurrences starting in the chunk's owned range.
+  std::uint64_t run(const core::Chunk& c, StartBuffer* out) const {
+    const std::uint64_t m = plan.m;
+    if (c.read_end < m) return 0;
+    const std::uint64_t stop = std::min(c.owned_end, c.read_end - m + 1);
+    if (stop <= c.begin) return 0;
+    return fn(plan, text.data(), text.size(), c.begin, stop, out);
+  }
+};
+
+// Workers scan chunks into a window of 2 x workers slots; the calling thread hands them to
+// the sink in chunk order, overlapping delivery with scanning. Memory: the window's starts.
+std::uint64_t report_parallel(const Scanner& sc, const std::vector<core::Chunk>& chunks,
+                              int workers, const core::StartsSink& sink) {
+  const std::size_t nc = chunks.size();
+  const std::size_t window = std::min<std::size_t>(nc, 2 * static_cast<std::size_t>(workers));
+  struct Slot {
+    StartBuffer starts;
+    std::size_t chunk = SIZE_MAX;  // the chunk whose starts are ready here
+  };
+  std::vector<Slot> slots(window);
+  std::mutex mu;
+  std::condition_variable cv_work, cv_done;
+  std::size_t next = 0, delivered = 0;
+  bool stop = false;
+  std::exception_ptr error;
+
+  auto worker = [&] {
+    for (;;) {
+      std::size_t i;
+      {
+        std::unique_lock lk(mu);
+        cv_work.wait(lk, [&] { return stop || next >= nc || next < delivered + window; });
+        if (stop || next >= nc) return;
+        i = next++;
+      }
+      Slot& slot = slots[i % window];  // free: chunk i - window was delivered
+      try {
+        slot.starts.clear();
+        sc.run(chunks[i], &slot.starts);
+      } catch (...) {
+        std::lock_guard lk(mu);
+        if (!error) error = std::current_exception();
+        stop = true;
+        cv_done.notify_all();
+        cv_work.notify_all();
+        return;
+      }
+      {
+        std::lock_guard lk(mu);
+        slot.chunk = i;
+      }
+      cv_done.notify_one();
+    }
+  };
+  auto halt = [&] {
+    {
+      std::lock_guard lk(mu);
+      stop = true;
+    }
+    cv_work.notify_all();
+  };
+
+  std::vector<std::thread> pool;
+  std::uint64_t total = 0;
+  try {
+    pool.reserve(static_cast<std::size_t>(workers));
+    for (int w = 0; w < workers; ++w) pool.emplace_back(worker);
+    for (std::size_t d = 0; d < nc; ++d) {
+      Slot& slot = slots[d % window];
+      {
+        std::unique_lock lk(mu);
+        cv_done.wait(lk, [&] { return slot.chunk == d || error; });
+        if (error) break;
+      }
+      if (!slot.starts.empty()) {
+        total += slot.starts.size;
+        if (!sink(slot.starts.span())) break;
+      }
+      {
+        std::lock_guard lk(mu);
+        delivered = d + 1;
+      }
+      cv_work.notify_all();
+    }
+  } catch (...) {  // the sink threw (or a thread failed to start)
+    halt();
+    for (auto& t : pool) t.join();
+    throw;
+  }
+  halt();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  return total;
+}
+
+std::uint64_t scan_fast(const core::ExactPattern& pattern, ByteSpan text, int threads,
+                        bool count_only, const core::StartsSink& sink, const ScanTuning& tuning) {
+  const std::uint64_t n = text.size(), m = pattern.size();
+  // Folded patterns hold no capitals; one that does cannot match (as matches_at says).
+  if (pattern.case_insensitive &&
+      std::any_of(pattern.bytes.begin(), pattern.bytes.end(),
+                  [](std::uint8_t c) { return c >= 'A' && c <= 'Z'; }))
+    return 0;
+
+  const bool use_avx2 = tuning.isa != Isa::sse && avx2_available();
+  const FilterChoice choice = choose_filter_impl(pattern, text, tuning.force_k, use_avx2);
+  Scanner sc;
+  sc.text = text;
+  sc.plan = make_plan(pattern, choice.offsets.data(), choice.k, choice.exact);
+  sc.plan.dense = choice.dense || tuning.force_dense;
+  sc.fn = pick_fn(use_avx2, choice.k, pattern.case_insensitive, choice.exact, count_only);
+
+  // Threads and chunks: no thread for less than ~1 MiB of text each; counting uses a few
+  // chunks per thread (balance), reporting 1 MiB chunks (bounded memory per slot).
+  const int t = resolve_threads(threads);
+  int workers;
+  std::uint64_t chunk;
+  if (tuning.chunk_bytes != 0) {
+    workers = t;
+    chunk = tuning.chunk_bytes;
+  } else {
+    workers = static_cast<int>(std::clamp<std::uint64_t>(n / kMiB, 1, static_cast<std::uint64_t>(t)));
+    if (count_only)
+      chunk = workers == 1 ? n : std::clamp<std::uint64_t>(n / (4 * static_cast<std::uint64_t>(workers)), kMiB, 4 * kMiB);
+    else
+      chunk = kMiB;
+  }
+  const std::vector<core::Chunk> chunks = core::plan_chunks(n, chunk, m - 1);
+
+  if (count_only) {
+    if (workers == 1 || chunks.size() == 1) {
+      std::uint64_t total = 0;
+      for (const auto& c : chunks) total += sc.run(c, nullptr);
+      return total;
+    }
+    std::vector<std::uint64_t> counts(chunks.size(), 0);
+    core::parallel_for(chunks.size(), workers,
+                       [&](std::size_t i) { counts[i] = sc.run(chunks[i], nullptr); });
+    return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
+  }
+  if (workers == 1 || chunks.size() == 1) {
+    StartBuffer starts;
+    std::uint64_t total = 0;
+    for (const auto& c : chunks) {
+      starts.clear();
+      sc.run(c, &starts);
+      if (starts.empty()) continue;
+      total += starts.size;
+      if (!sink(starts.span())) break;
+    }
+    return total;
+  }
+  return report_parallel(sc, chunks, workers, sink);
+}
+
+std::uint64_t scan_naive(const core::ExactPattern& pattern, ByteSpan text, bool count_only,
+                         const core::StartsSink& sink) {
+  const std::uint64_t n = text.size(), m = pattern.size();
+  std::uint64_t total = 0;
+  std::vector<std::uint64_t> batch;
+  for (std::uint64_t pos = 0; pos + m <= n; ++pos) {
+    if (!pattern.matches_at(text, pos)) continue;
+    if (count_only) {
+      ++total;
+      continue;
+    }
+    batch.push_back(pos);
+    if (batch.size() == 4096) {
+      total += batch.size();
+      if (!sink(std::span<const std::uint64_t>(batch))) return total;
+      batch.clear();
+    }
+  }
+  if (!batch.empty()) {
+    total += batch.size();
+    sink(std::span<const std::uint64_t>(batch));
+  }
+  return total;
+}
+
+}  // namespace
+
+std::uint64_t exact_scan_tuned(const core::ExactPattern& pattern, ByteSpan text,
+                               ExactAlgorithm algorithm, int threads, bool count_only,
+                               const core::StartsSink& sink, const ScanTuning& tuning) {
+  if (pattern.size() == 0 || pattern.size() > text.size()) return 0;
+  if (algorithm == ExactAlgorithm::naive) return scan_naive(pattern, text, count_only, sink);
+  return scan_fast(pattern, text, threads, count_only, sink, tuning);
+}
+
+}  // namespace detail
+
+std::uint64_t exact_scan(const core::ExactPattern& pattern, ByteSpan text,
+                         ExactAlgorithm algorithm, int threads, bool count_only,
+                         const core::StartsSink& sink) {
+  return detail::exact_scan_tuned(pattern, text, algorithm, threads, count_only, sink, {});
+}
+
+}  // namespace warpmatch::cpu

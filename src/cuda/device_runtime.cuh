@@ -1,0 +1,202 @@
+// CUDA runtime plumbing shared by the CUDA backend's .cu files: error checks that throw
+// warpmatch::DeviceError naming the call and the device, and RAII owners for device memory,
+// pinned host memory, streams and events. Included only by nvcc-compiled sources.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "warpmatch/common.hpp"
+
+namespace warpmatch::cuda::detail {
+
+/// Throws DeviceError: "<call> failed on CUDA device <n> (<name>): <reason> [<code>]".
+[[noreturn]] void throw_cuda_error(cudaError_t error, const char* call, int device);
+
+inline void check(cudaError_t error, const char* call, int device) {
+  if (error != cudaSuccess) throw_cuda_error(error, call, device);
+}
+/// After a kernel launch: launch-configuration errors surface through cudaGetLastError.
+inline void check_launch(const char* kernel, int device) {
+  const cudaError_t error = cudaGetLastError();
+  if (error != cudaSuccess) throw_cuda_error(error, kernel, device);
+}
+
+#define WARPMATCH_CUDA_CHECK(device, call) ::warpmatch::cuda::detail::check((call), #call, (device))
+
+/// Throws BackendUnavailable when no GPU is visible, InvalidArgument for a bad ordinal.
+void require_device(int device);
+/// The GPU's name for messages ("" when unknown); never throws.
+std::string device_name(int device);
+
+/// Makes `device` current for the calling thread and restores the previous one on exit.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device) : device_(device) {
+    if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
+    WARPMATCH_CUDA_CHECK(device, cudaSetDevice(device));
+  }
+  ~DeviceGuard() {
+    if (previous_ >= 0 && previous_ != device_) cudaSetDevice(previous_);
+  }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int device_;
+  int previous_ = -1;
+};
+
+/// Device memory for `count` elements of T (uninitialised). reserve() only ever grows.
+template <class T>
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(int device) : device_(device) {}
+  DeviceBuffer(int device, std::size_t count) : device_(device) { reserve(count); }
+  ~DeviceBuffer() { release(); }
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : device_(o.device_), ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      device_ = o.device_;
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      count_ = std::exchange(o.count_, 0);
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  /// Ensures room for at least `count` elements; old contents are not kept.
+  void reserve(std::size_t count) {
+    if (count <= count_ && ptr_) return;
+    release();
+    void* p = nullptr;
+    const std::size_t bytes = std::max<std::size_t>(1, count) * sizeof(T);
+    const cudaError_t e = cudaMalloc(&p, bytes);
+    if (e != cudaSuccess) {
+      cudaGetLastError();  // out of memory is not sticky; clear it for later calls
+      throw_cuda_error(e, ("cudaMalloc(" + std::to_string(bytes) + " bytes)").c_str(), device_);
+    }
+    ptr_ = static_cast<T*>(p);
+    count_ = count;
+  }
+  T* get() const { return ptr_; }
+  std::size_t size() const { return count_; }
+
+ private:
+  void release() noexcept {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = nullptr;
+    count_ = 0;
+  }
+  int device_;
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+/// Page-locked host memory (cudaMallocHost): the DMA engines read it at full PCIe speed.
+template <class T>
+class PinnedBuffer {
+ public:
+  explicit PinnedBuffer(int device) : device_(device) {}
+  ~PinnedBuffer() { release(); }
+  PinnedBuffer(PinnedBuffer&& o) noexcept
+      : device_(o.device_), ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&&) = delete;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+  void reserve(std::size_t count) {
+    if (count <= count_ && ptr_) return;
+    release();
+    void* p = nullptr;
+    const std::size_t bytes = std::max<std::size_t>(1, count) * sizeof(T);
+    const cudaError_t e = cudaMallocHost(&p, bytes);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      throw_cuda_error(e, ("cudaMallocHost(" + std::to_string(bytes) + " bytes)").c_str(),
+                       device_);
+    }
+    ptr_ = static_cast<T*>(p);
+    count_ = count;
+  }
+  T* get() const { return ptr_; }
+  std::size_t size() const { return count_; }
+
+ private:
+  void release() noexcept {
+    if (ptr_) cudaFreeHost(ptr_);
+    ptr_ = nullptr;
+    count_ = 0;
+  }
+  int device_;
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+/// A non-blocking stream (no implicit ordering with the legacy default stream).
+class Stream {
+ public:
+  explicit Stream(int device) : device_(device) {
+    WARPMATCH_CUDA_CHECK(device, cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+  ~Stream() {
+    if (stream_) {
+      cudaStreamSynchronize(stream_);  // never free buffers under in-flight work
+      cudaStreamDestroy(stream_);
+    }
+  }
+  Stream(Stream&& o) noexcept : device_(o.device_), stream_(std::exchange(o.stream_, nullptr)) {}
+  Stream& operator=(Stream&&) = delete;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  cudaStream_t get() const { return stream_; }
+  void synchronize() const {
+    WARPMATCH_CUDA_CHECK(device_, cudaStreamSynchronize(stream_));
+  }
+
+ private:
+  int device_;
+  cudaStream_t stream_ = nullptr;
+};
+
+class Event {
+ public:
+  Event(int device, bool timing) : device_(device) {
+    WARPMATCH_CUDA_CHECK(device, cudaEventCreateWithFlags(
+                                     &event_, timing ? cudaEventDefault : cudaEventDisableTiming));
+  }
+  ~Event() {
+    if (event_) cudaEventDestroy(event_);
+  }
+  Event(Event&& o) noexcept : device_(o.device_), event_(std::exchange(o.event_, nullptr)) {}
+  Event& operator=(Event&&) = delete;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+
+  cudaEvent_t get() const { return event_; }
+  void record(cudaStream_t stream) const {
+    WARPMATCH_CUDA_CHECK(device_, cudaEventRecord(event_, stream));
+  }
+  void synchronize() const { WARPMATCH_CUDA_CHECK(device_, cudaEventSynchronize(event_)); }
+  /// Milliseconds from `start` to this event (both recorded with timing enabled).
+  float ms_since(const Event& start) const {
+    float ms = 0;
+    WARPMATCH_CUDA_CHECK(device_, cudaEventElapsedTime(&ms, start.event_, event_));
+    return ms;
+  }
+
+ private:
+  int device_;
+  cudaEvent_t event_ = nullptr;
+};
+
+}  // namespace warpmatch::cuda::detail

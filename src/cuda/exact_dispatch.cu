@@ -1,0 +1,577 @@
+// Exact search on CUDA, host side: picks kernels and grids, streams host text through the
+// device in overlapping chunks, orders hits and hands them to the sink; benchmark entries.
+//
+// Pipeline (see exact_scan below): chunks from core::plan_chunks overlap by m - 1 bytes, so
+// each start position is owned by exactly one chunk. Two slots (stream + device buffers +
+// pinned staging) alternate, so chunk i+1's copy runs while chunk i is searched. Counting
+// never waits on the host until the end. Reporting counts each chunk first (per-segment
+// counts, then a CUB scan: exact output offsets), then writes the hits in ascending order
+// (fast) or appends and sorts them (bf), copies them back and calls the sink from this
+// thread, one chunk behind the copies.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "core/chunking.hpp"
+#include "core/parallel.hpp"
+#include "cuda/device_runtime.cuh"
+#include "cuda/exact_cuda.hpp"
+#include "cuda/exact_kernels.cuh"
+
+namespace warpmatch::cuda {
+
+namespace {
+
+using detail::check_launch;
+using detail::DeviceBuffer;
+using detail::DeviceGuard;
+using detail::Event;
+using detail::PinnedBuffer;
+using detail::Stream;
+namespace kn = kernels;
+
+constexpr std::uint64_t kMiB = 1ull << 20;
+
+/// Tuning of the pipeline (host side only).
+struct ExactPolicy {
+  // Host text already pinned: DMA straight from it; big chunks amortise per-chunk launches
+  // (256 MiB is ~4.6 ms of PCIe at 55 GB/s against ~0.1 ms of kernel).
+  static constexpr std::uint64_t direct_chunk = 256 * kMiB;
+  // Pageable text: each slot pins a staging buffer of this size per call (pinning costs
+  // roughly as much as copying), so keep it moderate.
+  static constexpr std::uint64_t staged_chunk = 64 * kMiB;
+  // Reporting: bounds the hit buffers (a flood gives one 4-byte hit per text byte).
+  static constexpr std::uint64_t report_chunk = 64 * kMiB;
+  // Hits are written as 32-bit chunk-relative offsets.
+  static constexpr std::uint64_t max_chunk = 1024 * kMiB;
+  static constexpr int slots = 2;
+  // Starts handed to the sink per call (bounds host memory for floods).
+  static constexpr std::size_t sink_batch = std::size_t{1} << 20;
+  // Staging copies: pieces per thread and the most threads used.
+  static constexpr std::size_t copy_piece = 8 * kMiB;
+  static constexpr int copy_threads = 8;
+};
+
+/// Bytes past a chunk that kernels may load (16-byte vectors past the end, one look-ahead).
+constexpr std::uint64_t kTextPadding = 64;
+
+std::uint64_t round_up(std::uint64_t x, std::uint64_t to) { return (x + to - 1) / to * to; }
+
+std::uint64_t positions_in(const core::Chunk& c, std::uint64_t m) {
+  // Owned starts [begin, owned_end) whose occurrence fits before read_end.
+  if (c.read_end - c.begin < m) return 0;
+  return std::min(c.owned_end, c.read_end - m + 1) - c.begin;
+}
+
+/// Copies with several threads: a single memcpy into pinned memory reaches only ~10 GB/s.
+void parallel_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
+  const std::size_t pieces = (n + ExactPolicy::copy_piece - 1) / ExactPolicy::copy_piece;
+  if (pieces <= 1) {
+    if (n) std::memcpy(dst, src, n);
+    return;
+  }
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  core::parallel_for(pieces, std::min(hw, ExactPolicy::copy_threads), [&](std::size_t i) {
+    const std::size_t off = i * ExactPolicy::copy_piece;
+    std::memcpy(dst + off, src + off, std::min(ExactPolicy::copy_piece, n - off));
+  });
+}
+
+bool is_pinned(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost || a.type == cudaMemoryTypeManaged;
+}
+
+/// Test hook: WARPMATCH_CUDA_CHUNK_BYTES forces the owned bytes per chunk (tests use tiny
+/// values to put matches across chunk boundaries).
+std::uint64_t chunk_override() {
+  const char* s = std::getenv("WARPMATCH_CUDA_CHUNK_BYTES");
+  if (!s || !*s) return 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(s, &end, 10);
+  return (end && *end == '\0') ? v : 0;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+// ---- kernel selection and launch ---------------------------------------------------------
+
+template <kn::FastMode M>
+using FastKernel = void (*)(const std::uint8_t*, std::uint64_t, std::uint64_t,
+                            const kn::PatternParams, unsigned long long*, std::uint32_t*,
+                            const std::uint32_t*, std::uint32_t*);
+
+template <kn::FastMode M>
+FastKernel<M> fast_kernel(bool fold, bool short_pattern) {
+  if (fold) return short_pattern ? kn::exact_fast_kernel<true, true, M> : kn::exact_fast_kernel<true, false, M>;
+  return short_pattern ? kn::exact_fast_kernel<false, true, M> : kn::exact_fast_kernel<false, false, M>;
+}
+
+using BfKernel = void (*)(const std::uint8_t*, std::uint64_t, const kn::PatternParams,
+                          unsigned long long*, std::uint32_t*, unsigned int*);
+
+BfKernel bf_kernel(bool fold, bool emit) {
+  if (fold) return emit ? kn::exact_bf_kernel<true, true> : kn::exact_bf_kernel<true, false>;
+  return emit ? kn::exact_bf_kernel<false, true> : kn::exact_bf_kernel<false, false>;
+}
+
+/// Per-stream scratch of the count kernels.
+struct CountScratch {
+  explicit CountScratch(int device) : block_totals(device), temp(device) {}
+  DeviceBuffer<unsigned long long> block_totals;  // bf: one per block
+  DeviceBuffer<std::uint8_t> temp;                // CUB temporary storage
+};
+
+/// The compiled pattern on one device plus the launch logic shared by the pipeline and the
+/// benchmarks. Everything is enqueued on the caller's stream.
+class ExactKernels {
+ public:
+  ExactKernels(const core::ExactPattern& pattern, ExactAlgorithm algorithm, int device)
+      : device_(device), algorithm_(algorithm), pattern_bytes_(device) {
+    const auto& bytes = pattern.bytes;
+    const std::uint32_t m = static_cast<std::uint32_t>(bytes.size());
+    fold_ = pattern.case_insensitive;
+    short_ = m <= 16;
+    params_.length = m;
+    params_.first4 = 0x01010101u * bytes.front();
+    params_.last4 = 0x01010101u * bytes.back();
+    params_.shift_vecs = (m - 1) / 16;
+    params_.shift_bytes = (m - 1) % 16;
+    if (m <= kn::kInlinePattern) {
+      std::copy(bytes.begin(), bytes.end(), params_.inline_bytes);
+    } else {
+      pattern_bytes_.reserve(m);
+      WARPMATCH_CUDA_CHECK(device, cudaMemcpy(pattern_bytes_.get(), bytes.data(), m,
+                                              cudaMemcpyHostToDevice));
+      params_.global = pattern_bytes_.get();
+    }
+    WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device));
+    WARPMATCH_CUDA_CHECK(device, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                     &bf_blocks_per_sm_, bf_kernel(fold_, false), kn::kBfBlock, 0));
+    WARPMATCH_CUDA_CHECK(device, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                     &fast_blocks_per_sm_,
+                                     fast_kernel<kn::FastMode::count_total>(fold_, short_),
+                                     kn::kFastBlock, 0));
+    bf_blocks_per_sm_ = std::max(1, bf_blocks_per_sm_);
+    fast_blocks_per_sm_ = std::max(1, fast_blocks_per_sm_);
+  }
+
+  ExactAlgorithm algorithm() const { return algorithm_; }
+
+  /// Most blocks a bf launch uses (sizes CountScratch::block_totals).
+  std::uint64_t bf_max_grid() const { return std::uint64_t(sms_) * bf_blocks_per_sm_; }
+
+  void prepare(CountScratch& s) const {
+    if (algorithm_ != ExactAlgorithm::bf) return;
+    s.block_totals.reserve(bf_max_grid());
+    std::size_t bytes = 0;
+    WARPMATCH_CUDA_CHECK(device_, cub::DeviceReduce::Sum(nullptr, bytes, s.block_totals.get(),
+                                                         s.block_totals.get(),
+                                                         static_cast<int>(bf_max_grid())));
+    s.temp.reserve(bytes);
+  }
+
+  /// *total = number of matches at starts [0, npos) of `text` (overwritten).
+  void count(cudaStream_t stream, const std::uint8_t* text, std::uint64_t text_vecs,
+             std::uint64_t npos, unsigned long long* total, CountScratch& s) const {
+    if (algorithm_ == ExactAlgorithm::fast) {
+      WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(total, 0, sizeof *total, stream));
+      if (npos == 0) return;
+      launch_fast<kn::FastMode::count_total>(stream, text, text_vecs, npos, total, nullptr,
+                                             nullptr, nullptr);
+      return;
+    }
+    if (npos == 0) {
+      WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(total, 0, sizeof *total, stream));
+      return;
+    }
+    const int grid = bf_grid(npos);
+    bf_kernel(fold_, false)<<<grid, kn::kBfBlock, 0, stream>>>(text, npos, params_,
+                                                               s.block_totals.get(), nullptr,
+                                                               nullptr);
+    check_launch("exact_bf_kernel<count>", device_);
+    std::size_t bytes = s.temp.size();
+    WARPMATCH_CUDA_CHECK(device_, cub::DeviceReduce::Sum(s.temp.get(), bytes,
+                                                         s.block_totals.get(), total, grid,
+                                                         stream));
+  }
+
+  template <kn::FastMode M>
+  void launch_fast(cudaStream_t stream, const std::uint8_t* text, std::uint64_t text_vecs,
+                   std::uint64_t npos, unsigned long long* total, std::uint32_t* seg_counts,
+                   const std::uint32_t* seg_offsets, std::uint32_t* out) const {
+    const std::uint64_t segments = kn::fast_segments(npos);
+    const std::uint64_t warps_per_block = kn::kFastBlock / 32;
+    const std::uint64_t wanted = (segments + warps_per_block - 1) / warps_per_block;
+    // Persistent-style grid: enough resident warps to saturate memory, each warp then
+    // strides over segments.
+    const int grid = static_cast<int>(
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>(wanted, std::uint64_t(sms_) * fast_blocks_per_sm_)));
+    fast_kernel<M>(fold_, short_)<<<grid, kn::kFastBlock, 0, stream>>>(
+        text, text_vecs, npos, params_, total, seg_counts, seg_offsets, out);
+    check_launch("exact_fast_kernel", device_);
+  }
+
+  int bf_grid(std::uint64_t npos) const {
+    const std::uint64_t wanted = (npos + kn::kBfBlock - 1) / kn::kBfBlock;
+    return static_cast<int>(std::max<std::uint64_t>(1, std::min(wanted, bf_max_grid())));
+  }
+
+  void launch_bf_emit(cudaStream_t stream, const std::uint8_t* text, std::uint64_t npos,
+                      std::uint32_t* out, unsigned int* cursor) const {
+    bf_kernel(fold_, true)<<<bf_grid(npos), kn::kBfBlock, 0, stream>>>(text, npos, params_,
+                                                                       nullptr, out, cursor);
+    check_launch("exact_bf_kernel<emit>", device_);
+  }
+
+ private:
+  int device_;
+  ExactAlgorithm algorithm_;
+  bool fold_ = false;
+  bool short_ = false;
+  kn::PatternParams params_{};
+  DeviceBuffer<std::uint8_t> pattern_bytes_;
+  int sms_ = 1;
+  int bf_blocks_per_sm_ = 1;
+  int fast_blocks_per_sm_ = 1;
+};
+
+// ---- the streaming pipeline ----------------------------------------------------------------
+
+class ExactPipeline {
+ public:
+  ExactPipeline(const core::ExactPattern& pattern, ByteSpan text, ExactAlgorithm algorithm,
+                int device, bool count_only)
+      : device_(device),
+        text_(text),
+        m_(pattern.size()),
+        count_only_(count_only),
+        kernels_(pattern, algorithm, device),
+        chunk_totals_(device) {
+    // A host buffer that is already page-locked (cudaMallocHost / cudaHostRegister) is
+    // copied from directly; anything else goes through pinned staging buffers.
+    direct_ = is_pinned(text.data()) && is_pinned(text.data() + text.size() - 1);
+    chunk_ = choose_chunk_bytes();
+    chunks_ = core::plan_chunks(text.size(), chunk_, m_ - 1);
+    while (!chunks_.empty() && positions_in(chunks_.back(), m_) == 0) chunks_.pop_back();
+
+    const std::uint64_t buffer = round_up(chunk_ + m_ - 1, 16) + kTextPadding;
+    for (int i = 0; i < ExactPolicy::slots && i < static_cast<int>(chunks_.size()); ++i) {
+      slots_.emplace_back(device);
+      Slot& s = slots_.back();
+      s.text.reserve(buffer);
+      if (!direct_) s.staging.reserve(chunk_ + m_ - 1);
+      kernels_.prepare(s.scratch);
+      if (!count_only_) prepare_report(s);
+    }
+    if (count_only_) chunk_totals_.reserve(std::max<std::size_t>(1, chunks_.size()));
+  }
+
+  ~ExactPipeline() {
+    // Let in-flight copies finish before any buffer is freed (errors are moot here).
+    for (auto& s : slots_) cudaStreamSynchronize(s.stream.get());
+  }
+
+  std::uint64_t run(const core::StartsSink& sink) {
+    if (chunks_.empty()) return 0;
+    if (count_only_) {
+      for (std::size_t i = 0; i < chunks_.size(); ++i) front(slot_of(i), chunks_[i], i);
+      for (auto& s : slots_) s.stream.synchronize();
+      std::vector<unsigned long long> totals(chunks_.size());
+      WARPMATCH_CUDA_CHECK(device_, cudaMemcpy(totals.data(), chunk_totals_.get(),
+                                               totals.size() * sizeof(unsigned long long),
+                                               cudaMemcpyDeviceToHost));
+      std::uint64_t sum = 0;
+      for (auto t : totals) sum += t;
+      return sum;
+    }
+    // Reporting: chunk i is finished (hits back on the host, sink called) after chunk i+1's
+    // copy and count were enqueued, so the device always has the next chunk to work on.
+    for (std::size_t i = 0; i < chunks_.size(); ++i) {
+      front(slot_of(i), chunks_[i], i);
+      if (i >= 1 && !back(slot_of(i - 1), sink)) return delivered_;
+    }
+    back(slot_of(chunks_.size() - 1), sink);
+    return delivered_;
+  }
+
+ private:
+  struct Slot {
+    explicit Slot(int d)
+        : stream(d), h2d_done(d, false), counted(d, false), text(d), staging(d), scratch(d),
+          seg_counts(d), seg_offsets(d), hits(d), sorted(d), sort_temp(d), cursor(d),
+          bf_total(d), host_total32(d), host_total64(d), host_hits(d) {}
+    Slot(Slot&&) = default;
+    ~Slot() {
+      if (stream.get()) cudaStreamSynchronize(stream.get());
+    }
+    Stream stream;
+    Event h2d_done;  // the chunk's text has left the staging buffer
+    Event counted;   // reporting: the chunk's hit count is on the host
+    DeviceBuffer<std::uint8_t> text;
+    PinnedBuffer<std::uint8_t> staging;
+    CountScratch scratch;
+    // Reporting only.
+    DeviceBuffer<std::uint32_t> seg_counts, seg_offsets;  // fast: per segment; offsets[0] = 0
+    DeviceBuffer<std::uint32_t> hits, sorted;
+    DeviceBuffer<std::uint8_t> sort_temp;
+    DeviceBuffer<unsigned int> cursor;             // bf: append position
+    DeviceBuffer<unsigned long long> bf_total;     // bf: hits in the chunk
+    PinnedBuffer<std::uint32_t> host_total32;
+    PinnedBuffer<unsigned long long> host_total64;
+    PinnedBuffer<std::uint32_t> host_hits;
+    core::Chunk chunk;
+    std::uint64_t npos = 0;
+    bool staging_used = false;
+  };
+
+  Slot& slot_of(std::size_t chunk_index) { return slots_[chunk_index % slots_.size()]; }
+
+  std::uint64_t choose_chunk_bytes() const {
+    std::uint64_t c = chunk_override();
+    const bool forced = c != 0;
+    if (!forced)
+      c = !count_only_ ? ExactPolicy::report_chunk
+                       : (direct_ ? ExactPolicy::direct_chunk : ExactPolicy::staged_chunk);
+    // Device bytes per owned text byte and slot: the text, plus when reporting a worst case
+    // of one 32-bit hit per position (bf: twice, for the sort, plus its temporary storage).
+    const std::uint64_t per_byte =
+        count_only_ ? 1 : (kernels_.algorithm() == ExactAlgorithm::bf ? 13 : 5);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    WARPMATCH_CUDA_CHECK(device_, cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::uint64_t budget = free_bytes / 2 / ExactPolicy::slots;
+    const std::uint64_t cap = budget > m_ ? (budget - m_) / per_byte : 0;
+    if (!forced) c = std::min(c, std::max<std::uint64_t>(cap, kMiB));
+    c = std::min(c, ExactPolicy::max_chunk);
+    c = std::min<std::uint64_t>(c, text_.size());
+    return std::max<std::uint64_t>(c, 1);
+  }
+
+  void prepare_report(Slot& s) {
+    s.host_total32.reserve(1);
+    s.host_total64.reserve(1);
+    if (kernels_.algorithm() == ExactAlgorithm::fast) {
+      const std::uint64_t segs = kn::fast_segments(chunk_);
+      s.seg_counts.reserve(segs);
+      s.seg_offsets.reserve(segs + 1);
+      // offsets[0] = 0 once; the inclusive scan writes offsets[1..], so offsets[s] is the
+      // exclusive prefix and offsets[segments] the chunk's total.
+      WARPMATCH_CUDA_CHECK(device_, cudaMemset(s.seg_offsets.get(), 0, sizeof(std::uint32_t)));
+      std::size_t bytes = 0;
+      WARPMATCH_CUDA_CHECK(device_, cub::DeviceScan::InclusiveSum(
+                                        nullptr, bytes, s.seg_counts.get(),
+                                        s.seg_offsets.get() + 1, static_cast<int>(segs)));
+      s.scratch.temp.reserve(std::max(bytes, s.scratch.temp.size()));
+    } else {
+      s.cursor.reserve(1);
+      s.bf_total.reserve(1);
+    }
+  }
+
+  /// Copies the chunk in and counts it (reporting: also fetches the count to the host).
+  void front(Slot& s, const core::Chunk& c, std::size_t index) {
+    const cudaStream_t st = s.stream.get();
+    const std::uint64_t len = c.read_end - c.begin;
+    s.chunk = c;
+    s.npos = positions_in(c, m_);
+    const std::uint8_t* src = text_.data() + c.begin;
+    if (!direct_) {
+      if (s.staging_used) s.h2d_done.synchronize();  // previous copy out of this buffer done
+      parallel_copy(s.staging.get(), src, len);
+      src = s.staging.get();
+      s.staging_used = true;
+    }
+    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len,
+                                                  cudaMemcpyHostToDevice, st));
+    s.h2d_done.record(st);
+    const std::uint64_t text_vecs = s.text.size() / 16;
+
+    if (count_only_) {
+      kernels_.count(st, s.text.get(), text_vecs, s.npos, chunk_totals_.get() + index, s.scratch);
+      return;
+    }
+    if (kernels_.algorithm() == ExactAlgorithm::fast) {
+      const std::uint64_t segs = kn::fast_segments(s.npos);
+      kernels_.launch_fast<kn::FastMode::count_segments>(st, s.text.get(), text_vecs, s.npos,
+                                                         nullptr, s.seg_counts.get(), nullptr,
+                                                         nullptr);
+      std::size_t bytes = s.scratch.temp.size();
+      WARPMATCH_CUDA_CHECK(device_, cub::DeviceScan::InclusiveSum(
+                                        s.scratch.temp.get(), bytes, s.seg_counts.get(),
+                                        s.seg_offsets.get() + 1, static_cast<int>(segs), st));
+      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.host_total32.get(), s.seg_offsets.get() + segs,
+                                                    sizeof(std::uint32_t),
+                                                    cudaMemcpyDeviceToHost, st));
+    } else {
+      kernels_.count(st, s.text.get(), text_vecs, s.npos, s.bf_total.get(), s.scratch);
+      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.host_total64.get(), s.bf_total.get(),
+                                                    sizeof(unsigned long long),
+                                                    cudaMemcpyDeviceToHost, st));
+    }
+    s.counted.record(st);
+  }
+
+  /// Writes the chunk's hits in order, brings them back and feeds the sink.
+  bool back(Slot& s, const core::StartsSink& sink) {
+    const cudaStream_t st = s.stream.get();
+    s.counted.synchronize();
+    const bool fast = kernels_.algorithm() == ExactAlgorithm::fast;
+    const std::uint64_t total = fast ? *s.host_total32.get() : *s.host_total64.get();
+    if (total == 0) return true;
+    s.hits.reserve(total);
+    const std::uint32_t* result = s.hits.get();
+    if (fast) {
+      kernels_.launch_fast<kn::FastMode::emit>(st, s.text.get(), s.text.size() / 16, s.npos,
+                                               nullptr, nullptr, s.seg_offsets.get(),
+                                               s.hits.get());
+    } else {
+      WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(s.cursor.get(), 0, sizeof(unsigned int), st));
+      kernels_.launch_bf_emit(st, s.text.get(), s.npos, s.hits.get(), s.cursor.get());
+      // Appends land in arbitrary order; sort only the bits a chunk offset can have.
+      int end_bit = 1;
+      while (end_bit < 32 && (std::uint64_t{1} << end_bit) < s.npos) ++end_bit;
+      s.sorted.reserve(total);
+      std::size_t bytes = 0;
+      WARPMATCH_CUDA_CHECK(device_, cub::DeviceRadixSort::SortKeys(
+                                        nullptr, bytes, s.hits.get(), s.sorted.get(),
+                                        static_cast<int>(total), 0, end_bit, st));
+      s.sort_temp.reserve(bytes);
+      WARPMATCH_CUDA_CHECK(device_, cub::DeviceRadixSort::SortKeys(
+                                        s.sort_temp.get(), bytes, s.hits.get(), s.sorted.get(),
+                                        static_cast<int>(total), 0, end_bit, st));
+      result = s.sorted.get();
+    }
+    if (s.host_hits.size() < total) s.host_hits.reserve(std::max<std::uint64_t>(total, s.host_hits.size() * 2));
+    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.host_hits.get(), result,
+                                                  total * sizeof(std::uint32_t),
+                                                  cudaMemcpyDeviceToHost, st));
+    s.stream.synchronize();
+
+    if (!sink) {
+      delivered_ += total;
+      return true;
+    }
+    batch_.resize(std::min<std::uint64_t>(total, ExactPolicy::sink_batch));
+    for (std::uint64_t off = 0; off < total;) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(total - off, batch_.size()));
+      for (std::size_t i = 0; i < n; ++i) batch_[i] = s.chunk.begin + s.host_hits.get()[off + i];
+      off += n;
+      delivered_ += n;
+      if (!sink(std::span<const std::uint64_t>(batch_.data(), n))) return false;
+    }
+    return true;
+  }
+
+  int device_;
+  ByteSpan text_;
+  std::uint64_t m_;
+  bool count_only_;
+  ExactKernels kernels_;
+  bool direct_ = false;
+  std::uint64_t chunk_ = 0;
+  std::vector<core::Chunk> chunks_;
+  std::vector<Slot> slots_;
+  DeviceBuffer<unsigned long long> chunk_totals_;  // counting: one total per chunk
+  std::vector<std::uint64_t> batch_;
+  std::uint64_t delivered_ = 0;
+};
+
+void validate(const core::ExactPattern& pattern, int device) {
+  detail::require_device(device);
+  if (pattern.size() == 0)
+    throw InvalidArgument("empty pattern: exact search needs at least one byte");
+  if (pattern.size() > 0xffffffffull)
+    throw InvalidArgument("pattern of " + std::to_string(pattern.size()) +
+                          " bytes exceeds the CUDA backend's limit of 4 GiB - 1");
+}
+
+}  // namespace
+
+std::uint64_t exact_scan(const core::ExactPattern& pattern, ByteSpan text,
+                         ExactAlgorithm algorithm, int device, bool count_only,
+                         const core::StartsSink& sink) {
+  validate(pattern, device);
+  if (text.size() < pattern.size()) return 0;
+  DeviceGuard guard(device);
+  ExactPipeline pipeline(pattern, text, algorithm, device, count_only);
+  return pipeline.run(sink);
+}
+
+ExactTiming bench_exact_resident(const core::ExactPattern& pattern, ByteSpan text,
+                                 ExactAlgorithm algorithm, int device, int repeats) {
+  validate(pattern, device);
+  ExactTiming timing;
+  if (text.size() < pattern.size()) return timing;
+  DeviceGuard guard(device);
+  const std::uint64_t n = text.size();
+  const std::uint64_t npos = n - pattern.size() + 1;
+  ExactKernels kernels(pattern, algorithm, device);
+  DeviceBuffer<std::uint8_t> d_text(device, round_up(n, 16) + kTextPadding);
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpy(d_text.get(), text.data(), n, cudaMemcpyHostToDevice));
+  DeviceBuffer<unsigned long long> d_total(device, 1);
+  CountScratch scratch(device);
+  kernels.prepare(scratch);
+  Stream stream(device);
+  Event start(device, true), stop(device, true);
+  const std::uint64_t text_vecs = d_text.size() / 16;
+
+  auto once = [&] {
+    kernels.count(stream.get(), d_text.get(), text_vecs, npos, d_total.get(), scratch);
+  };
+  once();  // warm-up (module load, clocks)
+  stream.synchronize();
+  std::vector<double> ms;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    start.record(stream.get());
+    once();
+    stop.record(stream.get());
+    stop.synchronize();
+    ms.push_back(stop.ms_since(start));
+  }
+  unsigned long long count = 0;
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpy(&count, d_total.get(), sizeof count, cudaMemcpyDeviceToHost));
+  timing.count = count;
+  timing.median_ms = median(std::move(ms));
+  return timing;
+}
+
+ExactTiming bench_exact_host_fed(const core::ExactPattern& pattern, ByteSpan text,
+                                 ExactAlgorithm algorithm, int device, int repeats) {
+  validate(pattern, device);
+  ExactTiming timing;
+  if (text.size() < pattern.size()) return timing;
+  DeviceGuard guard(device);
+  // The text in page-locked memory, as a caller aiming at PCIe speed would hold it.
+  PinnedBuffer<std::uint8_t> pinned(device);
+  pinned.reserve(text.size());
+  parallel_copy(pinned.get(), text.data(), text.size());
+  const ByteSpan host_text(pinned.get(), text.size());
+
+  timing.count = exact_scan(pattern, host_text, algorithm, device, true, {});  // warm-up
+  std::vector<double> ms;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    exact_scan(pattern, host_text, algorithm, device, true, {});  // synchronises at its end
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  timing.median_ms = median(std::move(ms));
+  return timing;
+}
+
+}  // namespace warpmatch::cuda
