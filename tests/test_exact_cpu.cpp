@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -64,7 +65,8 @@ struct Config {
 std::string describe(const Config& c) {
   return std::string(c.algo == ExactAlgorithm::naive ? "naive" : "fast") +
          " threads=" + std::to_string(c.threads) + " chunk=" + std::to_string(c.tuning.chunk_bytes) +
-         " isa=" + (c.tuning.isa == Isa::sse ? "sse" : "auto") + " k=" + std::to_string(c.tuning.force_k);
+         " isa=" + (c.tuning.isa == Isa::sse ? "sse" : "auto") + " k=" + std::to_string(c.tuning.force_k) +
+         (c.tuning.force_dense ? " dense" : "");
 }
 
 // Runs one scan collecting starts; checks the batches are non-empty, strictly ascending
@@ -110,8 +112,9 @@ std::vector<Config> all_configs(bool with_threads) {
   std::vector<Config> cs;
   cs.push_back({ExactAlgorithm::naive, 1, {}});
   for (Isa isa : {Isa::sse, Isa::avx2}) {
-    cs.push_back({ExactAlgorithm::fast, 1, {0, isa, 0}});
-    if (with_threads) cs.push_back({ExactAlgorithm::fast, 3, {997, isa, 0}});
+    cs.push_back({ExactAlgorithm::fast, 1, {0, isa, 0, false}});
+    cs.push_back({ExactAlgorithm::fast, 1, {0, isa, 0, true}});  // branch-free report loop
+    if (with_threads) cs.push_back({ExactAlgorithm::fast, 3, {997, isa, 0, false}});
   }
   cs.push_back({ExactAlgorithm::fast, 0, {}});  // defaults, all threads
   return cs;
@@ -149,7 +152,7 @@ std::size_t random_length(std::mt19937_64& rng, std::size_t max) {
 
 TEST(ExactCpuRandom, DifferentialAlphabets) {
   for (int alphabet : {2, 4, 256}) {
-    for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    for (std::uint64_t seed = 1; seed <= 150; ++seed) {
       std::mt19937_64 rng(seed * 1000 + alphabet);
       const std::string text = random_text(rng, random_length(rng, 100000), alphabet);
       for (int rep = 0; rep < 4; ++rep) {
@@ -175,23 +178,27 @@ TEST(ExactCpuRandom, EveryFilterWidth) {
     const Starts want = oracle(text, p, ci);
     for (int k = 1; k <= 8; ++k)
       for (Isa isa : {Isa::sse, Isa::avx2}) {
-        check(text, p, ci, want, {ExactAlgorithm::fast, 1, {0, isa, k}});
-        check(text, p, ci, want, {ExactAlgorithm::fast, 2, {313, isa, k}});
+        check(text, p, ci, want, {ExactAlgorithm::fast, 1, {0, isa, k, false}});
+        check(text, p, ci, want, {ExactAlgorithm::fast, 1, {0, isa, k, true}});
+        check(text, p, ci, want, {ExactAlgorithm::fast, 2, {313, isa, k, false}});
       }
     if (HasFailure()) return;
   }
 }
 
 TEST(ExactCpuRandom, MultiMegabyte) {
+  // Large enough for the sampled filter choice (>= 4 MiB) and the default multi-threading.
   std::mt19937_64 rng(7);
-  for (int alphabet : {4, 256}) {
+  for (int alphabet : {4, 26, 256}) {
     const std::string text = random_text(rng, (5u << 20) + 12345, alphabet);
-    for (std::size_t m : {1u, 3u, 9u, 16u, 33u}) {
-      const std::string p = pick_pattern(rng, text, m, alphabet);
-      const Starts want = oracle(text, p);
+    for (std::size_t m : {1u, 3u, 9u, 16u, 33u, 2000u}) {
+      const bool ci = alphabet == 26 && m % 2 == 1;
+      std::string p = pick_pattern(rng, text, m, alphabet);
+      if (ci) std::transform(p.begin(), p.end(), p.begin(), [](char c) { return static_cast<char>(std::toupper(c)); });
+      const Starts want = oracle(text, p, ci);
       for (int threads : {1, 2, 5, 0}) {
-        check(text, p, false, want, {ExactAlgorithm::fast, threads, {}});
-        check(text, p, false, want, {ExactAlgorithm::fast, threads, {1u << 20, Isa::automatic, 0}});
+        check(text, p, ci, want, {ExactAlgorithm::fast, threads, {}});
+        check(text, p, ci, want, {ExactAlgorithm::fast, threads, {1u << 20, Isa::sse, 0, false}});
       }
     }
   }
@@ -288,7 +295,8 @@ TEST(ExactCpuAdversarial, Floods) {
     const Starts want = oracle(text, p);
     ASSERT_EQ(want.size(), text.size() - p.size() + 1);
     for (const Config& c : all_configs(true)) check(text, p, false, want, c);
-    check(text, p, true, want, {ExactAlgorithm::fast, 2, {4096, Isa::automatic, 0}});
+    check(text, p, true, want, {ExactAlgorithm::fast, 2, {4096, Isa::automatic, 0, false}});
+    check(text, p, false, want, {ExactAlgorithm::fast, 2, {4096, Isa::automatic, 0, true}});
   }
   check_all(text, "aab", false);
   check_all(text, "baa", false);
@@ -324,10 +332,10 @@ TEST(ExactCpuChunks, MatchesStraddlingBoundaries) {
         }
         // floods and periodic text cut everywhere
         const std::string flood(n, 'a');
-        check(flood, "aaa", false, oracle(flood, "aaa"), {ExactAlgorithm::fast, threads, {chunk, Isa::automatic, 0}});
+        check(flood, "aaa", false, oracle(flood, "aaa"), {ExactAlgorithm::fast, threads, {chunk, Isa::automatic, 0, true}});
         std::string abab;
         while (abab.size() < n) abab += "ab";
-        check(abab, "baba", false, oracle(abab, "baba"), {ExactAlgorithm::fast, threads, {chunk, Isa::automatic, 0}});
+        check(abab, "baba", false, oracle(abab, "baba"), {ExactAlgorithm::fast, threads, {chunk, Isa::automatic, 0, false}});
       }
     }
   }
@@ -369,8 +377,8 @@ TEST(ExactCpuStop, SinkStopsEarly) {
   const std::string small = text.substr(0, 5000);
   for (std::size_t k : {1u, 2u, 17u, 1000u, 100000u, 10000000u})
     for (int threads : {1, 2, 3, 7}) {
-      check_early_stop(small, "abba", {ExactAlgorithm::fast, threads, {1, Isa::automatic, 0}}, k);
-      check_early_stop(text, "abba", {ExactAlgorithm::fast, threads, {777, Isa::automatic, 0}}, k);
+      check_early_stop(small, "abba", {ExactAlgorithm::fast, threads, {1, Isa::automatic, 0, false}}, k);
+      check_early_stop(text, "abba", {ExactAlgorithm::fast, threads, {777, Isa::automatic, 0, false}}, k);
       check_early_stop(text, "abba", {ExactAlgorithm::fast, threads, {}}, k);
     }
   for (std::size_t k : {1u, 5000u, 10000000u})
@@ -388,7 +396,7 @@ TEST(ExactCpuStop, SinkExceptionPropagates) {
                        if (++calls == 3) throw std::runtime_error("sink");
                        return true;
                      },
-                     {1000, Isa::automatic, 0}),
+                     {1000, Isa::automatic, 0, false}),
                  std::runtime_error);
   }
 }
@@ -471,7 +479,7 @@ TEST(ExactCpuGenome, LambdaVirusKmers) {
     for (const Config& c : all_configs(true)) check(genome, p, false, want, c);
     std::string lowered = p;
     for (auto& ch : lowered) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    check(genome, lowered, true, want, {ExactAlgorithm::fast, 2, {5000, Isa::automatic, 0}});
+    check(genome, lowered, true, want, {ExactAlgorithm::fast, 2, {5000, Isa::automatic, 0, false}});
     if (HasFailure()) return;
   }
 }

@@ -4,8 +4,11 @@
 // estimate, k picked by a small cost model; k = m for short patterns, which needs no
 // verification) against 2 vectors of text starts per iteration, then verifies candidates.
 // AVX2 (32-byte) kernels are chosen at run time, SSE (16-byte) otherwise. The text is split
-// into chunks overlapping by m - 1 (core::plan_chunks), counted in parallel, or scanned by a
-// bounded window of worker threads while the calling thread delivers chunks in order.
+// into chunks overlapping by m - 1 (core::plan_chunks). Counting: chunks on
+// core::parallel_for, counts summed. Reporting: worker threads scan chunks into a sliding
+// window of 2 x threads slots (memory bounded by the window, as rounds would be, but the
+// workers never wait for a round's slowest chunk or for delivery) while the calling thread
+// hands the chunks' starts to the sink in order and stops as soon as it returns false.
 // naive: matches_at at every start, one thread — the oracle the rest is tested against.
 #include "cpu/exact_cpu.hpp"
 
@@ -13,8 +16,8 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -185,9 +188,13 @@ std::array<double, 256> prior_frequencies() {
 // and to measure how often each candidate filter actually fires.
 constexpr std::uint64_t kSampleFrom = 4u << 20, kSamples = 16, kSampleBytes = 1024;
 
-std::array<double, 256> byte_frequencies(const core::ExactPattern& pattern, ByteSpan text) {
+// Frequencies for this text: the prior (no copy) or, for large texts, `buf` filled from the
+// sample. Without a sample, a pattern made of nucleotides most likely searches DNA: its
+// bytes are then taken as common (0.24 each).
+const double* byte_frequencies(const core::ExactPattern& pattern, ByteSpan text,
+                               std::array<double, 256>& buf, bool& dna) {
   static const std::array<double, 256> prior = prior_frequencies();
-  std::array<double, 256> f = prior;
+  dna = false;
   if (text.size() >= kSampleFrom) {
     std::array<std::uint32_t, 256> hist{};
     const std::uint64_t step = (text.size() - kSampleBytes) / (kSamples - 1);
@@ -196,16 +203,16 @@ std::array<double, 256> byte_frequencies(const core::ExactPattern& pattern, Byte
       for (std::uint64_t j = 0; j < kSampleBytes; ++j) ++hist[s[j]];
     }
     constexpr double prior_weight = 1024, total = kSamples * kSampleBytes + prior_weight;
-    for (int b = 0; b < 256; ++b) f[b] = (hist[b] + prior_weight * prior[b]) / total;
-  } else {
-    // No sample: a pattern made of nucleotides most likely searches DNA.
-    const bool dna = std::all_of(pattern.bytes.begin(), pattern.bytes.end(), [](std::uint8_t c) {
-      return c != 0 && std::strchr("ACGTNacgtn", c) != nullptr;
-    });
-    if (dna)
-      for (std::uint8_t c : {'A', 'C', 'G', 'T', 'a', 'c', 'g', 't'}) f[c] = 0.24;
+    for (int b = 0; b < 256; ++b) buf[b] = (hist[b] + prior_weight * prior[b]) / total;
+    return buf.data();
   }
-  return f;
+  dna = std::all_of(pattern.bytes.begin(), pattern.bytes.end(), [](std::uint8_t c) {
+    switch (c | 0x20) {
+      case 'a': case 'c': case 'g': case 't': case 'n': return true;
+      default: return false;
+    }
+  });
+  return prior.data();
 }
 
 bool is_lower(std::uint8_t c) { return c >= 'a' && c <= 'z'; }
@@ -256,22 +263,39 @@ bool avx2_available() {
 FilterChoice choose_filter_impl(const core::ExactPattern& pattern, ByteSpan text, int force_k,
                                 bool avx2) {
   const std::size_t m = pattern.size();
-  const std::array<double, 256> f = byte_frequencies(pattern, text);
-  std::vector<double> pf(m);
-  for (std::size_t j = 0; j < m; ++j) {
+  std::array<double, 256> buf;
+  bool dna = false;
+  const double* f = byte_frequencies(pattern, text, buf, dna);
+  auto freq = [&](std::size_t j) {
     const std::uint8_t c = pattern.bytes[j];
-    pf[j] = f[c] + ((pattern.case_insensitive && is_lower(c)) ? f[c - 32] : 0.0);
-  }
-  // Rarest bytes first; ties go to the last byte, then the first, then left to right, so
-  // that equally rare bytes (DNA) are tested far apart.
-  auto rank = [&](std::size_t j) { return j == m - 1 ? 0 : j == 0 ? 1 : j + 1; };
-  std::vector<std::uint32_t> order(m);
-  std::iota(order.begin(), order.end(), 0u);
+    if (dna && (c | 0x20) != 'n') return 0.24;
+    return f[c] + ((pattern.case_insensitive && is_lower(c)) ? f[c - 32] : 0.0);
+  };
+  // The kMaxFilterBytes rarest bytes, rarest first (insertion into a short sorted list);
+  // ties go to the last byte, then the first, then left to right, so that equally rare
+  // bytes (DNA) are tested far apart.
+  struct Key {
+    double freq;
+    std::size_t rank;
+    bool operator<(const Key& o) const { return freq != o.freq ? freq < o.freq : rank < o.rank; }
+  };
   const std::size_t top = std::min<std::size_t>(m, kMaxFilterBytes);
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
-                    [&](std::uint32_t a, std::uint32_t b) {
-                      return pf[a] != pf[b] ? pf[a] < pf[b] : rank(a) < rank(b);
-                    });
+  std::array<std::uint32_t, kMaxFilterBytes> order;  // first `top` entries filled below
+  std::array<Key, kMaxFilterBytes> keys;
+  std::size_t filled = 0;
+  for (std::size_t j = 0; j < m; ++j) {
+    const Key key{freq(j), j == m - 1 ? 0 : j == 0 ? 1 : j + 1};
+    if (filled == top && !(key < keys[top - 1])) continue;
+    std::size_t i = filled == top ? top - 1 : filled++;
+    for (; i > 0 && key < keys[i - 1]; --i) {
+      keys[i] = keys[i - 1];
+      order[i] = order[i - 1];
+    }
+    keys[i] = key;
+    order[i] = static_cast<std::uint32_t>(j);
+  }
+  std::array<double, kMaxFilterBytes> pf{};
+  for (std::size_t i = 0; i < top; ++i) pf[i] = keys[i].freq;
   // Cost per vector of 32 starts: one compare per filter byte, plus ~30 cycles (mispredicted
   // branch + verification; more for long patterns) per candidate. The candidate rate is the
   // product of byte frequencies, or what the sample shows when that is higher (English
@@ -281,7 +305,7 @@ FilterChoice choose_filter_impl(const core::ExactPattern& pattern, ByteSpan text
   int best_k = 0;
   double best = 1e300, product = 1, best_rate = 1;
   for (std::size_t k = 1; k <= top; ++k) {
-    product *= pf[order[k - 1]];
+    product *= pf[k - 1];
     if (k < std::min<std::size_t>(m, 2)) continue;  // never fewer than 2 bytes
     double rate = product;
     if (sampled) rate = std::max(rate, sampled_rate(pattern, text, order.data(), static_cast<int>(k), avx2));
@@ -315,7 +339,9 @@ constexpr std::uint64_t kMiB = 1u << 20;
 
 int resolve_threads(int threads) {
   if (threads > 0) return threads;
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Cached: hardware_concurrency() reads /sys, which costs microseconds per call.
+  static const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return hw;
 }
 
 struct Scanner {
@@ -390,7 +416,8 @@ std::uint64_t report_parallel(const Scanner& sc, const std::vector<core::Chunk>&
   std::uint64_t total = 0;
   try {
     pool.reserve(static_cast<std::size_t>(workers));
-    for (int w = 0; w < workers; ++w) pool.emplace_back(worker);
+    for (std::size_t w = 0; w < std::min<std::size_t>(nc, static_cast<std::size_t>(workers)); ++w)
+      pool.emplace_back(worker);
     for (std::size_t d = 0; d < nc; ++d) {
       Slot& slot = slots[d % window];
       {
@@ -437,7 +464,8 @@ std::uint64_t scan_fast(const core::ExactPattern& pattern, ByteSpan text, int th
   sc.fn = pick_fn(use_avx2, choice.k, pattern.case_insensitive, choice.exact, count_only);
 
   // Threads and chunks: no thread for less than ~1 MiB of text each; counting uses a few
-  // chunks per thread (balance), reporting 1 MiB chunks (bounded memory per slot).
+  // chunks per thread (balance), reporting 512 KiB chunks (a flood of matches then holds at
+  // most 4 MiB of starts per slot).
   const int t = resolve_threads(threads);
   int workers;
   std::uint64_t chunk;
@@ -449,7 +477,7 @@ std::uint64_t scan_fast(const core::ExactPattern& pattern, ByteSpan text, int th
     if (count_only)
       chunk = workers == 1 ? n : std::clamp<std::uint64_t>(n / (4 * static_cast<std::uint64_t>(workers)), kMiB, 4 * kMiB);
     else
-      chunk = kMiB;
+      chunk = kMiB / 2;
   }
   const std::vector<core::Chunk> chunks = core::plan_chunks(n, chunk, m - 1);
 

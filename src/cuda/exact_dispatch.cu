@@ -45,9 +45,10 @@ struct ExactPolicy {
   // (256 MiB is ~4.6 ms of PCIe at 55 GB/s against ~0.1 ms of kernel).
   static constexpr std::uint64_t direct_chunk = 256 * kMiB;
   // Pageable text: each slot pins a staging buffer of this size per call (pinning costs
-  // roughly as much as copying), so keep it moderate.
-  static constexpr std::uint64_t staged_chunk = 64 * kMiB;
-  // Reporting: bounds the hit buffers (a flood gives one 4-byte hit per text byte).
+  // about as much per byte as copying), so keep it moderate.
+  static constexpr std::uint64_t staged_chunk = 32 * kMiB;
+  // Reporting from pinned text: bounds the hit buffers (a flood gives one 4-byte hit per
+  // text byte).
   static constexpr std::uint64_t report_chunk = 64 * kMiB;
   // Hits are written as 32-bit chunk-relative offsets.
   static constexpr std::uint64_t max_chunk = 1024 * kMiB;
@@ -159,6 +160,9 @@ class ExactKernels {
       pattern_bytes_.reserve(m);
       WARPMATCH_CUDA_CHECK(device, cudaMemcpy(pattern_bytes_.get(), bytes.data(), m,
                                               cudaMemcpyHostToDevice));
+      // A pageable cudaMemcpy may return before its DMA lands, and our streams do not
+      // wait for the legacy stream.
+      WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
       params_.global = pattern_bytes_.get();
     }
     WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device));
@@ -272,6 +276,7 @@ class ExactPipeline {
     while (!chunks_.empty() && positions_in(chunks_.back(), m_) == 0) chunks_.pop_back();
 
     const std::uint64_t buffer = round_up(chunk_ + m_ - 1, 16) + kTextPadding;
+    slots_.reserve(ExactPolicy::slots);
     for (int i = 0; i < ExactPolicy::slots && i < static_cast<int>(chunks_.size()); ++i) {
       slots_.emplace_back(device);
       Slot& s = slots_.back();
@@ -347,8 +352,8 @@ class ExactPipeline {
     std::uint64_t c = chunk_override();
     const bool forced = c != 0;
     if (!forced)
-      c = !count_only_ ? ExactPolicy::report_chunk
-                       : (direct_ ? ExactPolicy::direct_chunk : ExactPolicy::staged_chunk);
+      c = !direct_ ? ExactPolicy::staged_chunk
+                   : (count_only_ ? ExactPolicy::direct_chunk : ExactPolicy::report_chunk);
     // Device bytes per owned text byte and slot: the text, plus when reporting a worst case
     // of one 32-bit hit per position (bf: twice, for the sort, plus its temporary storage).
     const std::uint64_t per_byte =
@@ -372,7 +377,8 @@ class ExactPipeline {
       s.seg_offsets.reserve(segs + 1);
       // offsets[0] = 0 once; the inclusive scan writes offsets[1..], so offsets[s] is the
       // exclusive prefix and offsets[segments] the chunk's total.
-      WARPMATCH_CUDA_CHECK(device_, cudaMemset(s.seg_offsets.get(), 0, sizeof(std::uint32_t)));
+      WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(s.seg_offsets.get(), 0, sizeof(std::uint32_t),
+                                                    s.stream.get()));
       std::size_t bytes = 0;
       WARPMATCH_CUDA_CHECK(device_, cub::DeviceScan::InclusiveSum(
                                         nullptr, bytes, s.seg_counts.get(),
@@ -524,6 +530,7 @@ ExactTiming bench_exact_resident(const core::ExactPattern& pattern, ByteSpan tex
   ExactKernels kernels(pattern, algorithm, device);
   DeviceBuffer<std::uint8_t> d_text(device, round_up(n, 16) + kTextPadding);
   WARPMATCH_CUDA_CHECK(device, cudaMemcpy(d_text.get(), text.data(), n, cudaMemcpyHostToDevice));
+  WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));  // see ExactKernels
   DeviceBuffer<unsigned long long> d_total(device, 1);
   CountScratch scratch(device);
   kernels.prepare(scratch);

@@ -105,6 +105,10 @@ constexpr int kFastBlock = 256;
 constexpr std::uint32_t kSegmentSteps = 16;
 constexpr std::uint64_t kSegmentVecs = 32ull * kSegmentSteps;
 constexpr std::uint64_t kSegmentPositions = 16ull * kSegmentVecs;  // 8 KiB
+/// Steps a lane's loads run ahead of its arithmetic: with ~40 registers (5-6 blocks of 256
+/// per SM) one step ahead keeps only ~24 KiB per SM in flight, short of what HBM3e needs.
+/// To be tuned on the H200 (bench_exact_resident).
+constexpr std::uint32_t kPrefetchSteps = 2;
 
 __host__ __device__ constexpr std::uint64_t fast_segments(std::uint64_t npos) {
   return (npos + kSegmentPositions - 1) / kSegmentPositions;
@@ -152,12 +156,20 @@ __global__ void __launch_bounds__(kFastBlock)
     // Lane l of step s covers positions 16 j .. 16 j + 15 with j = seg_vec + 32 s + l.
     // fcur: first-byte hits of vector j; lcur: last-byte hits of vector j + k; the lane
     // also needs vector j + k + 1, which is lane l + 1's lcur (lane 31: lane 0's next).
-    // b is vector j + 32 + k: the next step's last-byte vector, loaded one step ahead.
-    uint4 a = load(j, true);
-    uint4 b = load(j + 32 + k, steps > 1 || lane == 0);
-    std::uint32_t fcur, lcur;
+    // bq[d]: vector j + 32 (d + 1) + k, whose last-byte hits become lcur of step s + d + 1;
+    // aq[d] (long patterns): vector j + 32 d, the first bytes of step s + d. Both are loaded
+    // kPrefetchSteps steps ahead. In a segment's last step only lane 0's look-ahead
+    // vector is used (by lane 31), so the other lanes skip that load.
+    auto want_b = [&](std::uint32_t t) { return t < steps && (t + 1 < steps || lane == 0); };
+    uint4 aq[kPrefetchSteps], bq[kPrefetchSteps];
+#pragma unroll
+    for (std::uint32_t d = 0; d < kPrefetchSteps; ++d) {
+      bq[d] = load(j + 32 * (d + 1) + k, want_b(d));
+      if constexpr (!kShort) aq[d] = load(j + 32 * d, d < steps);
+    }
+    std::uint32_t fcur = 0, lcur;
     if constexpr (kShort) {
-      a = maybe_fold<kFold>(a);
+      const uint4 a = maybe_fold<kFold>(load(j, true));
       fcur = eq_mask16(a, p.first4);
       lcur = eq_mask16(a, p.last4);
     } else {
@@ -168,15 +180,14 @@ __global__ void __launch_bounds__(kFastBlock)
     if constexpr (kMode == FastMode::emit) out_at = seg_offsets[seg];
 
     for (std::uint32_t s = 0; s < steps; ++s, j += 32) {
-      // Prefetch the next step before this step's arithmetic; in its last step only lane 0's
-      // look-ahead vector is used (by lane 31).
-      uint4 next_a{}, next_b{};
-      if (s + 1 < steps) {
-        next_b = load(j + 64 + k, s + 2 < steps || lane == 0);
-        if constexpr (!kShort) next_a = load(j + 32, true);
+      // Issue step s + kPrefetchSteps's loads before this step's arithmetic.
+      const uint4 next_b = load(j + 32 * (kPrefetchSteps + 1) + k, want_b(s + kPrefetchSteps));
+      uint4 next_a{};
+      if constexpr (!kShort) {
+        next_a = load(j + 32 * kPrefetchSteps, s + kPrefetchSteps < steps);
+        fcur = eq_mask16(maybe_fold<kFold>(aq[0]), p.first4);
       }
-      if constexpr (!kShort) fcur = eq_mask16(maybe_fold<kFold>(a), p.first4);
-      const uint4 bf = maybe_fold<kFold>(b);
+      const uint4 bf = maybe_fold<kFold>(bq[0]);
       const std::uint32_t lnext = eq_mask16(bf, p.last4);
       std::uint32_t fnext = 0;
       if constexpr (kShort) fnext = eq_mask16(bf, p.first4);
@@ -222,9 +233,14 @@ __global__ void __launch_bounds__(kFastBlock)
       }
 
       lcur = lnext;
-      b = next_b;
       if constexpr (kShort) fcur = fnext;
-      else a = next_a;
+#pragma unroll
+      for (std::uint32_t d = 0; d + 1 < kPrefetchSteps; ++d) {
+        bq[d] = bq[d + 1];
+        if constexpr (!kShort) aq[d] = aq[d + 1];
+      }
+      bq[kPrefetchSteps - 1] = next_b;
+      if constexpr (!kShort) aq[kPrefetchSteps - 1] = next_a;
     }
     if constexpr (kMode == FastMode::count_segments) {
       const std::uint32_t sum = __reduce_add_sync(kFullMask, seg_count);
