@@ -1,4 +1,6 @@
 // `warpmatch bench OPERATION`: the benchmark programs of bench/ (table + JSON, peers included).
+// Each operation registers its own subcommand with a BenchRegistration (see bench_find below).
+#include <algorithm>
 #include <stdexcept>
 
 #include "bench/bench.hpp"
@@ -25,14 +27,31 @@ std::uint64_t parse_size(const std::string& text) {
   return value * mult;
 }
 
+namespace {
+
 CommandRunner add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("bench", "Benchmarks against the peers (table + JSON)");
   cmd->set_help_flag("--help", "Print this help and exit");
   cmd->require_subcommand(1);
+  auto& entries = bench_registry();
+  std::sort(entries.begin(), entries.end(),
+            [](const CommandEntry& a, const CommandEntry& b) { return a.order < b.order; });
+  std::vector<std::pair<CLI::App*, CommandRunner>> runners;
+  for (const auto& e : entries) {
+    CommandRunner run = e.setup(*cmd);
+    runners.emplace_back(cmd->get_subcommand(e.name), std::move(run));
+  }
+  return [runners] {
+    for (const auto& [sub, run] : runners)
+      if (sub->parsed()) return run();
+    return 2;
+  };
+}
 
+CommandRunner add_bench_find(CLI::App& bench) {
   auto find = std::make_shared<bench::BenchFindOptions>();
   auto bytes = std::make_shared<std::string>("1G");
-  CLI::App* f = cmd->add_subcommand("find", "Exact search: GPU resident, host-fed, paper BF, CPU, ripgrep");
+  CLI::App* f = bench.add_subcommand("find", "Exact search: GPU resident, host-fed, paper BF, CPU, ripgrep");
   f->set_help_flag("--help", "Print this help and exit");
   f->add_option("--bytes", *bytes, "Size of the generated English-like text (e.g. 256M, 1G)");
   f->add_option("--repeats", find->repeats, "Timed repeats per measurement (median reported)")
@@ -44,14 +63,15 @@ CommandRunner add_bench_command(CLI::App& app) {
   f->add_option("--commit", find->commit, "Commit recorded in the JSON (default: git rev-parse HEAD)");
   f->add_flag("--no-gpu", find->skip_gpu, "Skip the GPU rows");
   f->footer("Example: warpmatch bench find --bytes 1G --words /usr/share/dict/words --json find.json");
-
-  return [cmd, f, find, bytes] {
-    if (cmd->got_subcommand(f)) {
-      find->text_bytes = parse_size(*bytes);
-      return bench::run_bench_find(*find);
-    }
-    return 2;
+  return [find, bytes] {
+    find->text_bytes = parse_size(*bytes);
+    return bench::run_bench_find(*find);
   };
 }
+
+}  // namespace
+
+const CommandRegistration bench_registration("bench", 80, add_bench_command);
+const BenchRegistration bench_find_registration("find", 10, add_bench_find);
 
 }  // namespace warpmatch::cli

@@ -1,18 +1,42 @@
-// The subcommands of `warpmatch`. Each add_*_command registers its flags on the app and
-// returns a function that runs it and yields the exit status (0 match, 1 none, 2 error).
+// The subcommands of `warpmatch`. Each command lives in its own cli/<name>_command.cpp and
+// registers itself with a static CommandRegistration, so adding an operation touches no
+// shared file. A registration adds the command's flags to the app and returns the function
+// that runs it and yields the exit status (0 match, 1 none, 2 error).
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 namespace warpmatch::cli {
 
 using CommandRunner = std::function<int()>;
+/// Adds a subcommand to `parent` (the app, or the `bench` command) and returns its runner.
+using CommandSetup = std::function<CommandRunner(CLI::App& parent)>;
 
-CommandRunner add_find_command(CLI::App& app);
-CommandRunner add_info_command(CLI::App& app);
-CommandRunner add_bench_command(CLI::App& app);
+struct CommandEntry {
+  std::string name;
+  int order;  // position in --help
+  CommandSetup setup;
+};
+
+/// Top-level commands (`find`, `info`, ...) and benchmark programs (`bench find`, ...).
+std::vector<CommandEntry>& command_registry();
+std::vector<CommandEntry>& bench_registry();
+
+struct CommandRegistration {
+  CommandRegistration(std::string name, int order, CommandSetup setup) {
+    command_registry().push_back({std::move(name), order, std::move(setup)});
+  }
+};
+struct BenchRegistration {
+  BenchRegistration(std::string name, int order, CommandSetup setup) {
+    bench_registry().push_back({std::move(name), order, std::move(setup)});
+  }
+};
 
 /// Parses sizes like "4096", "64K", "256M", "1G" (binary multiples).
 std::uint64_t parse_size(const std::string& text);

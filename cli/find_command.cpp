@@ -228,8 +228,6 @@ int run_find(FindFlags flags) {
   return FindRun(flags, matcher).run();
 }
 
-}  // namespace
-
 CommandRunner add_find_command(CLI::App& app) {
   auto flags = std::make_shared<FindFlags>();
   CLI::App* cmd = app.add_subcommand("find", "Exact search of one pattern (every occurrence)");
@@ -268,5 +266,9 @@ CommandRunner add_find_command(CLI::App& app) {
       "  warpmatch find --backend cuda --algo bf x f    the paper's brute-force GPU kernel");
   return [flags] { return run_find(*flags); };
 }
+
+}  // namespace
+
+const CommandRegistration find_registration("find", 10, add_find_command);
 
 }  // namespace warpmatch::cli

@@ -7,6 +7,7 @@
 
 namespace warpmatch::cli {
 
+namespace {
 CommandRunner add_info_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("info", "Print the build (CUDA on/off) and the devices seen");
@@ -55,5 +56,9 @@ CommandRunner add_info_command(CLI::App& app) {
     return 0;
   };
 }
+
+}  // namespace
+
+const CommandRegistration info_registration("info", 90, add_info_command);
 
 }  // namespace warpmatch::cli

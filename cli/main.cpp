@@ -1,12 +1,25 @@
-// warpmatch — command-line entry: `find`, `info`, `bench`. Exit status as grep:
-// 0 something matched, 1 nothing matched, 2 an error (bad usage included).
+// warpmatch — command-line entry. Commands register themselves (cli/*_command.cpp).
+// Exit status as grep: 0 something matched, 1 nothing matched, 2 an error (bad usage included).
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 
 #include "commands.hpp"
 #include "warpmatch/common.hpp"
 
+namespace warpmatch::cli {
+std::vector<CommandEntry>& command_registry() {
+  static std::vector<CommandEntry> entries;
+  return entries;
+}
+std::vector<CommandEntry>& bench_registry() {
+  static std::vector<CommandEntry> entries;
+  return entries;
+}
+}  // namespace warpmatch::cli
+
 int main(int argc, char** argv) {
+  using namespace warpmatch::cli;
   CLI::App app{"warpmatch — exact and approximate string matching on CUDA GPUs and all CPU cores"};
   app.set_help_flag("--help", "Print this help and exit");
   app.require_subcommand(1);
@@ -19,10 +32,14 @@ int main(int argc, char** argv) {
       "  warpmatch bench find --bytes 1G             benchmark against ripgrep\n"
       "Run 'warpmatch COMMAND --help' for a command's options.");
 
-  using warpmatch::cli::CommandRunner;
-  const CommandRunner find = warpmatch::cli::add_find_command(app);
-  const CommandRunner info = warpmatch::cli::add_info_command(app);
-  const CommandRunner bench = warpmatch::cli::add_bench_command(app);
+  auto& entries = command_registry();
+  std::sort(entries.begin(), entries.end(),
+            [](const CommandEntry& a, const CommandEntry& b) { return a.order < b.order; });
+  std::vector<std::pair<CLI::App*, CommandRunner>> runners;
+  for (const auto& e : entries) {
+    CommandRunner run = e.setup(app);
+    runners.emplace_back(app.get_subcommand(e.name), std::move(run));
+  }
 
   try {
     app.parse(argc, argv);
@@ -36,9 +53,8 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (app.got_subcommand("find")) return find();
-    if (app.got_subcommand("info")) return info();
-    if (app.got_subcommand("bench")) return bench();
+    for (auto& [cmd, run] : runners)
+      if (cmd->parsed()) return run();
   } catch (const warpmatch::Error& e) {
     std::fprintf(stderr, "warpmatch: %s\n", e.what());
     return 2;
