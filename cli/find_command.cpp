@@ -251,7 +251,7 @@ CommandRunner add_find_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--device", flags->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
   cmd->add_option("--algo", flags->algorithm,
-                  "auto; cpu: fast, naive (reference); cuda: fast, bf (seed paper 003)");
+                  "auto; cpu: fast, naive (reference); cuda: fast, firstlast, bf (seed paper 003)");
   cmd->add_option("--format", flags->format, "Input format: auto, plain, fasta, fastq")
       ->check(CLI::IsMember({"auto", "plain", "fasta", "fastq"}));
   cmd->add_flag("--no-progress", flags->no_progress, "Never draw the progress bar");

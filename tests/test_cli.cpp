@@ -291,6 +291,8 @@ TEST_F(Cli, EveryBackendAndAlgorithmGivesTheSameOutput) {
   EXPECT_EQ(run({"find", "--backend", "cuda", "TTAC", f.string()}).out, reference.out);
   EXPECT_EQ(run({"find", "--backend", "cuda", "--algo", "bf", "TTAC", f.string()}).out,
             reference.out);
+  EXPECT_EQ(run({"find", "--backend", "cuda", "--algo", "firstlast", "TTAC", f.string()}).out,
+            reference.out);
 }
 
 TEST_F(Cli, InfoAndHelpWork) {

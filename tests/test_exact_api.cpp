@@ -33,6 +33,7 @@ std::vector<Variant> available_variants() {
   std::vector<Variant> v = {{Backend::cpu, "fast"}, {Backend::cpu, "naive"}};
   if (!warpmatch::cuda_devices().empty()) {
     v.push_back({Backend::cuda, "fast"});
+    v.push_back({Backend::cuda, "firstlast"});
     v.push_back({Backend::cuda, "bf"});
   }
   return v;

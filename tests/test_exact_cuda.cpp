@@ -24,9 +24,17 @@ namespace {
     if (cu::devices().empty()) GTEST_SKIP() << "no CUDA GPU: skipping GPU test"; \
   } while (0)
 
-constexpr cu::ExactAlgorithm kAlgorithms[] = {cu::ExactAlgorithm::fast, cu::ExactAlgorithm::bf};
+constexpr cu::ExactAlgorithm kAlgorithms[] = {cu::ExactAlgorithm::fast, cu::ExactAlgorithm::first_last,
+                                              cu::ExactAlgorithm::bf};
 
-const char* name_of(cu::ExactAlgorithm a) { return a == cu::ExactAlgorithm::fast ? "fast" : "bf"; }
+const char* name_of(cu::ExactAlgorithm a) {
+  switch (a) {
+    case cu::ExactAlgorithm::fast: return "fast";
+    case cu::ExactAlgorithm::first_last: return "first_last";
+    case cu::ExactAlgorithm::bf: return "bf";
+  }
+  return "?";
+}
 
 warpmatch::core::ExactPattern make_pattern(const Bytes& p, bool case_insensitive = false) {
   warpmatch::core::ExactPattern pat;

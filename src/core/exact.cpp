@@ -60,7 +60,8 @@ ExactMatcher ExactMatcher::compile(ByteSpan pattern, const ExactOptions& options
   // An algorithm that exists on only one backend decides the backend under `auto`.
   Backend requested = options.backend;
   if (requested == Backend::automatic && algo == "naive") requested = Backend::cpu;
-  if (requested == Backend::automatic && algo == "bf") requested = Backend::cuda;
+  if (requested == Backend::automatic && (algo == "bf" || algo == "firstlast"))
+    requested = Backend::cuda;
   impl->backend = resolve_backend(requested);
 
   if (impl->backend == Backend::cpu) {
@@ -83,9 +84,12 @@ ExactMatcher ExactMatcher::compile(ByteSpan pattern, const ExactOptions& options
     } else if (algo == "bf") {
       impl->cuda_algorithm = cuda::ExactAlgorithm::bf;
       impl->algorithm = "bf";
+    } else if (algo == "firstlast") {
+      impl->cuda_algorithm = cuda::ExactAlgorithm::first_last;
+      impl->algorithm = "firstlast";
     } else {
       throw InvalidArgument("unknown algorithm '" + algo +
-                            "' for the cuda backend (expected auto, fast or bf; "
+                            "' for the cuda backend (expected auto, fast, firstlast or bf; "
                             "'naive' runs on --backend cpu)");
     }
   }

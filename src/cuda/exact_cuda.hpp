@@ -12,7 +12,8 @@
 namespace warpmatch::cuda {
 
 enum class ExactAlgorithm {
-  fast,  // 16-byte loads, first/last-byte filter, warp-level compaction of hits
+  fast,        // 16-byte loads, SWAR filter on the first min(m, 3) bytes, ordered warp output
+  first_last,  // 16-byte loads, first/last-byte filter (the previous default, kept to compare)
   bf,    // seed paper 003: one thread per start, grid-stride, per-thread counts, block reduction
 };
 

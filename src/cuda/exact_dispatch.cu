@@ -118,10 +118,22 @@ using FastKernel = void (*)(const std::uint8_t*, std::uint64_t, std::uint64_t,
                             const kn::PatternParams, unsigned long long*, std::uint32_t*,
                             const std::uint32_t*, std::uint32_t*);
 
+/// The filter kernel of `fast` (prefix filter, kTests = min(m, 3)) or `first_last`.
 template <kn::FastMode M>
-FastKernel<M> fast_kernel(bool fold, bool short_pattern) {
-  if (fold) return short_pattern ? kn::exact_fast_kernel<true, true, M> : kn::exact_fast_kernel<true, false, M>;
-  return short_pattern ? kn::exact_fast_kernel<false, true, M> : kn::exact_fast_kernel<false, false, M>;
+FastKernel<M> fast_kernel(ExactAlgorithm algorithm, bool fold, std::uint32_t m) {
+  if (algorithm == ExactAlgorithm::first_last) {
+    const bool short_pattern = m <= 16;
+    if (fold) return short_pattern ? kn::exact_fast_kernel<true, true, M> : kn::exact_fast_kernel<true, false, M>;
+    return short_pattern ? kn::exact_fast_kernel<false, true, M> : kn::exact_fast_kernel<false, false, M>;
+  }
+  if (fold) {
+    if (m == 1) return kn::exact_prefix_kernel<true, 1, M>;
+    if (m == 2) return kn::exact_prefix_kernel<true, 2, M>;
+    return kn::exact_prefix_kernel<true, 3, M>;
+  }
+  if (m == 1) return kn::exact_prefix_kernel<false, 1, M>;
+  if (m == 2) return kn::exact_prefix_kernel<false, 2, M>;
+  return kn::exact_prefix_kernel<false, 3, M>;
 }
 
 using BfKernel = void (*)(const std::uint8_t*, std::uint64_t, const kn::PatternParams,
@@ -148,12 +160,12 @@ class ExactKernels {
     const auto& bytes = pattern.bytes;
     const std::uint32_t m = static_cast<std::uint32_t>(bytes.size());
     fold_ = pattern.case_insensitive;
-    short_ = m <= 16;
     params_.length = m;
     params_.first4 = 0x01010101u * bytes.front();
     params_.last4 = 0x01010101u * bytes.back();
     params_.shift_vecs = (m - 1) / 16;
     params_.shift_bytes = (m - 1) % 16;
+    for (std::uint32_t i = 0; i < 3; ++i) params_.prefix4[i] = 0x01010101u * bytes[std::min(i, m - 1)];
     if (m <= kn::kInlinePattern) {
       std::copy(bytes.begin(), bytes.end(), params_.inline_bytes);
     } else {
@@ -170,7 +182,7 @@ class ExactKernels {
                                      &bf_blocks_per_sm_, bf_kernel(fold_, false), kn::kBfBlock, 0));
     WARPMATCH_CUDA_CHECK(device, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                                      &fast_blocks_per_sm_,
-                                     fast_kernel<kn::FastMode::count_total>(fold_, short_),
+                                     fast_kernel<kn::FastMode::count_total>(algorithm_, fold_, m),
                                      kn::kFastBlock, 0));
     bf_blocks_per_sm_ = std::max(1, bf_blocks_per_sm_);
     fast_blocks_per_sm_ = std::max(1, fast_blocks_per_sm_);
@@ -194,7 +206,7 @@ class ExactKernels {
   /// *total = number of matches at starts [0, npos) of `text` (overwritten).
   void count(cudaStream_t stream, const std::uint8_t* text, std::uint64_t text_vecs,
              std::uint64_t npos, unsigned long long* total, CountScratch& s) const {
-    if (algorithm_ == ExactAlgorithm::fast) {
+    if (algorithm_ != ExactAlgorithm::bf) {
       WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(total, 0, sizeof *total, stream));
       if (npos == 0) return;
       launch_fast<kn::FastMode::count_total>(stream, text, text_vecs, npos, total, nullptr,
@@ -227,7 +239,7 @@ class ExactKernels {
     // strides over segments.
     const int grid = static_cast<int>(
         std::max<std::uint64_t>(1, std::min<std::uint64_t>(wanted, std::uint64_t(sms_) * fast_blocks_per_sm_)));
-    fast_kernel<M>(fold_, short_)<<<grid, kn::kFastBlock, 0, stream>>>(
+    fast_kernel<M>(algorithm_, fold_, params_.length)<<<grid, kn::kFastBlock, 0, stream>>>(
         text, text_vecs, npos, params_, total, seg_counts, seg_offsets, out);
     check_launch("exact_fast_kernel", device_);
   }
@@ -248,7 +260,6 @@ class ExactKernels {
   int device_;
   ExactAlgorithm algorithm_;
   bool fold_ = false;
-  bool short_ = false;
   kn::PatternParams params_{};
   DeviceBuffer<std::uint8_t> pattern_bytes_;
   int sms_ = 1;
@@ -371,7 +382,7 @@ class ExactPipeline {
   void prepare_report(Slot& s) {
     s.host_total32.reserve(1);
     s.host_total64.reserve(1);
-    if (kernels_.algorithm() == ExactAlgorithm::fast) {
+    if (kernels_.algorithm() != ExactAlgorithm::bf) {
       const std::uint64_t segs = kn::fast_segments(chunk_);
       s.seg_counts.reserve(segs);
       s.seg_offsets.reserve(segs + 1);
@@ -412,7 +423,7 @@ class ExactPipeline {
       kernels_.count(st, s.text.get(), text_vecs, s.npos, chunk_totals_.get() + index, s.scratch);
       return;
     }
-    if (kernels_.algorithm() == ExactAlgorithm::fast) {
+    if (kernels_.algorithm() != ExactAlgorithm::bf) {
       const std::uint64_t segs = kn::fast_segments(s.npos);
       kernels_.launch_fast<kn::FastMode::count_segments>(st, s.text.get(), text_vecs, s.npos,
                                                          nullptr, s.seg_counts.get(), nullptr,
@@ -437,7 +448,7 @@ class ExactPipeline {
   bool back(Slot& s, const core::StartsSink& sink) {
     const cudaStream_t st = s.stream.get();
     s.counted.synchronize();
-    const bool fast = kernels_.algorithm() == ExactAlgorithm::fast;
+    const bool fast = kernels_.algorithm() != ExactAlgorithm::bf;
     const std::uint64_t total = fast ? *s.host_total32.get() : *s.host_total64.get();
     if (total == 0) return true;
     s.hits.reserve(total);

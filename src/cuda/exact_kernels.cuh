@@ -24,6 +24,7 @@ struct PatternParams {
   std::uint32_t last4 = 0;        // last byte likewise
   std::uint32_t shift_vecs = 0;   // (length - 1) / 16
   std::uint32_t shift_bytes = 0;  // (length - 1) % 16
+  std::uint32_t prefix4[3] = {};  // pattern bytes 0, 1, 2 in all 4 lanes of a word (folded)
   std::uint8_t inline_bytes[kInlinePattern] = {};
 };
 
@@ -91,7 +92,7 @@ __device__ __forceinline__ bool equal_range(const std::uint8_t* __restrict__ at,
   return true;
 }
 
-// ---- fast: 16 bytes per lane, first/last-byte filter, warp-ordered output -------------------
+// ---- first_last: 16 bytes per lane, first/last-byte filter, warp-ordered output -------------------
 
 enum class FastMode {
   count_total,     // add the number of matches to *total (one atomicAdd per warp)
@@ -241,6 +242,149 @@ __global__ void __launch_bounds__(kFastBlock)
       }
       bq[kPrefetchSteps - 1] = next_b;
       if constexpr (!kShort) aq[kPrefetchSteps - 1] = next_a;
+    }
+    if constexpr (kMode == FastMode::count_segments) {
+      const std::uint32_t sum = __reduce_add_sync(kFullMask, seg_count);
+      if (lane == 0) seg_counts[seg] = sum;
+    }
+  }
+  if constexpr (kMode == FastMode::count_total) {
+    const std::uint32_t sum = __reduce_add_sync(kFullMask, thread_count);
+    if (lane == 0 && sum) atomicAdd(total, static_cast<unsigned long long>(sum));
+  }
+}
+
+// ---- fast (default): prefix filter on the pattern's first bytes, SWAR, no verify if m <= 3 ----
+//
+// Resident text is scanned at memory speed only if the filter costs few integer operations
+// per byte (an H200 streams ~17 bytes per SM clock while issuing ~64 integer operations).
+// This kernel tests the first kTests = min(m, 3) pattern bytes at once for 4 positions per
+// 32-bit word: x = (w ^ c0) | (w >> 8 ^ c1) | (w >> 16 ^ c2), byte shifts by funnel shifts
+// with the next word, then one exact zero-byte test. About 10 operations per 4 positions,
+// against ~16 for the first/last-byte masks of exact_fast_kernel. Patterns of up to 3
+// bytes need no verification at all (counting is a popcount), longer ones verify bytes
+// [3, m) of each candidate. The warp/segment layout (and so the ordered emit) is the same
+// as exact_fast_kernel's.
+
+/// 0x80 in each byte of x that is zero, 0 elsewhere (exact: no borrow between bytes).
+__device__ __forceinline__ std::uint32_t zero_bytes(std::uint32_t x) {
+  return ~(((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x) & 0x80808080u;
+}
+
+/// Bits 7, 15, 23, 31 of z gathered into bits 0..3 (see eq_mask4).
+__device__ __forceinline__ std::uint32_t gather4(std::uint32_t z) { return (z * 0x00204081u) >> 28; }
+
+template <int kTests>
+__device__ __forceinline__ std::uint32_t prefix_zero_bytes(std::uint32_t w, std::uint32_t next,
+                                                           const PatternParams& p) {
+  std::uint32_t x = w ^ p.prefix4[0];
+  if constexpr (kTests >= 2) x |= __funnelshift_r(w, next, 8) ^ p.prefix4[1];
+  if constexpr (kTests >= 3) x |= __funnelshift_r(w, next, 16) ^ p.prefix4[2];
+  return zero_bytes(x);
+}
+
+template <bool kFold>
+__device__ __forceinline__ std::uint32_t maybe_fold1w(std::uint32_t w) {
+  if constexpr (kFold) return fold4(w);
+  return w;
+}
+
+template <bool kFold, int kTests, FastMode kMode>
+__global__ void __launch_bounds__(kFastBlock)
+    exact_prefix_kernel(const std::uint8_t* __restrict__ text, std::uint64_t text_vecs,
+                        std::uint64_t npos, const __grid_constant__ PatternParams p,
+                        unsigned long long* __restrict__ total,
+                        std::uint32_t* __restrict__ seg_counts,
+                        const std::uint32_t* __restrict__ seg_offsets,
+                        std::uint32_t* __restrict__ out) {
+  constexpr std::uint32_t P = kPrefetchSteps;
+  const uint4* __restrict__ vtext = reinterpret_cast<const uint4*>(text);
+  const unsigned lane = threadIdx.x & 31u;
+  const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::uint64_t warps = (static_cast<std::uint64_t>(gridDim.x) * blockDim.x) >> 5;
+  const std::uint64_t pos_vecs = (npos + 15) / 16;
+  const std::uint64_t segments = fast_segments(npos);
+  const bool needs_verify = p.length > static_cast<std::uint32_t>(kTests);
+
+  auto load = [&](std::uint64_t j, bool wanted) -> uint4 {
+    return (wanted && j < text_vecs) ? __ldg(vtext + j) : make_uint4(0, 0, 0, 0);
+  };
+
+  std::uint32_t thread_count = 0;
+  for (std::uint64_t seg = warp; seg < segments; seg += warps) {  // warp-uniform loop
+    const std::uint64_t seg_vec = seg * kSegmentVecs;
+    const std::uint32_t steps = static_cast<std::uint32_t>(
+        min(static_cast<std::uint64_t>(kSegmentSteps), (pos_vecs - seg_vec + 31) / 32));
+    std::uint64_t j = seg_vec + lane;
+    // q[d] = vector j + 32 d. Lane 31's positions need the first word of vector j + 1,
+    // which is lane 0's q[1]; so lane 0 loads one vector past the segment's last step.
+    auto wanted = [&](std::uint32_t t) { return t < steps || (t == steps && lane == 0); };
+    uint4 q[P + 1];
+#pragma unroll
+    for (std::uint32_t d = 0; d <= P; ++d) q[d] = load(j + 32 * d, wanted(d));
+
+    std::uint32_t seg_count = 0;
+    std::uint32_t out_at = 0;
+    if constexpr (kMode == FastMode::emit) out_at = seg_offsets[seg];
+
+    for (std::uint32_t s = 0; s < steps; ++s, j += 32) {
+      const uint4 incoming = load(j + 32 * (P + 1), wanted(s + P + 1));  // in flight early
+      const uint4 v = maybe_fold<kFold>(q[0]);
+      const std::uint32_t share = lane == 0 ? maybe_fold1w<kFold>(q[1].x) : v.x;
+      const std::uint32_t ahead = __shfl_sync(kFullMask, share, (lane + 1) & 31u);
+      const std::uint32_t z0 = prefix_zero_bytes<kTests>(v.x, v.y, p);
+      const std::uint32_t z1 = prefix_zero_bytes<kTests>(v.y, v.z, p);
+      const std::uint32_t z2 = prefix_zero_bytes<kTests>(v.z, v.w, p);
+      const std::uint32_t z3 = prefix_zero_bytes<kTests>(v.w, ahead, p);
+      const std::uint32_t any = z0 | (z1 >> 1) | (z2 >> 2) | (z3 >> 3);  // disjoint bits
+      const bool whole_vector = 16 * (j + 1) <= npos;
+
+      if (kMode == FastMode::count_total && !needs_verify && whole_vector) {
+        thread_count += __popc(any);  // the filter is the whole pattern: no verification
+      } else {
+        std::uint32_t hits = 0;
+        if (any != 0 || kMode == FastMode::emit) {
+          std::uint32_t cand = (gather4(z0) | (gather4(z1) << 4) | (gather4(z2) << 8) |
+                                (gather4(z3) << 12)) & valid_mask(j, npos);
+          hits = cand;
+          if (needs_verify && cand) {
+            hits = 0;
+            const std::uint8_t* at = text + 16 * j;
+            while (cand) {
+              const int bit = __ffs(cand) - 1;
+              cand &= cand - 1;
+              if (equal_range<kFold>(at + bit, p, kTests, p.length)) hits |= 1u << bit;
+            }
+          }
+        }
+        if constexpr (kMode == FastMode::emit) {
+          if (__any_sync(kFullMask, hits != 0)) {
+            // Lanes hold consecutive vectors, so a lane-order prefix sum keeps starts ascending.
+            const std::uint32_t c = __popc(hits);
+            std::uint32_t incl = c;
+#pragma unroll
+            for (unsigned d = 1; d < 32; d <<= 1) {
+              const std::uint32_t x = __shfl_up_sync(kFullMask, incl, d);
+              if (lane >= d) incl += x;
+            }
+            std::uint32_t o = out_at + incl - c;
+            while (hits) {
+              const int bit = __ffs(hits) - 1;
+              hits &= hits - 1;
+              out[o++] = static_cast<std::uint32_t>(16 * j + bit);
+            }
+            out_at += __shfl_sync(kFullMask, incl, 31);
+          }
+        } else if constexpr (kMode == FastMode::count_segments) {
+          seg_count += __popc(hits);
+        } else {
+          thread_count += __popc(hits);
+        }
+      }
+
+#pragma unroll
+      for (std::uint32_t d = 0; d < P; ++d) q[d] = q[d + 1];
+      q[P] = incoming;
     }
     if constexpr (kMode == FastMode::count_segments) {
       const std::uint32_t sum = __reduce_add_sync(kFullMask, seg_count);
