@@ -88,8 +88,15 @@ if [[ -r /usr/share/dict/words ]]; then
 else
   echo "  warning: no /usr/share/dict/words; the benchmark will use its built-in pseudo-words"
 fi
-genome=/usr/share/doc/bowtie2/examples/reference/lambda_virus.fa.gz
-[[ -r $genome ]] && cp -L "$genome" "$stage/"
+# Real data the tests read from Debian's paths (bowtie2-examples); run_on_gpu.sh puts them
+# back at those paths on the GPU machine.
+mkdir -p "$stage/data"
+for f in /usr/share/doc/bowtie2/examples/reference/lambda_virus.fa.gz \
+         /usr/share/doc/bowtie2/examples/reads/reads_1.fq.gz \
+         /usr/share/doc/bowtie2/examples/reads/reads_2.fq.gz \
+         /usr/share/doc/bowtie2/examples/reads/longreads.fq.gz; do
+  [[ -r $f ]] && cp -L "$f" "$stage/data/"
+done
 
 commit=unknown
 if git rev-parse --verify -q HEAD >/dev/null 2>&1; then

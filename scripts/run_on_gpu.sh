@@ -8,7 +8,8 @@
 #   STEP: info    nvidia-smi, OS, `warpmatch info`                    -> $OUT/info.log
 #         tests   the whole GoogleTest binary (GPU tests included)       -> $OUT/tests.log
 #         find    `warpmatch bench find` (1 GiB text, ripgrep peer)      -> $OUT/bench_find.{log,json}
-#         bench   every benchmark (now: find)
+#         bench   every registered benchmark (WM_BENCHES, default: find multi approx distance
+#                 lcs), tables appended to $OUT/bench.log, JSON to $OUT/bench_<op>.json
 #         all     info tests bench (the default)
 #   EXTRA BENCH ARGS go to every benchmark, e.g. `find -- --bytes 256M --repeats 3`.
 #   Environment: WM_TESTS_TIMEOUT (s, default 200), WM_BENCH_TIMEOUT (s, default 330),
@@ -23,21 +24,27 @@ D="$root/.device"
 OUT=${OUT:-/tmp/warpmatch-out}
 mkdir -p "$OUT"
 tests_timeout=${WM_TESTS_TIMEOUT:-200}
-bench_timeout=${WM_BENCH_TIMEOUT:-330}
+bench_timeout=${WM_BENCH_TIMEOUT:-150}  # per benchmark
 
 steps=()
 extra=()
 while (($#)); do
   case "$1" in
     --) shift; extra=("$@"); break ;;
-    all) steps+=(info tests find) ;;
-    bench) steps+=(find) ;;
-    info|tests|find) steps+=("$1") ;;
+    all) steps+=(info tests bench) ;;
+    info|tests|bench|find) steps+=("$1") ;;
     *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, all)" >&2; exit 2 ;;
   esac
   shift
 done
-((${#steps[@]})) || steps=(info tests find)
+((${#steps[@]})) || steps=(info tests bench)
+
+# The tests read real data from Debian's paths (bowtie2-examples, wamerican); the GPU machine
+# has no such packages, so put the carried copies there (the machine is ephemeral).
+bt2=/usr/share/doc/bowtie2/examples
+for f in "$D"/data/*.fa.gz; do [[ -e $f ]] && mkdir -p $bt2/reference && cp -n "$f" $bt2/reference/; done
+for f in "$D"/data/*.fq.gz; do [[ -e $f ]] && mkdir -p $bt2/reads && cp -n "$f" $bt2/reads/; done
+[[ -r $D/words && ! -e /usr/share/dict/words ]] && mkdir -p /usr/share/dict && cp "$D/words" /usr/share/dict/words
 
 if [[ ! -x $D/warpmatch && ! -f $D/warpmatch ]]; then
   echo "run_on_gpu.sh: $D/warpmatch is missing: run scripts/build_for_gpu.sh here first and" \
@@ -98,6 +105,33 @@ step_tests() {
   return $rc
 }
 
+# Every benchmark the binary registers (WM_BENCHES to choose), tables appended to bench.log,
+# one JSON each (the device tool returns at most 8 files: info, tests, bench.log + 5 JSON).
+step_bench() {
+  local op rc=0 t0
+  : >"$OUT/bench.log"
+  for op in ${WM_BENCHES:-find multi approx distance lcs}; do
+    if ! "$D/warpmatch" bench "$op" --help >/dev/null 2>&1; then
+      echo "bench $op: not in this build, skipped" | tee -a "$OUT/bench.log"
+      continue
+    fi
+    local args=(--json "$OUT/bench_$op.json")
+    if [[ $op == find ]]; then
+      [[ -r $D/words ]] && args+=(--words "$D/words")
+      [[ -x $D/rg ]] && args+=(--rg "$D/rg") || args+=(--rg none)
+      args+=(--commit "$commit")
+    fi
+    banner "bench $op" | tee -a "$OUT/bench.log"
+    t0=$SECONDS
+    timeout --kill-after=10 "$bench_timeout" "$D/warpmatch" bench "$op" "${args[@]}" "${extra[@]}" \
+      2>&1 | tee -a "$OUT/bench.log"
+    local r=${PIPESTATUS[0]}
+    echo "bench $op: rc $r, $((SECONDS - t0)) s" | tee -a "$OUT/bench.log"
+    ((r > rc)) && rc=$r
+  done
+  return $rc
+}
+
 step_find() {
   local words=() rg=(--rg none)
   [[ -r $D/words ]] && words=(--words "$D/words")
@@ -118,9 +152,10 @@ printf '%s\n' "${summary[@]}"
 if [[ -f $OUT/tests.log ]]; then
   grep -E '^\[  (PASSED|SKIPPED|FAILED)  ?\] [0-9]+ tests?' "$OUT/tests.log" | awk '!seen[$0]++'
 fi
-if [[ -f $OUT/bench_find.log ]]; then
-  echo "-- bench find:"
-  sed -n '/^targets (PERF.md)/,$p' "$OUT/bench_find.log" | grep -v '^$'
-fi
+for log in "$OUT/bench_find.log" "$OUT/bench.log"; do
+  [[ -f $log ]] || continue
+  echo "-- $(basename "$log") (targets):"
+  grep -iE 'target|MET|bench [a-z]+: rc' "$log" | grep -v '^$' | head -60
+done
 echo "-- files in \$OUT: $(cd "$OUT" && ls | tr '\n' ' ')"
 exit $worst
