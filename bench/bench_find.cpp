@@ -818,6 +818,8 @@ int run(const BenchFindOptions& options) {
     gpu_row("gpu_host_fed_fast", "GPU host-fed (fast)", false, cuda::ExactAlgorithm::fast);
     gpu_row("gpu_resident_first_last", "GPU resident (first/last filter)", true,
             cuda::ExactAlgorithm::first_last);
+    gpu_row("gpu_resident_prefix", "GPU resident (prefix filter)", true,
+            cuda::ExactAlgorithm::prefix);
     gpu_row("gpu_resident_bf", "GPU resident (bf, paper 003)", true, cuda::ExactAlgorithm::bf);
 
     auto cpu_row = [&](std::string method, std::string label, int threads) {

@@ -1,9 +1,14 @@
-// `warpmatch find`: exact search of one pattern in files, stdin, gzip, FASTA/FASTQ records.
-// Raw flags are parsed into FindFlags; run_find() resolves them once (matcher, output mode)
-// and then streams every input through the matcher into one of the printers.
+// `warpmatch find`: exact search of one pattern (PATTERN) or of a pattern set (-e P ..., -f FILE)
+// in files, stdin, gzip, FASTA/FASTQ records. Raw flags are parsed into FindFlags; run_find()
+// resolves them once (matcher, output mode) and then streams every input through the matcher
+// into one of the printers. One FindRun serves both matchers (ExactMatcher, MultiMatcher).
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "commands.hpp"
@@ -12,13 +17,18 @@
 #include "output.hpp"
 #include "progress.hpp"
 #include "warpmatch/exact.hpp"
+#include "warpmatch/multi.hpp"
 
 namespace warpmatch::cli {
 namespace {
 
 struct FindFlags {
   std::string pattern;
+  bool pattern_given = false;  // set after parsing: PATTERN was on the command line
   std::vector<std::string> files;
+  std::vector<std::string> patterns_e;     // -e P (repeatable)
+  std::vector<std::string> pattern_files;  // -f FILE (repeatable)
+  bool fixed_lines = false;
   bool count = false;
   bool ignore_case = false;
   bool json = false;
@@ -33,6 +43,9 @@ struct FindFlags {
   int threads = 0;
   int device = 0;
   std::int64_t max_count = -1;
+  MbndmGpuConfig mbndm;
+
+  bool multi() const { return !patterns_e.empty() || !pattern_files.empty(); }
 };
 
 // Texts are searched in segments of this many start positions (overlapping by m - 1 bytes,
@@ -45,10 +58,15 @@ struct Totals {
   double scan_seconds = 0;
 };
 
+template <class Matcher>
+constexpr bool kIsMulti = std::is_same_v<Matcher, MultiMatcher>;
+
+template <class Matcher>
 class FindRun {
  public:
-  FindRun(const FindFlags& flags, const ExactMatcher& matcher)
-      : flags_(flags), matcher_(matcher), out_(stdout) {
+  // pattern_ids maps the matcher's pattern index to the one printed (multi only).
+  FindRun(const FindFlags& flags, const Matcher& matcher, std::vector<std::uint64_t> pattern_ids = {})
+      : flags_(flags), matcher_(matcher), pattern_ids_(std::move(pattern_ids)), out_(stdout) {
     show_path_ = flags.with_filename || (flags.files.size() > 1 && !flags.no_filename);
   }
 
@@ -82,11 +100,17 @@ class FindRun {
   }
 
  private:
+  std::uint64_t longest_pattern() const {
+    if constexpr (kIsMulti<Matcher>) return matcher_.max_pattern_length();
+    else return matcher_.pattern_length();
+  }
+
   void search_input(const io::Input& input) {
     std::uint64_t input_bytes = 0;
     for (const auto& r : input.records()) input_bytes += r.sequence.size();
     Progress progress(!flags_.no_progress && !flags_.quiet, input_bytes);
     std::uint64_t input_matches = 0;
+    if constexpr (kIsMulti<Matcher>) per_pattern_.assign(matcher_.pattern_count(), 0);
     const bool fastx = input.format() != io::Format::plain;
     for (const io::Record& record : input.records()) {
       if (stop_input_ || stop_all_) break;
@@ -97,34 +121,50 @@ class FindRun {
     progress.finish();
     totals_.bytes += input_bytes;
     totals_.matches += input_matches;
-    if (flags_.count && !flags_.quiet) print_count(input.name(), input_matches);
+    if (flags_.count && !flags_.quiet) {
+      if constexpr (kIsMulti<Matcher>) print_pattern_counts(input.name());
+      else print_count(input.name(), input_matches);
+    }
     stop_input_ = false;
     matches_this_input_ = 0;
   }
 
   // Returns the number of matches found (counted or printed) in this record.
   std::uint64_t search_record(ByteSpan text, const Location& where, Progress& progress) {
-    const std::uint64_t m = matcher_.pattern_length();
+    const std::uint64_t m = longest_pattern();
     std::uint64_t found = 0;
     const auto t0 = std::chrono::steady_clock::now();
-    for (const core::Chunk& seg : core::plan_chunks(text.size(), kSegmentBytes, m - 1)) {
+    const auto segments = core::plan_chunks(text.size(), kSegmentBytes, m - 1);
+    for (const core::Chunk& seg : segments) {
       const ByteSpan window = text.subspan(seg.begin, seg.read_end - seg.begin);
-      if (flags_.count && flags_.max_count < 0) {
-        found += matcher_.count(window);  // count-only: the backends never materialise hits
-      } else {
-        found += matcher_.scan(window, [&](const Match& hit) {
-          if (flags_.quiet) {
-            stop_all_ = true;
-            return false;
+      const std::uint64_t owned = seg.owned_end - seg.begin;
+      if constexpr (kIsMulti<Matcher>) {
+        // Shorter patterns also match inside a segment's overlap; those starts belong to
+        // the next segment, so with several segments only owned starts are taken.
+        const bool whole = segments.size() == 1;
+        if (flags_.count && flags_.max_count < 0 && whole) {
+          const auto counts = matcher_.count_per_pattern(window);
+          for (std::size_t i = 0; i < counts.size(); ++i) {
+            per_pattern_[i] += counts[i];
+            found += counts[i];
           }
-          if (!flags_.count) print_match(where, text, seg.begin + hit.start, seg.begin + hit.end);
-          const bool more =
-              flags_.max_count < 0 || static_cast<std::int64_t>(++matches_this_input_) < flags_.max_count;
-          if (!more) stop_input_ = true;
-          return more;
-        });
+        } else {
+          matcher_.scan(window, [&](const Match& hit) {
+            if (hit.start >= owned) return true;
+            ++found;
+            return on_match(where, text, seg.begin, hit);
+          });
+        }
+      } else {
+        if (flags_.count && flags_.max_count < 0) {
+          found += matcher_.count(window);  // count-only: the backends never materialise hits
+        } else {
+          found += matcher_.scan(window, [&](const Match& hit) {
+            return on_match(where, text, seg.begin, hit);
+          });
+        }
       }
-      progress.advance(seg.owned_end - seg.begin);
+      progress.advance(owned);
       if (stop_input_ || stop_all_) break;
     }
     totals_.scan_seconds +=
@@ -132,7 +172,25 @@ class FindRun {
     return found;
   }
 
-  void print_match(const Location& where, ByteSpan text, std::uint64_t start, std::uint64_t end) {
+  bool on_match(const Location& where, ByteSpan text, std::uint64_t base, const Match& hit) {
+    if (flags_.quiet) {
+      stop_all_ = true;
+      return false;
+    }
+    if constexpr (kIsMulti<Matcher>) ++per_pattern_[hit.pattern];
+    if (!flags_.count) print_match(where, text, base + hit.start, base + hit.end, hit.pattern);
+    const bool more =
+        flags_.max_count < 0 || static_cast<std::int64_t>(++matches_this_input_) < flags_.max_count;
+    if (!more) stop_input_ = true;
+    return more;
+  }
+
+  std::uint64_t shown_pattern(std::uint32_t index) const {
+    return pattern_ids_.empty() ? index : pattern_ids_[index];
+  }
+
+  void print_match(const Location& where, ByteSpan text, std::uint64_t start, std::uint64_t end,
+                   std::uint32_t pattern) {
     auto& buf = out_.buffer();
     if (flags_.json) {
       buf.append(std::string_view(R"({"type":"match","path":)"));
@@ -140,8 +198,8 @@ class FindRun {
       buf.append(std::string_view(R"(,"record":)"));
       if (where.record) append_json_string(buf, *where.record);
       else buf.append(std::string_view("null"));
-      fmt::format_to(std::back_inserter(buf), R"(,"pattern":0,"start":{},"end":{}}})" "\n", start,
-                     end);
+      fmt::format_to(std::back_inserter(buf), R"(,"pattern":{},"start":{},"end":{}}})" "\n",
+                     shown_pattern(pattern), start, end);
     } else {
       if (show_path_) fmt::format_to(std::back_inserter(buf), "{}:", where.path);
       if (where.record) fmt::format_to(std::back_inserter(buf), "{}:", *where.record);
@@ -166,9 +224,29 @@ class FindRun {
     out_.maybe_flush();
   }
 
+  // -c with a pattern set: one line per pattern that occurred, [PATH:]PATTERN:COUNT.
+  void print_pattern_counts(std::string_view path) {
+    auto& buf = out_.buffer();
+    for (std::size_t i = 0; i < per_pattern_.size(); ++i) {
+      if (per_pattern_[i] == 0) continue;
+      const std::uint64_t id = shown_pattern(static_cast<std::uint32_t>(i));
+      if (flags_.json) {
+        buf.append(std::string_view(R"({"type":"count","path":)"));
+        append_json_string(buf, path);
+        fmt::format_to(std::back_inserter(buf), R"(,"pattern":{},"count":{}}})" "\n", id,
+                       per_pattern_[i]);
+      } else if (show_path_) {
+        fmt::format_to(std::back_inserter(buf), "{}:{}:{}\n", path, id, per_pattern_[i]);
+      } else {
+        fmt::format_to(std::back_inserter(buf), "{}:{}\n", id, per_pattern_[i]);
+      }
+      out_.maybe_flush();
+    }
+  }
+
   void print_summary(double seconds) {
     const std::string_view backend = backend_name(matcher_.backend());
-    const ScanStats probe = device_stats();
+    const std::string device = device_label();
     if (flags_.json && !flags_.quiet) {
       auto& buf = out_.buffer();
       fmt::format_to(std::back_inserter(buf),
@@ -177,7 +255,14 @@ class FindRun {
                      R"("algorithm":"{}","device":)",
                      totals_.inputs, totals_.errors, totals_.bytes, totals_.matches, seconds,
                      totals_.scan_seconds, backend, matcher_.algorithm());
-      append_json_string(buf, probe.device);
+      append_json_string(buf, device);
+      if constexpr (kIsMulti<Matcher>) {
+        const MultiCompileStats& c = matcher_.compile_stats();
+        fmt::format_to(std::back_inserter(buf),
+                       R"(,"patterns":{},"compile_seconds":{:.6f},"compile_memory_bytes":{},)"
+                       R"("device_memory_bytes":{})",
+                       c.patterns, c.seconds, c.memory_bytes, c.device_memory_bytes);
+      }
       buf.append(std::string_view("}\n"));
     }
     if (flags_.stats) {
@@ -191,28 +276,116 @@ class FindRun {
                    static_cast<unsigned long long>(totals_.bytes),
                    static_cast<unsigned long long>(totals_.matches), seconds, totals_.scan_seconds,
                    gbps, std::string(backend).c_str(), matcher_.algorithm().c_str(),
-                   probe.device.c_str());
+                   device.c_str());
+      if constexpr (kIsMulti<Matcher>) {
+        const MultiCompileStats& c = matcher_.compile_stats();
+        std::fprintf(stderr,
+                     "warpmatch stats: %llu patterns (%llu bytes, lengths %llu..%llu), compiled in "
+                     "%.6f s, %llu bytes of tables in host memory, %llu on the device\n",
+                     static_cast<unsigned long long>(c.patterns),
+                     static_cast<unsigned long long>(c.pattern_bytes),
+                     static_cast<unsigned long long>(c.min_length),
+                     static_cast<unsigned long long>(c.max_length), c.seconds,
+                     static_cast<unsigned long long>(c.memory_bytes),
+                     static_cast<unsigned long long>(c.device_memory_bytes));
+      }
     }
   }
 
-  ScanStats device_stats() const {
-    ScanStats s;
-    matcher_.count({}, &s);  // an empty scan reports the backend's device label cheaply
-    return s;
+  std::string device_label() const {
+    if constexpr (kIsMulti<Matcher>) {
+      return matcher_.device_label();
+    } else {
+      ScanStats s;
+      matcher_.count({}, &s);  // an empty scan reports the backend's device label cheaply
+      return s.device;
+    }
   }
 
   const FindFlags& flags_;
-  const ExactMatcher& matcher_;
+  const Matcher& matcher_;
+  std::vector<std::uint64_t> pattern_ids_;
   Output out_;
   Totals totals_;
+  std::vector<std::uint64_t> per_pattern_;  // multi: counts of the current input
   bool show_path_ = false;
   bool stop_input_ = false;  // -m reached for the current input
   std::uint64_t matches_this_input_ = 0;  // for -m
   bool stop_all_ = false;    // -q saw a match
 };
 
+// Patterns of -e (indices 0.., in order) then of each -f file (its line index, offset by
+// everything before it), so that with one -f a pattern's index is its line number - 1.
+// Returns 2 after printing the error when a file cannot be read or the set is empty.
+int gather_patterns(const FindFlags& flags, std::vector<std::string>& patterns,
+                    std::vector<std::uint64_t>& ids) {
+  std::uint64_t next = 0;
+  for (const std::string& p : flags.patterns_e) {
+    if (p.empty()) {
+      std::fprintf(stderr, "warpmatch: -e: empty pattern: give at least one byte to search for\n");
+      return 2;
+    }
+    patterns.push_back(p);
+    ids.push_back(next++);
+  }
+  for (const std::string& path : flags.pattern_files) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream content;
+    if (in) content << in.rdbuf();
+    if (!in || in.bad()) {
+      std::fprintf(stderr, "warpmatch: %s: cannot read pattern file: %s\n", path.c_str(),
+                   std::strerror(errno));
+      return 2;
+    }
+    PatternList list;
+    try {
+      list = parse_pattern_file(content.str(), flags.fixed_lines, path);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "warpmatch: %s\n", e.what());
+      return 2;
+    }
+    if (list.patterns.empty()) {
+      std::fprintf(stderr, "warpmatch: %s: no patterns (the file is empty or has only empty lines)\n",
+                   path.c_str());
+      return 2;
+    }
+    for (std::size_t i = 0; i < list.patterns.size(); ++i) {
+      patterns.push_back(std::move(list.patterns[i]));
+      ids.push_back(next + list.line_index[i]);
+    }
+    next += list.lines;
+  }
+  return 0;
+}
+
+int run_multi(const FindFlags& flags) {
+  std::vector<std::string> patterns;
+  std::vector<std::uint64_t> ids;
+  if (const int status = gather_patterns(flags, patterns, ids)) return status;
+  MultiOptions options;
+  options.backend = parse_backend(flags.backend);
+  options.algorithm = flags.algorithm;
+  options.case_insensitive = flags.ignore_case;
+  options.threads = flags.threads;
+  options.device = flags.device;
+  options.mbndm_gpu = flags.mbndm;
+  const MultiMatcher matcher = MultiMatcher::compile(patterns, options);
+  if (flags.max_count == 0) return 1;
+  return FindRun<MultiMatcher>(flags, matcher, std::move(ids)).run();
+}
+
 int run_find(FindFlags flags) {
+  if (flags.multi()) {
+    // With -e / -f every positional argument is an input.
+    if (flags.pattern_given) flags.files.insert(flags.files.begin(), flags.pattern);
+    if (flags.files.empty()) flags.files.push_back("-");
+    return run_multi(flags);
+  }
   if (flags.files.empty()) flags.files.push_back("-");
+  if (!flags.pattern_given) {
+    std::fprintf(stderr, "warpmatch: find: a PATTERN (or -e P / -f FILE) is required\n");
+    return 2;
+  }
   if (flags.pattern.empty()) {
     std::fprintf(stderr, "warpmatch: empty pattern: give at least one byte to search for\n");
     return 2;
@@ -225,22 +398,34 @@ int run_find(FindFlags flags) {
   options.device = flags.device;
   const ExactMatcher matcher = ExactMatcher::compile(as_bytes(flags.pattern), options);
   if (flags.max_count == 0) return 1;  // grep -m 0: read nothing, match nothing
-  return FindRun(flags, matcher).run();
+  return FindRun<ExactMatcher>(flags, matcher).run();
 }
 
 CommandRunner add_find_command(CLI::App& app) {
   auto flags = std::make_shared<FindFlags>();
-  CLI::App* cmd = app.add_subcommand("find", "Exact search of one pattern (every occurrence)");
+  CLI::App* cmd = app.add_subcommand(
+      "find", "Exact search of one pattern, or of a pattern set (-e, -f), every occurrence");
   cmd->set_help_flag("--help", "Print this help and exit");
-  cmd->add_option("PATTERN", flags->pattern, "The bytes to search for (taken literally)")
-      ->required();
+  CLI::Option* pattern =
+      cmd->add_option("PATTERN", flags->pattern,
+                      "The bytes to search for (taken literally); absent with -e / -f");
   cmd->add_option("FILE", flags->files,
                   "Inputs: plain, gzip, FASTA or FASTQ (detected by content); '-' or none = stdin");
-  cmd->add_flag("-c,--count", flags->count, "Print only the number of occurrences per input");
+  cmd->add_option("-e,--pattern", flags->patterns_e,
+                  "A pattern of the set (repeatable); PATTERN is then an input")
+      ->allow_extra_args(false);
+  cmd->add_option("-f,--patterns-file", flags->pattern_files,
+                  "File of patterns, one per line, \\xNN and \\\\ escapes (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_flag("--fixed-lines", flags->fixed_lines, "Take -f lines verbatim (no escapes)");
+  cmd->add_flag("-c,--count", flags->count,
+                "Print only the number of occurrences per input (per pattern with -e / -f)");
   cmd->add_flag("-i,--ignore-case", flags->ignore_case, "ASCII case-insensitive match");
   cmd->add_flag("--json", flags->json,
                 "One JSON object per line: matches (or counts), then a summary");
-  cmd->add_flag("--stats", flags->stats, "Print bytes, matches, time, backend and device to stderr");
+  cmd->add_flag("--stats", flags->stats,
+                "Print bytes, matches, time, backend, device (and pattern-set compile time and "
+                "memory) to stderr");
   cmd->add_flag("-q,--quiet", flags->quiet, "No output; exit 0 at the first match");
   cmd->add_flag("-H,--with-filename", flags->with_filename, "Prefix each line with the input name");
   cmd->add_flag("-h,--no-filename", flags->no_filename, "Never prefix lines with the input name");
@@ -251,20 +436,41 @@ CommandRunner add_find_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--device", flags->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
   cmd->add_option("--algo", flags->algorithm,
-                  "auto; cpu: fast, naive (reference); cuda: fast, firstlast, bf (seed paper 003)");
+                  "auto; one pattern: cpu fast, naive; cuda fast, firstlast, bf (seed paper 003); "
+                  "pattern sets: cpu fast, mbndm, naive; cuda fast, mbndm (seed paper 002)");
+  cmd->add_option("--page-bytes", flags->mbndm.page_bytes,
+                  "cuda mbndm: text page per block (0 = the paper's 1 KiB)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--block-threads", flags->mbndm.threads_per_block,
+                  "cuda mbndm: threads per block (0 = the paper's 512)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--blocks", flags->mbndm.blocks, "cuda mbndm: blocks in the grid (0 = 64 per SM)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--keywords-per-thread", flags->mbndm.keywords_per_thread,
+                  "cuda mbndm: patterns packed in one thread's 64-bit word (0 = 1, the paper's)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--format", flags->format, "Input format: auto, plain, fasta, fastq")
       ->check(CLI::IsMember({"auto", "plain", "fasta", "fastq"}));
   cmd->add_flag("--no-progress", flags->no_progress, "Never draw the progress bar");
   cmd->footer(
       "Output: PATH:RECORD:START:MATCH per occurrence (PATH with several inputs or -H, RECORD\n"
       "for FASTA/FASTQ; START is the 0-based byte offset in the record; bytes outside printable\n"
-      "ASCII are escaped as \\xNN). Exit status: 0 match, 1 no match, 2 error.\n"
+      "ASCII are escaped as \\xNN). Pattern sets: every occurrence of every pattern, overlapping\n"
+      "ones included, ordered by (start, pattern); JSON \"pattern\" is the pattern's index: -e\n"
+      "patterns first (0, 1, ...), then each -f file's line number - 1 (empty lines are skipped\n"
+      "but counted; duplicates each report). -c prints [PATH:]PATTERN:COUNT for every pattern\n"
+      "that occurred. Exit status: 0 match, 1 no match, 2 error.\n"
       "Examples:\n"
       "  warpmatch find GGATCC lambda.fa.gz             BamHI sites in a phage genome\n"
       "  warpmatch find -c the a.txt b.txt.gz           count per file\n"
       "  zcat big.gz | warpmatch find --json needle     JSON lines from stdin\n"
+      "  warpmatch find -f words.txt --stats book.txt   every word of a list, compile stats\n"
+      "  warpmatch find -e GGATCC -e GAATTC -c g.fa     two sites, counts per pattern\n"
       "  warpmatch find --backend cuda --algo bf x f    the paper's brute-force GPU kernel");
-  return [flags] { return run_find(*flags); };
+  return [flags, pattern] {
+    flags->pattern_given = pattern->count() > 0;
+    return run_find(*flags);
+  };
 }
 
 }  // namespace

@@ -34,6 +34,7 @@ std::vector<Variant> available_variants() {
   if (!warpmatch::cuda_devices().empty()) {
     v.push_back({Backend::cuda, "fast"});
     v.push_back({Backend::cuda, "firstlast"});
+    v.push_back({Backend::cuda, "prefix"});
     v.push_back({Backend::cuda, "bf"});
   }
   return v;

@@ -25,12 +25,13 @@ namespace {
   } while (0)
 
 constexpr cu::ExactAlgorithm kAlgorithms[] = {cu::ExactAlgorithm::fast, cu::ExactAlgorithm::first_last,
-                                              cu::ExactAlgorithm::bf};
+                                              cu::ExactAlgorithm::prefix, cu::ExactAlgorithm::bf};
 
 const char* name_of(cu::ExactAlgorithm a) {
   switch (a) {
     case cu::ExactAlgorithm::fast: return "fast";
     case cu::ExactAlgorithm::first_last: return "first_last";
+    case cu::ExactAlgorithm::prefix: return "prefix";
     case cu::ExactAlgorithm::bf: return "bf";
   }
   return "?";

@@ -60,7 +60,7 @@ ExactMatcher ExactMatcher::compile(ByteSpan pattern, const ExactOptions& options
   // An algorithm that exists on only one backend decides the backend under `auto`.
   Backend requested = options.backend;
   if (requested == Backend::automatic && algo == "naive") requested = Backend::cpu;
-  if (requested == Backend::automatic && (algo == "bf" || algo == "firstlast"))
+  if (requested == Backend::automatic && (algo == "bf" || algo == "firstlast" || algo == "prefix"))
     requested = Backend::cuda;
   impl->backend = resolve_backend(requested);
 
@@ -87,9 +87,12 @@ ExactMatcher ExactMatcher::compile(ByteSpan pattern, const ExactOptions& options
     } else if (algo == "firstlast") {
       impl->cuda_algorithm = cuda::ExactAlgorithm::first_last;
       impl->algorithm = "firstlast";
+    } else if (algo == "prefix") {
+      impl->cuda_algorithm = cuda::ExactAlgorithm::prefix;
+      impl->algorithm = "prefix";
     } else {
       throw InvalidArgument("unknown algorithm '" + algo +
-                            "' for the cuda backend (expected auto, fast, firstlast or bf; "
+                            "' for the cuda backend (expected auto, fast, firstlast, prefix or bf; "
                             "'naive' runs on --backend cpu)");
     }
   }

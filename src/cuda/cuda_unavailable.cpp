@@ -32,3 +32,60 @@ ExactTiming bench_exact_host_fed(const core::ExactPattern&, ByteSpan, ExactAlgor
 }
 
 }  // namespace warpmatch::cuda
+
+// ---- multi-pattern exact search (issue 5) ------------------------------------------------
+#include "cuda/multi_cuda.hpp"
+
+namespace warpmatch::cuda {
+
+namespace {
+[[noreturn]] void multi_unavailable() {
+  throw BackendUnavailable(
+      "CUDA backend requested for multi-pattern search but this build of warpmatch has no "
+      "CUDA support (rebuild with nvcc, preset 'cuda')");
+}
+}  // namespace
+
+class MultiDeviceTables {};
+std::shared_ptr<const MultiDeviceTables> multi_upload(const core::PatternSet&,
+                                                      const core::PrefixIndex*, MultiAlgorithm,
+                                                      const MultiLaunch&, int) {
+  multi_unavailable();
+}
+std::uint64_t multi_device_bytes(const MultiDeviceTables&) { multi_unavailable(); }
+std::uint64_t multi_scan(const MultiDeviceTables&, ByteSpan, bool, const core::MatchBatchSink&) {
+  multi_unavailable();
+}
+MultiTiming bench_multi_resident(const MultiDeviceTables&, ByteSpan, int) { multi_unavailable(); }
+MultiTiming bench_multi_host_fed(const MultiDeviceTables&, ByteSpan, int) { multi_unavailable(); }
+
+}  // namespace warpmatch::cuda
+
+// ---- longest common substring (issue 6) ----
+#include "cuda/lcs_cuda.hpp"
+namespace warpmatch::cuda {
+std::uint64_t lcs_suffix_array_device_bytes(std::uint64_t) { unavailable(); }
+std::uint64_t lcs_device_free_bytes(int) { unavailable(); }
+std::vector<std::int64_t> lcs_suffix_array(ByteSpan, int, double*) { unavailable(); }
+bool lcs_suffix_array_scan(ByteSpan, ByteSpan, std::uint64_t, int, LcsResult&, double*) { unavailable(); }
+void lcs_diagonal(ByteSpan, ByteSpan, std::uint64_t, int, LcsResult&, double*) { unavailable(); }
+}  // namespace warpmatch::cuda
+
+// ---- approximate search (issue 3) ----
+#include "cuda/approx_cuda.hpp"
+namespace warpmatch::cuda {
+std::uint64_t approx_max_pattern_length(ApproxAlgorithm) { return 0; }
+std::vector<std::vector<core::EndHit>> approx_scan(const std::vector<core::ApproxPattern>&,
+                                                   const std::vector<core::ApproxQuery>&, ByteSpan,
+                                                   ApproxAlgorithm, int, int) { unavailable(); }
+ApproxTiming bench_approx(const core::ApproxPattern&, const core::ApproxQuery&, ByteSpan,
+                          ApproxAlgorithm, int, int, int) { unavailable(); }
+}  // namespace warpmatch::cuda
+
+// ---- edit distance (issue 4) ----
+#include "cuda/distance_cuda.hpp"
+namespace warpmatch::cuda {
+DistanceRun edit_distance(ByteSpan, ByteSpan, std::int64_t, DistanceAlgorithm, int, int) { unavailable(); }
+std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan, ByteSpan>>, std::int64_t,
+                                              int, double*) { unavailable(); }
+}  // namespace warpmatch::cuda

@@ -12,8 +12,9 @@
 namespace warpmatch::cuda {
 
 enum class ExactAlgorithm {
-  fast,        // 16-byte loads, SWAR filter on the first min(m, 3) bytes, ordered warp output
-  first_last,  // 16-byte loads, first/last-byte filter (the previous default, kept to compare)
+  fast,        // per pattern length, the faster of prefix (m <= 3) and first_last
+  first_last,  // 16-byte loads, first/last-byte filter, verification, ordered warp output
+  prefix,      // 16-byte loads, SWAR filter on the first min(m, 3) bytes (exact for m <= 3)
   bf,    // seed paper 003: one thread per start, grid-stride, per-thread counts, block reduction
 };
 

@@ -1,0 +1,342 @@
+// `warpmatch approx`: approximate search (every end within K edits, or the best ends) of one
+// pattern or of a file of patterns, in files, stdin, gzip, FASTA/FASTQ records. Raw flags are
+// parsed into ApproxFlags; run_approx() resolves them once (patterns, matcher) and streams
+// every record through the matcher into the text or JSON printer. Also registers
+// `warpmatch bench approx` (bench/bench_approx.cpp).
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/bench_approx.hpp"
+#include "commands.hpp"
+#include "core/input.hpp"
+#include "output.hpp"
+#include "warpmatch/approx.hpp"
+
+namespace warpmatch::cli {
+namespace {
+
+struct ApproxFlags {
+  std::vector<std::string> args;  // PATTERN FILE... (or FILE... with --patterns)
+  std::string patterns_file;
+  std::int64_t k = -1;
+  bool best = false;
+  bool cigar = false;
+  bool ignore_case = false;
+  bool json = false;
+  bool stats = false;
+  bool quiet = false;
+  bool count = false;
+  bool with_filename = false;
+  bool no_filename = false;
+  bool best_of_cluster = false;
+  std::int64_t max_hits = -1;
+  std::string backend = "auto";
+  std::string algorithm = "auto";
+  std::string format = "auto";
+  int threads = 0;
+  int device = 0;
+  int blocks = 0;
+};
+
+/// Patterns from --patterns: FASTA/FASTQ records, or one pattern per line (blank lines and a
+/// trailing carriage return ignored).
+std::vector<std::vector<std::uint8_t>> load_patterns(const std::string& path) {
+  const io::Input input = io::Input::open(path);
+  std::vector<std::vector<std::uint8_t>> patterns;
+  if (input.format() != io::Format::plain) {
+    for (const auto& r : input.records()) patterns.emplace_back(r.sequence.begin(), r.sequence.end());
+  } else {
+    const ByteSpan all = input.bytes();
+    std::size_t begin = 0;
+    while (begin < all.size()) {
+      std::size_t end = begin;
+      while (end < all.size() && all[end] != '\n') ++end;
+      std::size_t stop = end;
+      if (stop > begin && all[stop - 1] == '\r') --stop;
+      if (stop > begin) patterns.emplace_back(all.begin() + begin, all.begin() + stop);
+      begin = end + 1;
+    }
+  }
+  if (patterns.empty()) throw io::InputError(input.name() + ": no patterns in the file");
+  return patterns;
+}
+
+struct Totals {
+  std::uint64_t inputs = 0, errors = 0, bytes = 0, hits = 0;
+  double scan_seconds = 0;
+};
+
+class ApproxRun {
+ public:
+  ApproxRun(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<std::string> files)
+      : flags_(flags), matcher_(matcher), files_(std::move(files)), out_(stdout) {
+    show_path_ = flags.with_filename || (files_.size() > 1 && !flags.no_filename);
+    show_pattern_ = matcher.pattern_count() > 1;
+  }
+
+  int run() {
+    const auto t0 = std::chrono::steady_clock::now();
+    const io::Format format = io::parse_format(flags_.format);
+    for (const std::string& path : files_) {
+      if (stop_all_) break;
+      ++totals_.inputs;
+      try {
+        const io::Input input = io::Input::open(path, format);
+        search_input(input);
+      } catch (const Error& e) {
+        out_.flush();
+        const std::string what = e.what();
+        const bool names_input = what.rfind(path, 0) == 0 ||
+                                 (path == "-" && what.rfind("(standard input)", 0) == 0);
+        std::fprintf(stderr, "warpmatch: %s%s\n", names_input ? "" : (path + ": ").c_str(), what.c_str());
+        ++totals_.errors;
+      }
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    print_summary(seconds);
+    out_.flush();
+    if (flags_.quiet && totals_.hits > 0) return 0;
+    if (totals_.errors > 0) return 2;
+    return totals_.hits > 0 ? 0 : 1;
+  }
+
+ private:
+  void search_input(const io::Input& input) {
+    const bool fastx = input.format() != io::Format::plain;
+    std::uint64_t input_hits = 0, input_bytes = 0;
+    bool stop_input = false;
+    for (const io::Record& record : input.records()) {
+      if (stop_input || stop_all_) break;
+      const Location where{input.name(), fastx ? std::optional<std::string_view>(record.name) : std::nullopt};
+      const ByteSpan text = record.sequence;
+      input_bytes += text.size();
+      const auto t0 = std::chrono::steady_clock::now();
+      matcher_.scan(text, [&](const ApproxMatch& hit) {
+        if (flags_.quiet) {
+          stop_all_ = true;
+          ++input_hits;
+          return false;
+        }
+        ++input_hits;
+        if (!flags_.count) print_match(where, text, hit);
+        if (flags_.max_hits >= 0 && static_cast<std::int64_t>(input_hits) >= flags_.max_hits) {
+          stop_input = true;
+          return false;
+        }
+        return true;
+      });
+      totals_.scan_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    totals_.bytes += input_bytes;
+    totals_.hits += input_hits;
+    if (flags_.count && !flags_.quiet) print_count(input.name(), input_hits);
+  }
+
+  void print_match(const Location& where, ByteSpan text, const ApproxMatch& hit) {
+    auto& buf = out_.buffer();
+    if (flags_.json) {
+      buf.append(std::string_view(R"({"type":"match","path":)"));
+      append_json_string(buf, where.path);
+      buf.append(std::string_view(R"(,"record":)"));
+      if (where.record) append_json_string(buf, *where.record);
+      else buf.append(std::string_view("null"));
+      fmt::format_to(std::back_inserter(buf), R"(,"pattern":{},"start":{},"end":{},"distance":{},"cigar":)",
+                     hit.pattern, hit.start, hit.end, hit.distance);
+      append_json_string(buf, hit.cigar);
+      buf.append(std::string_view("}\n"));
+    } else {
+      if (show_path_) fmt::format_to(std::back_inserter(buf), "{}:", where.path);
+      if (where.record) fmt::format_to(std::back_inserter(buf), "{}:", *where.record);
+      if (show_pattern_) fmt::format_to(std::back_inserter(buf), "{}:", hit.pattern);
+      fmt::format_to(std::back_inserter(buf), "{}:{}:{}:", hit.start, hit.end, hit.distance);
+      if (flags_.cigar) fmt::format_to(std::back_inserter(buf), "{}:", hit.cigar);
+      append_escaped_text(buf, text.subspan(hit.start, hit.end - hit.start));
+      buf.push_back('\n');
+    }
+    out_.maybe_flush();
+  }
+
+  void print_count(std::string_view path, std::uint64_t n) {
+    auto& buf = out_.buffer();
+    if (flags_.json) {
+      buf.append(std::string_view(R"({"type":"count","path":)"));
+      append_json_string(buf, path);
+      fmt::format_to(std::back_inserter(buf), R"(,"count":{}}})" "\n", n);
+    } else if (show_path_) {
+      fmt::format_to(std::back_inserter(buf), "{}:{}\n", path, n);
+    } else {
+      fmt::format_to(std::back_inserter(buf), "{}\n", n);
+    }
+    out_.maybe_flush();
+  }
+
+  void print_summary(double seconds) {
+    const std::string_view backend = backend_name(matcher_.backend());
+    if (flags_.json && !flags_.quiet) {
+      auto& buf = out_.buffer();
+      fmt::format_to(std::back_inserter(buf),
+                     R"({{"type":"summary","inputs":{},"errors":{},"bytes_searched":{},"matches":{},)"
+                     R"("patterns":{},"k":{},"best":{},"seconds":{:.6f},"scan_seconds":{:.6f},)"
+                     R"("backend":"{}","algorithm":"{}","device":)",
+                     totals_.inputs, totals_.errors, totals_.bytes, totals_.hits, matcher_.pattern_count(),
+                     matcher_.k(), flags_.best, seconds, totals_.scan_seconds, backend, matcher_.algorithm());
+      append_json_string(buf, matcher_.device_label());
+      buf.append(std::string_view("}\n"));
+    }
+    if (flags_.stats) {
+      out_.flush();
+      const double cells = static_cast<double>(totals_.bytes) * static_cast<double>(pattern_bytes());
+      const double gcups = totals_.scan_seconds > 0 ? cells / totals_.scan_seconds / 1e9 : 0;
+      std::fprintf(stderr,
+                   "warpmatch stats: %llu inputs (%llu errors), %llu bytes searched, %zu patterns, "
+                   "%llu hits, k %lld%s, %.6f s total, %.6f s scanning (%.2f GCUPS), backend %s, "
+                   "algorithm %s, device %s\n",
+                   static_cast<unsigned long long>(totals_.inputs), static_cast<unsigned long long>(totals_.errors),
+                   static_cast<unsigned long long>(totals_.bytes), matcher_.pattern_count(),
+                   static_cast<unsigned long long>(totals_.hits), static_cast<long long>(matcher_.k()),
+                   flags_.best ? " (best mode)" : "", seconds, totals_.scan_seconds, gcups,
+                   std::string(backend).c_str(), matcher_.algorithm().c_str(), matcher_.device_label().c_str());
+    }
+  }
+
+  std::uint64_t pattern_bytes() const {
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < matcher_.pattern_count(); ++i) total += matcher_.pattern_length(i);
+    return total;
+  }
+
+  const ApproxFlags& flags_;
+  const ApproxMatcher& matcher_;
+  std::vector<std::string> files_;
+  Output out_;
+  Totals totals_;
+  bool show_path_ = false;
+  bool show_pattern_ = false;
+  bool stop_all_ = false;
+};
+
+int run_approx(const ApproxFlags& flags) {
+  std::vector<std::vector<std::uint8_t>> patterns;
+  std::vector<std::string> files;
+  if (!flags.patterns_file.empty()) {
+    try {
+      patterns = load_patterns(flags.patterns_file);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "warpmatch: --patterns %s\n", e.what());
+      return 2;
+    }
+    files = flags.args;
+  } else {
+    if (flags.args.empty()) {
+      std::fprintf(stderr, "warpmatch: approx needs a PATTERN (or --patterns FILE)\n");
+      return 2;
+    }
+    const std::string& p = flags.args.front();
+    if (p.empty()) {
+      std::fprintf(stderr, "warpmatch: empty pattern: give at least one byte to search for\n");
+      return 2;
+    }
+    patterns.emplace_back(p.begin(), p.end());
+    files.assign(flags.args.begin() + 1, flags.args.end());
+  }
+  if (files.empty()) files.push_back("-");
+  if (flags.k < -1 || (flags.k == -1 && !flags.best)) {
+    std::fprintf(stderr, flags.k == -1 ? "warpmatch: approx needs -k K (the maximum number of edits) or --best\n"
+                                       : "warpmatch: -k must be >= 0 (got %lld)\n",
+                 static_cast<long long>(flags.k));
+    return 2;
+  }
+  ApproxOptions options;
+  options.k = flags.k;
+  options.best = flags.best;
+  options.backend = parse_backend(flags.backend);
+  options.algorithm = flags.algorithm;
+  options.case_insensitive = flags.ignore_case;
+  options.threads = flags.threads;
+  options.device = flags.device;
+  options.best_of_cluster = flags.best_of_cluster;
+  options.want_start = true;
+  options.want_cigar = flags.cigar || flags.json;  // JSON lines always carry the alignment
+  options.wavefront_blocks = flags.blocks;
+  const ApproxMatcher matcher = ApproxMatcher::compile(patterns, options);
+  if (flags.max_hits == 0) return 1;
+  return ApproxRun(flags, matcher, std::move(files)).run();
+}
+
+CommandRunner add_approx_command(CLI::App& app) {
+  auto flags = std::make_shared<ApproxFlags>();
+  CLI::App* cmd = app.add_subcommand("approx", "Approximate search: every match within K edits, or the best");
+  cmd->set_help_flag("--help", "Print this help and exit");
+  cmd->add_option("PATTERN FILE", flags->args,
+                  "The pattern (taken literally; omitted with --patterns), then inputs: plain, gzip, "
+                  "FASTA or FASTQ; '-' or none = stdin");
+  cmd->add_option("-k,--max-edits", flags->k, "Report every end position within K edits (K >= pattern "
+                  "length: every position); with --best, an upper bound");
+  cmd->add_flag("--best", flags->best, "Only the minimal distance and every end attaining it (edlib HW)");
+  cmd->add_option("--patterns", flags->patterns_file,
+                  "Search every pattern of FILE (one per line, or FASTA/FASTQ records)");
+  cmd->add_flag("--cigar", flags->cigar, "Print the alignment as an extended CIGAR (=, X, I, D)");
+  cmd->add_option("--max-hits", flags->max_hits, "Stop after N hits per input");
+  cmd->add_flag("--best-per-cluster", flags->best_of_cluster,
+                "Of each run of consecutive end positions report only the best hit");
+  cmd->add_flag("-i,--ignore-case", flags->ignore_case, "ASCII case-insensitive match");
+  cmd->add_flag("--json", flags->json, "One JSON object per line: hits (with cigar), then a summary");
+  cmd->add_flag("--stats", flags->stats, "Print bytes, hits, time, GCUPS, backend and device to stderr");
+  cmd->add_flag("-q,--quiet", flags->quiet, "No output; exit 0 at the first hit");
+  cmd->add_flag("-c,--count", flags->count, "Print only the number of hits per input");
+  cmd->add_flag("-H,--with-filename", flags->with_filename, "Prefix each line with the input name");
+  cmd->add_flag("-h,--no-filename", flags->no_filename, "Never prefix lines with the input name");
+  cmd->add_option("--backend", flags->backend, "cpu, cuda or auto (the GPU when present)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  cmd->add_option("-j,--threads", flags->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device", flags->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--algo", flags->algorithm,
+                  "auto; cpu: myers, dp (reference); cuda: myers, wavefront (seed paper 000)");
+  cmd->add_option("--blocks", flags->blocks, "wavefront: the paper's D, pieces of the text (0 = auto)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--format", flags->format, "Input format: auto, plain, fasta, fastq")
+      ->check(CLI::IsMember({"auto", "plain", "fasta", "fastq"}));
+  cmd->footer(
+      "Output: [PATH:][RECORD:][PATTERN:]START:END:DISTANCE[:CIGAR]:MATCH per hit (PATH with several\n"
+      "inputs or -H, RECORD for FASTA/FASTQ, PATTERN with --patterns; END exclusive; START the\n"
+      "largest start attaining DISTANCE). Exit status: 0 hit, 1 no hit, 2 error.\n"
+      "Examples:\n"
+      "  warpmatch approx -k 2 GATTACA genome.fa.gz          every end within 2 edits\n"
+      "  warpmatch approx --best --cigar ACGTTGCA reads.fq    best hits with alignments\n"
+      "  warpmatch approx -k 3 --patterns primers.txt --json genome.fa\n"
+      "  warpmatch approx --best --backend cuda --algo wavefront --blocks 128 X y.txt");
+  return [flags] { return run_approx(*flags); };
+}
+
+CommandRunner add_bench_approx(CLI::App& bench) {
+  auto opt = std::make_shared<bench::BenchApproxOptions>();
+  CLI::App* cmd = bench.add_subcommand("approx", "Approximate search (seed paper 000 Table 1) vs edlib");
+  cmd->set_help_flag("--help", "Print this help and exit");
+  std::string bytes = "4M", big = "1G";
+  auto bytes_ptr = std::make_shared<std::string>(bytes), big_ptr = std::make_shared<std::string>(big);
+  cmd->add_option("--bytes", *bytes_ptr, "Text size of the Table 1 rows (default 4M = 2^22)");
+  cmd->add_option("--big-bytes", *big_ptr, "Text size of the throughput row, m = 256 (0 = skip; default 1G)");
+  cmd->add_option("--lengths", opt->lengths, "Pattern lengths m, comma-separated");
+  cmd->add_option("--blocks", opt->wavefront_blocks, "Wavefront piece counts D, comma-separated");
+  cmd->add_option("--repeats", opt->repeats, "Timed repeats per measurement (median)");
+  cmd->add_option("-j,--threads", opt->threads, "CPU threads (0 = all)");
+  cmd->add_option("--json", opt->json_path, "Write the results as JSON to this path");
+  cmd->add_option("--commit", opt->commit, "Commit recorded in the JSON");
+  cmd->add_flag("--skip-gpu", opt->skip_gpu, "Only the CPU rows");
+  cmd->add_flag("--skip-edlib-single", opt->skip_edlib_single, "Skip edlib on one thread");
+  return [opt, bytes_ptr, big_ptr] {
+    opt->text_bytes = parse_size(*bytes_ptr);
+    opt->big_text_bytes = *big_ptr == "0" ? 0 : parse_size(*big_ptr);
+    return bench::run_bench_approx(*opt);
+  };
+}
+
+}  // namespace
+
+const CommandRegistration approx_registration("approx", 20, add_approx_command);
+const BenchRegistration bench_approx_registration("approx", 30, add_bench_approx);
+
+}  // namespace warpmatch::cli

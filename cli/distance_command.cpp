@@ -1,0 +1,265 @@
+// `warpmatch distance`: global edit distance of two sequences (files, FASTA records or -s
+// literals) or of many pairs (--pairs: a tab-separated file, or two FASTA files paired by
+// order); optional bound -k, alignment (--align), JSON lines and statistics. Also registers
+// `warpmatch bench distance`.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/bench_distance.hpp"
+#include "commands.hpp"
+#include "core/input.hpp"
+#include "output.hpp"
+#include "sequence_input.hpp"
+#include "warpmatch/distance.hpp"
+
+namespace warpmatch::cli {
+namespace {
+
+struct DistanceFlags {
+  std::vector<std::string> sequences;  // A B
+  bool literal = false;
+  std::optional<std::string> record;
+  std::int64_t k = -1;
+  bool align = false;
+  std::vector<std::string> pairs;      // one TSV file, or two FASTA files
+  bool json = false;
+  bool stats = false;
+  std::string backend = "auto";
+  std::string algorithm = "auto";
+  int threads = 0;
+  int device = 0;
+  int block_size = 0;
+};
+
+/// One pair to compute, with the names printed for it.
+struct NamedPair {
+  std::string a_name, b_name;
+  ByteSpan a, b;
+};
+
+/// Inputs that own the bytes the pairs point into.
+struct PairSet {
+  std::vector<io::Input> inputs;
+  std::vector<std::vector<std::uint8_t>> owned;
+  std::vector<NamedPair> pairs;
+};
+
+PairSet load_tsv_pairs(const std::string& path) {
+  PairSet set;
+  set.inputs.push_back(io::Input::open(path, io::Format::plain));
+  const ByteSpan all = set.inputs.back().bytes();
+  std::uint64_t line_no = 0;
+  for (std::size_t pos = 0; pos < all.size();) {
+    std::size_t end = pos;
+    while (end < all.size() && all[end] != '\n') ++end;
+    ++line_no;
+    std::size_t stop = end;
+    if (stop > pos && all[stop - 1] == '\r') --stop;
+    if (stop > pos) {
+      std::size_t tab = pos;
+      while (tab < stop && all[tab] != '\t') ++tab;
+      if (tab == stop)
+        throw io::InputError(set.inputs.back().name() + ": line " + std::to_string(line_no) +
+                             ": expected two strings separated by a tab");
+      std::size_t second_tab = tab + 1;
+      while (second_tab < stop && all[second_tab] != '\t') ++second_tab;
+      if (second_tab != stop)
+        throw io::InputError(set.inputs.back().name() + ": line " + std::to_string(line_no) +
+                             ": more than two tab-separated fields");
+      const std::string where = set.inputs.back().name() + ":" + std::to_string(line_no);
+      set.pairs.push_back({where, where, all.subspan(pos, tab - pos), all.subspan(tab + 1, stop - tab - 1)});
+    }
+    pos = end + 1;
+  }
+  return set;
+}
+
+PairSet load_fasta_pairs(const std::string& first, const std::string& second) {
+  PairSet set;
+  set.inputs.push_back(io::Input::open(first));
+  set.inputs.push_back(io::Input::open(second));
+  const auto& ra = set.inputs[0].records();
+  const auto& rb = set.inputs[1].records();
+  if (ra.size() != rb.size())
+    throw io::InputError(set.inputs[0].name() + " has " + std::to_string(ra.size()) + " records but " +
+                         set.inputs[1].name() + " has " + std::to_string(rb.size()) +
+                         ": --pairs with two files pairs records by order");
+  auto name = [](const io::Input& in, const io::Record& r, std::size_t i) {
+    return in.format() == io::Format::plain ? in.name() : (r.name.empty() ? "#" + std::to_string(i) : r.name);
+  };
+  for (std::size_t i = 0; i < ra.size(); ++i)
+    set.pairs.push_back({name(set.inputs[0], ra[i], i), name(set.inputs[1], rb[i], i), ra[i].sequence,
+                         rb[i].sequence});
+  return set;
+}
+
+void print_result(Output& out, const DistanceFlags& flags, const NamedPair& pair,
+                  const DistanceResult& r, bool with_names) {
+  auto& buf = out.buffer();
+  if (flags.json) {
+    buf.append(std::string_view(R"({"type":"distance","a":)"));
+    append_json_string(buf, pair.a_name);
+    buf.append(std::string_view(R"(,"b":)"));
+    append_json_string(buf, pair.b_name);
+    if (r.over_k()) {
+      fmt::format_to(std::back_inserter(buf), R"(,"distance":null,"over_k":true,"k":{}}})" "\n", flags.k);
+    } else {
+      fmt::format_to(std::back_inserter(buf), R"(,"distance":{})", r.distance);
+      if (flags.align) {
+        buf.append(std::string_view(R"(,"cigar":)"));
+        append_json_string(buf, r.cigar);
+      }
+      buf.append(std::string_view("}\n"));
+    }
+  } else {
+    if (with_names) fmt::format_to(std::back_inserter(buf), "{}\t{}\t", pair.a_name, pair.b_name);
+    if (r.over_k()) fmt::format_to(std::back_inserter(buf), "over {}\n", flags.k);
+    else if (flags.align) fmt::format_to(std::back_inserter(buf), "{}\t{}\n", r.distance, r.cigar);
+    else fmt::format_to(std::back_inserter(buf), "{}\n", r.distance);
+  }
+  out.maybe_flush();
+}
+
+int run_distance(const DistanceFlags& flags) {
+  DistanceOptions options;
+  options.backend = parse_backend(flags.backend);
+  options.algorithm = flags.algorithm;
+  options.max_distance = flags.k;
+  options.want_alignment = flags.align;
+  options.threads = flags.threads;
+  options.device = flags.device;
+  options.block_size = flags.block_size;
+
+  const bool batch = !flags.pairs.empty();
+  if (batch && !flags.sequences.empty())
+    throw InvalidArgument("give either A B or --pairs, not both");
+  if (!batch && flags.sequences.size() != 2)
+    throw InvalidArgument("distance needs two sequences A B (or --pairs FILE)");
+  if (flags.k < -1) throw InvalidArgument("-k must be >= 0");
+
+  PairSet set;
+  std::vector<SequenceInput> singles;
+  if (batch) {
+    set = flags.pairs.size() == 1 ? load_tsv_pairs(flags.pairs[0])
+                                  : load_fasta_pairs(flags.pairs[0], flags.pairs[1]);
+  } else {
+    singles.push_back(load_sequence(flags.sequences[0], flags.literal, flags.record));
+    singles.push_back(load_sequence(flags.sequences[1], flags.literal, flags.record));
+    set.pairs.push_back({singles[0].name, singles[1].name, singles[0].sequence, singles[1].sequence});
+  }
+
+  const auto t0 = std::chrono::steady_clock::now();
+  DistanceStats stats;
+  std::vector<DistanceResult> results;
+  if (batch) {
+    std::vector<std::pair<ByteSpan, ByteSpan>> spans;
+    spans.reserve(set.pairs.size());
+    for (const auto& p : set.pairs) spans.emplace_back(p.a, p.b);
+    results = edit_distance_batch(spans, options, &stats);
+  } else {
+    results.push_back(edit_distance(set.pairs[0].a, set.pairs[0].b, options, &stats));
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  Output out(stdout);
+  std::uint64_t over = 0;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    over += results[i].over_k();
+    print_result(out, flags, set.pairs[i], results[i], batch);
+  }
+  out.flush();
+  if (flags.stats) {
+    const double gcups = seconds > 0 ? stats.cells / seconds / 1e9 : 0;
+    std::fprintf(stderr,
+                 "warpmatch stats: %llu pairs (%llu over k), %llu cells, %.6f s (%.2f GCUPS), backend %s, "
+                 "algorithm %s, device %s%s\n",
+                 static_cast<unsigned long long>(stats.pairs), static_cast<unsigned long long>(over),
+                 static_cast<unsigned long long>(stats.cells), seconds, gcups,
+                 std::string(backend_name(stats.backend)).c_str(), stats.algorithm.c_str(),
+                 stats.device.c_str(),
+                 stats.block_size > 0 ? (", block size " + std::to_string(stats.block_size)).c_str() : "");
+  }
+  return over > 0 ? 1 : 0;
+}
+
+CommandRunner add_distance_command(CLI::App& app) {
+  auto flags = std::make_shared<DistanceFlags>();
+  CLI::App* cmd = app.add_subcommand("distance", "Edit (Levenshtein) distance of two long strings, or of many pairs");
+  cmd->set_help_flag("--help", "Print this help and exit");
+  cmd->add_option("A B", flags->sequences,
+                  "Two files (plain: whole content; FASTA/FASTQ: first record or --record), or with -s two literal strings")
+      ->expected(0, 2);
+  cmd->add_flag("-s,--string", flags->literal, "A and B are literal strings, not files");
+  cmd->add_option("--record", flags->record, "FASTA/FASTQ record to use from each file (default: the first)");
+  cmd->add_option("-k,--max-distance", flags->k, "Stop early and report 'over K' beyond K edits (banded)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--align", flags->align, "Also print an optimal alignment as an extended CIGAR (=, X, I, D)");
+  cmd->add_option("--pairs", flags->pairs,
+                  "Many pairs: one file of tab-separated string pairs per line, or two FASTA files paired by order")
+      ->expected(1, 2);
+  cmd->add_flag("--json", flags->json, "One JSON object per pair");
+  cmd->add_flag("--stats", flags->stats, "Print pairs, cells, time, GCUPS, backend and device to stderr");
+  cmd->add_option("--backend", flags->backend, "cpu, cuda or auto (the GPU when present)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  cmd->add_option("--algo", flags->algorithm,
+                  "auto; cpu: myers (bit-parallel, default), dp (reference); cuda: myers (default), tiles (seed paper 001)");
+  cmd->add_option("-j,--threads", flags->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device", flags->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--block-size", flags->block_size,
+                  "Tile side for --algo tiles (multiple of 32, 32..1024; default: the tuned model's choice)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->footer(
+      "Output: the distance (with --align: distance TAB cigar); 'over K' when -k is exceeded.\n"
+      "With --pairs: A_NAME TAB B_NAME TAB result per pair (tab-separated file: both names are\n"
+      "FILE:LINE). CIGAR: '=' keep A's byte, 'X' replace it, 'I' insert B's byte, 'D' delete A's.\n"
+      "JSON: {\"type\":\"distance\",\"a\":A,\"b\":B,\"distance\":D,\"cigar\":C (with --align)};\n"
+      "over K: \"distance\":null,\"over_k\":true,\"k\":K.\n"
+      "Exit status: 0 computed (every pair within K), 1 some pair over K, 2 error.\n"
+      "Examples:\n"
+      "  warpmatch distance -s kitten sitting                 3\n"
+      "  warpmatch distance --align a.fa b.fa                 distance and alignment\n"
+      "  warpmatch distance -k 100 --json a.fa b.fa           bounded, JSON\n"
+      "  warpmatch distance --pairs pairs.tsv --stats         many pairs\n"
+      "  warpmatch distance --backend cuda --algo tiles --block-size 256 a b   the paper's kernel");
+  return [flags] { return run_distance(*flags); };
+}
+
+CommandRunner add_bench_distance(CLI::App& bench) {
+  auto options = std::make_shared<bench::BenchDistanceOptions>();
+  auto max_length = std::make_shared<std::string>("1M");
+  auto edlib_max = std::make_shared<std::string>("100K");
+  auto cpu_max = std::make_shared<std::string>("1M");
+  CLI::App* b = bench.add_subcommand(
+      "distance", "Edit distance: GPU paper tiles (every block size, tuned), GPU bit-parallel, CPU, edlib");
+  b->set_help_flag("--help", "Print this help and exit");
+  b->add_option("--repeats", options->repeats, "Timed repeats per measurement (median reported)")
+      ->check(CLI::PositiveNumber);
+  b->add_option("-j,--threads", options->threads, "CPU threads (0 = all)")->check(CLI::NonNegativeNumber);
+  b->add_option("--json", options->json_path, "Where to write the JSON results");
+  b->add_option("--genome", options->genome_path, "Genome (FASTA, gzip ok) for the mutated-copy rows");
+  b->add_option("--max-length", *max_length, "Largest random pair (1M; 10M adds a GPU-only row)");
+  b->add_option("--edlib-max", *edlib_max, "Largest random pair measured with edlib (one thread, O(n d / 64))");
+  b->add_option("--cpu-max", *cpu_max, "Largest random pair measured on the CPU backend");
+  b->add_option("--batch-pairs", options->batch_pairs, "Pairs of 100-300 bytes in the batch row")
+      ->check(CLI::PositiveNumber);
+  b->add_option("--commit", options->commit, "Commit recorded in the JSON (default: git rev-parse HEAD)");
+  b->add_flag("--no-gpu", options->skip_gpu, "Skip the GPU rows");
+  b->footer("Example: warpmatch bench distance --json distance.json");
+  return [options, max_length, edlib_max, cpu_max] {
+    options->max_length = static_cast<std::int64_t>(parse_size(*max_length));
+    options->edlib_max_length = static_cast<std::int64_t>(parse_size(*edlib_max));
+    options->cpu_max_length = static_cast<std::int64_t>(parse_size(*cpu_max));
+    return bench::run_bench_distance(*options);
+  };
+}
+
+}  // namespace
+
+const CommandRegistration distance_registration("distance", 40, add_distance_command);
+const BenchRegistration bench_distance_registration("distance", 40, add_bench_distance);
+
+}  // namespace warpmatch::cli

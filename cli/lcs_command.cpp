@@ -1,0 +1,188 @@
+// `warpmatch lcs A B`: the longest common substring of two sequences (length, distinct count,
+// occurrence pairs), or with --min-length every maximal exact match; and the registration
+// of `warpmatch bench lcs` (bench/bench_lcs.cpp).
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "commands.hpp"
+#include "output.hpp"
+#include "sequence_input.hpp"
+#include "warpmatch/lcs.hpp"
+
+namespace warpmatch::bench {
+// Defined in bench/bench_lcs.cpp; returns a process exit status.
+int run_bench_lcs(std::uint64_t large_bytes, bool with_100mb, int repeats, int threads,
+                  const std::string& json_path, const std::string& commit, bool skip_gpu);
+}  // namespace warpmatch::bench
+
+namespace warpmatch::cli {
+namespace {
+
+struct LcsFlags {
+  std::string a, b;
+  bool literal = false;
+  std::optional<std::string> record, record_a, record_b;
+  std::uint64_t max_matches = 1000;
+  std::uint64_t min_length = 0;  // 0 = longest common substring; >= 1 = MEMs
+  bool json = false;
+  bool stats = false;
+  std::string backend = "auto";
+  std::string algorithm = "auto";
+  int threads = 0;
+  int device = 0;
+};
+
+// Substrings longer than this are shown cut, with their length (the positions are exact).
+constexpr std::size_t kShownBytes = 120;
+
+void print_stats(const LcsRunInfo& run, const SequenceInput& a, const SequenceInput& b) {
+  std::fprintf(stderr,
+               "warpmatch lcs: A %s (%zu bytes), B %s (%zu bytes), backend %s, algorithm %s, "
+               "device %s, %.6f s\n",
+               a.name.c_str(), a.sequence.size(), b.name.c_str(), b.sequence.size(),
+               std::string(backend_name(run.backend)).c_str(), run.algorithm.c_str(),
+               run.device.c_str(), run.seconds);
+}
+
+int run_lcs(const LcsFlags& flags) {
+  const SequenceInput a = load_sequence(flags.a, flags.literal, flags.record_a ? flags.record_a : flags.record);
+  const SequenceInput b = load_sequence(flags.b, flags.literal, flags.record_b ? flags.record_b : flags.record);
+  LcsOptions options;
+  options.backend = parse_backend(flags.backend);
+  options.algorithm = flags.algorithm;
+  options.threads = flags.threads;
+  options.device = flags.device;
+  options.max_matches = flags.max_matches;
+  Output out(stdout);
+  auto& buf = out.buffer();
+
+  if (flags.min_length > 0) {
+    const MemResult r = maximal_exact_matches(a.sequence, b.sequence, flags.min_length, options);
+    if (!r.run.note.empty()) std::fprintf(stderr, "warpmatch lcs: %s\n", r.run.note.c_str());
+    for (const Mem& x : r.mems) {
+      if (flags.json)
+        fmt::format_to(std::back_inserter(buf), "{{\"type\":\"mem\",\"a\":{},\"b\":{},\"length\":{}}}\n",
+                       x.a, x.b, x.length);
+      else
+        fmt::format_to(std::back_inserter(buf), "{}\t{}\t{}\n", x.a, x.b, x.length);
+      out.maybe_flush();
+    }
+    if (!flags.json && r.total > r.mems.size())
+      fmt::format_to(std::back_inserter(buf), "# {} more MEMs not shown (--max-matches)\n",
+                     r.total - r.mems.size());
+    out.flush();
+    if (flags.stats) {
+      print_stats(r.run, a, b);
+      std::fprintf(stderr, "warpmatch lcs: %llu MEMs of length >= %llu\n",
+                   static_cast<unsigned long long>(r.total),
+                   static_cast<unsigned long long>(flags.min_length));
+    }
+    return r.total > 0 ? 0 : 1;
+  }
+
+  const LcsResult r = longest_common_substring(a.sequence, b.sequence, options);
+  if (!r.run.note.empty()) std::fprintf(stderr, "warpmatch lcs: %s\n", r.run.note.c_str());
+  if (flags.json) {
+    fmt::format_to(std::back_inserter(buf),
+                   "{{\"type\":\"lcs\",\"length\":{},\"count\":{},\"total_pairs\":{},\"matches\":[",
+                   r.length, r.count, r.total_pairs);
+    for (std::size_t k = 0; k < r.pairs.size(); ++k) {
+      fmt::format_to(std::back_inserter(buf), "{}{{\"a\":{},\"b\":{}}}", k ? "," : "", r.pairs[k].a,
+                     r.pairs[k].b);
+      out.maybe_flush();
+    }
+    fmt::format_to(std::back_inserter(buf), "]}}\n");
+  } else {
+    fmt::format_to(std::back_inserter(buf),
+                   "length {}, {} distinct common substring{}, {} occurrence pair{}\n", r.length,
+                   r.count, r.count == 1 ? "" : "s", r.total_pairs, r.total_pairs == 1 ? "" : "s");
+    for (const LcsPair& p : r.pairs) {
+      fmt::format_to(std::back_inserter(buf), "{}\t{}\t", p.a, p.b);
+      const std::size_t shown = static_cast<std::size_t>(std::min<std::uint64_t>(r.length, kShownBytes));
+      append_escaped_text(buf, a.sequence.subspan(static_cast<std::size_t>(p.a), shown));
+      if (shown < r.length) fmt::format_to(std::back_inserter(buf), "...");
+      buf.push_back('\n');
+      out.maybe_flush();
+    }
+    if (r.total_pairs > r.pairs.size())
+      fmt::format_to(std::back_inserter(buf), "# {} more pairs not shown (--max-matches)\n",
+                     r.total_pairs - r.pairs.size());
+  }
+  out.flush();
+  if (flags.stats) print_stats(r.run, a, b);
+  return r.length > 0 ? 0 : 1;
+}
+
+CommandRunner add_lcs_command(CLI::App& app) {
+  auto flags = std::make_shared<LcsFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "lcs", "Longest common substring of two sequences (seed paper 004), or their MEMs");
+  cmd->set_help_flag("--help", "Print this help and exit");
+  cmd->add_option("A", flags->a, "First sequence: a file (plain, gzip, FASTA/FASTQ first record)")
+      ->required();
+  cmd->add_option("B", flags->b, "Second sequence, as A")->required();
+  cmd->add_flag("-s,--strings", flags->literal, "A and B are literal strings, not files");
+  cmd->add_option("--record", flags->record, "FASTA/FASTQ record to use in both inputs");
+  cmd->add_option("--record-a", flags->record_a, "FASTA/FASTQ record of A");
+  cmd->add_option("--record-b", flags->record_b, "FASTA/FASTQ record of B");
+  cmd->add_option("-m,--max-matches", flags->max_matches,
+                  "Occurrence pairs (or MEMs) printed; counts stay exact (default 1000)");
+  cmd->add_option("-l,--min-length", flags->min_length,
+                  "Print every maximal exact match of at least this length instead")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--json", flags->json, "JSON lines: one lcs object, or one object per MEM");
+  cmd->add_flag("--stats", flags->stats, "Print sizes, time, backend and device to stderr");
+  cmd->add_option("--backend", flags->backend, "cpu, cuda or auto (the GPU when present)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  cmd->add_option("-j,--threads", flags->threads, "CPU threads (0 = all cores)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device", flags->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--algo", flags->algorithm,
+                  "auto, suffix-array, diagonal (seed paper 004, O(mn)), dp (cpu, O(mn))");
+  cmd->footer(
+      "Output: a summary line, then A_POS<TAB>B_POS<TAB>SUBSTRING per occurrence pair in (A, B)\n"
+      "order (0-based byte offsets; bytes outside printable ASCII escaped as \\xNN). With\n"
+      "--min-length: A_POS<TAB>B_POS<TAB>LENGTH per MEM. Exit status: 0 a common substring\n"
+      "(or MEM) exists, 1 none, 2 error.\n"
+      "Examples:\n"
+      "  warpmatch lcs -s 'hello world' 'yellow wood'\n"
+      "  warpmatch lcs --json a.fa.gz b.fa.gz\n"
+      "  warpmatch lcs --min-length 20 lambda.fa mutant.fa");
+  return [flags] { return run_lcs(*flags); };
+}
+
+CommandRunner add_bench_lcs(CLI::App& bench) {
+  struct BenchFlags {
+    std::string large = "50000000";
+    bool with_100mb = false;
+    int repeats = 3;
+    int threads = 0;
+    std::string json_path = "bench_lcs.json";
+    std::string commit;
+    bool skip_gpu = false;
+  };
+  auto f = std::make_shared<BenchFlags>();
+  CLI::App* cmd = bench.add_subcommand("lcs", "Longest common substring: GPU diagonal, GPU and "
+                                              "CPU suffix array vs libdivsufsort + Kasai");
+  cmd->add_option("--large", f->large, "Size of each input of the large random pair (default 50000000 = 50 MB)");
+  cmd->add_flag("--with-100m", f->with_100mb, "Also run a random pair of 2 x 100 MB");
+  cmd->add_option("--repeats", f->repeats, "Timed repeats per measurement (median reported)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("-j,--threads", f->threads, "CPU threads (0 = all)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--json", f->json_path, "Where to write the JSON results");
+  cmd->add_option("--commit", f->commit, "Commit recorded in the JSON (default: git rev-parse HEAD)");
+  cmd->add_flag("--no-gpu", f->skip_gpu, "Skip the GPU rows");
+  return [f] {
+    return bench::run_bench_lcs(parse_size(f->large), f->with_100mb, f->repeats, f->threads,
+                                f->json_path, f->commit, f->skip_gpu);
+  };
+}
+
+}  // namespace
+
+const CommandRegistration lcs_registration("lcs", 50, add_lcs_command);
+const BenchRegistration bench_lcs_registration("lcs", 50, add_bench_lcs);
+
+}  // namespace warpmatch::cli

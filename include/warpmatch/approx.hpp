@@ -1,0 +1,132 @@
+// warpmatch — approximate search (seed paper 000): every match of a pattern within k edits,
+// or the best matches, on the CPU or the GPU.
+//
+//   warpmatch::ApproxOptions opt;
+//   opt.k = 2;                                         // all ends within 2 edits
+//   auto m = warpmatch::ApproxMatcher::compile(warpmatch::as_bytes("GATTACA"), opt);
+//   m.scan(text, [](const warpmatch::ApproxMatch& h) { ...; return true; });
+//
+// Semantics (semi-global / "infix" Levenshtein distance, unit costs, free start and end in
+// the text; edlib calls it HW mode). For an end position e (exclusive, 1 <= e <= n) let
+//   dist(e) = min over s <= e of ED(pattern, text[s:e]).
+// - all-hits mode (default): every e with dist(e) <= k is reported with distance = dist(e)
+//   and start = the LARGEST s with ED(pattern, text[s:e]) == dist(e) (so every backend
+//   reports the same start).
+// - best mode: d* = min over e of dist(e) (if d* <= k when k is given), and every e with
+//   dist(e) == d*, start chosen as above (edlib EDLIB_MODE_HW end locations, plus starts).
+// Edge cases: k < 0 is an error (except the "unset" value -1 in best mode: no bound); k >= m
+// is accepted and capped at m, where every end 1..n qualifies (dist(e) <= m always, the empty
+// substring costs m) — the output then has n hits per pattern; an empty pattern is an error;
+// a pattern longer than the text is defined as above (e.g. "AAAA" in "AA" has distance 2);
+// an empty text has no end positions and so no hits.
+//
+// The matcher is immutable after compile(): share it between threads, scan any number of texts.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "warpmatch/common.hpp"
+#include "warpmatch/exact.hpp"  // ScanStats
+
+namespace warpmatch {
+
+/// Algorithm names (`--algo`):
+///   "auto"      — the fastest for the backend ("myers").
+///   "myers"     — bit-parallel Myers 1999 / Hyyrö: CPU on 64-bit words with Ukkonen's cutoff
+///                 of inactive blocks, text split over all cores; CUDA on 32-bit words, a warp
+///                 pipelining the pattern's words, text in overlapping chunks.
+///   "dp"        — CPU reference: the plain O(mn) dynamic programme, one thread.
+///   "wavefront" — CUDA, seed paper 000 faithfully: D overlapping pieces, one block per
+///                 piece, anti-diagonal wavefront over a 3 x (m+1) buffer in shared memory.
+struct ApproxOptions {
+  /// Largest edit distance reported. -1 = unset: an error in all-hits mode, "no bound" in
+  /// best mode. Values >= pattern length are capped at the pattern length.
+  std::int64_t k = -1;
+  bool best = false;                 // best mode (see above) instead of all hits within k
+  Backend backend = Backend::automatic;
+  std::string algorithm = "auto";
+  bool case_insensitive = false;     // ASCII letters only
+  int threads = 0;                   // CPU threads; 0 = all hardware threads
+  int device = 0;                    // CUDA device ordinal
+  std::uint64_t max_hits = 0;        // stop a scan after this many hits (0 = no limit)
+  bool best_of_cluster = false;      // of each run of consecutive end positions, keep only the
+                                     // hit with the smallest distance (the leftmost on ties)
+  bool want_start = true;            // recover start positions (costs O(m * d) per hit)
+  bool want_cigar = false;           // recover the alignment as an extended CIGAR
+  int wavefront_blocks = 0;          // "wavefront": the paper's D (pieces); 0 = automatic
+  /// Tuning and test hook: end positions per chunk of work (CPU task, GPU warp); 0 = auto.
+  std::uint64_t chunk_ends = 0;
+};
+
+/// One hit. `end` is exclusive; `start` is the largest s with ED(pattern, text[s:end]) ==
+/// distance (0 when want_start is off). `cigar` (when want_cigar): '=' match, 'X' mismatch,
+/// 'I' a pattern byte absent from the text, 'D' a text byte absent from the pattern; applying
+/// it to the pattern gives text[start:end], and its X + I + D count equals `distance`.
+struct ApproxMatch {
+  std::uint32_t pattern = 0;         // index of the pattern in compile() order
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+  std::uint32_t distance = 0;
+  std::string cigar;
+  friend bool operator==(const ApproxMatch&, const ApproxMatch&) = default;
+};
+
+/// Receives hits pattern by pattern (compile order), each pattern's hits in ascending end;
+/// returns false to stop the scan.
+using ApproxSink = std::function<bool(const ApproxMatch&)>;
+
+class ApproxMatcher {
+ public:
+  /// Throws InvalidArgument for no pattern, an empty pattern (naming its index), k < 0 (or
+  /// unset in all-hits mode), an unknown algorithm for the backend, a pattern too long for
+  /// the CUDA kernels; BackendUnavailable for `cuda` without a GPU.
+  static ApproxMatcher compile(ByteSpan pattern, const ApproxOptions& options);
+  static ApproxMatcher compile(const std::vector<std::vector<std::uint8_t>>& patterns,
+                               const ApproxOptions& options);
+
+  /// Every hit (see the header comment); returns the number delivered to the sink.
+  std::uint64_t scan(ByteSpan text, const ApproxSink& sink, ScanStats* stats = nullptr) const;
+  /// Convenience: all hits collected.
+  std::vector<ApproxMatch> find_all(ByteSpan text) const;
+
+  std::size_t pattern_count() const;
+  std::size_t pattern_length(std::size_t index) const;
+  /// The effective k of all-hits mode (capped at each pattern's length by the scan), or the
+  /// bound of best mode (-1 = none).
+  std::int64_t k() const;
+  Backend backend() const;                 // resolved: cpu or cuda
+  const std::string& algorithm() const;    // resolved name
+  const ApproxOptions& options() const;
+  /// "cpu (N threads)" or the GPU's name.
+  const std::string& device_label() const;
+
+  ApproxMatcher(ApproxMatcher&&) noexcept;
+  ApproxMatcher& operator=(ApproxMatcher&&) noexcept;
+  ~ApproxMatcher();
+
+  struct Impl;
+
+ private:
+  explicit ApproxMatcher(std::shared_ptr<const Impl> impl);
+  std::shared_ptr<const Impl> impl_;
+};
+
+/// Seed paper 000's cost model (Theorem 4) for its wavefront algorithm on the GPU:
+///   T = (n+p)/w + m(n+p)/(d w) + n L / p + m n l / p + L + m l   (in time units of the
+/// machine's cycle), with d multiprocessors, w warp width, L / l global / shared latency,
+/// p threads. Returns the predicted milliseconds for the given machine figures.
+struct HmmMachine {
+  int multiprocessors = 132;   // d
+  int warp_width = 32;         // w
+  double global_latency_cycles = 600;   // L
+  double shared_latency_cycles = 30;    // l
+  double clock_mhz = 1980;
+};
+double predict_wavefront_ms(std::uint64_t n, std::uint64_t m, std::uint64_t threads,
+                            const HmmMachine& machine = {});
+
+}  // namespace warpmatch

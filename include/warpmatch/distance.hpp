@@ -1,0 +1,93 @@
+// warpmatch — global edit (Levenshtein) distance of two long strings (seed paper 001: the DP
+// table tiled into blocks computed as a wavefront on the GPU, block size chosen by an
+// execution-time model), with an optional bound k, an optimal alignment, and batches.
+//
+//   warpmatch::DistanceOptions opt;              // backend auto, algorithm auto, all threads
+//   opt.max_distance = 100;                      // optional: stop early beyond 100 edits
+//   opt.want_alignment = true;                   // optional: extended CIGAR (=, X, I, D)
+//   auto r = warpmatch::edit_distance(a, b, opt);
+//   if (r.over_k()) ...; else use r.distance, r.cigar;
+//
+// Memory is linear in the lengths (bit-vectors of the shorter string; Hirschberg for the
+// alignment), lengths are 64-bit.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "warpmatch/common.hpp"
+
+namespace warpmatch {
+
+/// `DistanceResult::distance` when the distance exceeds DistanceOptions::max_distance.
+inline constexpr std::int64_t kDistanceOverK = -1;
+
+/// Algorithm names (`--algo`):
+///   "auto"   — the fastest for the backend: "myers".
+///   "myers"  — CPU: Myers/Hyyrö bit-parallel columns of 64 cells per word, banded by k
+///              (Ukkonen; without k the band doubles from 64 like edlib), the pattern's
+///              blocks split into stripes pipelined over threads. CUDA: bit-parallel tiles
+///              (32 cells per thread per word step) in an anti-diagonal wavefront; the GPU
+///              computes the whole table and k only decides the report (no band there yet).
+///              With want_alignment on CUDA, the distance comes from the GPU and the
+///              alignment from the CPU's Hirschberg, banded by that distance.
+///   "dp"     — CPU reference: the plain DP, two rows, one thread.
+///   "tiles"  — CUDA, seed paper 001 faithfully: the DP table tiled into blocks of
+///              `block_size` x `block_size` cells, one thread block per tile, tiles of one
+///              anti-diagonal per launch, tile borders in device memory.
+struct DistanceOptions {
+  Backend backend = Backend::automatic;
+  std::string algorithm = "auto";
+  /// k: report kDistanceOverK when the distance exceeds it; < 0 = no bound.
+  std::int64_t max_distance = -1;
+  /// Also compute an optimal alignment as an extended CIGAR (Hirschberg, linear memory).
+  bool want_alignment = false;
+  int threads = 0;     // CPU threads; 0 = all hardware threads
+  int device = 0;      // CUDA device ordinal
+  /// "tiles": tile side in cells; 0 = chosen by the tuned execution-time model.
+  int block_size = 0;
+};
+
+struct DistanceResult {
+  /// The Levenshtein distance, or kDistanceOverK when it exceeds max_distance.
+  std::int64_t distance = kDistanceOverK;
+  /// With want_alignment and within k: run-length pairs over "=XID" turning A into B:
+  /// '=' keep A's byte, 'X' replace it by B's byte, 'I' insert B's byte, 'D' delete A's byte
+  /// (e.g. "2=1X3I"). Empty otherwise (and for two empty strings).
+  std::string cigar;
+  bool over_k() const { return distance == kDistanceOverK; }
+  friend bool operator==(const DistanceResult&, const DistanceResult&) = default;
+};
+
+/// What the last computation did (for `--stats`).
+struct DistanceStats {
+  Backend backend = Backend::cpu;
+  std::string algorithm;
+  std::string device;          // "cpu (N threads)" or the GPU name
+  std::uint64_t pairs = 0;
+  std::uint64_t cells = 0;     // |A| x |B| summed over pairs (the DP table, band or not)
+  int block_size = 0;          // "tiles": the tile side used
+  double seconds = 0;
+};
+
+/// Global edit distance of a and b. Throws InvalidArgument (unknown algorithm, bad
+/// block size, threads < 0), BackendUnavailable (cuda without a GPU), DeviceError.
+DistanceResult edit_distance(ByteSpan a, ByteSpan b, const DistanceOptions& options = {},
+                             DistanceStats* stats = nullptr);
+
+/// Many pairs at once: CPU spreads pairs over all threads, CUDA fills the GPU with pairs
+/// (one per warp). Results in input order, identical to edit_distance() per pair.
+std::vector<DistanceResult> edit_distance_batch(std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
+                                                const DistanceOptions& options = {},
+                                                DistanceStats* stats = nullptr);
+
+/// Applies an extended CIGAR to a; returns the result and, through `cost`, the number of
+/// X/I/D operations. Throws InvalidArgument when the CIGAR is malformed, does not consume
+/// all of a, or claims '=' where bytes differ (X where they are equal is allowed: still a
+/// valid edit). Used by tests and callers who want to check an alignment.
+std::string apply_cigar(ByteSpan a, ByteSpan b, std::string_view cigar, std::int64_t* cost);
+
+}  // namespace warpmatch

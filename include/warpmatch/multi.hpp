@@ -1,0 +1,124 @@
+// warpmatch — multi-pattern exact search (seed paper 002, M-BNDM on the GPU, and faster).
+//
+//   std::vector<std::string> words = {"he", "she", "his", "hers"};
+//   auto m = warpmatch::MultiMatcher::compile(words, {});      // immutable, share freely
+//   m.scan(text, [](const warpmatch::Match& x) { ...; return true; });
+//   std::vector<std::uint64_t> per_pattern = m.count_per_pattern(text);
+//
+// The match set is exactly Hyperscan's literal mode (block mode, start of match, one id per
+// pattern) or Aho-Corasick reporting all matches: every occurrence of every pattern,
+// overlapping ones included, delivered in ascending order of (start, pattern index).
+// Duplicate patterns each keep their own index and each report every occurrence (as
+// Hyperscan does with distinct ids). Patterns are arbitrary bytes, NUL included.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "warpmatch/common.hpp"
+
+namespace warpmatch {
+
+/// Thread configuration of the paper's GPU kernel (`--algo mbndm` on cuda), settable so the
+/// paper's Table 2 can be re-measured. 0 = the paper's best values (1 KiB pages, 512
+/// threads per block, keywords per thread 1, grid sized for 64 blocks per SM).
+struct MbndmGpuConfig {
+  int page_bytes = 0;          // owned text bytes per page (the page also holds the overlap)
+  int threads_per_block = 0;   // each thread matches one pattern subset against the page
+  int blocks = 0;              // total blocks of the grid (groups x subset blocks); 0 = auto
+  int keywords_per_thread = 0; // patterns packed into one thread's 64-bit M-BNDM word
+};
+
+/// Algorithm names (`--algo`):
+///   "auto"/"fast" — CPU: prefix q-gram filter (1/2/3/4/8-byte keys, bitmaps) + hash table
+///                   of patterns for verification, text split over all cores;
+///                   CUDA: the same filter with its 4-byte bitmap in shared memory, verified
+///                   on the device, hits compacted and sorted with CUB, host text streamed.
+///   "mbndm"       — seed paper 002: M-BNDM over pattern subsets packed in 64-bit words
+///                   (CPU: the paper's baseline, chunks on `threads` like fast — the
+///                   benchmark runs it on one thread as the paper did; CUDA: the paper's kernel,
+///                   subsets per block, pages with maxPLength overlap in shared memory,
+///                   B tables through the read-only (texture) path).
+///   "naive"       — CPU reference: every pattern at every position, one thread.
+struct MultiOptions {
+  Backend backend = Backend::automatic;
+  std::string algorithm = "auto";
+  bool case_insensitive = false;  // ASCII letters only
+  int threads = 0;                // CPU threads; 0 = all hardware threads
+  int device = 0;                 // CUDA device ordinal
+  MbndmGpuConfig mbndm_gpu;
+};
+
+/// What compile() built (for `--stats`).
+struct MultiCompileStats {
+  std::uint64_t patterns = 0;
+  std::uint64_t pattern_bytes = 0;
+  std::uint64_t min_length = 0, max_length = 0;
+  double seconds = 0;               // wall time of compile()
+  std::uint64_t memory_bytes = 0;   // host memory of the compiled tables
+  std::uint64_t device_memory_bytes = 0;  // GPU memory of the uploaded tables (cuda backend)
+};
+
+struct MultiScanStats {
+  Backend backend = Backend::cpu;
+  std::string algorithm;
+  std::string device;
+  std::uint64_t bytes = 0;
+  std::uint64_t matches = 0;
+  double seconds = 0;
+};
+
+class MultiMatcher {
+ public:
+  /// Throws InvalidArgument for an empty set, an empty pattern (naming its index), more than
+  /// 2^31 patterns, or an unknown algorithm for the backend; BackendUnavailable for `cuda`
+  /// without a GPU.
+  static MultiMatcher compile(const std::vector<std::string>& patterns,
+                              const MultiOptions& options = {});
+
+  /// Total occurrences of all patterns.
+  std::uint64_t count(ByteSpan text, MultiScanStats* stats = nullptr) const;
+  /// Occurrences per pattern index (size pattern_count()).
+  std::vector<std::uint64_t> count_per_pattern(ByteSpan text) const;
+  /// Every occurrence in ascending (start, pattern) order; stops when the sink returns false.
+  /// Returns the number of matches delivered.
+  std::uint64_t scan(ByteSpan text, const MatchSink& sink, MultiScanStats* stats = nullptr) const;
+  std::vector<Match> find_all(ByteSpan text) const;
+
+  std::size_t pattern_count() const;
+  std::size_t max_pattern_length() const;
+  Backend backend() const;
+  const std::string& algorithm() const;
+  const std::string& device_label() const;
+  const MultiCompileStats& compile_stats() const;
+  const MultiOptions& options() const;
+
+  MultiMatcher(MultiMatcher&&) noexcept;
+  MultiMatcher& operator=(MultiMatcher&&) noexcept;
+  ~MultiMatcher();
+
+  struct Impl;
+
+ private:
+  explicit MultiMatcher(std::shared_ptr<const Impl> impl);
+  std::shared_ptr<const Impl> impl_;
+};
+
+/// A pattern file parsed (see parse_pattern_file).
+struct PatternList {
+  std::vector<std::string> patterns;      // non-empty patterns, in file order
+  std::vector<std::uint64_t> line_index;  // 0-based line of each pattern in the file
+  std::uint64_t lines = 0;                // lines in the file (a final newline ends a line)
+};
+
+/// Parses a pattern file: one literal per line ('\n' separates; a '\r' before it is dropped).
+/// Unless fixed_lines, `\xNN` (two hex digits) gives any byte and `\\` a backslash; any other
+/// backslash sequence is an error. Empty lines are skipped but keep their line number, so a
+/// pattern's index is always its line number - 1. Duplicates are kept (each reports its own
+/// index). Throws InvalidArgument naming `source` and the line for a bad escape.
+/// With fixed_lines every line is taken verbatim ('\r' kept).
+PatternList parse_pattern_file(std::string_view content, bool fixed_lines,
+                               std::string_view source);
+
+}  // namespace warpmatch

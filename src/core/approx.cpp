@@ -1,0 +1,228 @@
+// Approximate search, the public entry: validates options, resolves backend and algorithm
+// once at compile(), routes each scan to src/cpu or src/cuda (which return end positions and
+// distances), then applies the reporting options (clusters, max hits) and recovers starts
+// and CIGARs only for the hits that are delivered, in parallel batches on the host.
+#include <algorithm>
+#include <chrono>
+
+#include "core/approx_align.hpp"
+#include "core/parallel.hpp"
+#include "cpu/approx_cpu.hpp"
+#include "cuda/approx_cuda.hpp"
+#include "cuda/exact_cuda.hpp"  // cuda::devices()
+#include "warpmatch/approx.hpp"
+
+namespace warpmatch {
+
+struct ApproxMatcher::Impl {
+  ApproxOptions options;
+  std::vector<core::ApproxPattern> patterns;
+  Backend backend = Backend::cpu;
+  std::string algorithm;
+  cpu::ApproxAlgorithm cpu_algorithm = cpu::ApproxAlgorithm::myers;
+  cuda::ApproxAlgorithm cuda_algorithm = cuda::ApproxAlgorithm::myers;
+  int threads = 1;
+  std::string device_label;
+
+  core::ApproxQuery query_for(const core::ApproxPattern& p) const {
+    core::ApproxQuery q;
+    q.mode = options.best ? core::ApproxMode::best : core::ApproxMode::all_within_k;
+    const std::uint64_t m = p.size();
+    q.k = static_cast<std::uint32_t>(options.k < 0 ? m : std::min<std::uint64_t>(options.k, m));
+    q.chunk_ends = options.chunk_ends;
+    return q;
+  }
+
+  std::vector<std::vector<core::EndHit>> find_ends(ByteSpan text) const {
+    std::vector<core::ApproxQuery> queries;
+    for (const auto& p : patterns) queries.push_back(query_for(p));
+    if (backend == Backend::cuda)
+      return cuda::approx_scan(patterns, queries, text, cuda_algorithm, options.wavefront_blocks,
+                               options.device);
+    std::vector<std::vector<core::EndHit>> out;
+    for (std::size_t i = 0; i < patterns.size(); ++i)
+      out.push_back(cpu::approx_scan(patterns[i], text, queries[i], cpu_algorithm, threads));
+    return out;
+  }
+};
+
+namespace {
+
+/// Of each maximal run of consecutive end positions keep the smallest distance (leftmost).
+std::vector<core::EndHit> best_of_clusters(const std::vector<core::EndHit>& hits) {
+  std::vector<core::EndHit> kept;
+  for (std::size_t a = 0; a < hits.size();) {
+    std::size_t b = a + 1;
+    core::EndHit best = hits[a];
+    while (b < hits.size() && hits[b].end == hits[b - 1].end + 1) {
+      if (hits[b].distance < best.distance) best = hits[b];
+      ++b;
+    }
+    kept.push_back(best);
+    a = b;
+  }
+  return kept;
+}
+
+}  // namespace
+
+ApproxMatcher ApproxMatcher::compile(ByteSpan pattern, const ApproxOptions& options) {
+  return compile(std::vector<std::vector<std::uint8_t>>{{pattern.begin(), pattern.end()}}, options);
+}
+
+ApproxMatcher ApproxMatcher::compile(const std::vector<std::vector<std::uint8_t>>& patterns,
+                                     const ApproxOptions& options) {
+  if (patterns.empty()) throw InvalidArgument("no pattern: approximate search needs at least one");
+  if (patterns.size() > 0xffffffffull) throw InvalidArgument("too many patterns (limit 2^32 - 1)");
+  if (options.k < -1 || (options.k == -1 && !options.best))
+    throw InvalidArgument(options.k == -1
+                              ? "k (the maximum number of edits) is required unless best mode is on"
+                              : "k must be >= 0 (got " + std::to_string(options.k) + ")");
+  if (options.threads < 0) throw InvalidArgument("threads must be >= 0 (0 = all cores)");
+  if (options.wavefront_blocks < 0) throw InvalidArgument("wavefront blocks must be >= 0 (0 = auto)");
+  auto impl = std::make_shared<Impl>();
+  impl->options = options;
+  for (std::size_t i = 0; i < patterns.size(); ++i) {
+    if (patterns[i].empty())
+      throw InvalidArgument("pattern " + std::to_string(i) +
+                            " is empty: approximate search needs at least one byte");
+    core::ApproxPattern p;
+    p.case_insensitive = options.case_insensitive;
+    p.bytes = patterns[i];
+    if (options.case_insensitive)
+      for (auto& c : p.bytes) c = core::fold_ascii(c);
+    impl->patterns.push_back(std::move(p));
+  }
+  impl->threads = options.threads > 0 ? options.threads : hardware_threads();
+
+  const std::string& algo = options.algorithm;
+  Backend requested = options.backend;
+  if (requested == Backend::automatic && algo == "dp") requested = Backend::cpu;
+  if (requested == Backend::automatic && algo == "wavefront") requested = Backend::cuda;
+  impl->backend = resolve_backend(requested);
+  if (impl->backend == Backend::cpu) {
+    if (algo == "auto" || algo == "myers") {
+      impl->cpu_algorithm = cpu::ApproxAlgorithm::myers;
+      impl->algorithm = "myers";
+    } else if (algo == "dp") {
+      impl->cpu_algorithm = cpu::ApproxAlgorithm::dp;
+      impl->algorithm = "dp";
+    } else {
+      throw InvalidArgument("unknown algorithm '" + algo +
+                            "' for the cpu backend (expected auto, myers or dp; 'wavefront' "
+                            "runs on --backend cuda)");
+    }
+    impl->device_label = "cpu (" + std::to_string(impl->threads) + " threads)";
+  } else {
+    if (algo == "auto" || algo == "myers") {
+      impl->cuda_algorithm = cuda::ApproxAlgorithm::myers;
+      impl->algorithm = "myers";
+    } else if (algo == "wavefront") {
+      impl->cuda_algorithm = cuda::ApproxAlgorithm::wavefront;
+      impl->algorithm = "wavefront";
+    } else {
+      throw InvalidArgument("unknown algorithm '" + algo +
+                            "' for the cuda backend (expected auto, myers or wavefront; 'dp' "
+                            "runs on --backend cpu)");
+    }
+    const std::uint64_t limit = cuda::approx_max_pattern_length(impl->cuda_algorithm);
+    for (std::size_t i = 0; i < impl->patterns.size(); ++i)
+      if (impl->patterns[i].size() > limit)
+        throw InvalidArgument("pattern " + std::to_string(i) + " has " +
+                              std::to_string(impl->patterns[i].size()) +
+                              " bytes; the cuda '" + impl->algorithm + "' kernel accepts at most " +
+                              std::to_string(limit) + " (use --backend cpu)");
+    const auto devices = cuda::devices();
+    if (options.device < 0 || options.device >= static_cast<int>(devices.size()))
+      throw InvalidArgument("CUDA device " + std::to_string(options.device) + " does not exist (" +
+                            std::to_string(devices.size()) + " visible)");
+    impl->device_label = devices[options.device].name;
+  }
+  return ApproxMatcher(std::move(impl));
+}
+
+std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanStats* stats) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Impl& im = *impl_;
+  const ApproxOptions& opt = im.options;
+  std::uint64_t delivered = 0;
+  bool stopped = false;
+  const std::vector<std::vector<core::EndHit>> ends = text.empty()
+      ? std::vector<std::vector<core::EndHit>>(im.patterns.size())
+      : im.find_ends(text);
+  const bool want_start = opt.want_start || opt.want_cigar;
+  constexpr std::size_t kBatch = 4096;  // hits recovered in parallel before delivery
+  for (std::size_t pi = 0; pi < im.patterns.size() && !stopped; ++pi) {
+    const core::ApproxPattern& pattern = im.patterns[pi];
+    const std::vector<core::EndHit> hits = opt.best_of_cluster ? best_of_clusters(ends[pi]) : ends[pi];
+    for (std::size_t a = 0; a < hits.size() && !stopped; a += kBatch) {
+      std::size_t count = std::min(kBatch, hits.size() - a);
+      if (opt.max_hits) count = std::min<std::uint64_t>(count, opt.max_hits - delivered);
+      std::vector<ApproxMatch> batch(count);
+      const int workers = (want_start && count > 16) ? im.threads : 1;
+      core::parallel_for(count, workers, [&](std::size_t i) {
+        const core::EndHit& h = hits[a + i];
+        ApproxMatch& out = batch[i];
+        out.pattern = static_cast<std::uint32_t>(pi);
+        out.end = h.end;
+        out.distance = h.distance;
+        if (want_start) out.start = core::recover_start(pattern, text, h.end, h.distance);
+        if (opt.want_cigar) out.cigar = core::recover_cigar(pattern, text, out.start, h.end, h.distance);
+      });
+      for (const ApproxMatch& match : batch) {
+        ++delivered;
+        if (!sink(match) || (opt.max_hits && delivered >= opt.max_hits)) {
+          stopped = true;
+          break;
+        }
+      }
+    }
+  }
+  if (stats) {
+    stats->backend = im.backend;
+    stats->algorithm = im.algorithm;
+    stats->device = im.device_label;
+    stats->bytes = text.size();
+    stats->matches = delivered;
+    stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  return delivered;
+}
+
+std::vector<ApproxMatch> ApproxMatcher::find_all(ByteSpan text) const {
+  std::vector<ApproxMatch> out;
+  scan(text, [&](const ApproxMatch& m) {
+    out.push_back(m);
+    return true;
+  });
+  return out;
+}
+
+std::size_t ApproxMatcher::pattern_count() const { return impl_->patterns.size(); }
+std::size_t ApproxMatcher::pattern_length(std::size_t index) const {
+  return impl_->patterns.at(index).size();
+}
+std::int64_t ApproxMatcher::k() const { return impl_->options.k; }
+Backend ApproxMatcher::backend() const { return impl_->backend; }
+const std::string& ApproxMatcher::algorithm() const { return impl_->algorithm; }
+const ApproxOptions& ApproxMatcher::options() const { return impl_->options; }
+const std::string& ApproxMatcher::device_label() const { return impl_->device_label; }
+
+ApproxMatcher::ApproxMatcher(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+ApproxMatcher::ApproxMatcher(ApproxMatcher&&) noexcept = default;
+ApproxMatcher& ApproxMatcher::operator=(ApproxMatcher&&) noexcept = default;
+ApproxMatcher::~ApproxMatcher() = default;
+
+double predict_wavefront_ms(std::uint64_t n, std::uint64_t m, std::uint64_t threads,
+                            const HmmMachine& machine) {
+  // Theorem 4 of seed paper 000, every term in machine cycles (one unit = one cycle).
+  const double nn = static_cast<double>(n), mm = static_cast<double>(m);
+  const double p = static_cast<double>(std::max<std::uint64_t>(threads, 1));
+  const double w = machine.warp_width, d = machine.multiprocessors;
+  const double big_l = machine.global_latency_cycles, small_l = machine.shared_latency_cycles;
+  const double cycles = (nn + p) / w + mm * (nn + p) / (d * w) + nn * big_l / p +
+                        mm * nn * small_l / p + big_l + mm * small_l;
+  return cycles / (machine.clock_mhz * 1e3);
+}
+
+}  // namespace warpmatch

@@ -1,0 +1,237 @@
+// Edit distance, the public entry: validates options, resolves backend and algorithm, routes
+// to src/cpu or src/cuda, fills stats; the CIGAR checker; the tile model's calibration run
+// and per-device lookup (the model itself is in distance_tune.cpp).
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "core/distance_tune.hpp"
+#include "cpu/distance_cpu.hpp"
+#include "cuda/distance_cuda.hpp"
+#include "cuda/exact_cuda.hpp"
+#include "warpmatch/distance.hpp"
+
+namespace warpmatch {
+
+namespace {
+
+struct Plan {
+  Backend backend = Backend::cpu;
+  std::string algorithm;  // resolved name
+  cpu::DistanceAlgorithm cpu_algorithm = cpu::DistanceAlgorithm::myers;
+  cuda::DistanceAlgorithm cuda_algorithm = cuda::DistanceAlgorithm::myers_tiles;
+  int threads = 1;
+  std::string device_label;
+};
+
+Plan resolve(const DistanceOptions& options) {
+  if (options.threads < 0) throw InvalidArgument("threads must be >= 0 (0 = all cores)");
+  if (options.block_size != 0 &&
+      (options.block_size < 32 || options.block_size > 1024 || options.block_size % 32 != 0))
+    throw InvalidArgument("block size " + std::to_string(options.block_size) +
+                          " out of range: the tiles kernel takes a multiple of 32 from 32 to 1024");
+  Plan plan;
+  plan.threads = options.threads > 0 ? options.threads : hardware_threads();
+  const std::string& algo = options.algorithm;
+  Backend requested = options.backend;
+  // An algorithm that exists on only one backend decides the backend under `auto`.
+  if (requested == Backend::automatic && algo == "dp") requested = Backend::cpu;
+  if (requested == Backend::automatic && algo == "tiles") requested = Backend::cuda;
+  plan.backend = resolve_backend(requested);
+  if (plan.backend == Backend::cpu) {
+    if (algo == "auto" || algo == "myers") {
+      plan.algorithm = "myers";
+    } else if (algo == "dp") {
+      plan.algorithm = "dp";
+      plan.cpu_algorithm = cpu::DistanceAlgorithm::dp;
+      plan.threads = 1;
+    } else {
+      throw InvalidArgument("unknown algorithm '" + algo +
+                            "' for the cpu backend (expected auto, myers or dp; "
+                            "'tiles' runs on --backend cuda)");
+    }
+    plan.device_label = "cpu (" + std::to_string(plan.threads) + " threads)";
+  } else {
+    if (algo == "auto" || algo == "myers") {
+      plan.algorithm = "myers";
+    } else if (algo == "tiles") {
+      plan.algorithm = "tiles";
+      plan.cuda_algorithm = cuda::DistanceAlgorithm::tiles;
+    } else {
+      throw InvalidArgument("unknown algorithm '" + algo +
+                            "' for the cuda backend (expected auto, myers or tiles; "
+                            "'dp' runs on --backend cpu)");
+    }
+    const auto devices = cuda::devices();
+    if (options.device < 0 || options.device >= static_cast<int>(devices.size()))
+      throw InvalidArgument("CUDA device " + std::to_string(options.device) + " does not exist (" +
+                            std::to_string(devices.size()) + " visible)");
+    plan.device_label = devices[options.device].name;
+  }
+  return plan;
+}
+
+void fill_stats(DistanceStats* stats, const Plan& plan, std::uint64_t pairs, std::uint64_t cells,
+                int block_size, std::chrono::steady_clock::time_point t0) {
+  if (!stats) return;
+  stats->backend = plan.backend;
+  stats->algorithm = plan.algorithm;
+  stats->device = plan.device_label;
+  stats->pairs = pairs;
+  stats->cells = cells;
+  stats->block_size = block_size;
+  stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+DistanceResult edit_distance(ByteSpan a, ByteSpan b, const DistanceOptions& options,
+                             DistanceStats* stats) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Plan plan = resolve(options);
+  DistanceResult result;
+  int block_size = 0;
+  if (plan.backend == Backend::cpu) {
+    if (options.want_alignment) result = cpu::edit_alignment(a, b, options.max_distance, plan.threads);
+    else result.distance = cpu::edit_distance(a, b, options.max_distance, plan.cpu_algorithm, plan.threads);
+  } else {
+    if (plan.cuda_algorithm == cuda::DistanceAlgorithm::tiles) {
+      block_size = options.block_size > 0
+                       ? options.block_size
+                       : tune::tile_model_for_device(options.device)
+                             .choose_block_size(static_cast<std::int64_t>(a.size()),
+                                                static_cast<std::int64_t>(b.size()));
+    }
+    const cuda::DistanceRun run = cuda::edit_distance(a, b, options.max_distance, plan.cuda_algorithm,
+                                                      block_size, options.device);
+    result.distance = run.distance;
+    // The alignment's traceback runs on the CPU (Hirschberg), banded by the GPU's distance.
+    if (options.want_alignment && !result.over_k())
+      result = cpu::edit_alignment(a, b, result.distance, plan.threads);
+  }
+  fill_stats(stats, plan, 1, static_cast<std::uint64_t>(a.size()) * b.size(), block_size, t0);
+  return result;
+}
+
+std::vector<DistanceResult> edit_distance_batch(std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
+                                                const DistanceOptions& options, DistanceStats* stats) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Plan plan = resolve(options);
+  std::vector<DistanceResult> results;
+  if (plan.backend == Backend::cpu) {
+    results = cpu::edit_distance_batch(pairs, options.max_distance, options.want_alignment,
+                                       plan.cpu_algorithm, plan.threads);
+  } else {
+    const auto distances = cuda::edit_distance_batch(pairs, options.max_distance, options.device, nullptr);
+    results.resize(pairs.size());
+    for (std::size_t i = 0; i < pairs.size(); ++i) results[i].distance = distances[i];
+    if (options.want_alignment) {
+      std::vector<std::pair<ByteSpan, ByteSpan>> pending;
+      std::vector<std::size_t> where;
+      for (std::size_t i = 0; i < pairs.size(); ++i)
+        if (!results[i].over_k()) {
+          pending.push_back(pairs[i]);
+          where.push_back(i);
+        }
+      auto aligned = cpu::edit_distance_batch(pending, options.max_distance, true,
+                                              cpu::DistanceAlgorithm::myers, plan.threads);
+      for (std::size_t i = 0; i < where.size(); ++i) results[where[i]] = std::move(aligned[i]);
+    }
+  }
+  std::uint64_t cells = 0;
+  for (const auto& [a, b] : pairs) cells += static_cast<std::uint64_t>(a.size()) * b.size();
+  fill_stats(stats, plan, pairs.size(), cells, 0, t0);
+  return results;
+}
+
+std::string apply_cigar(ByteSpan a, ByteSpan b, std::string_view cigar, std::int64_t* cost) {
+  std::string out;
+  std::size_t i = 0, j = 0;
+  std::int64_t edits = 0;
+  for (std::size_t p = 0; p < cigar.size();) {
+    std::uint64_t count = 0;
+    const std::size_t digits = p;
+    while (p < cigar.size() && cigar[p] >= '0' && cigar[p] <= '9') count = count * 10 + (cigar[p++] - '0');
+    if (p == digits || p == cigar.size())
+      throw InvalidArgument("malformed CIGAR at offset " + std::to_string(digits));
+    const char op = cigar[p++];
+    for (std::uint64_t r = 0; r < count; ++r) {
+      switch (op) {
+        case '=':
+        case 'X':
+          if (i >= a.size() || j >= b.size()) throw InvalidArgument("CIGAR runs past the end of A or B");
+          if (op == '=' && a[i] != b[j])
+            throw InvalidArgument("CIGAR claims '=' at A offset " + std::to_string(i) + " but the bytes differ");
+          out.push_back(static_cast<char>(b[j]));
+          edits += op == 'X';
+          ++i, ++j;
+          break;
+        case 'I':
+          if (j >= b.size()) throw InvalidArgument("CIGAR inserts past the end of B");
+          out.push_back(static_cast<char>(b[j++]));
+          ++edits;
+          break;
+        case 'D':
+          if (i >= a.size()) throw InvalidArgument("CIGAR deletes past the end of A");
+          ++i;
+          ++edits;
+          break;
+        default:
+          throw InvalidArgument(std::string("unknown CIGAR operation '") + op + "'");
+      }
+    }
+  }
+  if (i != a.size() || j != b.size())
+    throw InvalidArgument("CIGAR consumes " + std::to_string(i) + " of " + std::to_string(a.size()) +
+                          " bytes of A and " + std::to_string(j) + " of " + std::to_string(b.size()) +
+                          " of B");
+  if (cost) *cost = edits;
+  return out;
+}
+
+namespace tune {
+
+TileModel tile_model_for_device(int device) {
+  const auto devices = cuda::devices();
+  if (device < 0 || device >= static_cast<int>(devices.size())) return TileModel{};
+  if (auto stored = load_tile_model(model_path(devices[device].name)); stored) return *stored;
+  TileModel model;
+  model.device = devices[device].name;
+  model.multiprocessors = devices[device].multiprocessors;
+  return model;
+}
+
+TileModel calibrate_tile_model(int device, std::int64_t length, int repeats) {
+  const auto devices = cuda::devices();
+  if (devices.empty()) throw BackendUnavailable("warpmatch tune needs a CUDA GPU: none is visible");
+  if (device < 0 || device >= static_cast<int>(devices.size()))
+    throw InvalidArgument("CUDA device " + std::to_string(device) + " does not exist");
+  TileModel base;
+  base.device = devices[device].name;
+  base.multiprocessors = devices[device].multiprocessors;
+  // Two lengths x five block sizes (a second or so on an H100/H200): the small length leaves
+  // the GPU under-filled by big tiles, the large one queues several small tiles per SM, so the
+  // per-launch, per-step and per-active-warp terms separate.
+  const std::vector<std::int64_t> lengths = calibration_lengths(length);
+  std::mt19937_64 rng(20251024);
+  std::vector<std::uint8_t> a(static_cast<std::size_t>(lengths.back())), b(static_cast<std::size_t>(lengths.back()));
+  for (auto& c : a) c = "ACGT"[rng() & 3];
+  for (auto& c : b) c = "ACGT"[rng() & 3];
+  std::vector<TileMeasurement> measurements;
+  for (const std::int64_t len : lengths) {
+    const ByteSpan pa(a.data(), static_cast<std::size_t>(len)), pb(b.data(), static_cast<std::size_t>(len));
+    for (const int bs : calibration_block_sizes()) {
+      std::vector<double> ms;
+      cuda::edit_distance(pa, pb, -1, cuda::DistanceAlgorithm::tiles, bs, device);  // warm-up
+      for (int r = 0; r < std::max(1, repeats); ++r)
+        ms.push_back(cuda::edit_distance(pa, pb, -1, cuda::DistanceAlgorithm::tiles, bs, device).kernel_ms);
+      std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+      measurements.push_back({bs, len, len, ms[ms.size() / 2]});
+    }
+  }
+  return fit_tile_model(base, measurements);
+}
+
+}  // namespace tune
+
+}  // namespace warpmatch

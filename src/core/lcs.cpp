@@ -1,0 +1,153 @@
+// Longest common substring and MEMs, the public entry: validates options, resolves backend
+// and algorithm, routes to src/cpu or src/cuda, and falls back from the GPU suffix array to
+// the CPU (saying why) when the input does not fit in device memory.
+#include <chrono>
+#include <limits>
+
+#include "core/lcs_suffix.hpp"
+#include "cpu/lcs_cpu.hpp"
+#include "cuda/exact_cuda.hpp"
+#include "cuda/lcs_cuda.hpp"
+#include "warpmatch/lcs.hpp"
+
+namespace warpmatch {
+
+namespace {
+
+struct LcsPlan {
+  Backend backend = Backend::cpu;
+  cpu::LcsAlgorithm cpu_algorithm = cpu::LcsAlgorithm::suffix_array;
+  std::string algorithm;  // resolved name
+  int threads = 1;
+  LcsRunInfo info;
+};
+
+LcsPlan plan(const LcsOptions& options, bool mems) {
+  if (options.threads < 0) throw InvalidArgument("threads must be >= 0 (0 = all cores)");
+  LcsPlan p;
+  p.threads = options.threads > 0 ? options.threads : hardware_threads();
+  const std::string& algo = options.algorithm;
+  Backend requested = options.backend;
+  // An algorithm that exists on only one backend decides the backend under `auto`.
+  if (requested == Backend::automatic && (algo == "dp" || (mems && algo == "diagonal")))
+    requested = Backend::cpu;
+  p.backend = resolve_backend(requested);
+  if (algo == "auto" || algo == "suffix-array") {
+    p.algorithm = "suffix-array";
+  } else if (algo == "diagonal" && (p.backend == Backend::cpu || !mems)) {
+    p.algorithm = "diagonal";
+    p.cpu_algorithm = cpu::LcsAlgorithm::diagonal;
+    if (p.backend == Backend::cpu) p.threads = 1;
+  } else if (algo == "dp" && p.backend == Backend::cpu && !mems) {
+    p.algorithm = "dp";
+    p.cpu_algorithm = cpu::LcsAlgorithm::dp;
+    p.threads = 1;
+  } else {
+    const std::string expected =
+        mems ? (p.backend == Backend::cpu ? "auto, suffix-array or diagonal" : "auto or suffix-array")
+             : (p.backend == Backend::cpu ? "auto, suffix-array, diagonal or dp"
+                                          : "auto, suffix-array or diagonal");
+    throw InvalidArgument("unknown algorithm '" + algo + "' for " +
+                          (mems ? "maximal exact matches" : "longest common substring") +
+                          " on the " + std::string(backend_name(p.backend)) +
+                          " backend (expected " + expected + ")");
+  }
+  if (p.backend == Backend::cuda) {
+    const auto devices = cuda::devices();
+    if (options.device < 0 || options.device >= static_cast<int>(devices.size()))
+      throw InvalidArgument("CUDA device " + std::to_string(options.device) + " does not exist (" +
+                            std::to_string(devices.size()) + " visible)");
+    p.info.device = devices[options.device].name;
+  } else {
+    p.info.device = "cpu (" + std::to_string(p.threads) + " threads)";
+  }
+  p.info.backend = p.backend;
+  p.info.algorithm = p.algorithm;
+  return p;
+}
+
+/// True when the text fits the device (memory and 32-bit indices); otherwise the plan is
+/// switched to the CPU with a note saying why, and false is returned.
+bool gpu_suffix_array_fits(std::uint64_t text_bytes, int device, LcsPlan& p, int cpu_threads) {
+  const std::uint64_t needed = cuda::lcs_suffix_array_device_bytes(text_bytes);
+  const std::uint64_t free_bytes = cuda::lcs_device_free_bytes(device);
+  const bool index_ok = text_bytes < std::numeric_limits<std::uint32_t>::max() - 1;
+  if (index_ok && needed <= free_bytes) return true;
+  p.info.note = "inputs of " + std::to_string(text_bytes) + " bytes need " +
+                std::to_string(needed >> 20) + " MiB on " + p.info.device + " (" +
+                std::to_string(free_bytes >> 20) + " MiB free" +
+                (index_ok ? "" : "; over the 4 GiB index limit") +
+                "): computed on the CPU instead";
+  p.backend = Backend::cpu;
+  p.threads = cpu_threads;
+  p.info.backend = Backend::cpu;
+  p.info.device = "cpu (" + std::to_string(cpu_threads) + " threads)";
+  return false;
+}
+
+std::vector<std::uint8_t> concatenate(ByteSpan a, ByteSpan b) {
+  std::vector<std::uint8_t> t(a.size() + b.size());
+  std::copy(a.begin(), a.end(), t.begin());
+  std::copy(b.begin(), b.end(), t.begin() + static_cast<std::ptrdiff_t>(a.size()));
+  return t;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int cpu_threads_of(const LcsOptions& o) { return o.threads > 0 ? o.threads : hardware_threads(); }
+
+}  // namespace
+
+LcsResult longest_common_substring(ByteSpan a, ByteSpan b, const LcsOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  LcsPlan p = plan(options, /*mems=*/false);
+  LcsResult out;
+  if (a.empty() || b.empty()) {
+    // Nothing is common; no backend work.
+  } else if (p.backend == Backend::cuda && p.algorithm == "diagonal") {
+    cuda::lcs_diagonal(a, b, options.max_matches, options.device, out);
+  } else if (p.backend == Backend::cuda &&
+             gpu_suffix_array_fits(a.size() + b.size(), options.device, p, cpu_threads_of(options))) {
+    if (!cuda::lcs_suffix_array_scan(a, b, options.max_matches, options.device, out)) {
+      // Long repeats exceed the device LCP's work budget: LCP and scan on the host instead.
+      p.info.note = "inputs too repetitive for the GPU LCP kernel's work budget: LCP computed on the host";
+      const std::vector<std::uint8_t> t = concatenate(a, b);
+      const std::vector<std::int64_t> sa = cuda::lcs_suffix_array(t, options.device);
+      const std::vector<std::int64_t> lcp = core::lcp_from_suffix_array(t, sa, cpu_threads_of(options));
+      core::lcs_from_suffix_array(t, a.size(), sa, lcp, options.max_matches, cpu_threads_of(options), out);
+    }
+  } else {
+    cpu::lcs(a, b, p.cpu_algorithm, options.max_matches, p.threads, out);
+  }
+  out.run = p.info;
+  out.run.seconds = seconds_since(t0);
+  return out;
+}
+
+MemResult maximal_exact_matches(ByteSpan a, ByteSpan b, std::uint64_t min_length,
+                                const LcsOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (min_length == 0)
+    throw InvalidArgument("minimum MEM length must be at least 1 (got 0)");
+  LcsPlan p = plan(options, /*mems=*/true);
+  MemResult out;
+  if (a.empty() || b.empty()) {
+    // No MEMs.
+  } else if (p.backend == Backend::cuda &&
+             gpu_suffix_array_fits(a.size() + b.size(), options.device, p, cpu_threads_of(options))) {
+    const std::vector<std::uint8_t> t = concatenate(a, b);
+    const std::vector<std::int64_t> sa = cuda::lcs_suffix_array(t, options.device);
+    const std::vector<std::int64_t> lcp = core::lcp_from_suffix_array(t, sa, cpu_threads_of(options));
+    core::mems_from_suffix_array(t, a.size(), sa, lcp, min_length, options.max_matches,
+                                 cpu_threads_of(options), out);
+  } else {
+    cpu::mems(a, b, min_length, p.cpu_algorithm, options.max_matches, p.threads, out);
+  }
+  out.run = p.info;
+  out.run.seconds = seconds_since(t0);
+  return out;
+}
+
+}  // namespace warpmatch

@@ -1,0 +1,204 @@
+// Multi-pattern exact search, the public entry: validates options, builds the pattern set and
+// the tables the chosen algorithm needs (timed, sized), resolves the backend once at
+// compile(), then routes each scan to src/cpu or src/cuda.
+#include <algorithm>
+#include <chrono>
+
+#include "core/multi_patterns.hpp"
+#include "cpu/multi_cpu.hpp"
+#include "cuda/exact_cuda.hpp"
+#include "cuda/multi_cuda.hpp"
+#include "warpmatch/multi.hpp"
+
+namespace warpmatch {
+
+struct MultiMatcher::Impl {
+  MultiOptions options;
+  core::PatternSet set;
+  core::PrefixIndex index;  // fast
+  core::MbndmPlan plan;     // cpu mbndm
+  std::shared_ptr<const cuda::MultiDeviceTables> device_tables;
+  Backend backend = Backend::cpu;
+  std::string algorithm;
+  cpu::MultiAlgorithm cpu_algorithm = cpu::MultiAlgorithm::fast;
+  int threads = 1;
+  std::string device_label;
+  MultiCompileStats stats;
+
+  cpu::MultiTables cpu_tables() const { return {&set, &index, &plan}; }
+
+  std::uint64_t run(ByteSpan text, bool count_only, const core::MatchBatchSink& sink) const {
+    if (backend == Backend::cuda) return cuda::multi_scan(*device_tables, text, count_only, sink);
+    return cpu::multi_scan(cpu_tables(), text, cpu_algorithm, threads, count_only, sink);
+  }
+
+  void fill_stats(MultiScanStats* s, ByteSpan text, std::uint64_t matches, double seconds) const {
+    if (!s) return;
+    s->backend = backend;
+    s->algorithm = algorithm;
+    s->device = device_label;
+    s->bytes = text.size();
+    s->matches = matches;
+    s->seconds = seconds;
+  }
+};
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The CPU baseline packs as many keywords per 64-bit word as fit (the paper's M-BNDM);
+// windows are capped so that long patterns still share a word.
+constexpr int kCpuMbndmWindowCap = 16;
+
+}  // namespace
+
+MultiMatcher MultiMatcher::compile(const std::vector<std::string>& patterns,
+                                   const MultiOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (options.threads < 0) throw InvalidArgument("threads must be >= 0 (0 = all cores)");
+  const auto& cfg = options.mbndm_gpu;
+  if (cfg.page_bytes < 0 || cfg.threads_per_block < 0 || cfg.blocks < 0 ||
+      cfg.keywords_per_thread < 0)
+    throw InvalidArgument("M-BNDM GPU configuration values must be >= 0 (0 = the paper's)");
+  auto impl = std::make_shared<Impl>();
+  impl->options = options;
+  impl->threads = options.threads > 0 ? options.threads : hardware_threads();
+
+  const std::string& algo = options.algorithm;
+  Backend requested = options.backend;
+  if (requested == Backend::automatic && algo == "naive") requested = Backend::cpu;
+  impl->backend = resolve_backend(requested);
+
+  cuda::MultiAlgorithm cuda_algorithm = cuda::MultiAlgorithm::fast;
+  if (impl->backend == Backend::cpu) {
+    if (algo == "auto" || algo == "fast") {
+      impl->cpu_algorithm = cpu::MultiAlgorithm::fast;
+      impl->algorithm = "fast";
+    } else if (algo == "mbndm") {
+      impl->cpu_algorithm = cpu::MultiAlgorithm::mbndm;
+      impl->algorithm = "mbndm";
+    } else if (algo == "naive") {
+      impl->cpu_algorithm = cpu::MultiAlgorithm::naive;
+      impl->algorithm = "naive";
+      impl->threads = 1;
+    } else {
+      throw InvalidArgument("unknown algorithm '" + algo +
+                            "' for multi-pattern search on the cpu backend (expected auto, "
+                            "fast, mbndm or naive)");
+    }
+  } else {
+    if (algo == "auto" || algo == "fast") {
+      impl->algorithm = "fast";
+    } else if (algo == "mbndm") {
+      cuda_algorithm = cuda::MultiAlgorithm::mbndm;
+      impl->algorithm = "mbndm";
+    } else {
+      throw InvalidArgument("unknown algorithm '" + algo +
+                            "' for multi-pattern search on the cuda backend (expected auto, "
+                            "fast or mbndm; 'naive' runs on --backend cpu)");
+    }
+  }
+
+  impl->set = core::make_pattern_set(patterns, options.case_insensitive);
+  std::uint64_t memory = impl->set.bytes.size() + impl->set.offsets.size() * 8;
+  const bool needs_index = impl->backend == Backend::cuda ? cuda_algorithm == cuda::MultiAlgorithm::fast
+                                                          : impl->cpu_algorithm == cpu::MultiAlgorithm::fast;
+  if (needs_index) {
+    impl->index = core::build_prefix_index(impl->set);
+    memory += impl->index.memory_bytes();
+  }
+  if (impl->backend == Backend::cpu && impl->cpu_algorithm == cpu::MultiAlgorithm::mbndm) {
+    impl->plan = core::build_mbndm_plan(impl->set, 64, kCpuMbndmWindowCap);
+    memory += impl->plan.memory_bytes();
+  }
+
+  if (impl->backend == Backend::cuda) {
+    const auto devices = cuda::devices();
+    if (options.device < 0 || options.device >= static_cast<int>(devices.size()))
+      throw InvalidArgument("CUDA device " + std::to_string(options.device) + " does not exist (" +
+                            std::to_string(devices.size()) + " visible)");
+    impl->device_label = devices[options.device].name;
+    cuda::MultiLaunch launch;
+    if (cfg.page_bytes) launch.page_bytes = cfg.page_bytes;
+    if (cfg.threads_per_block) launch.threads_per_block = cfg.threads_per_block;
+    launch.blocks = cfg.blocks;
+    if (cfg.keywords_per_thread) launch.keywords_per_thread = cfg.keywords_per_thread;
+    impl->device_tables = cuda::multi_upload(impl->set, needs_index ? &impl->index : nullptr,
+                                             cuda_algorithm, launch, options.device);
+    impl->stats.device_memory_bytes = cuda::multi_device_bytes(*impl->device_tables);
+  } else {
+    impl->device_label = "cpu (" + std::to_string(impl->threads) + " threads)";
+  }
+
+  auto& st = impl->stats;
+  st.patterns = impl->set.size();
+  st.pattern_bytes = impl->set.bytes.size();
+  st.min_length = impl->set.min_length;
+  st.max_length = impl->set.max_length;
+  st.memory_bytes = memory;
+  st.seconds = seconds_since(t0);
+  return MultiMatcher(std::move(impl));
+}
+
+std::uint64_t MultiMatcher::count(ByteSpan text, MultiScanStats* stats) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t n = text.empty() ? 0 : impl_->run(text, /*count_only=*/true, {});
+  impl_->fill_stats(stats, text, n, seconds_since(t0));
+  return n;
+}
+
+std::vector<std::uint64_t> MultiMatcher::count_per_pattern(ByteSpan text) const {
+  if (impl_->backend == Backend::cpu)
+    return cpu::multi_count_per_pattern(impl_->cpu_tables(), text, impl_->cpu_algorithm,
+                                        impl_->threads);
+  std::vector<std::uint64_t> counts(impl_->set.size(), 0);
+  if (!text.empty())
+    impl_->run(text, false, [&](std::span<const Match> batch) {
+      for (const Match& m : batch) ++counts[m.pattern];
+      return true;
+    });
+  return counts;
+}
+
+std::uint64_t MultiMatcher::scan(ByteSpan text, const MatchSink& sink, MultiScanStats* stats) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::uint64_t delivered = 0;
+  if (!text.empty()) {
+    impl_->run(text, /*count_only=*/false, [&](std::span<const Match> batch) {
+      for (const Match& m : batch) {
+        ++delivered;
+        if (!sink(m)) return false;
+      }
+      return true;
+    });
+  }
+  impl_->fill_stats(stats, text, delivered, seconds_since(t0));
+  return delivered;
+}
+
+std::vector<Match> MultiMatcher::find_all(ByteSpan text) const {
+  std::vector<Match> out;
+  scan(text, [&](const Match& m) {
+    out.push_back(m);
+    return true;
+  });
+  return out;
+}
+
+std::size_t MultiMatcher::pattern_count() const { return impl_->set.size(); }
+std::size_t MultiMatcher::max_pattern_length() const { return impl_->set.max_length; }
+Backend MultiMatcher::backend() const { return impl_->backend; }
+const std::string& MultiMatcher::algorithm() const { return impl_->algorithm; }
+const std::string& MultiMatcher::device_label() const { return impl_->device_label; }
+const MultiCompileStats& MultiMatcher::compile_stats() const { return impl_->stats; }
+const MultiOptions& MultiMatcher::options() const { return impl_->options; }
+
+MultiMatcher::MultiMatcher(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+MultiMatcher::MultiMatcher(MultiMatcher&&) noexcept = default;
+MultiMatcher& MultiMatcher::operator=(MultiMatcher&&) noexcept = default;
+MultiMatcher::~MultiMatcher() = default;
+
+}  // namespace warpmatch

@@ -1,0 +1,21 @@
+// CPU backend of approximate search. Never includes CUDA code.
+#pragma once
+
+#include <vector>
+
+#include "core/approx_pattern.hpp"
+
+namespace warpmatch::cpu {
+
+enum class ApproxAlgorithm {
+  myers,  // bit-parallel (Myers 1999 / Hyyro) on 64-bit words, Ukkonen's cutoff, all threads
+  dp,     // reference: the plain O(mn) DP, one thread
+};
+
+/// Every end (1..n, ascending) with dist <= query.k, or the best ends (query.mode == best).
+/// threads <= 0 means all hardware threads. pattern.size() >= 1 (checked by the caller).
+std::vector<core::EndHit> approx_scan(const core::ApproxPattern& pattern, ByteSpan text,
+                                      const core::ApproxQuery& query, ApproxAlgorithm algorithm,
+                                      int threads);
+
+}  // namespace warpmatch::cpu

@@ -1,0 +1,33 @@
+// CPU backend of multi-pattern exact search. Never includes CUDA code.
+#pragma once
+
+#include "core/multi_patterns.hpp"
+
+namespace warpmatch::cpu {
+
+enum class MultiAlgorithm {
+  fast,   // prefix q-gram bitmaps + hash table verification, text split over all threads
+  mbndm,  // seed paper 002's CPU baseline: M-BNDM over packed pattern subsets
+  naive,  // reference: every pattern at every start, one thread
+};
+
+/// Everything compiled for the CPU; `index` is needed by fast, `plan` by mbndm.
+struct MultiTables {
+  const core::PatternSet* set = nullptr;
+  const core::PrefixIndex* index = nullptr;
+  const core::MbndmPlan* plan = nullptr;
+};
+
+/// Finds every occurrence of every pattern in `text`. When count_only the sink is never
+/// called; otherwise matches reach it in ascending (start, pattern) order, in batches, and
+/// the scan stops when it returns false. Returns the matches counted or delivered.
+/// The text is split into chunks owning start positions; a chunk reads up to
+/// max_length - 1 bytes past its end (the overlap), so no match is lost or duplicated.
+std::uint64_t multi_scan(const MultiTables& tables, ByteSpan text, MultiAlgorithm algorithm,
+                         int threads, bool count_only, const core::MatchBatchSink& sink);
+
+/// Per-pattern counts (size set->size()), on all threads without materialising matches.
+std::vector<std::uint64_t> multi_count_per_pattern(const MultiTables& tables, ByteSpan text,
+                                                   MultiAlgorithm algorithm, int threads);
+
+}  // namespace warpmatch::cpu

@@ -1,0 +1,45 @@
+// CUDA backend of approximate search: a plain C++ header (no CUDA types). Built from
+// src/cuda/approx_*.cu with nvcc, from src/cuda/cuda_unavailable.cpp otherwise (every entry
+// then throws BackendUnavailable).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/approx_pattern.hpp"
+
+namespace warpmatch::cuda {
+
+enum class ApproxAlgorithm {
+  myers,      // bit-parallel on 32-bit words, a warp pipelines the pattern's words
+  wavefront,  // seed paper 000: D pieces, one block each, anti-diagonal wavefront in shared memory
+};
+
+/// Longest pattern each kernel accepts (myers: words held in registers; wavefront: the
+/// 3 x (m+1) buffer of 16-bit cells in shared memory).
+std::uint64_t approx_max_pattern_length(ApproxAlgorithm algorithm);
+
+/// For each pattern i, the same answer as cpu::approx_scan(patterns[i], text, queries[i]):
+/// ends ascending. The text is copied to the device once (in segments when large) and all
+/// patterns are run against it; hits are compacted on the device. wavefront_blocks is the
+/// paper's D (0 = automatic). Throws BackendUnavailable / DeviceError.
+std::vector<std::vector<core::EndHit>> approx_scan(
+    const std::vector<core::ApproxPattern>& patterns,
+    const std::vector<core::ApproxQuery>& queries, ByteSpan text, ApproxAlgorithm algorithm,
+    int wavefront_blocks, int device);
+
+/// Benchmark support (text resident on the device, one pattern): median over `repeats`
+/// after a warm-up, timed with CUDA events.
+struct ApproxTiming {
+  double search_ms = 0;       // the search kernel alone (Myers or wavefront), text on the device
+  double kernel_ms = 0;       // search + minimum / compaction + hits back, text on the device
+  double end_to_end_ms = 0;   // text copied from pinned host memory + kernels + hits back
+  std::uint32_t best = 0;     // best distance found (best mode) or hits (all mode)
+  std::uint64_t hits = 0;
+  std::uint64_t threads = 0;  // threads launched by the main kernel (for the cost model)
+};
+ApproxTiming bench_approx(const core::ApproxPattern& pattern, const core::ApproxQuery& query,
+                          ByteSpan text, ApproxAlgorithm algorithm, int wavefront_blocks,
+                          int device, int repeats);
+
+}  // namespace warpmatch::cuda

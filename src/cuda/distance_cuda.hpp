@@ -1,0 +1,39 @@
+// CUDA backend of edit distance: a plain C++ header (no CUDA types), so core code and tests
+// compile without nvcc. Built from src/cuda/distance_*.cu when CUDA is on; in a CPU-only
+// build src/cuda/cuda_unavailable.cpp makes every entry throw BackendUnavailable.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "warpmatch/common.hpp"
+
+namespace warpmatch::cuda {
+
+enum class DistanceAlgorithm {
+  myers_tiles,  // bit-parallel tiles (32 rows per thread word) in an anti-diagonal wavefront
+  tiles,        // seed paper 001: plain-DP tiles of block_size^2 cells, one launch per tile diagonal
+};
+
+/// One pair's result and how long the device took.
+struct DistanceRun {
+  std::int64_t distance = -1;  // kDistanceOverK (-1) beyond k
+  int block_size = 0;          // tiles: the tile side used
+  double kernel_ms = 0;        // CUDA events around the kernels (borders initialised included)
+  double total_ms = 0;         // transfers and allocation included
+};
+
+/// Global edit distance on the device. k < 0: no bound. block_size: the tile side for
+/// `tiles` (a multiple of 32 in [32, 1024]); ignored by myers_tiles. Throws
+/// BackendUnavailable / DeviceError / InvalidArgument (bad block size).
+DistanceRun edit_distance(ByteSpan a, ByteSpan b, std::int64_t k, DistanceAlgorithm algorithm,
+                          int block_size, int device);
+
+/// Many pairs, one warp per pair (Myers, 32-bit words, the warp's lanes hold the pattern's
+/// words); pairs too long for a warp's registers fall back to edit_distance per pair.
+std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
+                                              std::int64_t k, int device, double* kernel_ms);
+
+}  // namespace warpmatch::cuda

@@ -1,0 +1,235 @@
+// Edit distance on CUDA, host side: uploads, the per-diagonal launches of both wavefronts,
+// the batch kernel's grouping, timing with events. Kernels in distance_kernels.cuh.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cuda/device_runtime.cuh"
+#include "cuda/distance_cuda.hpp"
+#include "cuda/distance_kernels.cuh"
+
+namespace warpmatch::cuda {
+
+namespace {
+
+using detail::check_launch;
+using detail::DeviceBuffer;
+using detail::DeviceGuard;
+using detail::Event;
+using detail::Stream;
+namespace kn = kernels;
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+std::int64_t bounded(std::int64_t d, std::int64_t k) { return k >= 0 && d > k ? -1 : d; }
+
+/// Seed paper 001: plain-DP tiles of B x B, one launch per tile anti-diagonal.
+DistanceRun run_tiles(ByteSpan a, ByteSpan b, int B, int device) {
+  const auto t0 = Clock::now();
+  const std::int64_t m = static_cast<std::int64_t>(a.size()), n = static_cast<std::int64_t>(b.size());
+  if (m > INT32_MAX / 2 || n > INT32_MAX / 2)
+    throw InvalidArgument("--algo tiles keeps 32-bit border values: lengths up to 1073741823 (got " +
+                          std::to_string(std::max(m, n)) + ")");
+  const std::int64_t tile_rows = (m + B - 1) / B, tile_cols = (n + B - 1) / B;
+  Stream stream(device);
+  DeviceBuffer<std::uint8_t> da(device, m), db(device, n);
+  DeviceBuffer<std::int32_t> H(device, n + 1), V(device, m + 1), corner(device, tile_rows);
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(da.get(), a.data(), m, cudaMemcpyHostToDevice, stream.get()));
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(db.get(), b.data(), n, cudaMemcpyHostToDevice, stream.get()));
+  const std::size_t shared_bytes = (3 * static_cast<std::size_t>(B) + 1) * sizeof(std::int32_t);
+  Event start(device, true), stop(device, true);
+  start.record(stream.get());
+  kn::tiles_init<<<1024, 256, 0, stream.get()>>>(H.get(), n, V.get(), m, corner.get(), tile_rows, B);
+  check_launch("tiles_init", device);
+  for (std::int64_t d = 0; d < tile_rows + tile_cols - 1; ++d) {
+    const std::int64_t first = std::max<std::int64_t>(0, d - (tile_cols - 1));
+    const std::int64_t last = std::min(d, tile_rows - 1);
+    kn::tiles_diagonal<<<static_cast<unsigned>(last - first + 1), B, shared_bytes, stream.get()>>>(
+        da.get(), m, db.get(), n, B, d, first, H.get(), V.get(), corner.get());
+    check_launch("tiles_diagonal", device);
+  }
+  stop.record(stream.get());
+  std::int32_t result = 0;
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(&result, H.get() + n, sizeof result, cudaMemcpyDeviceToHost,
+                                               stream.get()));
+  stream.synchronize();
+  DistanceRun run;
+  run.distance = result;
+  run.block_size = B;
+  run.kernel_ms = stop.ms_since(start);
+  run.total_ms = ms_since(t0);
+  return run;
+}
+
+/// Bit-parallel tiles (32 words x 1024 columns, one warp each) in an anti-diagonal wavefront.
+DistanceRun run_myers_tiles(ByteSpan a, ByteSpan b, int device) {
+  const auto t0 = Clock::now();
+  if (a.size() > b.size()) std::swap(a, b);  // rows = the shorter string: fewer words
+  const std::int64_t m = static_cast<std::int64_t>(a.size()), n = static_cast<std::int64_t>(b.size());
+  const std::int64_t words = (m + 31) / 32;
+  // Alphabet of the pattern; text bytes absent from it share one code with a zero Peq row
+  // (when all 256 byte values occur, no such code is needed and codes fit a byte).
+  std::array<int, 256> code{};
+  std::array<bool, 256> seen{};
+  for (const std::uint8_t c : a) seen[c] = true;
+  int sigma = 0;
+  for (int c = 0; c < 256; ++c)
+    if (seen[c]) code[c] = sigma++;
+  const int absent = std::min(sigma, 255);
+  for (int c = 0; c < 256; ++c)
+    if (!seen[c]) code[c] = absent;
+  const int peq_codes = std::min(sigma + 1, 256);
+  std::vector<std::uint32_t> peq(static_cast<std::size_t>(peq_codes) * words, 0);
+  for (std::int64_t i = 0; i < m; ++i) peq[code[a[i]] * words + i / 32] |= 1u << (i % 32);
+  std::vector<std::uint8_t> codes(n);
+  for (std::int64_t j = 0; j < n; ++j) codes[j] = static_cast<std::uint8_t>(code[b[j]]);
+
+  Stream stream(device);
+  DeviceBuffer<std::uint8_t> dcodes(device, n);
+  DeviceBuffer<std::uint32_t> dpeq(device, peq.size()), pv(device, words), mv(device, words);
+  DeviceBuffer<std::int8_t> H(device, n);
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dcodes.get(), codes.data(), n, cudaMemcpyHostToDevice, stream.get()));
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dpeq.get(), peq.data(), peq.size() * 4, cudaMemcpyHostToDevice,
+                                               stream.get()));
+  Event start(device, true), stop(device, true);
+  start.record(stream.get());
+  WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(pv.get(), 0xff, words * 4, stream.get()));  // column 0: all +1
+  WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(mv.get(), 0, words * 4, stream.get()));
+  const std::int64_t stripes = (words + 31) / 32;
+  const std::int64_t chunks = (n + kn::kMyersTileColumns - 1) / kn::kMyersTileColumns;
+  const bool shared_peq = peq_codes <= kn::kSharedPeqCodes;
+  for (std::int64_t d = 0; d < stripes + chunks - 1; ++d) {
+    const std::int64_t first = std::max<std::int64_t>(0, d - (chunks - 1));
+    const std::int64_t last = std::min(d, stripes - 1);
+    const auto blocks = static_cast<unsigned>((last - first + kn::kMyersWarpsPerBlock) / kn::kMyersWarpsPerBlock);
+    if (shared_peq)
+      kn::myers_tile_diagonal<true><<<blocks, 32 * kn::kMyersWarpsPerBlock, 0, stream.get()>>>(
+          dcodes.get(), n, dpeq.get(), peq_codes, words, d, first, last, pv.get(), mv.get(), H.get());
+    else
+      kn::myers_tile_diagonal<false><<<blocks, 32 * kn::kMyersWarpsPerBlock, 0, stream.get()>>>(
+          dcodes.get(), n, dpeq.get(), peq_codes, words, d, first, last, pv.get(), mv.get(), H.get());
+    check_launch("myers_tile_diagonal", device);
+  }
+  stop.record(stream.get());
+  std::vector<std::uint32_t> hpv(words), hmv(words);
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(hpv.data(), pv.get(), words * 4, cudaMemcpyDeviceToHost, stream.get()));
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(hmv.data(), mv.get(), words * 4, cudaMemcpyDeviceToHost, stream.get()));
+  stream.synchronize();
+  // D[m][n] = D[0][n] + the vertical deltas of rows 1..m at column n.
+  std::int64_t distance = n;
+  for (std::int64_t w = 0; w < words; ++w) {
+    const std::int64_t rows = std::min<std::int64_t>(32, m - 32 * w);
+    const std::uint32_t valid = rows >= 32 ? 0xffffffffu : ((1u << rows) - 1u);
+    distance += std::popcount(hpv[w] & valid) - std::popcount(hmv[w] & valid);
+  }
+  DistanceRun run;
+  run.distance = distance;
+  run.kernel_ms = stop.ms_since(start);
+  run.total_ms = ms_since(t0);
+  return run;
+}
+
+}  // namespace
+
+DistanceRun edit_distance(ByteSpan a, ByteSpan b, std::int64_t k, DistanceAlgorithm algorithm,
+                          int block_size, int device) {
+  detail::require_device(device);
+  DeviceGuard guard(device);
+  DistanceRun run;
+  if (a.empty() || b.empty()) {
+    run.distance = static_cast<std::int64_t>(std::max(a.size(), b.size()));
+  } else if (algorithm == DistanceAlgorithm::tiles) {
+    if (block_size < 32 || block_size > 1024 || block_size % 32 != 0)
+      throw InvalidArgument("block size " + std::to_string(block_size) +
+                            " out of range: the tiles kernel takes a multiple of 32 from 32 to 1024");
+    run = run_tiles(a, b, block_size, device);
+  } else {
+    // The band is not applied on the GPU: the whole table is computed and k only decides
+    // the report (the bit-parallel wavefront is fast enough that the band rarely pays).
+    run = run_myers_tiles(a, b, device);
+  }
+  run.distance = bounded(run.distance, k);
+  return run;
+}
+
+std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
+                                              std::int64_t k, int device, double* kernel_ms) {
+  detail::require_device(device);
+  DeviceGuard guard(device);
+  std::vector<std::int64_t> out(pairs.size(), 0);
+  if (kernel_ms) *kernel_ms = 0;
+  // Pairs whose shorter string fits 32 x 32 rows go to the batch kernel, grouped by the
+  // lanes they need (8, 16 or 32 words); longer ones run one by one on the tile wavefront.
+  std::array<std::vector<std::size_t>, 3> by_group;
+  std::vector<std::size_t> long_pairs;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const std::size_t shorter = std::min(pairs[i].first.size(), pairs[i].second.size());
+    if (shorter <= 256) by_group[0].push_back(i);
+    else if (shorter <= 512) by_group[1].push_back(i);
+    else if (shorter <= 1024) by_group[2].push_back(i);
+    else long_pairs.push_back(i);
+  }
+  Stream stream(device);
+  Event start(device, true), stop(device, true);
+  for (int g = 0; g < 3; ++g) {
+    const auto& members = by_group[g];
+    if (members.empty()) continue;
+    std::vector<kn::BatchPair> meta(members.size());
+    std::vector<std::uint8_t> bytes;
+    std::size_t total = 0;
+    for (const std::size_t i : members) total += pairs[i].first.size() + pairs[i].second.size();
+    bytes.resize(total);
+    std::size_t at = 0;
+    for (std::size_t x = 0; x < members.size(); ++x) {
+      ByteSpan a = pairs[members[x]].first, b = pairs[members[x]].second;
+      if (a.size() > b.size()) std::swap(a, b);
+      if (!a.empty()) std::memcpy(bytes.data() + at, a.data(), a.size());
+      meta[x].a_offset = static_cast<std::int64_t>(at);
+      meta[x].a_length = static_cast<std::int64_t>(a.size());
+      at += a.size();
+      if (!b.empty()) std::memcpy(bytes.data() + at, b.data(), b.size());
+      meta[x].b_offset = static_cast<std::int64_t>(at);
+      meta[x].b_length = static_cast<std::int64_t>(b.size());
+      at += b.size();
+    }
+    DeviceBuffer<std::uint8_t> dbytes(device, bytes.size());
+    DeviceBuffer<kn::BatchPair> dmeta(device, meta.size());
+    DeviceBuffer<std::int64_t> ddist(device, meta.size());
+    if (!bytes.empty())
+      WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dbytes.get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice,
+                                                   stream.get()));
+    WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dmeta.get(), meta.data(), meta.size() * sizeof(kn::BatchPair),
+                                                 cudaMemcpyHostToDevice, stream.get()));
+    const int group = 8 << g;
+    const std::int64_t warps = (static_cast<std::int64_t>(meta.size()) * group + 31) / 32;
+    const auto blocks = static_cast<unsigned>((warps * 32 + 255) / 256);
+    const auto count = static_cast<std::int64_t>(meta.size());
+    start.record(stream.get());
+    if (group == 8) kn::myers_batch<8><<<blocks, 256, 0, stream.get()>>>(dbytes.get(), dmeta.get(), count, ddist.get());
+    else if (group == 16) kn::myers_batch<16><<<blocks, 256, 0, stream.get()>>>(dbytes.get(), dmeta.get(), count, ddist.get());
+    else kn::myers_batch<32><<<blocks, 256, 0, stream.get()>>>(dbytes.get(), dmeta.get(), count, ddist.get());
+    check_launch("myers_batch", device);
+    stop.record(stream.get());
+    std::vector<std::int64_t> dist(meta.size());
+    WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dist.data(), ddist.get(), dist.size() * sizeof(std::int64_t),
+                                                 cudaMemcpyDeviceToHost, stream.get()));
+    stream.synchronize();
+    if (kernel_ms) *kernel_ms += stop.ms_since(start);
+    for (std::size_t x = 0; x < members.size(); ++x) out[members[x]] = bounded(dist[x], k);
+  }
+  for (const std::size_t i : long_pairs) {
+    const DistanceRun run = edit_distance(pairs[i].first, pairs[i].second, k, DistanceAlgorithm::myers_tiles, 0, device);
+    if (kernel_ms) *kernel_ms += run.kernel_ms;
+    out[i] = run.distance;
+  }
+  return out;
+}
+
+}  // namespace warpmatch::cuda

@@ -1,0 +1,52 @@
+// CUDA backend of multi-pattern exact search: a plain C++ header (no CUDA types). Built from
+// src/cuda/multi_dispatch.cu with nvcc, from src/cuda/cuda_unavailable.cpp otherwise (every
+// entry then throws BackendUnavailable).
+#pragma once
+
+#include <memory>
+
+#include "core/multi_patterns.hpp"
+
+namespace warpmatch::cuda {
+
+enum class MultiAlgorithm {
+  fast,   // prefix q-gram bitmap filter (4-byte bitmap in shared memory) + device hash table
+  mbndm,  // seed paper 002: subsets per block, pages with overlap in shared memory, __ldg B
+};
+
+/// Launch settings: the paper's thread configuration for mbndm, and the streaming chunk.
+struct MultiLaunch {
+  std::uint64_t chunk_bytes = 0;  // owned text bytes per streamed chunk; 0 = 64 MiB
+  int page_bytes = 1024;
+  int threads_per_block = 512;
+  int blocks = 0;  // 0: 64 blocks per SM as in the paper's Table 2
+  int keywords_per_thread = 1;
+};
+
+/// The compiled tables uploaded to one device once (immutable; shared by all scans).
+class MultiDeviceTables;
+
+std::shared_ptr<const MultiDeviceTables> multi_upload(const core::PatternSet& set,
+                                                      const core::PrefixIndex* index,
+                                                      MultiAlgorithm algorithm,
+                                                      const MultiLaunch& launch, int device);
+/// Device memory held by the uploaded tables.
+std::uint64_t multi_device_bytes(const MultiDeviceTables& tables);
+
+/// Same contract as cpu::multi_scan, for text in host memory of any size: streamed to the
+/// device in chunks overlapping by (longest pattern - 1). Throws DeviceError naming the
+/// device and the call.
+std::uint64_t multi_scan(const MultiDeviceTables& tables, ByteSpan text, bool count_only,
+                         const core::MatchBatchSink& sink);
+
+/// Benchmark support (CUDA events, median of `repeats` after one warm-up; counting).
+struct MultiTiming {
+  double median_ms = 0;
+  std::uint64_t count = 0;
+};
+/// Text copied to the device once (must fit), only the counting kernel(s) timed.
+MultiTiming bench_multi_resident(const MultiDeviceTables& tables, ByteSpan text, int repeats);
+/// Text in pinned host memory streamed through the scan pipeline, transfers included.
+MultiTiming bench_multi_host_fed(const MultiDeviceTables& tables, ByteSpan text, int repeats);
+
+}  // namespace warpmatch::cuda

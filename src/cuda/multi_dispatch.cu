@@ -1,0 +1,439 @@
+// CUDA dispatch of multi-pattern exact search: uploads the compiled tables once, streams
+// host text through two slots (stream + device buffers each) in chunks overlapping by the
+// longest pattern - 1, launches the fast or the paper's M-BNDM kernel, sorts hit keys with
+// CUB and hands them to the sink in order.
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "core/chunking.hpp"
+#include "core/parallel.hpp"
+#include "cuda/device_runtime.cuh"
+#include "cuda/multi_cuda.hpp"
+#include "cuda/multi_kernels.cuh"
+
+namespace warpmatch::cuda {
+
+using detail::DeviceBuffer;
+using detail::DeviceGuard;
+using detail::Event;
+using detail::PinnedBuffer;
+using detail::Stream;
+
+namespace {
+
+// 64 MiB chunks: 16 per GiB, so the first copy (not overlapped) costs little of PCIe speed.
+constexpr std::uint64_t kDefaultChunkBytes = 64ull << 20;
+constexpr std::uint64_t kTextPadding = 64;
+constexpr std::uint64_t kInitialHitCapacity = 1ull << 20;
+// The fast kernel's grid: enough resident blocks to hide latency, grid-stride beyond.
+constexpr int kFastBlocksPerSm = 8;
+// The paper's Table 2 best: 64 blocks per SM (its GTX 260 grid), 512 threads, 1 KiB pages.
+constexpr int kMbndmBlocksPerSm = 64;
+constexpr int kMbndmMaxSharedBytes = 48 * 1024;
+
+template <class T>
+DeviceBuffer<T> upload(const std::vector<T>& host, int device, std::uint64_t& total) {
+  DeviceBuffer<T> buf(device, std::max<std::size_t>(1, host.size()));
+  if (!host.empty())
+    WARPMATCH_CUDA_CHECK(device, cudaMemcpy(buf.get(), host.data(), host.size() * sizeof(T),
+                                            cudaMemcpyHostToDevice));
+  total += std::max<std::size_t>(1, host.size()) * sizeof(T);
+  return buf;
+}
+
+void parallel_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
+  constexpr std::size_t piece = 8u << 20;
+  const std::size_t pieces = (n + piece - 1) / piece;
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  core::parallel_for(pieces, std::min(hw, 8), [&](std::size_t i) {
+    const std::size_t off = i * piece;
+    std::memcpy(dst + off, src + off, std::min(piece, n - off));
+  });
+}
+
+bool is_pinned(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+class MultiDeviceTables {
+ public:
+  MultiDeviceTables(const core::PatternSet& set, const core::PrefixIndex* index,
+                    MultiAlgorithm algorithm, const MultiLaunch& launch, int device)
+      : device(device),
+        algorithm(algorithm),
+        launch(launch),
+        max_length(set.max_length),
+        offsets(device),
+        bytes(device),
+        bit1(device), bit2(device), bit3(device), bit4(device), bit8(device),
+        ids(device),
+        head8(device),
+        subsets(device),
+        members(device),
+        tables(device) {
+    detail::require_device(device);
+    DeviceGuard guard(device);
+    int sms = 0;
+    WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    multiprocessors = std::max(1, sms);
+    offsets = upload(set.offsets, device, device_bytes);
+    bytes = upload(set.bytes, device, device_bytes);
+    if (algorithm == MultiAlgorithm::fast) {
+      fast.class_mask = index->class_mask;
+      bit1 = upload(index->bit1, device, device_bytes);
+      bit2 = upload(index->bit2, device, device_bytes);
+      bit3 = upload(index->bit3, device, device_bytes);
+      bit4 = upload(index->bit4, device, device_bytes);
+      bit8 = upload(index->bit8, device, device_bytes);
+      fast.bit1 = bit1.get();
+      fast.bit2 = bit2.get();
+      fast.bit3 = bit3.get();
+      fast.bit4 = bit4.get();
+      fast.bit8 = bit8.get();
+      fast.bits3 = index->bits3;
+      fast.bits4 = index->bits4;
+      fast.bits8 = index->bits8;
+      for (int c = 0; c < core::kPrefixClasses; ++c) {
+        prefix_tables[c] = std::make_unique<DeviceBuffer<core::PrefixTableEntry>>(
+            upload(index->table[c], device, device_bytes));
+        fast.table[c] = index->table[c].empty() ? nullptr : prefix_tables[c]->get();
+        fast.table_mask[c] = index->table[c].empty() ? 0 : index->table[c].size() - 1;
+      }
+      ids = upload(index->ids, device, device_bytes);
+      head8 = upload(index->head8, device, device_bytes);
+      fast.ids = ids.get();
+      fast.head8 = head8.get();
+      fast.offsets = offsets.get();
+      fast.bytes = bytes.get();
+      fast.case_insensitive = set.case_insensitive;
+    } else {
+      // The paper's mapping: each thread matches one subset of keywords_per_thread patterns
+      // (1 = one keyword per thread, as in the paper), its window the subset's shortest.
+      const core::MbndmPlan plan =
+          core::build_mbndm_plan(set, this->launch.keywords_per_thread, 64);
+      if (this->launch.page_bytes < 1 || this->launch.threads_per_block < 32 ||
+          this->launch.threads_per_block > 1024 || this->launch.threads_per_block % 32 != 0)
+        throw InvalidArgument("M-BNDM GPU configuration: page bytes >= 1 and threads per block "
+                              "a multiple of 32 in 32..1024 (got page " +
+                              std::to_string(this->launch.page_bytes) + ", threads " +
+                              std::to_string(this->launch.threads_per_block) + ")");
+      const std::uint64_t shared = static_cast<std::uint64_t>(this->launch.page_bytes) + max_length;
+      if (shared > kMbndmMaxSharedBytes)
+        throw InvalidArgument("M-BNDM GPU page of " + std::to_string(this->launch.page_bytes) +
+                              " bytes + longest pattern " + std::to_string(max_length) +
+                              " exceeds 48 KiB of shared memory; use a smaller page or --algo fast");
+      subsets = upload(plan.subsets, device, device_bytes);
+      members = upload(plan.members, device, device_bytes);
+      tables = upload(plan.tables, device, device_bytes);
+      mbndm.subsets = subsets.get();
+      mbndm.members = members.get();
+      mbndm.tables = tables.get();
+      mbndm.subset_count = static_cast<std::uint32_t>(plan.subsets.size());
+      mbndm.offsets = offsets.get();
+      mbndm.bytes = bytes.get();
+      mbndm.case_insensitive = set.case_insensitive;
+    }
+  }
+
+  /// Launches the algorithm's kernel over one chunk already in device memory.
+  void launch_chunk(const std::uint8_t* text, std::uint64_t owned, std::uint64_t readable,
+                    const detail::HitOutput& out, cudaStream_t stream) const {
+    if (owned == 0) return;
+    if (algorithm == MultiAlgorithm::fast) {
+      const std::uint64_t tiles = (owned + detail::kFastTileStarts - 1) / detail::kFastTileStarts;
+      const auto grid = static_cast<unsigned>(
+          std::min<std::uint64_t>(tiles, static_cast<std::uint64_t>(multiprocessors) * kFastBlocksPerSm));
+      std::size_t shared = detail::kFastTileWords * sizeof(std::uint32_t);
+      if (fast.bits4 <= detail::kFastSharedBitmapBits) {
+        shared += (std::size_t{1} << fast.bits4) / 8;
+        detail::multi_fast_kernel<true><<<grid, detail::kFastThreads, shared, stream>>>(
+            fast, text, owned, readable, out);
+        detail::check_launch("multi_fast_kernel<shared bitmap>", device);
+      } else {
+        detail::multi_fast_kernel<false><<<grid, detail::kFastThreads, shared, stream>>>(
+            fast, text, owned, readable, out);
+        detail::check_launch("multi_fast_kernel<global bitmap>", device);
+      }
+      return;
+    }
+    const int threads = launch.threads_per_block;
+    const std::uint32_t subset_blocks = (mbndm.subset_count + threads - 1) / threads;
+    const std::uint64_t pages = (owned + launch.page_bytes - 1) / launch.page_bytes;
+    const std::uint64_t total_blocks =
+        launch.blocks > 0 ? static_cast<std::uint64_t>(launch.blocks)
+                          : static_cast<std::uint64_t>(multiprocessors) * kMbndmBlocksPerSm;
+    const std::uint64_t groups =
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>(pages, total_blocks / subset_blocks));
+    const std::uint64_t grid = groups * subset_blocks;
+    if (grid > 0x7fffffffull)
+      throw InvalidArgument("M-BNDM GPU grid of " + std::to_string(grid) + " blocks is too large");
+    const int overlap = static_cast<int>(max_length);  // the paper's maxPLength
+    const std::size_t shared = static_cast<std::size_t>(launch.page_bytes) + overlap;
+    detail::multi_mbndm_kernel<<<static_cast<unsigned>(grid), threads, shared, stream>>>(
+        mbndm, text, owned, readable, launch.page_bytes, overlap, subset_blocks, out);
+    detail::check_launch("multi_mbndm_kernel", device);
+  }
+
+  int device;
+  MultiAlgorithm algorithm;
+  MultiLaunch launch;
+  std::uint64_t max_length;
+  int multiprocessors = 1;
+  std::uint64_t device_bytes = 0;
+  DeviceBuffer<std::uint64_t> offsets;
+  DeviceBuffer<std::uint8_t> bytes;
+  DeviceBuffer<std::uint64_t> bit1, bit2, bit3, bit4, bit8;
+  std::unique_ptr<DeviceBuffer<core::PrefixTableEntry>> prefix_tables[core::kPrefixClasses];
+  DeviceBuffer<std::uint32_t> ids;
+  DeviceBuffer<std::uint64_t> head8;
+  DeviceBuffer<core::MbndmSubset> subsets;
+  DeviceBuffer<std::uint32_t> members;
+  DeviceBuffer<std::uint64_t> tables;
+  detail::DevicePrefixIndex fast;
+  detail::DeviceMbndm mbndm;
+};
+
+std::shared_ptr<const MultiDeviceTables> multi_upload(const core::PatternSet& set,
+                                                      const core::PrefixIndex* index,
+                                                      MultiAlgorithm algorithm,
+                                                      const MultiLaunch& launch, int device) {
+  if (algorithm == MultiAlgorithm::fast && !index)
+    throw InvalidArgument("multi_upload: the fast algorithm needs the prefix index");
+  return std::make_shared<const MultiDeviceTables>(set, index, algorithm, launch, device);
+}
+
+std::uint64_t multi_device_bytes(const MultiDeviceTables& tables) { return tables.device_bytes; }
+
+namespace {
+
+// One stream and its buffers; chunks alternate between two slots so that the copy of one
+// overlaps the kernel and the result handling of the other.
+struct Slot {
+  explicit Slot(int device)
+      : stream(device), text(device), staging(device), counter(device), host_counter(device),
+        hits(device), sorted(device), sort_temp(device), host_hits(device) {}
+  Stream stream;
+  DeviceBuffer<std::uint8_t> text;
+  PinnedBuffer<std::uint8_t> staging;
+  DeviceBuffer<unsigned long long> counter;
+  PinnedBuffer<unsigned long long> host_counter;
+  DeviceBuffer<std::uint64_t> hits, sorted;
+  DeviceBuffer<std::uint8_t> sort_temp;
+  PinnedBuffer<std::uint64_t> host_hits;
+  std::uint64_t capacity = 0;
+  core::Chunk chunk;
+};
+
+class MultiPipeline {
+ public:
+  MultiPipeline(const MultiDeviceTables& tables, ByteSpan text, bool count_only)
+      : t_(tables), device_(tables.device), text_(text), count_only_(count_only) {
+    const std::uint64_t chunk = t_.launch.chunk_bytes ? t_.launch.chunk_bytes : kDefaultChunkBytes;
+    overlap_ = t_.max_length - 1;
+    chunks_ = core::plan_chunks(text.size(), chunk, overlap_);
+    direct_ = is_pinned(text.data()) && is_pinned(text.data() + text.size() - 1);
+    const std::uint64_t buffer = std::min<std::uint64_t>(text.size(), chunk + overlap_) + kTextPadding;
+    for (int i = 0; i < 2 && i < static_cast<int>(chunks_.size()); ++i) {
+      slots_.push_back(std::make_unique<Slot>(device_));
+      Slot& s = *slots_.back();
+      s.text.reserve(buffer);
+      if (!direct_) s.staging.reserve(buffer);
+      s.counter.reserve(1);
+      s.host_counter.reserve(1);
+      if (!count_only_) grow(s, kInitialHitCapacity);
+    }
+  }
+
+  // An early stop or an error may leave a chunk in flight: never free buffers under it.
+  ~MultiPipeline() {
+    for (auto& s : slots_) cudaStreamSynchronize(s->stream.get());
+  }
+  MultiPipeline(const MultiPipeline&) = delete;
+  MultiPipeline& operator=(const MultiPipeline&) = delete;
+
+  std::uint64_t run(const core::MatchBatchSink& sink) {
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < chunks_.size(); ++i) {
+      enqueue(*slots_[i % 2], chunks_[i]);
+      if (i > 0 && !finish(*slots_[(i - 1) % 2], sink, total)) return total;
+    }
+    if (!chunks_.empty()) finish(*slots_[(chunks_.size() - 1) % 2], sink, total);
+    return total;
+  }
+
+ private:
+  void grow(Slot& s, std::uint64_t capacity) {
+    s.hits.reserve(capacity);
+    s.sorted.reserve(capacity);
+    s.host_hits.reserve(capacity);
+    std::size_t temp = 0;
+    WARPMATCH_CUDA_CHECK(device_, cub::DeviceRadixSort::SortKeys(
+                                      nullptr, temp, s.hits.get(), s.sorted.get(),
+                                      static_cast<int>(std::min<std::uint64_t>(capacity, 0x7fffffff))));
+    s.sort_temp.reserve(temp);
+    s.capacity = capacity;
+  }
+
+  detail::HitOutput output(Slot& s) const {
+    return {s.counter.get(), count_only_ ? nullptr : s.hits.get(), count_only_ ? 0 : s.capacity};
+  }
+
+  void enqueue(Slot& s, const core::Chunk& c) {
+    s.chunk = c;
+    const std::uint64_t len = c.read_end - c.begin;
+    const std::uint8_t* src = text_.data() + c.begin;
+    if (!direct_) {
+      parallel_copy(s.staging.get(), src, len);  // the slot's previous copy has completed
+      src = s.staging.get();
+    }
+    const cudaStream_t st = s.stream.get();
+    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len, cudaMemcpyHostToDevice, st));
+    WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(s.counter.get(), 0, sizeof(unsigned long long), st));
+    t_.launch_chunk(s.text.get(), c.owned_end - c.begin, len, output(s), st);
+    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.host_counter.get(), s.counter.get(),
+                                                  sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
+  }
+
+  bool finish(Slot& s, const core::MatchBatchSink& sink, std::uint64_t& total) {
+    s.stream.synchronize();
+    std::uint64_t found = *s.host_counter.get();
+    if (count_only_) {
+      total += found;
+      return true;
+    }
+    const cudaStream_t st = s.stream.get();
+    const std::uint64_t owned = s.chunk.owned_end - s.chunk.begin;
+    const std::uint64_t readable = s.chunk.read_end - s.chunk.begin;
+    if (found > s.capacity) {  // more hits than room: grow and run the chunk again
+      grow(s, found + found / 8);
+      WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(s.counter.get(), 0, sizeof(unsigned long long), st));
+      t_.launch_chunk(s.text.get(), owned, readable, output(s), st);
+      s.stream.synchronize();
+    }
+    if (found == 0) return true;
+    std::size_t temp = 0;
+    WARPMATCH_CUDA_CHECK(device_, cub::DeviceRadixSort::SortKeys(nullptr, temp, s.hits.get(),
+                                                                 s.sorted.get(), static_cast<int>(found)));
+    s.sort_temp.reserve(temp);
+    temp = s.sort_temp.size();
+    WARPMATCH_CUDA_CHECK(device_, cub::DeviceRadixSort::SortKeys(
+                                      s.sort_temp.get(), temp, s.hits.get(), s.sorted.get(),
+                                      static_cast<int>(found), 0, 64, st));
+    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.host_hits.get(), s.sorted.get(),
+                                                  found * sizeof(std::uint64_t),
+                                                  cudaMemcpyDeviceToHost, st));
+    s.stream.synchronize();
+    std::vector<Match> batch(found);
+    const std::uint64_t* keys = s.host_hits.get();
+    for (std::uint64_t i = 0; i < found; ++i) {
+      const auto id = static_cast<std::uint32_t>(keys[i] & 0xffffffffu);
+      const std::uint64_t start = s.chunk.begin + (keys[i] >> 32);
+      batch[i] = Match{id, start, start + pattern_length(id)};
+    }
+    total += found;
+    return sink(batch);
+  }
+
+  std::uint64_t pattern_length(std::uint32_t id) {
+    if (lengths_.empty()) {  // fetched once, on the first reported match
+      std::vector<std::uint64_t> offsets(t_.offsets.size());
+      WARPMATCH_CUDA_CHECK(device_, cudaMemcpy(offsets.data(), t_.offsets.get(),
+                                               offsets.size() * sizeof(std::uint64_t),
+                                               cudaMemcpyDeviceToHost));
+      lengths_.resize(offsets.size() - 1);
+      for (std::size_t i = 0; i + 1 < offsets.size(); ++i) lengths_[i] = offsets[i + 1] - offsets[i];
+    }
+    return lengths_[id];
+  }
+
+  const MultiDeviceTables& t_;
+  int device_;
+  ByteSpan text_;
+  bool count_only_;
+  bool direct_ = false;
+  std::uint64_t overlap_ = 0;
+  std::vector<core::Chunk> chunks_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<std::uint64_t> lengths_;
+};
+
+}  // namespace
+
+std::uint64_t multi_scan(const MultiDeviceTables& tables, ByteSpan text, bool count_only,
+                         const core::MatchBatchSink& sink) {
+  if (text.empty()) return 0;
+  DeviceGuard guard(tables.device);
+  MultiPipeline pipeline(tables, text, count_only);
+  return pipeline.run(sink);
+}
+
+MultiTiming bench_multi_resident(const MultiDeviceTables& tables, ByteSpan text, int repeats) {
+  MultiTiming timing;
+  if (text.empty()) return timing;
+  const int device = tables.device;
+  DeviceGuard guard(device);
+  DeviceBuffer<std::uint8_t> d_text(device, text.size() + kTextPadding);
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpy(d_text.get(), text.data(), text.size(), cudaMemcpyHostToDevice));
+  DeviceBuffer<unsigned long long> counter(device, 1);
+  Stream stream(device);
+  Event start(device, true), stop(device, true);
+  const detail::HitOutput out{counter.get(), nullptr, 0};
+  auto once = [&] {
+    WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(counter.get(), 0, sizeof(unsigned long long), stream.get()));
+    tables.launch_chunk(d_text.get(), text.size(), text.size(), out, stream.get());
+  };
+  once();  // warm-up
+  stream.synchronize();
+  std::vector<double> ms;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    start.record(stream.get());
+    once();
+    stop.record(stream.get());
+    stop.synchronize();
+    ms.push_back(stop.ms_since(start));
+  }
+  unsigned long long count = 0;
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpy(&count, counter.get(), sizeof count, cudaMemcpyDeviceToHost));
+  timing.count = count;
+  timing.median_ms = median(std::move(ms));
+  return timing;
+}
+
+MultiTiming bench_multi_host_fed(const MultiDeviceTables& tables, ByteSpan text, int repeats) {
+  MultiTiming timing;
+  if (text.empty()) return timing;
+  DeviceGuard guard(tables.device);
+  PinnedBuffer<std::uint8_t> pinned(tables.device);
+  pinned.reserve(text.size());
+  parallel_copy(pinned.get(), text.data(), text.size());
+  const ByteSpan host_text(pinned.get(), text.size());
+  timing.count = multi_scan(tables, host_text, true, {});  // warm-up
+  std::vector<double> ms;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    timing.count = multi_scan(tables, host_text, true, {});
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  timing.median_ms = median(std::move(ms));
+  return timing;
+}
+
+}  // namespace warpmatch::cuda

@@ -1,0 +1,210 @@
+// `warpmatch approx` as a user sees it: exit codes, text and JSON lines (distance, cigar),
+// --best, --patterns, --max-hits, --best-per-cluster, -i, FASTA/FASTQ/gzip inputs, bad
+// arguments. Runs the built binary (WARPMATCH_CLI overrides the compiled-in path). With a GPU
+// the same invocations are repeated on --backend cuda and must print the same bytes.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cuda/exact_cuda.hpp"
+#include "warpmatch/common.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliResult {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string cli_path() {
+  if (const char* p = std::getenv("WARPMATCH_CLI")) return p;
+  return WARPMATCH_CLI_PATH;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void write_file(const fs::path& p, std::string_view content) {
+  std::ofstream f(p, std::ios::binary);
+  f.write(content.data(), static_cast<std::streamsize>(content.size()));
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') q += "'\\''";
+    else q += c;
+  }
+  return q + "'";
+}
+
+class CliApprox : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("warpmatch_cli_approx_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path file(const std::string& name, std::string_view content) {
+    write_file(dir_ / name, content);
+    return dir_ / name;
+  }
+
+  CliResult run(const std::vector<std::string>& args, std::string_view stdin_data = {}) {
+    const fs::path in = dir_ / ".stdin", out = dir_ / ".stdout", err = dir_ / ".stderr";
+    write_file(in, stdin_data);
+    std::string cmd = quote(cli_path());
+    for (const auto& a : args) cmd += " " + quote(a);
+    cmd += " < " + quote(in) + " > " + quote(out) + " 2> " + quote(err);
+    const int raw = std::system(cmd.c_str());
+    CliResult r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+
+  fs::path dir_;
+};
+
+std::vector<nlohmann::json> json_lines(const std::string& out) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+}  // namespace
+
+TEST_F(CliApprox, PaperExampleBestDistanceWithCigar) {
+  const auto r = run({"approx", "--best", "--cigar", "ababa"}, "aaabbbaa");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "2:7:1:2=1X2=:abbba\n");
+}
+
+TEST_F(CliApprox, ExitZeroOnHitOneOnNoneTwoOnError) {
+  const auto f = file("t.txt", "xxxxGATTACAxxxx");
+  EXPECT_EQ(run({"approx", "-k", "0", "GATTACA", f.string()}).status, 0);
+  const auto miss = run({"approx", "-k", "1", "CCCCCCC", f.string()});
+  EXPECT_EQ(miss.status, 1);
+  EXPECT_EQ(miss.out, "");
+  const auto missing = run({"approx", "-k", "1", "GATTACA", (dir_ / "nope.txt").string()});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("nope.txt"), std::string::npos) << missing.err;
+  // An unreadable input does not stop the others; the error still decides the status.
+  const auto mixed = run({"approx", "-k", "0", "GATTACA", (dir_ / "nope.txt").string(), f.string()});
+  EXPECT_EQ(mixed.status, 2);
+  EXPECT_NE(mixed.out.find("GATTACA"), std::string::npos);
+}
+
+TEST_F(CliApprox, BadArgumentsAreErrors) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"approx", "-k", "-1", "abc"}, {"approx", "abc"}, {"approx", "-k", "1", ""},
+        {"approx", "-k", "1"}, {"approx", "-k", "1", "--algo", "nope", "abc"},
+        {"approx", "-k", "1", "--patterns", "/nonexistent/file"}}) {
+    const auto r = run(args, "abc");
+    EXPECT_EQ(r.status, 2) << args.back();
+    EXPECT_FALSE(r.err.empty());
+  }
+}
+
+TEST_F(CliApprox, JsonLinesCarryDistanceAndCigarThenASummary) {
+  const auto f = file("t.txt", "zzGATTACAzzGATCACAzz");
+  const auto r = run({"approx", "-k", "1", "--json", "--best-per-cluster", "GATTACA", f.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  EXPECT_EQ(lines[0]["type"], "match");
+  EXPECT_EQ(lines[0]["pattern"], 0);
+  EXPECT_EQ(lines[0]["start"], 2);
+  EXPECT_EQ(lines[0]["end"], 9);
+  EXPECT_EQ(lines[0]["distance"], 0);
+  EXPECT_EQ(lines[0]["cigar"], "7=");
+  EXPECT_EQ(lines[1]["start"], 11);
+  EXPECT_EQ(lines[1]["distance"], 1);
+  EXPECT_EQ(lines[1]["cigar"], "3=1X3=");
+  EXPECT_EQ(lines[2]["type"], "summary");
+  EXPECT_EQ(lines[2]["matches"], 2);
+  EXPECT_EQ(lines[2]["k"], 1);
+}
+
+TEST_F(CliApprox, PatternsFileLinesAndFastaAreSearchedTogether) {
+  const auto text = file("t.txt", "ACGTACGTTTGGCCAA");
+  const auto lines = file("p.txt", "ACGTT\r\n\nGGCC\n");
+  const auto r = run({"approx", "-k", "0", "--patterns", lines.string(), text.string()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "0:4:9:0:ACGTT\n1:10:14:0:GGCC\n");
+  const auto fasta = file("p.fa", ">a\nACGTT\n>b\nGG\nCC\n");
+  const auto rf = run({"approx", "-k", "0", "--patterns", fasta.string(), text.string()});
+  EXPECT_EQ(rf.out, r.out);
+}
+
+TEST_F(CliApprox, FastaRecordsGzipAndCaseInsensitive) {
+  const fs::path gz = dir_ / "g.fa.gz";
+  gzFile g = gzopen(gz.c_str(), "wb");
+  const std::string fa = ">chr1 first\nacgtGATTA\nCAacgt\n>chr2\nGATTTCA\n";
+  gzwrite(g, fa.data(), static_cast<unsigned>(fa.size()));
+  gzclose(g);
+  const auto r = run({"approx", "-k", "1", "-i", "--best-per-cluster", "gattaca", gz.string()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "chr1:4:11:0:GATTACA\nchr2:0:7:1:GATTTCA\n");
+}
+
+TEST_F(CliApprox, MaxHitsCountAndQuiet) {
+  const auto f = file("t.txt", "aaaaaaaaaa");
+  const auto all = run({"approx", "-k", "0", "aa", f.string()});
+  EXPECT_EQ(all.status, 0);
+  const auto capped = run({"approx", "-k", "0", "--max-hits", "3", "aa", f.string()});
+  EXPECT_EQ(std::count(capped.out.begin(), capped.out.end(), '\n'), 3);
+  EXPECT_EQ(run({"approx", "-k", "0", "-c", "aa", f.string()}).out, "9\n");
+  const auto quiet = run({"approx", "-k", "0", "-q", "aa", f.string()});
+  EXPECT_EQ(quiet.status, 0);
+  EXPECT_EQ(quiet.out, "");
+}
+
+TEST_F(CliApprox, StatsGoToStderrNamingBackendAndAlgorithm) {
+  const auto r = run({"approx", "-k", "1", "--stats", "--backend", "cpu", "--algo", "dp", "abc"}, "xxabcxx");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find("algorithm dp"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("backend cpu"), std::string::npos) << r.err;
+}
+
+TEST_F(CliApprox, CudaBackendPrintsTheSameBytesAsCpu) {
+  if (warpmatch::cuda::devices().empty()) GTEST_SKIP() << "no CUDA GPU: skipping GPU test";
+  const char* genome = "/usr/share/doc/bowtie2/examples/reference/lambda_virus.fa.gz";
+  if (!fs::exists(genome)) GTEST_SKIP() << "bowtie2-examples not installed";
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"-k", "3", "--json"}, {"--best", "--cigar"}, {"-k", "2", "--best-per-cluster"}}) {
+    std::vector<std::string> args = {"approx"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back("GGATCCGTTAGCA");
+    args.push_back(genome);
+    auto cpu_args = args, gpu_args = args, wave_args = args;
+    cpu_args.insert(cpu_args.begin() + 1, {"--backend", "cpu"});
+    gpu_args.insert(gpu_args.begin() + 1, {"--backend", "cuda"});
+    wave_args.insert(wave_args.begin() + 1, {"--backend", "cuda", "--algo", "wavefront", "--blocks", "64"});
+    const auto want = run(cpu_args), got = run(gpu_args), wave = run(wave_args);
+    auto strip_summary = [](const std::string& s) { return s.substr(0, s.find("{\"type\":\"summary\"")); };
+    EXPECT_EQ(got.status, want.status) << got.err;
+    EXPECT_EQ(strip_summary(got.out), strip_summary(want.out));
+    EXPECT_EQ(strip_summary(wave.out), strip_summary(want.out)) << wave.err;
+  }
+}

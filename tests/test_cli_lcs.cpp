@@ -1,0 +1,228 @@
+// `warpmatch lcs` as a user sees it: text and JSON output, --max-matches, --min-length
+// (MEMs), FASTA/gzip/records, any bytes, exit codes and errors. Runs the built binary
+// (WARPMATCH_CLI overrides the compiled-in path).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "warpmatch/common.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliResult {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string cli_path() {
+  if (const char* p = std::getenv("WARPMATCH_CLI")) return p;
+  return WARPMATCH_CLI_PATH;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void write_file(const fs::path& p, std::string_view content) {
+  std::ofstream f(p, std::ios::binary);
+  f.write(content.data(), static_cast<std::streamsize>(content.size()));
+}
+
+void write_gzip(const fs::path& p, std::string_view content) {
+  gzFile g = gzopen(p.c_str(), "wb");
+  ASSERT_NE(g, nullptr);
+  gzwrite(g, content.data(), static_cast<unsigned>(content.size()));
+  gzclose(g);
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') q += "'\\''";
+    else q += c;
+  }
+  return q + "'";
+}
+
+class CliLcs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("warpmatch_cli_lcs_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path file(const std::string& name, std::string_view content) {
+    write_file(dir_ / name, content);
+    return dir_ / name;
+  }
+
+  CliResult run(const std::vector<std::string>& args, std::string_view stdin_data = {}) {
+    const fs::path in = dir_ / ".stdin", out = dir_ / ".stdout", err = dir_ / ".stderr";
+    write_file(in, stdin_data);
+    std::string cmd = quote(cli_path());
+    for (const auto& a : args) cmd += " " + quote(a);
+    cmd += " < " + quote(in) + " > " + quote(out) + " 2> " + quote(err);
+    const int raw = std::system(cmd.c_str());
+    CliResult r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+
+  fs::path dir_;
+};
+
+std::vector<nlohmann::json> json_lines(const std::string& out) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+}  // namespace
+
+TEST_F(CliLcs, LcsOfLiteralsPrintsLengthCountAndPairs) {
+  const auto r = run({"lcs", "-s", "hello world", "yellow wood"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "length 4, 1 distinct common substring, 1 occurrence pair\n1\t1\tello\n");
+}
+
+TEST_F(CliLcs, LcsJsonHasLengthCountAndEveryPair) {
+  const auto r = run({"lcs", "--json", "-s", "abXab", "abYab"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const auto lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["type"], "lcs");
+  EXPECT_EQ(lines[0]["length"], 2);
+  EXPECT_EQ(lines[0]["count"], 1);
+  EXPECT_EQ(lines[0]["total_pairs"], 4);
+  EXPECT_EQ(lines[0]["matches"], nlohmann::json::parse(
+      R"([{"a":0,"b":0},{"a":0,"b":3},{"a":3,"b":0},{"a":3,"b":3}])"));
+}
+
+TEST_F(CliLcs, LcsMaxMatchesBoundsPairsButNotCounts) {
+  const auto r = run({"lcs", "--json", "-m", "1", "-s", "abXab", "abYab"});
+  const auto lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["total_pairs"], 4);
+  EXPECT_EQ(lines[0]["matches"].size(), 1u);
+  const auto text = run({"lcs", "-m", "1", "-s", "abXab", "abYab"});
+  EXPECT_NE(text.out.find("# 3 more pairs not shown"), std::string::npos) << text.out;
+}
+
+TEST_F(CliLcs, LcsExitsOneWhenNothingIsCommon) {
+  const auto r = run({"lcs", "-s", "aaaa", "bbbb"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "length 0, 0 distinct common substrings, 0 occurrence pairs\n");
+  const auto j = run({"lcs", "--json", "-s", "aaaa", "bbbb"});
+  EXPECT_EQ(j.status, 1);
+  EXPECT_EQ(json_lines(j.out)[0]["length"], 0);
+}
+
+TEST_F(CliLcs, LcsReadsFastaGzipAndNamedRecords) {
+  const auto a = file("a.fa", ">one\nACGTTT\nGGGG\n>two\nCCCCATTACA\n");
+  write_gzip(dir_ / "b.fa.gz", ">x\nTTTGGGA\n>two\nGATTACAGG\n");
+  const auto first = run({"lcs", "--json", a.string(), (dir_ / "b.fa.gz").string()});
+  EXPECT_EQ(first.status, 0) << first.err;
+  // First records: ACGTTTGGGG vs TTTGGGA share TTTGGG (line breaks removed).
+  EXPECT_EQ(json_lines(first.out)[0]["length"], 6);
+  EXPECT_EQ(json_lines(first.out)[0]["matches"], nlohmann::json::parse(R"([{"a":3,"b":0}])"));
+  const auto named = run({"lcs", "--record", "two", a.string(), (dir_ / "b.fa.gz").string()});
+  EXPECT_EQ(named.status, 0) << named.err;
+  EXPECT_EQ(named.out, "length 6, 1 distinct common substring, 1 occurrence pair\n4\t1\tATTACA\n");
+  const auto mixed = run({"lcs", "--record-a", "two", "--record-b", "x", a.string(),
+                          (dir_ / "b.fa.gz").string()});
+  EXPECT_EQ(mixed.status, 0) << mixed.err;
+  EXPECT_EQ(mixed.out.substr(0, 9), "length 2,") << mixed.out;  // CCCCATTACA vs TTTGGGA: "TT"
+}
+
+TEST_F(CliLcs, LcsMinLengthPrintsEveryMem) {
+  const auto r = run({"lcs", "--json", "--min-length", "2", "-s", "abcXabcYab", "abc-ab"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  std::vector<std::tuple<int, int, int>> mems;
+  for (const auto& j : json_lines(r.out)) {
+    EXPECT_EQ(j["type"], "mem");
+    mems.emplace_back(j["a"], j["b"], j["length"]);
+  }
+  const std::vector<std::tuple<int, int, int>> expected = {
+      {0, 0, 3}, {0, 4, 2}, {4, 0, 3}, {4, 4, 2}, {8, 0, 2}, {8, 4, 2}};
+  EXPECT_EQ(mems, expected);
+  const auto none = run({"lcs", "--min-length", "4", "-s", "abcXabcYab", "abc-ab"});
+  EXPECT_EQ(none.status, 1);
+  EXPECT_EQ(none.out, "");
+}
+
+TEST_F(CliLcs, LcsHandlesNulAndHighBytesInFiles) {
+  const auto a = file("a.bin", std::string("\x00\xff\x00\xffZ", 5));
+  const auto b = file("b.bin", std::string("Q\xff\x00\xff", 4));
+  const auto r = run({"lcs", a.string(), b.string()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "length 3, 1 distinct common substring, 1 occurrence pair\n1\t1\t\\xff\\x00\\xff\n");
+}
+
+TEST_F(CliLcs, LcsAlgorithmsAgreeAndStatsGoToStderr) {
+  for (const std::string algo : {"suffix-array", "diagonal", "dp"}) {
+    const auto r = run({"lcs", "--backend", "cpu", "--algo", algo, "--stats", "-s", "the cat sat", "a cat sat on"});
+    EXPECT_EQ(r.status, 0) << algo << r.err;
+    EXPECT_EQ(r.out, "length 8, 1 distinct common substring, 1 occurrence pair\n3\t1\t cat sat\n") << algo;
+    EXPECT_NE(r.err.find("algorithm " + algo), std::string::npos) << r.err;
+  }
+}
+
+TEST_F(CliLcs, LcsErrorsExitTwoAndNameTheInput) {
+  const std::string missing = (dir_ / "missing.fa").string();
+  const auto r = run({"lcs", missing, "-s"});
+  EXPECT_EQ(r.status, 2);
+  const auto m = run({"lcs", missing, missing});
+  EXPECT_EQ(m.status, 2);
+  EXPECT_NE(m.err.find(missing), std::string::npos) << m.err;
+  const auto rec = run({"lcs", "--record", "nope", file("a.fa", ">r\nACGT\n").string(),
+                        file("b.fa", ">r\nACGT\n").string()});
+  EXPECT_EQ(rec.status, 2);
+  EXPECT_NE(rec.err.find("nope"), std::string::npos) << rec.err;
+  EXPECT_EQ(run({"lcs", "--algo", "bogus", "-s", "a", "a"}).status, 2);
+  EXPECT_EQ(run({"lcs", "--min-length", "0", "-s", "a", "a"}).status, 2);
+  if (warpmatch::cuda_devices().empty()) {
+    const auto gpu = run({"lcs", "--backend", "cuda", "-s", "a", "a"});
+    EXPECT_EQ(gpu.status, 2);
+    EXPECT_NE(gpu.err.find("CUDA"), std::string::npos) << gpu.err;
+  }
+}
+
+TEST_F(CliLcs, LcsGpuBackendsPrintWhatTheCpuPrints) {
+  if (warpmatch::cuda_devices().empty()) GTEST_SKIP() << "no CUDA GPU: CLI lcs GPU test skipped";
+  const auto a = file("a.txt", "the quick brown fox jumps over the lazy dog; the quick end");
+  const auto b = file("b.txt", "a quick brown dog jumps over the lazy fox; quick brown");
+  const auto cpu = run({"lcs", "--backend", "cpu", "--json", a.string(), b.string()});
+  ASSERT_EQ(cpu.status, 0) << cpu.err;
+  for (const std::string algo : {"suffix-array", "diagonal"}) {
+    const auto gpu = run({"lcs", "--backend", "cuda", "--algo", algo, "--json", a.string(), b.string()});
+    EXPECT_EQ(gpu.status, 0) << algo << gpu.err;
+    EXPECT_EQ(gpu.out, cpu.out) << algo;
+  }
+  const auto mem_cpu = run({"lcs", "--backend", "cpu", "--min-length", "4", a.string(), b.string()});
+  const auto mem_gpu = run({"lcs", "--backend", "cuda", "--min-length", "4", a.string(), b.string()});
+  EXPECT_EQ(mem_gpu.status, 0) << mem_gpu.err;
+  EXPECT_EQ(mem_gpu.out, mem_cpu.out);
+}

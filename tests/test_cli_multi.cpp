@@ -1,0 +1,268 @@
+// `warpmatch find -f FILE` / `-e P`: pattern sets from the command line as a user sees them —
+// exit codes, match and count formats, JSON pattern indices (line number - 1), escapes,
+// --fixed-lines, -i, --stats with compile time and memory, bad pattern files. Runs the built
+// binary (WARPMATCH_CLI overrides the compiled-in path, e.g. on the GPU machine).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "test_multi_oracle.hpp"
+#include "warpmatch/common.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliResult {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string cli_path() {
+  if (const char* p = std::getenv("WARPMATCH_CLI")) return p;
+  return WARPMATCH_CLI_PATH;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void write_file(const fs::path& p, std::string_view content) {
+  std::ofstream f(p, std::ios::binary);
+  f.write(content.data(), static_cast<std::streamsize>(content.size()));
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') q += "'\\''";
+    else q += c;
+  }
+  return q + "'";
+}
+
+class CliMulti : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("warpmatch_cli_multi_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string file(const std::string& name, std::string_view content) {
+    write_file(dir_ / name, content);
+    return (dir_ / name).string();
+  }
+
+  CliResult run(const std::vector<std::string>& args, std::string_view stdin_data = {}) {
+    const fs::path in = dir_ / ".stdin", out = dir_ / ".stdout", err = dir_ / ".stderr";
+    write_file(in, stdin_data);
+    std::string cmd = quote(cli_path());
+    for (const auto& a : args) cmd += " " + quote(a);
+    cmd += " < " + quote(in) + " > " + quote(out) + " 2> " + quote(err);
+    const int raw = std::system(cmd.c_str());
+    CliResult r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  fs::path dir_;
+};
+
+std::vector<nlohmann::json> json_lines(const std::string& out) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+}  // namespace
+
+TEST_F(CliMulti, PatternFileFindsEveryOccurrenceInOrder) {
+  const auto pats = file("p.txt", "he\nshe\nhis\nhers\n");
+  const auto text = file("t.txt", "ushers");
+  const auto r = run({"find", "--backend", "cpu", "-f", pats, text});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "1:she\n2:he\n2:hers\n");
+  const auto miss = run({"find", "--backend", "cpu", "-f", pats, file("n.txt", "xyz")});
+  EXPECT_EQ(miss.status, 1);
+  EXPECT_EQ(miss.out, "");
+}
+
+TEST_F(CliMulti, JsonPatternIsTheLineIndexSkippingEmptyLines) {
+  const auto pats = file("p.txt", "abc\n\nb\\x00c\nabc\n");
+  const auto text = file("t.txt", std::string("xabc b\0c", 8));
+  const auto r = run({"find", "--backend", "cpu", "--json", "-f", pats, text});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const auto lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 4u) << r.out;
+  EXPECT_EQ(lines[0]["pattern"], 0);  // abc, line 1
+  EXPECT_EQ(lines[0]["start"], 1);
+  EXPECT_EQ(lines[0]["end"], 4);
+  EXPECT_EQ(lines[1]["pattern"], 3);  // the duplicate abc on line 4 reports too
+  EXPECT_EQ(lines[1]["start"], 1);
+  EXPECT_EQ(lines[2]["pattern"], 2);  // b\x00c on line 3
+  EXPECT_EQ(lines[2]["start"], 5);
+  EXPECT_EQ(lines[3]["type"], "summary");
+  EXPECT_EQ(lines[3]["matches"], 3);
+  EXPECT_EQ(lines[3]["patterns"], 3);
+  EXPECT_TRUE(lines[3].contains("compile_seconds"));
+}
+
+TEST_F(CliMulti, RepeatedDashEMakesAllPositionalsInputs) {
+  const auto a = file("a.txt", "GGATCC GAATTC");
+  const auto b = file("b.txt", "GAATTC");
+  const auto r = run({"find", "--backend", "cpu", "-e", "GGATCC", "-e", "GAATTC", a, b});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, a + ":0:GGATCC\n" + a + ":7:GAATTC\n" + b + ":0:GAATTC\n");
+  const auto json = run({"find", "--backend", "cpu", "--json", "-e", "GGATCC", "-e", "GAATTC", b});
+  EXPECT_EQ(json_lines(json.out)[0]["pattern"], 1);
+}
+
+TEST_F(CliMulti, CountsArePerPatternIndex) {
+  const auto pats = file("p.txt", "a\nzz\naa\n");
+  const auto text = file("t.txt", "aaaa");
+  const auto r = run({"find", "--backend", "cpu", "-c", "-f", pats, text});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "0:4\n2:3\n");
+  const auto two = run({"find", "--backend", "cpu", "-c", "-f", pats, text, text});
+  EXPECT_EQ(two.out, text + ":0:4\n" + text + ":2:3\n" + text + ":0:4\n" + text + ":2:3\n");
+  const auto json = run({"find", "--backend", "cpu", "-c", "--json", "-f", pats, text});
+  const auto lines = json_lines(json.out);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0]["type"], "count");
+  EXPECT_EQ(lines[0]["pattern"], 0);
+  EXPECT_EQ(lines[0]["count"], 4);
+  EXPECT_EQ(lines[1]["pattern"], 2);
+  EXPECT_EQ(lines[1]["count"], 3);
+  const auto none = run({"find", "--backend", "cpu", "-c", "-e", "q", text});
+  EXPECT_EQ(none.status, 1);
+  EXPECT_EQ(none.out, "");
+}
+
+TEST_F(CliMulti, FixedLinesTakesBackslashesVerbatim) {
+  const auto pats = file("p.txt", "C:\\x41\n");
+  const auto text = file("t.txt", "C:\\x41 C:A");
+  const auto fixed = run({"find", "--backend", "cpu", "--fixed-lines", "-f", pats, text});
+  EXPECT_EQ(fixed.status, 0) << fixed.err;
+  EXPECT_EQ(fixed.out, "0:C:\\\\x41\n");
+  const auto escaped = run({"find", "--backend", "cpu", "-f", pats, text});
+  EXPECT_EQ(escaped.out, "7:C:A\n");
+}
+
+TEST_F(CliMulti, IgnoreCaseAndAlgorithmsAgree) {
+  const auto pats = file("p.txt", "Hello\nWORLD\no\n");
+  const auto text = file("t.txt", "hello world, HELLO WORLD");
+  const auto fast = run({"find", "--backend", "cpu", "-i", "-f", pats, text});
+  EXPECT_EQ(fast.status, 0) << fast.err;
+  EXPECT_EQ(fast.out,
+            "0:hello\n4:o\n6:world\n7:o\n13:HELLO\n17:O\n19:WORLD\n20:O\n");
+  for (const char* algo : {"mbndm", "naive"}) {
+    const auto other = run({"find", "--backend", "cpu", "-i", "--algo", algo, "-f", pats, text});
+    EXPECT_EQ(other.out, fast.out) << algo;
+  }
+}
+
+TEST_F(CliMulti, StatsReportCompileTimeAndMemory) {
+  const auto pats = file("p.txt", "abc\nxyz\n");
+  const auto r = run({"find", "--backend", "cpu", "--stats", "-f", pats, file("t.txt", "abc")});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find("2 patterns"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("compiled in"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bytes of tables"), std::string::npos) << r.err;
+}
+
+TEST_F(CliMulti, BadPatternFilesExitTwoNamingTheFile) {
+  const auto text = file("t.txt", "abc");
+  const std::string missing = (dir_ / "missing.txt").string();
+  const auto r1 = run({"find", "-f", missing, text});
+  EXPECT_EQ(r1.status, 2);
+  EXPECT_NE(r1.err.find(missing), std::string::npos) << r1.err;
+  const auto empty = file("empty.txt", "\n\n");
+  const auto r2 = run({"find", "-f", empty, text});
+  EXPECT_EQ(r2.status, 2);
+  EXPECT_NE(r2.err.find(empty), std::string::npos) << r2.err;
+  EXPECT_NE(r2.err.find("no patterns"), std::string::npos) << r2.err;
+  const auto bad = file("bad.txt", "ok\nx\\q\n");
+  const auto r3 = run({"find", "-f", bad, text});
+  EXPECT_EQ(r3.status, 2);
+  EXPECT_NE(r3.err.find(bad + ":2"), std::string::npos) << r3.err;
+  const auto r4 = run({"find", "-e", "", text});
+  EXPECT_EQ(r4.status, 2);
+  const auto r5 = run({"find", "--backend", "cpu", "--algo", "bf", "-e", "a", text});
+  EXPECT_EQ(r5.status, 2);
+  EXPECT_NE(r5.err.find("unknown algorithm"), std::string::npos) << r5.err;
+}
+
+TEST_F(CliMulti, MissingInputIsReportedAndOthersSearched) {
+  const auto good = file("good.txt", "needle");
+  const std::string missing = (dir_ / "nope.txt").string();
+  const auto r = run({"find", "--backend", "cpu", "-e", "needle", missing, good});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, good + ":0:needle\n");
+  EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+}
+
+TEST_F(CliMulti, StdinQuietAndMaxCount) {
+  const auto r = run({"find", "--backend", "cpu", "-e", "b", "-e", "ab"}, "abab");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "0:ab\n1:b\n2:ab\n3:b\n");
+  const auto q = run({"find", "--backend", "cpu", "-q", "-e", "b"}, "abab");
+  EXPECT_EQ(q.status, 0);
+  EXPECT_EQ(q.out, "");
+  const auto m = run({"find", "--backend", "cpu", "-m", "2", "-e", "b", "-e", "ab"}, "abab");
+  EXPECT_EQ(m.out, "0:ab\n1:b\n");
+}
+
+TEST_F(CliMulti, FastaRecordsAndDictionaryAgainstOracle) {
+  const auto fa = file("g.fa", ">r1\nACGT\nACGT\n>r2\nTTGCA\n");
+  const auto r = run({"find", "--backend", "cpu", "-e", "GTAC", "-e", "T", fa});
+  EXPECT_EQ(r.out, "r1:2:GTAC\nr1:3:T\nr1:7:T\nr2:0:T\nr2:1:T\n");
+  // A real word list against real text: the CLI's counts equal the oracle's.
+  const auto words = multi_test::dictionary_words();
+  const std::string english = multi_test::english_text();
+  if (words.empty() || english.empty()) GTEST_SKIP() << "no word list or licence texts";
+  std::string list;
+  std::vector<std::string> some;
+  for (std::size_t i = 0; i < words.size() && some.size() < 5000; i += 7) {
+    if (words[i].find('\\') != std::string::npos) continue;
+    some.push_back(words[i]);
+    list += words[i] + "\n";
+  }
+  const auto pats = file("words.txt", list);
+  const auto text = file("english.txt", english);
+  const auto c = run({"find", "--backend", "cpu", "--json", "-f", pats, text});
+  const auto lines = json_lines(c.out);
+  ASSERT_FALSE(lines.empty());
+  const auto want = multi_test::oracle_matches(some, english);
+  EXPECT_EQ(lines.back()["matches"], want.size());
+  ASSERT_EQ(lines.size(), want.size() + 1);
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(lines[i]["pattern"], want[i].pattern) << i;
+    ASSERT_EQ(lines[i]["start"], want[i].start) << i;
+  }
+}
+
+TEST_F(CliMulti, ExactSearchStillTakesAPositionalPattern) {
+  const auto f = file("a.txt", "hello world, hello");
+  const auto r = run({"find", "hello", f});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "0:hello\n13:hello\n");
+  const auto none = run({"find"});
+  EXPECT_EQ(none.status, 2);
+}

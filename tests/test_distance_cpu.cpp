@@ -1,0 +1,375 @@
+// Edit distance on the CPU (public API, backend cpu): every algorithm against the plain DP
+// written here and edlib NW (test-only oracle), with and without k, alignments checked by
+// applying the CIGAR; random, adversarial, known vectors and the lambda genome vs mutated
+// copies; stripes over threads (ring buffer wrap-around included); batches.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/input.hpp"
+#include "warpmatch/distance.hpp"
+
+#ifdef WARPMATCH_HAVE_EDLIB
+#include <edlib.h>
+#endif
+
+using Bytes = std::vector<std::uint8_t>;
+using warpmatch::ByteSpan;
+using warpmatch::kDistanceOverK;
+
+namespace {
+
+ByteSpan span(const Bytes& b) { return {b.data(), b.size()}; }
+Bytes bytes(std::string_view s) { return Bytes(s.begin(), s.end()); }
+
+/// The oracle: plain O(mn) DP, two rows, written independently of the library.
+std::int64_t oracle(const Bytes& a, const Bytes& b) {
+  std::vector<std::int64_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = static_cast<std::int64_t>(j);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = static_cast<std::int64_t>(i);
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::int64_t bounded(std::int64_t d, std::int64_t k) { return k >= 0 && d > k ? kDistanceOverK : d; }
+
+#ifdef WARPMATCH_HAVE_EDLIB
+std::int64_t edlib_distance(const Bytes& a, const Bytes& b, std::int64_t k = -1) {
+  const EdlibAlignResult r =
+      edlibAlign(reinterpret_cast<const char*>(a.data()), static_cast<int>(a.size()),
+                 reinterpret_cast<const char*>(b.data()), static_cast<int>(b.size()),
+                 edlibNewAlignConfig(static_cast<int>(k), EDLIB_MODE_NW, EDLIB_TASK_DISTANCE, nullptr, 0));
+  const std::int64_t d = r.editDistance;
+  edlibFreeAlignResult(r);
+  return d < 0 ? kDistanceOverK : d;
+}
+/// edlib's own alignment (EDLIB_TASK_PATH): its cost, counted from the path.
+std::int64_t edlib_path_cost(const Bytes& a, const Bytes& b) {
+  const EdlibAlignResult r =
+      edlibAlign(reinterpret_cast<const char*>(a.data()), static_cast<int>(a.size()),
+                 reinterpret_cast<const char*>(b.data()), static_cast<int>(b.size()),
+                 edlibNewAlignConfig(-1, EDLIB_MODE_NW, EDLIB_TASK_PATH, nullptr, 0));
+  std::int64_t cost = 0;
+  for (int i = 0; i < r.alignmentLength; ++i) cost += r.alignment[i] != EDLIB_EDOP_MATCH;
+  edlibFreeAlignResult(r);
+  return cost;
+}
+#endif
+
+Bytes random_bytes(std::mt19937_64& rng, std::size_t n, int alphabet) {
+  Bytes s(n);
+  for (auto& c : s) c = static_cast<std::uint8_t>(alphabet == 4 ? "ACGT"[rng() % 4] : rng() % alphabet);
+  return s;
+}
+
+/// A copy of s with about `rate` of its positions edited (substitution, insertion, deletion).
+Bytes mutate(std::mt19937_64& rng, const Bytes& s, double rate, int alphabet) {
+  Bytes out;
+  out.reserve(s.size() + s.size() / 8);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (u(rng) >= rate) {
+      out.push_back(s[i]);
+      continue;
+    }
+    const auto other = static_cast<std::uint8_t>(alphabet == 4 ? "ACGT"[rng() % 4] : rng() % alphabet);
+    switch (rng() % 3) {
+      case 0: out.push_back(other); break;                  // substitution
+      case 1: out.push_back(s[i]); out.push_back(other); break;  // insertion
+      default: break;                                       // deletion
+    }
+  }
+  return out;
+}
+
+warpmatch::DistanceOptions cpu_options(const std::string& algo = "auto", std::int64_t k = -1,
+                                       int threads = 0, bool align = false) {
+  warpmatch::DistanceOptions o;
+  o.backend = warpmatch::Backend::cpu;
+  o.algorithm = algo;
+  o.max_distance = k;
+  o.threads = threads;
+  o.want_alignment = align;
+  return o;
+}
+
+std::int64_t cpu_distance(const Bytes& a, const Bytes& b, const std::string& algo, std::int64_t k = -1,
+                          int threads = 0) {
+  return warpmatch::edit_distance(span(a), span(b), cpu_options(algo, k, threads)).distance;
+}
+
+/// The alignment turns a into b, and its cost is the distance.
+void expect_valid_alignment(const Bytes& a, const Bytes& b, const warpmatch::DistanceResult& r,
+                            std::int64_t expected_distance) {
+  ASSERT_EQ(r.distance, expected_distance);
+  std::int64_t cost = -1;
+  const std::string applied = warpmatch::apply_cigar(span(a), span(b), r.cigar, &cost);
+  EXPECT_EQ(applied, std::string(b.begin(), b.end()));
+  EXPECT_EQ(cost, expected_distance) << r.cigar.substr(0, 200);
+}
+
+const char* const kAlgorithms[] = {"myers", "dp"};
+
+}  // namespace
+
+TEST(DistanceCpu, KnownVectors) {
+  for (const char* algo : kAlgorithms) {
+    EXPECT_EQ(cpu_distance(bytes("change"), bytes("hunger"), algo), 3) << algo;
+    EXPECT_EQ(cpu_distance(bytes("kitten"), bytes("sitting"), algo), 3) << algo;
+    EXPECT_EQ(cpu_distance(bytes("sitting"), bytes("kitten"), algo), 3) << algo;
+    EXPECT_EQ(cpu_distance(bytes("flaw"), bytes("lawn"), algo), 2) << algo;
+    EXPECT_EQ(cpu_distance(bytes("kitten"), bytes("sitting"), algo, 2), kDistanceOverK) << algo;
+    EXPECT_EQ(cpu_distance(bytes("kitten"), bytes("sitting"), algo, 3), 3) << algo;
+  }
+  const auto r = warpmatch::edit_distance(warpmatch::as_bytes("change"), warpmatch::as_bytes("hunger"),
+                                          cpu_options("auto", -1, 0, true));
+  expect_valid_alignment(bytes("change"), bytes("hunger"), r, 3);
+}
+
+TEST(DistanceCpu, EmptyAndIdenticalAndOneSided) {
+  const Bytes empty, x = bytes("GATTACA"), long_a(5000, 'A');
+  for (const char* algo : kAlgorithms) {
+    EXPECT_EQ(cpu_distance(empty, empty, algo), 0);
+    EXPECT_EQ(cpu_distance(empty, x, algo), 7);
+    EXPECT_EQ(cpu_distance(x, empty, algo), 7);
+    EXPECT_EQ(cpu_distance(x, x, algo), 0);
+    EXPECT_EQ(cpu_distance(long_a, long_a, algo), 0);
+    EXPECT_EQ(cpu_distance(long_a, bytes("A"), algo), 4999);
+    EXPECT_EQ(cpu_distance(bytes("B"), long_a, algo), 5000);
+    EXPECT_EQ(cpu_distance(empty, x, algo, 6), kDistanceOverK);
+    EXPECT_EQ(cpu_distance(x, x, algo, 0), 0);
+  }
+  expect_valid_alignment(empty, x, warpmatch::edit_distance(span(empty), span(x), cpu_options("auto", -1, 0, true)), 7);
+  expect_valid_alignment(x, empty, warpmatch::edit_distance(span(x), span(empty), cpu_options("auto", -1, 0, true)), 7);
+  const auto both_empty = warpmatch::edit_distance(span(empty), span(empty), cpu_options("auto", -1, 0, true));
+  EXPECT_EQ(both_empty.distance, 0);
+  EXPECT_EQ(both_empty.cigar, "");
+}
+
+TEST(DistanceCpu, RandomSmallAgainstPlainDpAllAlphabetsWithAndWithoutK) {
+  std::mt19937_64 rng(1);
+  for (int alphabet : {2, 4, 256}) {
+    for (int trial = 0; trial < 150; ++trial) {
+      const Bytes a = random_bytes(rng, rng() % 300, alphabet);
+      const Bytes b = trial % 3 == 0 ? mutate(rng, a, 0.1, alphabet) : random_bytes(rng, rng() % 300, alphabet);
+      const std::int64_t d = oracle(a, b);
+      const std::int64_t k = static_cast<std::int64_t>(rng() % (d + 10));
+      for (const char* algo : kAlgorithms) {
+        ASSERT_EQ(cpu_distance(a, b, algo), d) << algo << " alphabet " << alphabet << " trial " << trial;
+        ASSERT_EQ(cpu_distance(a, b, algo, k), bounded(d, k)) << algo << " k " << k << " trial " << trial;
+      }
+    }
+  }
+}
+
+TEST(DistanceCpu, RandomLongUnequalAgainstEdlibWithAndWithoutK) {
+#ifndef WARPMATCH_HAVE_EDLIB
+  GTEST_SKIP() << "edlib not available: long random cases need the oracle";
+#else
+  std::mt19937_64 rng(2);
+  const std::size_t sizes[][2] = {{1000, 3000}, {4096, 4033}, {20000, 20000}, {100000, 3000},
+                                  {50000, 100000}, {100000, 100000}};
+  for (int alphabet : {2, 4, 256}) {
+    for (const auto& sz : sizes) {
+      const Bytes a = random_bytes(rng, sz[0], alphabet);
+      const Bytes b = rng() % 2 ? random_bytes(rng, sz[1], alphabet) : mutate(rng, a, 0.05, alphabet);
+      const std::int64_t d = edlib_distance(a, b);
+      ASSERT_EQ(cpu_distance(a, b, "myers", -1, 1), d) << sz[0] << "x" << b.size() << " alphabet " << alphabet;
+      ASSERT_EQ(cpu_distance(a, b, "myers", -1, 4), d) << "4 threads";
+      for (const std::int64_t k : {d - 1, d, d / 2, 2 * d + 7})
+        ASSERT_EQ(cpu_distance(a, b, "myers", k, 3), bounded(d, k)) << "k " << k;
+      ASSERT_EQ(edlib_distance(a, b, d - 1), kDistanceOverK) << "edlib with k = d - 1";
+    }
+  }
+#endif
+}
+
+TEST(DistanceCpu, PlainDpAgainstOracleMidSize) {
+  std::mt19937_64 rng(3);
+  const Bytes a = random_bytes(rng, 3000, 4), b = random_bytes(rng, 2500, 4);
+  EXPECT_EQ(cpu_distance(a, b, "dp"), oracle(a, b));
+  EXPECT_EQ(cpu_distance(a, b, "myers", -1, 2), oracle(a, b));
+}
+
+TEST(DistanceCpu, StripesOverThreadsMatchOneThreadAcrossRingWrap) {
+  // 200 K columns wrap the stripes' ring buffer (64 chunks of 512 columns) several times.
+  std::mt19937_64 rng(4);
+  const Bytes a = random_bytes(rng, 40000, 4);
+  const Bytes b = mutate(rng, random_bytes(rng, 200000, 4), 0.0, 4);
+  const std::int64_t one = cpu_distance(a, b, "myers", -1, 1);
+#ifdef WARPMATCH_HAVE_EDLIB
+  EXPECT_EQ(one, edlib_distance(a, b));
+#endif
+  for (int threads : {2, 5, 16}) EXPECT_EQ(cpu_distance(a, b, "myers", -1, threads), one) << threads;
+  const Bytes c = mutate(rng, a, 0.02, 4);
+  const std::int64_t d = cpu_distance(a, c, "myers", -1, 1);
+  for (int threads : {2, 7}) {
+    EXPECT_EQ(cpu_distance(a, c, "myers", -1, threads), d);
+    EXPECT_EQ(cpu_distance(a, c, "myers", d, threads), d);
+    EXPECT_EQ(cpu_distance(a, c, "myers", d - 1, threads), kDistanceOverK);
+  }
+}
+
+TEST(DistanceCpu, PeriodicAndAdversarialStrings) {
+  auto repeat = [](std::string_view unit, std::size_t n) {
+    Bytes s;
+    while (s.size() < n) s.insert(s.end(), unit.begin(), unit.end());
+    s.resize(n);
+    return s;
+  };
+  const std::vector<std::pair<Bytes, Bytes>> cases = {
+      {repeat("AC", 2000), repeat("CA", 2000)},
+      {repeat("ACGT", 3001), repeat("ACG", 2999)},
+      {repeat("A", 1500), repeat("B", 1500)},
+      {repeat("AB", 129), repeat("AB", 4000)},
+      {Bytes(64, 'x'), Bytes(65, 'x')},
+      {Bytes(128, 'x'), Bytes(63, 'y')},
+      {Bytes{0, 0, 0, 255}, Bytes{255, 0, 0}},
+  };
+  for (const auto& [a, b] : cases) {
+    const std::int64_t d = oracle(a, b);
+    for (const char* algo : kAlgorithms) {
+      EXPECT_EQ(cpu_distance(a, b, algo), d) << algo << " " << a.size() << "x" << b.size();
+      EXPECT_EQ(cpu_distance(a, b, algo, d), d);
+      if (d > 0) EXPECT_EQ(cpu_distance(a, b, algo, d - 1), kDistanceOverK);
+    }
+    expect_valid_alignment(a, b, warpmatch::edit_distance(span(a), span(b), cpu_options("auto", -1, 2, true)), d);
+  }
+}
+
+TEST(DistanceCpu, AlignmentsApplyAndCostTheDistanceRandom) {
+  std::mt19937_64 rng(5);
+  for (int alphabet : {2, 4, 256}) {
+    for (int trial = 0; trial < 25; ++trial) {
+      const std::size_t n = trial < 20 ? rng() % 700 : 5000 + rng() % 20000;
+      const Bytes a = random_bytes(rng, n, alphabet);
+      const Bytes b = trial % 2 ? mutate(rng, a, 0.08, alphabet) : random_bytes(rng, rng() % (n + 50), alphabet);
+      const std::int64_t d = n < 3000 ? oracle(a, b) : cpu_distance(a, b, "myers");
+      const auto r = warpmatch::edit_distance(span(a), span(b), cpu_options("auto", -1, 3, true));
+      expect_valid_alignment(a, b, r, d);
+#ifdef WARPMATCH_HAVE_EDLIB
+      EXPECT_EQ(edlib_path_cost(a, b), d);
+#endif
+      const auto within = warpmatch::edit_distance(span(a), span(b), cpu_options("auto", d, 3, true));
+      expect_valid_alignment(a, b, within, d);
+      if (d > 0) {
+        const auto over = warpmatch::edit_distance(span(a), span(b), cpu_options("auto", d - 1, 3, true));
+        EXPECT_TRUE(over.over_k());
+        EXPECT_EQ(over.cigar, "");
+      }
+    }
+  }
+}
+
+TEST(DistanceCpu, AlignmentOfFullDpReferenceIsValid) {
+  std::mt19937_64 rng(6);
+  const Bytes a = random_bytes(rng, 400, 4), b = random_bytes(rng, 350, 4);
+  const auto r = warpmatch::edit_distance(span(a), span(b), cpu_options("auto", -1, 1, true));
+  expect_valid_alignment(a, b, r, oracle(a, b));
+}
+
+TEST(DistanceCpu, LambdaGenomeAgainstMutatedCopies) {
+  const std::string path = "/usr/share/doc/bowtie2/examples/reference/lambda_virus.fa.gz";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "lambda genome not installed: " << path;
+  const auto input = warpmatch::io::Input::open(path);
+  const ByteSpan g = input.records().front().sequence;
+  const Bytes genome(g.begin(), g.end());
+  ASSERT_GT(genome.size(), 48000u);
+  std::mt19937_64 rng(7);
+  for (const double rate : {0.01, 0.10}) {
+    const Bytes copy = mutate(rng, genome, rate, 4);
+    const std::int64_t d = cpu_distance(genome, copy, "myers");
+#ifdef WARPMATCH_HAVE_EDLIB
+    EXPECT_EQ(d, edlib_distance(genome, copy)) << rate;
+#endif
+    EXPECT_GT(d, 0);
+    EXPECT_EQ(cpu_distance(genome, copy, "myers", d, 8), d);
+    EXPECT_EQ(cpu_distance(genome, copy, "myers", d - 1, 8), kDistanceOverK);
+    const auto r = warpmatch::edit_distance(span(genome), span(copy), cpu_options("auto", -1, 0, true));
+    expect_valid_alignment(genome, copy, r, d);
+  }
+}
+
+TEST(DistanceCpu, BatchMatchesSinglePairsInOrder) {
+  std::mt19937_64 rng(8);
+  std::vector<Bytes> store;
+  for (int i = 0; i < 600; ++i) {
+    store.push_back(random_bytes(rng, 100 + rng() % 200, 4));
+    store.push_back(i % 2 ? mutate(rng, store.back(), 0.1, 4) : random_bytes(rng, 100 + rng() % 200, 4));
+  }
+  store.push_back({});
+  store.push_back(bytes("abc"));
+  std::vector<std::pair<ByteSpan, ByteSpan>> pairs;
+  for (std::size_t i = 0; i + 1 < store.size(); i += 2) pairs.emplace_back(span(store[i]), span(store[i + 1]));
+  for (const std::int64_t k : {std::int64_t{-1}, std::int64_t{40}}) {
+    for (const bool align : {false, true}) {
+      warpmatch::DistanceStats stats;
+      const auto results = warpmatch::edit_distance_batch(pairs, cpu_options("auto", k, 4, align), &stats);
+      ASSERT_EQ(results.size(), pairs.size());
+      EXPECT_EQ(stats.pairs, pairs.size());
+      for (std::size_t i = 0; i < pairs.size(); ++i) {
+        const Bytes a(pairs[i].first.begin(), pairs[i].first.end()), b(pairs[i].second.begin(), pairs[i].second.end());
+        const std::int64_t d = bounded(oracle(a, b), k);
+        ASSERT_EQ(results[i].distance, d) << i;
+        if (align && d != kDistanceOverK) expect_valid_alignment(a, b, results[i], d);
+      }
+    }
+  }
+}
+
+TEST(DistanceApi, RejectsBadOptionsWithMessages) {
+  const Bytes a = bytes("abc");
+  auto expect_invalid = [&](warpmatch::DistanceOptions o, const std::string& needle) {
+    try {
+      warpmatch::edit_distance(span(a), span(a), o);
+      ADD_FAILURE() << "no exception for " << needle;
+    } catch (const warpmatch::InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_invalid(cpu_options("nonsense"), "nonsense");
+  expect_invalid(cpu_options("tiles"), "tiles");
+  auto bad_block = cpu_options();
+  bad_block.block_size = 33;
+  expect_invalid(bad_block, "33");
+  auto bad_threads = cpu_options();
+  bad_threads.threads = -1;
+  expect_invalid(bad_threads, "threads");
+  if (warpmatch::cuda_devices().empty()) {
+    warpmatch::DistanceOptions cuda;
+    cuda.backend = warpmatch::Backend::cuda;
+    EXPECT_THROW(warpmatch::edit_distance(span(a), span(a), cuda), warpmatch::BackendUnavailable);
+    warpmatch::DistanceOptions tiles;
+    tiles.algorithm = "tiles";  // auto backend + a CUDA-only algorithm asks for the GPU
+    EXPECT_THROW(warpmatch::edit_distance(span(a), span(a), tiles), warpmatch::BackendUnavailable);
+  }
+  warpmatch::DistanceStats stats;
+  const auto r = warpmatch::edit_distance(span(a), warpmatch::as_bytes("abd"), cpu_options("dp"), &stats);
+  EXPECT_EQ(r.distance, 1);
+  EXPECT_EQ(stats.algorithm, "dp");
+  EXPECT_EQ(stats.cells, 9u);
+  EXPECT_EQ(stats.backend, warpmatch::Backend::cpu);
+}
+
+TEST(DistanceApi, ApplyCigarRejectsInvalidAlignments) {
+  const Bytes a = bytes("abc"), b = bytes("abd");
+  std::int64_t cost = 0;
+  EXPECT_EQ(warpmatch::apply_cigar(span(a), span(b), "2=1X", &cost), "abd");
+  EXPECT_EQ(cost, 1);
+  EXPECT_EQ(warpmatch::apply_cigar(span(a), span(b), "2=1D1I", &cost), "abd");
+  EXPECT_EQ(cost, 2);
+  EXPECT_THROW(warpmatch::apply_cigar(span(a), span(b), "3=", &cost), warpmatch::InvalidArgument);
+  EXPECT_THROW(warpmatch::apply_cigar(span(a), span(b), "2=", &cost), warpmatch::InvalidArgument);
+  EXPECT_THROW(warpmatch::apply_cigar(span(a), span(b), "2=1Q", &cost), warpmatch::InvalidArgument);
+  EXPECT_THROW(warpmatch::apply_cigar(span(a), span(b), "=", &cost), warpmatch::InvalidArgument);
+  EXPECT_THROW(warpmatch::apply_cigar(span(a), span(b), "2=1X1I", &cost), warpmatch::InvalidArgument);
+}

@@ -1,0 +1,257 @@
+// Edit distance on CUDA: the bit-parallel tile wavefront (default), seed paper 001's tiles at
+// every block size, and the batch kernel (groups of 8/16/32 lanes, long pairs falling back
+// to the wavefront), all against the CPU backend (itself tested against plain DP and edlib).
+// Every test skips visibly on a machine without a GPU.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/distance_tune.hpp"
+#include "core/input.hpp"
+#include "cuda/distance_cuda.hpp"
+#include "warpmatch/distance.hpp"
+
+namespace cu = warpmatch::cuda;
+using Bytes = std::vector<std::uint8_t>;
+using warpmatch::ByteSpan;
+using warpmatch::kDistanceOverK;
+
+namespace {
+
+#define SKIP_WITHOUT_GPU()                                                         \
+  do {                                                                             \
+    if (warpmatch::cuda_devices().empty()) GTEST_SKIP() << "no CUDA GPU: skipping GPU test"; \
+  } while (0)
+
+ByteSpan span(const Bytes& b) { return {b.data(), b.size()}; }
+Bytes bytes(std::string_view s) { return Bytes(s.begin(), s.end()); }
+
+Bytes random_bytes(std::mt19937_64& rng, std::size_t n, int alphabet) {
+  Bytes s(n);
+  for (auto& c : s) c = static_cast<std::uint8_t>(alphabet == 4 ? "ACGT"[rng() % 4] : rng() % alphabet);
+  return s;
+}
+
+Bytes mutate(std::mt19937_64& rng, const Bytes& s, double rate, int alphabet) {
+  Bytes out;
+  std::uniform_real_distribution<double> u(0, 1);
+  for (const std::uint8_t c : s) {
+    if (u(rng) >= rate) {
+      out.push_back(c);
+      continue;
+    }
+    const auto other = static_cast<std::uint8_t>(alphabet == 4 ? "ACGT"[rng() % 4] : rng() % alphabet);
+    switch (rng() % 3) {
+      case 0: out.push_back(other); break;
+      case 1: out.push_back(c); out.push_back(other); break;
+      default: break;
+    }
+  }
+  return out;
+}
+
+std::int64_t cpu_distance(const Bytes& a, const Bytes& b, std::int64_t k = -1) {
+  warpmatch::DistanceOptions o;
+  o.backend = warpmatch::Backend::cpu;
+  o.max_distance = k;
+  return warpmatch::edit_distance(span(a), span(b), o).distance;
+}
+
+std::int64_t gpu_myers(const Bytes& a, const Bytes& b, std::int64_t k = -1) {
+  return cu::edit_distance(span(a), span(b), k, cu::DistanceAlgorithm::myers_tiles, 0, 0).distance;
+}
+
+std::int64_t gpu_tiles(const Bytes& a, const Bytes& b, int block_size, std::int64_t k = -1) {
+  return cu::edit_distance(span(a), span(b), k, cu::DistanceAlgorithm::tiles, block_size, 0).distance;
+}
+
+}  // namespace
+
+TEST(DistanceCuda, KnownVectorsEveryAlgorithm) {
+  SKIP_WITHOUT_GPU();
+  EXPECT_EQ(gpu_myers(bytes("change"), bytes("hunger")), 3);
+  EXPECT_EQ(gpu_myers(bytes("kitten"), bytes("sitting")), 3);
+  EXPECT_EQ(gpu_myers(bytes("kitten"), bytes("sitting"), 2), kDistanceOverK);
+  for (const int bs : warpmatch::tune::tile_block_sizes()) {
+    EXPECT_EQ(gpu_tiles(bytes("change"), bytes("hunger"), bs), 3) << bs;
+    EXPECT_EQ(gpu_tiles(bytes("kitten"), bytes("sitting"), bs), 3) << bs;
+  }
+  warpmatch::DistanceOptions o;
+  o.backend = warpmatch::Backend::cuda;
+  warpmatch::DistanceStats stats;
+  EXPECT_EQ(warpmatch::edit_distance(warpmatch::as_bytes("kitten"), warpmatch::as_bytes("sitting"), o, &stats).distance, 3);
+  EXPECT_EQ(stats.backend, warpmatch::Backend::cuda);
+  EXPECT_EQ(stats.algorithm, "myers");
+  o.algorithm = "tiles";  // block size from the model
+  EXPECT_EQ(warpmatch::edit_distance(warpmatch::as_bytes("kitten"), warpmatch::as_bytes("sitting"), o, &stats).distance, 3);
+  EXPECT_EQ(stats.algorithm, "tiles");
+  EXPECT_GT(stats.block_size, 0);
+}
+
+TEST(DistanceCuda, EmptyIdenticalAndOneSided) {
+  SKIP_WITHOUT_GPU();
+  const Bytes empty, x = bytes("GATTACA"), long_a(5000, 'A');
+  EXPECT_EQ(gpu_myers(empty, empty), 0);
+  EXPECT_EQ(gpu_myers(empty, x), 7);
+  EXPECT_EQ(gpu_myers(x, empty), 7);
+  EXPECT_EQ(gpu_myers(long_a, long_a), 0);
+  EXPECT_EQ(gpu_myers(long_a, bytes("A")), 4999);
+  EXPECT_EQ(gpu_myers(bytes("B"), long_a), 5000);
+  EXPECT_EQ(gpu_tiles(empty, x, 64), 7);
+  EXPECT_EQ(gpu_tiles(long_a, long_a, 128), 0);
+  EXPECT_EQ(gpu_tiles(long_a, bytes("A"), 32), 4999);
+  EXPECT_EQ(gpu_tiles(bytes("B"), long_a, 1024), 5000);
+}
+
+TEST(DistanceCuda, MyersTilesRandomAgainstCpuAllAlphabetsAndShapes) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(11);
+  // Shapes cross the tile edges: 1024 rows per stripe (32 words), 1024 columns per tile.
+  const std::size_t shapes[][2] = {{1, 1},       {31, 33},      {32, 32},      {33, 1000},   {1023, 1025},
+                                   {1024, 1024}, {1025, 2049},  {3000, 5000},  {5000, 3000}, {4097, 4095},
+                                   {20000, 700}, {100000, 100000}, {100000, 3000}};
+  for (const int alphabet : {2, 4, 256}) {
+    for (const auto& sh : shapes) {
+      const Bytes a = random_bytes(rng, sh[0], alphabet);
+      const Bytes b = rng() % 2 ? random_bytes(rng, sh[1], alphabet) : mutate(rng, a, 0.05, alphabet);
+      const std::int64_t d = cpu_distance(a, b);
+      ASSERT_EQ(gpu_myers(a, b), d) << sh[0] << "x" << b.size() << " alphabet " << alphabet;
+      ASSERT_EQ(gpu_myers(a, b, d), d);
+      if (d > 0) ASSERT_EQ(gpu_myers(a, b, d - 1), kDistanceOverK);
+    }
+  }
+}
+
+TEST(DistanceCuda, MyersTilesAlphabetSizesAroundTheSharedPeqLimit) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(12);
+  for (const int alphabet : {14, 15, 16, 17, 40}) {  // codes = alphabet + 1 (absent bytes)
+    const Bytes a = random_bytes(rng, 2500, alphabet), b = random_bytes(rng, 2600, alphabet + 3);
+    EXPECT_EQ(gpu_myers(a, b), cpu_distance(a, b)) << alphabet;
+  }
+  Bytes all(256);
+  for (int c = 0; c < 256; ++c) all[c] = static_cast<std::uint8_t>(c);  // no "absent" code at all
+  const Bytes other = random_bytes(rng, 3000, 256);
+  EXPECT_EQ(gpu_myers(all, other), cpu_distance(all, other));
+}
+
+TEST(DistanceCuda, PaperTilesEveryBlockSizeAgainstCpu) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(13);
+  const std::size_t shapes[][2] = {{1, 1}, {100, 37}, {1000, 1500}, {2049, 2047}, {3000, 100}, {64, 5000}};
+  for (const auto& sh : shapes) {
+    for (const int alphabet : {2, 4, 256}) {
+      const Bytes a = random_bytes(rng, sh[0], alphabet), b = random_bytes(rng, sh[1], alphabet);
+      const std::int64_t d = cpu_distance(a, b);
+      for (const int bs : warpmatch::tune::tile_block_sizes())
+        ASSERT_EQ(gpu_tiles(a, b, bs), d) << sh[0] << "x" << sh[1] << " B=" << bs << " alphabet " << alphabet;
+      ASSERT_EQ(gpu_tiles(a, b, 256, d - 1), d > 0 ? kDistanceOverK : 0);
+    }
+  }
+  EXPECT_THROW(gpu_tiles(bytes("ab"), bytes("cd"), 48), warpmatch::InvalidArgument);
+}
+
+TEST(DistanceCuda, PaperTilesLongPairAgainstCpu) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(14);
+  const Bytes a = random_bytes(rng, 60000, 4), b = random_bytes(rng, 50000, 4);
+  const std::int64_t d = cpu_distance(a, b);
+  for (const int bs : {32, 256, 1024}) EXPECT_EQ(gpu_tiles(a, b, bs), d) << bs;
+  EXPECT_EQ(gpu_myers(a, b), d);
+}
+
+TEST(DistanceCuda, LambdaGenomeAgainstMutatedCopies) {
+  SKIP_WITHOUT_GPU();
+  const std::string path = "/usr/share/doc/bowtie2/examples/reference/lambda_virus.fa.gz";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "lambda genome not installed: " << path;
+  const auto input = warpmatch::io::Input::open(path);
+  const ByteSpan g = input.records().front().sequence;
+  const Bytes genome(g.begin(), g.end());
+  std::mt19937_64 rng(15);
+  for (const double rate : {0.01, 0.10}) {
+    const Bytes copy = mutate(rng, genome, rate, 4);
+    const std::int64_t d = cpu_distance(genome, copy);
+    EXPECT_EQ(gpu_myers(genome, copy), d) << rate;
+    EXPECT_EQ(gpu_tiles(genome, copy, 256), d) << rate;
+    warpmatch::DistanceOptions o;
+    o.backend = warpmatch::Backend::cuda;
+    o.want_alignment = true;
+    const auto r = warpmatch::edit_distance(span(genome), span(copy), o);
+    ASSERT_EQ(r.distance, d);
+    std::int64_t cost = -1;
+    EXPECT_EQ(warpmatch::apply_cigar(span(genome), span(copy), r.cigar, &cost), std::string(copy.begin(), copy.end()));
+    EXPECT_EQ(cost, d);
+  }
+}
+
+TEST(DistanceCuda, BatchAgainstCpuEveryGroupSizeAndLongFallback) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(16);
+  std::vector<Bytes> store;
+  auto add_pair = [&](std::size_t la, std::size_t lb, int alphabet) {
+    store.push_back(random_bytes(rng, la, alphabet));
+    store.push_back(rng() % 3 == 0 && la == lb ? mutate(rng, store.back(), 0.1, alphabet)
+                                                : random_bytes(rng, lb, alphabet));
+  };
+  for (int i = 0; i < 3000; ++i) add_pair(100 + rng() % 201, 100 + rng() % 201, i % 3 == 0 ? 256 : 4);
+  for (int i = 0; i < 200; ++i) add_pair(257 + rng() % 256, 300 + rng() % 600, 4);    // groups of 16
+  for (int i = 0; i < 200; ++i) add_pair(513 + rng() % 512, 600 + rng() % 900, 2);    // groups of 32
+  for (int i = 0; i < 5; ++i) add_pair(1025 + rng() % 3000, 2000 + rng() % 3000, 4);  // wavefront
+  add_pair(0, 0, 4);
+  add_pair(0, 77, 4);
+  add_pair(300, 0, 4);
+  add_pair(1, 50000, 4);   // a short pattern against a long text
+  add_pair(256, 256, 256);
+  add_pair(512, 512, 4);
+  add_pair(1024, 1024, 4);
+  std::vector<std::pair<ByteSpan, ByteSpan>> pairs;
+  for (std::size_t i = 0; i < store.size(); i += 2) pairs.emplace_back(span(store[i]), span(store[i + 1]));
+  double kernel_ms = -1;
+  const auto got = cu::edit_distance_batch(pairs, -1, 0, &kernel_ms);
+  ASSERT_EQ(got.size(), pairs.size());
+  EXPECT_GE(kernel_ms, 0);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const Bytes a(pairs[i].first.begin(), pairs[i].first.end()), b(pairs[i].second.begin(), pairs[i].second.end());
+    ASSERT_EQ(got[i], cpu_distance(a, b)) << "pair " << i << " " << a.size() << "x" << b.size();
+  }
+  const auto bounded = cu::edit_distance_batch(pairs, 150, 0, nullptr);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const std::int64_t d = got[i];
+    ASSERT_EQ(bounded[i], d > 150 ? kDistanceOverK : d) << i;
+  }
+  warpmatch::DistanceOptions o;
+  o.backend = warpmatch::Backend::cuda;
+  o.want_alignment = true;
+  o.max_distance = 150;
+  const auto via_api = warpmatch::edit_distance_batch(pairs, o);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    ASSERT_EQ(via_api[i].distance, bounded[i]) << i;
+    if (via_api[i].over_k()) continue;
+    std::int64_t cost = -1;
+    warpmatch::apply_cigar(pairs[i].first, pairs[i].second, via_api[i].cigar, &cost);
+    ASSERT_EQ(cost, via_api[i].distance) << i;
+  }
+}
+
+TEST(DistanceCuda, TuneCalibratesStoresAndChoosesACandidate) {
+  SKIP_WITHOUT_GPU();
+  const auto model = warpmatch::tune::calibrate_tile_model(0, 4096, 1);
+  EXPECT_TRUE(model.calibrated);
+  EXPECT_EQ(model.measurements.size(), warpmatch::tune::tile_block_sizes().size());
+  const auto sizes = warpmatch::tune::tile_block_sizes();
+  const int chosen = model.choose_block_size(100000, 100000);
+  EXPECT_NE(std::find(sizes.begin(), sizes.end(), chosen), sizes.end());
+  const auto path = std::filesystem::temp_directory_path() / ("warpmatch_tune_" + std::to_string(::getpid()) + ".json");
+  warpmatch::tune::save_tile_model(model, path.string());
+  const auto loaded = warpmatch::tune::load_tile_model(path.string());
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(loaded->device, model.device);
+  EXPECT_EQ(loaded->choose_block_size(100000, 100000), chosen);
+  std::filesystem::remove(path);
+}

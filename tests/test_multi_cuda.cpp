@@ -1,0 +1,268 @@
+// Multi-pattern exact search on the CUDA backend (fast, and the paper's mbndm under several
+// thread configurations) against Hyperscan's literal mode / a plain double loop and against
+// the CPU backend: random sets, adversarial sets, chunk and page boundaries (tiny streaming
+// chunks), real words in real text, 100K and 1M pattern sets. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include "core/multi_patterns.hpp"
+#include "cuda/multi_cuda.hpp"
+#include "test_multi_oracle.hpp"
+#include "warpmatch/multi.hpp"
+
+using namespace warpmatch;
+using multi_test::oracle_matches;
+
+namespace {
+
+#define REQUIRE_GPU()                                                              \
+  do {                                                                             \
+    if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA GPU: multi-pattern GPU test skipped"; \
+  } while (0)
+
+MultiMatcher gpu_matcher(const std::vector<std::string>& patterns, const std::string& algo,
+                         bool ci = false, MbndmGpuConfig cfg = {}) {
+  MultiOptions opt;
+  opt.backend = Backend::cuda;
+  opt.algorithm = algo;
+  opt.case_insensitive = ci;
+  opt.mbndm_gpu = cfg;
+  return MultiMatcher::compile(patterns, opt);
+}
+
+std::vector<Match> gpu_matches(const std::vector<std::string>& patterns, const std::string& text,
+                               const std::string& algo, bool ci = false, MbndmGpuConfig cfg = {}) {
+  return gpu_matcher(patterns, algo, ci, cfg).find_all(as_bytes(text));
+}
+
+void expect_same(const std::vector<Match>& got, const std::vector<Match>& want,
+                 const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(got[i], want[i]) << what << ": match " << i << " differs (pattern " << got[i].pattern
+                               << " at " << got[i].start << " vs pattern " << want[i].pattern
+                               << " at " << want[i].start << ")";
+}
+
+// Scans through the streaming pipeline with a small chunk so that matches straddle chunks.
+std::vector<Match> streamed_matches(const std::vector<std::string>& patterns,
+                                    const std::string& text, cuda::MultiAlgorithm algo,
+                                    std::uint64_t chunk_bytes, bool ci = false) {
+  const core::PatternSet set = core::make_pattern_set(patterns, ci);
+  const core::PrefixIndex index = core::build_prefix_index(set);
+  cuda::MultiLaunch launch;
+  launch.chunk_bytes = chunk_bytes;
+  launch.page_bytes = 256;
+  launch.threads_per_block = 64;
+  const auto tables = cuda::multi_upload(set, &index, algo, launch, 0);
+  std::vector<Match> out;
+  cuda::multi_scan(*tables, as_bytes(text), false, [&](std::span<const Match> batch) {
+    out.insert(out.end(), batch.begin(), batch.end());
+    return true;
+  });
+  EXPECT_EQ(cuda::multi_scan(*tables, as_bytes(text), true, {}), out.size());
+  return out;
+}
+
+const char* kGpuAlgorithms[] = {"fast", "mbndm"};
+
+}  // namespace
+
+TEST(MultiCuda, RandomSetsMatchHyperscanOverAlphabets) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(105);
+  for (int alphabet : {2, 4, 26, 256})
+    for (std::size_t count : {1u, 7u, 100u, 1000u}) {
+      const std::string text = multi_test::random_text(rng, 1 << 16, alphabet);
+      const auto patterns = multi_test::random_patterns(rng, count, alphabet, 64, text);
+      const auto want = oracle_matches(patterns, text);
+      for (const char* algo : kGpuAlgorithms)
+        expect_same(gpu_matches(patterns, text, algo), want,
+                    std::string(algo) + " alphabet " + std::to_string(alphabet) + " patterns " +
+                        std::to_string(count));
+    }
+}
+
+TEST(MultiCuda, MbndmThreadConfigurationsOfThePaperAllAgree) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(106);
+  const std::string text = multi_test::random_text(rng, 300000, 26);
+  auto patterns = multi_test::random_patterns(rng, 1000, 26, 4, text);
+  for (auto& p : patterns) p = multi_test::random_text(rng, 4, 26);  // the paper's: length 4
+  for (int i = 0; i < 200; ++i) patterns[i] = text.substr(rng() % (text.size() - 4), 4);
+  const auto want = oracle_matches(patterns, text);
+  ASSERT_GT(want.size(), 200u);
+  for (int page : {1, 100, 1024, 2048, 8192})
+    for (int threads : {32, 256, 512, 1024})
+      for (int keywords : {1, 3, 16})
+        for (int blocks : {0, 1, 7}) {
+          if (blocks == 7 && (page != 1024 || keywords != 1)) continue;
+          const MbndmGpuConfig cfg{page, threads, blocks, keywords};
+          expect_same(gpu_matches(patterns, text, "mbndm", false, cfg), want,
+                      "page " + std::to_string(page) + " threads " + std::to_string(threads) +
+                          " keywords " + std::to_string(keywords) + " blocks " +
+                          std::to_string(blocks));
+        }
+}
+
+TEST(MultiCuda, AdversarialSetsAgreeWithTheDoubleLoop) {
+  REQUIRE_GPU();
+  const std::vector<std::string> patterns = {"a",   "aa",   "aaa",  "ab", "b",   "bab", "abab",
+                                             "aa",  "a",    "bab",  "abababab", "babababa",
+                                             "ba",  "abababababababababab"};
+  for (const std::string text :
+       {std::string("ababababababababababababab"), std::string(70000, 'a'), std::string("a"),
+        std::string("ba"), std::string("aab") + std::string(5000, 'b')}) {
+    const auto want = multi_test::naive_matches(patterns, text);
+    for (const char* algo : kGpuAlgorithms)
+      expect_same(gpu_matches(patterns, text, algo), want, std::string(algo) + " flood/prefix");
+  }
+  std::vector<std::string> bytes;
+  for (int c = 0; c < 256; ++c) bytes.push_back(std::string(1, static_cast<char>(c)));
+  bytes.push_back(std::string("\0\0", 2));
+  bytes.push_back(std::string("\xff\xff\xff\xff\xff\xff\xff\xff\xff", 9));
+  bytes.push_back(std::string("\0\xff\0", 3));
+  std::string text(20000, '\0');
+  for (std::size_t i = 10000; i < 15000; ++i) text[i] = '\xff';
+  text[17000] = '\xff';
+  const auto want = multi_test::naive_matches(bytes, text);
+  for (const char* algo : kGpuAlgorithms)
+    expect_same(gpu_matches(bytes, text, algo), want, std::string(algo) + " NUL/0xFF");
+}
+
+TEST(MultiCuda, LongPatternsAndTextEnds) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(107);
+  const std::string text = multi_test::random_text(rng, 50000, 4);
+  std::vector<std::string> patterns = {text.substr(100, 1000), text.substr(49000, 1000),
+                                       text.substr(30000, 2000), text.substr(49990, 10),
+                                       text.substr(49999, 1), text.substr(0, 3), text + "A",
+                                       text.substr(4095, 9), text.substr(4093, 2)};
+  const auto want = multi_test::naive_matches(patterns, text);
+  expect_same(gpu_matches(patterns, text, "fast"), want, "fast long");
+  // The paper's kernel holds page + maxPLength in shared memory: 2000-byte patterns fit.
+  expect_same(gpu_matches(patterns, text, "mbndm"), want, "mbndm long");
+  for (std::size_t len : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 9u, 15u, 16u, 17u}) {
+    const std::string tiny = text.substr(0, len);
+    expect_same(gpu_matches(patterns, tiny, "fast"), multi_test::naive_matches(patterns, tiny),
+                "fast text of " + std::to_string(len));
+    expect_same(gpu_matches(patterns, tiny, "mbndm"), multi_test::naive_matches(patterns, tiny),
+                "mbndm text of " + std::to_string(len));
+  }
+}
+
+TEST(MultiCuda, StreamedChunksNeitherLoseNorRepeatMatches) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(108);
+  const std::string text = multi_test::random_text(rng, 1 << 20, 4);
+  auto patterns = multi_test::random_patterns(rng, 500, 4, 40, text);
+  patterns.push_back(text.substr(4000 - 300, 600));
+  patterns.push_back("A");
+  const auto want = oracle_matches(patterns, text);
+  for (std::uint64_t chunk : {4096ull, 4099ull, 65536ull + 13, 1ull << 20})
+    for (auto algo : {cuda::MultiAlgorithm::fast, cuda::MultiAlgorithm::mbndm})
+      expect_same(streamed_matches(patterns, text, algo, chunk), want,
+                  "chunk " + std::to_string(chunk) +
+                      (algo == cuda::MultiAlgorithm::fast ? " fast" : " mbndm"));
+}
+
+TEST(MultiCuda, ManyHitsGrowTheHitBuffer) {
+  REQUIRE_GPU();
+  // 3 patterns at every position of 3 MiB: 9 Mi hits, more than the initial 1 Mi capacity.
+  const std::string text(3 << 20, 'a');
+  const std::vector<std::string> patterns = {"a", "aa", "aaa"};
+  for (const char* algo : kGpuAlgorithms) {
+    const auto m = gpu_matcher(patterns, algo);
+    std::uint64_t n = 0, last_start = 0;
+    std::uint32_t last_pattern = 0;
+    bool ordered = true;
+    m.scan(as_bytes(text), [&](const Match& x) {
+      if (n > 0 && (x.start < last_start || (x.start == last_start && x.pattern <= last_pattern)))
+        ordered = false;
+      last_start = x.start;
+      last_pattern = x.pattern;
+      ++n;
+      return true;
+    });
+    EXPECT_TRUE(ordered) << algo;
+    EXPECT_EQ(n, 3ull * text.size() - 3) << algo;
+    EXPECT_EQ(m.count(as_bytes(text)), n) << algo;
+  }
+}
+
+TEST(MultiCuda, CaseInsensitiveMatchesHyperscanCaseless) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(109);
+  std::string text = multi_test::random_text(rng, 1 << 15, 26);
+  for (std::size_t i = 0; i < text.size(); i += 3) text[i] = static_cast<char>(text[i] - 32);
+  text += "[@`{ \xc1\xe1";
+  auto patterns = multi_test::random_patterns(rng, 300, 26, 12, text);
+  for (std::size_t i = 0; i < patterns.size(); i += 2)
+    for (auto& c : patterns[i])
+      if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
+  patterns.push_back("[");
+  patterns.push_back("\xe1");
+  const auto want = oracle_matches(patterns, text, true);
+  for (const char* algo : kGpuAlgorithms)
+    expect_same(gpu_matches(patterns, text, algo, true), want, std::string(algo) + " -i");
+}
+
+TEST(MultiCuda, DictionaryWordsInEnglishTextLikeTheCpu) {
+  REQUIRE_GPU();
+  const auto words = multi_test::dictionary_words();
+  const std::string text = multi_test::english_text();
+  if (words.empty() || text.empty()) GTEST_SKIP() << "no /usr/share/dict/words or licence texts";
+  const auto want = oracle_matches(words, text);
+  expect_same(gpu_matches(words, text, "fast"), want, "fast words");
+  const std::vector<std::string> some(words.begin(), words.begin() + std::min<std::size_t>(3000, words.size()));
+  expect_same(gpu_matches(some, text, "mbndm"), oracle_matches(some, text), "mbndm words");
+  MultiOptions cpu;
+  cpu.backend = Backend::cpu;
+  cpu.case_insensitive = true;
+  expect_same(gpu_matches(words, text, "fast", true),
+              MultiMatcher::compile(words, cpu).find_all(as_bytes(text)), "fast words -i vs cpu");
+}
+
+TEST(MultiCuda, HundredThousandAndMillionPatternSetsLikeTheCpu) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(110);
+  const std::string text = multi_test::random_text(rng, 1 << 20, 26);
+  const auto patterns = multi_test::random_patterns(rng, 100000, 26, 32, text);
+  MultiOptions cpu;
+  cpu.backend = Backend::cpu;
+  const auto want = MultiMatcher::compile(patterns, cpu).find_all(as_bytes(text));
+  ASSERT_GT(want.size(), 10000u);
+  expect_same(gpu_matches(patterns, text, "fast"), want, "fast 100K");
+  const std::string short_text = text.substr(0, 20000);
+  expect_same(gpu_matches(patterns, short_text, "mbndm", false, {1024, 512, 0, 16}),
+              MultiMatcher::compile(patterns, cpu).find_all(as_bytes(short_text)), "mbndm 100K");
+  std::vector<std::string> million;
+  million.reserve(1000000);
+  for (int i = 0; i < 1000000; ++i) million.push_back(multi_test::random_text(rng, 4 + rng() % 29, 26));
+  for (int i = 0; i < 1000; ++i) million[rng() % million.size()] = text.substr(rng() % (text.size() - 8), 1 + rng() % 8);
+  expect_same(gpu_matches(million, text, "fast"),
+              MultiMatcher::compile(million, cpu).find_all(as_bytes(text)), "fast 1M");
+}
+
+TEST(MultiCuda, BenchEntryPointsCountLikeTheScan) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(111);
+  const std::string text = multi_test::random_text(rng, 5 << 20, 26);
+  const auto patterns = multi_test::random_patterns(rng, 1000, 26, 8, text);
+  MultiOptions cpu;
+  cpu.backend = Backend::cpu;
+  const std::uint64_t want = MultiMatcher::compile(patterns, cpu).count(as_bytes(text));
+  for (auto algo : {cuda::MultiAlgorithm::fast, cuda::MultiAlgorithm::mbndm}) {
+    const core::PatternSet set = core::make_pattern_set(patterns, false);
+    const core::PrefixIndex index = core::build_prefix_index(set);
+    const auto tables = cuda::multi_upload(set, &index, algo, {}, 0);
+    EXPECT_EQ(cuda::bench_multi_resident(*tables, as_bytes(text), 2).count, want);
+    EXPECT_EQ(cuda::bench_multi_host_fed(*tables, as_bytes(text), 2).count, want);
+  }
+}
+
+TEST(MultiCuda, BadThreadConfigurationIsAnInvalidArgument) {
+  REQUIRE_GPU();
+  EXPECT_THROW(gpu_matcher({"abc"}, "mbndm", false, {1024, 33, 0, 1}), InvalidArgument);
+  EXPECT_THROW(gpu_matcher({std::string(60000, 'x')}, "mbndm"), InvalidArgument);
+  EXPECT_THROW(gpu_matcher({"abc"}, "naive"), InvalidArgument);
+}

@@ -1,0 +1,279 @@
+// The CUDA kernels of multi-pattern search (src/cuda/multi_kernels.cuh), compiled for the host
+// with shims — one std::thread per CUDA thread of a block, std::barrier for __syncthreads,
+// std::atomic_ref for atomicAdd — and run block by block on chunks with and without overlap,
+// against the CPU backend. This checks the kernels' tiling, funnel-shift windows, page and
+// overlap arithmetic and subset mapping on any machine; the GPU tests (test_multi_cuda.cpp)
+// check the real thing on a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <thread>
+#include <vector>
+
+// ---- shims for the CUDA built-ins the kernels use ----------------------------------------
+namespace emu {
+struct Dim {
+  unsigned x = 0, y = 0, z = 0;
+};
+inline thread_local Dim thread_index;
+inline Dim block_index, block_dim, grid_dim;
+inline std::barrier<>* block_barrier = nullptr;
+}  // namespace emu
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __launch_bounds__(...)
+#define __shared__
+#define threadIdx (::emu::thread_index)
+#define blockIdx (::emu::block_index)
+#define blockDim (::emu::block_dim)
+#define gridDim (::emu::grid_dim)
+inline void __syncthreads() { emu::block_barrier->arrive_and_wait(); }
+template <class T>
+T __ldg(const T* p) {
+  return *p;
+}
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+  shift &= 31;
+  return shift ? (lo >> shift) | (hi << (32 - shift)) : lo;
+}
+inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
+  return std::atomic_ref<unsigned long long>(*p).fetch_add(v);
+}
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+template <class T>
+T __shfl_down_sync(unsigned, T, int) {
+  std::abort();  // warp shuffles are not emulated: the fast kernel is run with a hit buffer
+}
+using std::min;
+
+// The kernels go to their own namespace here, so that their host definitions never meet the
+// CUDA build's launch stubs of the same names at link time.
+#include "core/multi_patterns.hpp"
+#define detail multi_kernel_emulation
+#include "cuda/multi_kernels.cuh"
+#undef detail
+
+namespace warpmatch::cuda::multi_kernel_emulation {
+alignas(16) std::uint32_t shared_words[1 << 16];  // the kernels' dynamic shared memory
+alignas(16) std::uint8_t page[1 << 18];
+}  // namespace warpmatch::cuda::multi_kernel_emulation
+
+#include "test_multi_oracle.hpp"
+#include "warpmatch/multi.hpp"
+
+using namespace warpmatch;
+namespace dev = warpmatch::cuda::multi_kernel_emulation;
+
+namespace {
+
+// Runs `body` as a grid: blocks one after another, each with block_threads host threads.
+template <class Body>
+void launch(unsigned grid, unsigned block_threads, Body&& body) {
+  emu::grid_dim.x = grid;
+  emu::block_dim.x = block_threads;
+  for (unsigned b = 0; b < grid; ++b) {
+    emu::block_index.x = b;
+    std::barrier<> barrier(block_threads);
+    emu::block_barrier = &barrier;
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < block_threads; ++t)
+      threads.emplace_back([&, t] {
+        emu::thread_index.x = t;
+        body();
+      });
+    for (auto& th : threads) th.join();
+  }
+}
+
+std::vector<Match> decode(const std::vector<std::uint64_t>& keys, std::uint64_t count,
+                          const core::PatternSet& set) {
+  std::vector<std::uint64_t> sorted(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(count));
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<Match> out;
+  for (const auto k : sorted) {
+    const auto id = static_cast<std::uint32_t>(k & 0xffffffffu);
+    out.push_back({id, k >> 32, (k >> 32) + set.length(id)});
+  }
+  return out;
+}
+
+// The CPU backend's matches with start < owned: what one chunk must report.
+std::vector<Match> expected(const std::vector<std::string>& patterns, const std::string& text,
+                            std::uint64_t owned, bool ci) {
+  MultiOptions opt;
+  opt.backend = Backend::cpu;
+  opt.case_insensitive = ci;
+  std::vector<Match> out;
+  for (const Match& m : MultiMatcher::compile(patterns, opt).find_all(as_bytes(text)))
+    if (m.start < owned) out.push_back(m);
+  return out;
+}
+
+std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const std::string& text,
+                                std::uint64_t owned, bool ci, unsigned max_grid) {
+  const core::PatternSet set = core::make_pattern_set(patterns, ci);
+  const core::PrefixIndex index = core::build_prefix_index(set);
+  dev::DevicePrefixIndex ix;
+  ix.class_mask = index.class_mask;
+  ix.bit1 = index.bit1.data();
+  ix.bit2 = index.bit2.data();
+  ix.bit3 = index.bit3.data();
+  ix.bit4 = index.bit4.data();
+  ix.bit8 = index.bit8.data();
+  ix.bits3 = index.bits3;
+  ix.bits4 = index.bits4;
+  ix.bits8 = index.bits8;
+  for (int c = 0; c < core::kPrefixClasses; ++c) {
+    ix.table[c] = index.table[c].empty() ? nullptr : index.table[c].data();
+    ix.table_mask[c] = index.table[c].empty() ? 0 : index.table[c].size() - 1;
+  }
+  ix.ids = index.ids.data();
+  ix.head8 = index.head8.data();
+  ix.offsets = set.offsets.data();
+  ix.bytes = set.bytes.data();
+  ix.case_insensitive = ci;
+  // The chunk as the device holds it: owned starts plus the overlap, nothing more.
+  const std::uint64_t readable = std::min<std::uint64_t>(text.size(), owned + set.max_length - 1);
+  const std::vector<std::uint8_t> chunk(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(readable));
+  std::vector<std::uint64_t> hits(1 << 20);
+  unsigned long long counter = 0;
+  const dev::HitOutput out{&counter, hits.data(), hits.size()};
+  const std::uint64_t tiles = (owned + dev::kFastTileStarts - 1) / dev::kFastTileStarts;
+  const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
+  const bool shared_bitmap = ix.bits4 <= dev::kFastSharedBitmapBits;
+  launch(grid, dev::kFastThreads, [&] {
+    if (shared_bitmap) dev::multi_fast_kernel<true>(ix, chunk.data(), owned, readable, out);
+    else dev::multi_fast_kernel<false>(ix, chunk.data(), owned, readable, out);
+  });
+  EXPECT_LE(counter, hits.size());
+  return decode(hits, counter, set);
+}
+
+struct MbndmRun {
+  std::vector<Match> matches;
+  std::uint64_t counted = 0;  // the count-only launch
+};
+
+MbndmRun emulate_mbndm(const std::vector<std::string>& patterns, const std::string& text,
+                       std::uint64_t owned, bool ci, int page_bytes, unsigned threads,
+                       int keywords, unsigned total_blocks) {
+  const core::PatternSet set = core::make_pattern_set(patterns, ci);
+  const core::MbndmPlan plan = core::build_mbndm_plan(set, keywords, 64);
+  dev::DeviceMbndm mb;
+  mb.subsets = plan.subsets.data();
+  mb.members = plan.members.data();
+  mb.tables = plan.tables.data();
+  mb.subset_count = static_cast<std::uint32_t>(plan.subsets.size());
+  mb.offsets = set.offsets.data();
+  mb.bytes = set.bytes.data();
+  mb.case_insensitive = ci;
+  const std::uint64_t readable = std::min<std::uint64_t>(text.size(), owned + set.max_length - 1);
+  const std::vector<std::uint8_t> chunk(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(readable));
+  // The dispatch's grid: subset blocks per group, groups striding over pages.
+  const std::uint32_t subset_blocks = (mb.subset_count + threads - 1) / threads;
+  const std::uint64_t pages = (owned + page_bytes - 1) / page_bytes;
+  const std::uint64_t groups = std::max<std::uint64_t>(1, std::min<std::uint64_t>(pages, total_blocks / subset_blocks));
+  const auto grid = static_cast<unsigned>(groups * subset_blocks);
+  const int overlap = static_cast<int>(set.max_length);
+  EXPECT_LE(static_cast<std::size_t>(page_bytes + overlap), sizeof(dev::page));
+  MbndmRun run;
+  std::vector<std::uint64_t> hits(1 << 20);
+  unsigned long long counter = 0;
+  const dev::HitOutput out{&counter, hits.data(), hits.size()};
+  launch(grid, threads, [&] {
+    dev::multi_mbndm_kernel(mb, chunk.data(), owned, readable, page_bytes, overlap, subset_blocks, out);
+  });
+  run.matches = decode(hits, counter, set);
+  unsigned long long only = 0;
+  const dev::HitOutput count_only{&only, nullptr, 0};
+  launch(grid, threads, [&] {
+    dev::multi_mbndm_kernel(mb, chunk.data(), owned, readable, page_bytes, overlap, subset_blocks,
+                            count_only);
+  });
+  run.counted = only;
+  return run;
+}
+
+std::vector<std::string> mixed_patterns(std::mt19937_64& rng, const std::string& text) {
+  auto ps = multi_test::random_patterns(rng, 150, 4, 24, text);
+  ps.push_back("A");
+  ps.push_back("CG");
+  ps.push_back("TTT");
+  ps.push_back(text.substr(4090, 12));   // across the first tile boundary
+  ps.push_back(text.substr(8191, 300));  // long, across the second
+  ps.push_back(text.substr(text.size() - 5, 5));
+  ps.push_back("CG");  // duplicate
+  return ps;
+}
+
+}  // namespace
+
+TEST(MultiKernelEmulation, FastKernelMatchesCpuOnWholeTextAndOnChunks) {
+  std::mt19937_64 rng(201);
+  const std::string text = multi_test::random_text(rng, 20000, 4);
+  const auto patterns = mixed_patterns(rng, text);
+  for (std::uint64_t owned : {std::uint64_t{20000}, std::uint64_t{4096}, std::uint64_t{8195},
+                              std::uint64_t{1}, std::uint64_t{19999}})
+    for (unsigned grid : {1u, 3u}) {
+      const auto want = expected(patterns, text, owned, false);
+      EXPECT_EQ(emulate_fast(patterns, text, owned, false, grid), want)
+          << "owned " << owned << " grid " << grid;
+    }
+}
+
+TEST(MultiKernelEmulation, FastKernelShortTextsBytesAndCaseFolding) {
+  std::mt19937_64 rng(202);
+  std::vector<std::string> bytes;
+  for (int c = 0; c < 256; c += 5) bytes.push_back(std::string(1, static_cast<char>(c)));
+  bytes.push_back(std::string("\0\0", 2));
+  bytes.push_back(std::string("\xff\xff\xff\xff\xff\xff\xff\xff\xff", 9));
+  bytes.push_back("aBcDeFgHiJ");
+  std::string text = multi_test::random_text(rng, 9000, 256);
+  text.replace(100, 10, "AbCdEfGhIj");
+  for (std::size_t len : {1u, 2u, 3u, 7u, 8u, 9u, 4097u, 9000u}) {
+    const std::string t = text.substr(0, len);
+    EXPECT_EQ(emulate_fast(bytes, t, len, false, 2), expected(bytes, t, len, false)) << len;
+    EXPECT_EQ(emulate_fast(bytes, t, len, true, 2), expected(bytes, t, len, true)) << len << " -i";
+  }
+}
+
+TEST(MultiKernelEmulation, FastKernelWithGlobalBitmapForLargeSets) {
+  std::mt19937_64 rng(203);
+  const std::string text = multi_test::random_text(rng, 10000, 26);
+  const auto patterns = multi_test::random_patterns(rng, 20000, 26, 16, text);
+  const core::PatternSet set = core::make_pattern_set(patterns, false);
+  ASSERT_GT(core::build_prefix_index(set).bits4, dev::kFastSharedBitmapBits);  // global path
+  EXPECT_EQ(emulate_fast(patterns, text, 10000, false, 2), expected(patterns, text, 10000, false));
+}
+
+TEST(MultiKernelEmulation, MbndmKernelMatchesCpuUnderThreadConfigurations) {
+  std::mt19937_64 rng(204);
+  const std::string text = multi_test::random_text(rng, 9000, 4);
+  const auto patterns = mixed_patterns(rng, text);
+  struct Config {
+    int page;
+    unsigned threads;
+    int keywords;
+    unsigned blocks;
+  };
+  for (const Config c : {Config{1024, 64, 1, 8}, Config{100, 32, 1, 3}, Config{1, 32, 4, 64},
+                         Config{4096, 64, 16, 1}, Config{333, 32, 3, 200}})
+    for (std::uint64_t owned : {std::uint64_t{9000}, std::uint64_t{2048}, std::uint64_t{77}}) {
+      const auto want = expected(patterns, text, owned, false);
+      const MbndmRun run = emulate_mbndm(patterns, text, owned, false, c.page, c.threads,
+                                         c.keywords, c.blocks);
+      EXPECT_EQ(run.matches, want) << "page " << c.page << " threads " << c.threads
+                                   << " keywords " << c.keywords << " owned " << owned;
+      EXPECT_EQ(run.counted, want.size());
+    }
+  const auto folded = expected(patterns, text, 9000, true);
+  EXPECT_EQ(emulate_mbndm(patterns, text, 9000, true, 512, 32, 2, 4).matches, folded);
+}
