@@ -135,11 +135,22 @@ class MultiDeviceTables {
                               "a multiple of 32 in 32..1024 (got page " +
                               std::to_string(this->launch.page_bytes) + ", threads " +
                               std::to_string(this->launch.threads_per_block) + ")");
+      // Page + maxPLength bytes of text live in shared memory: beyond the default 48 KiB the
+      // kernel opts in to the device's larger per-block limit (227 KiB on H100/H200).
       const std::uint64_t shared = static_cast<std::uint64_t>(this->launch.page_bytes) + max_length;
-      if (shared > kMbndmMaxSharedBytes)
+      int optin_limit = kMbndmMaxSharedBytes;
+      WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(
+                                       &optin_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+      if (shared > static_cast<std::uint64_t>(std::max(optin_limit, kMbndmMaxSharedBytes)))
         throw InvalidArgument("M-BNDM GPU page of " + std::to_string(this->launch.page_bytes) +
                               " bytes + longest pattern " + std::to_string(max_length) +
-                              " exceeds 48 KiB of shared memory; use a smaller page or --algo fast");
+                              " exceeds the " + std::to_string(optin_limit / 1024) +
+                              " KiB of shared memory a block may have; use a smaller page or "
+                              "--algo fast");
+      if (shared > static_cast<std::uint64_t>(kMbndmMaxSharedBytes))
+        WARPMATCH_CUDA_CHECK(device, cudaFuncSetAttribute(detail::multi_mbndm_kernel,
+                                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                          static_cast<int>(shared)));
       subsets = upload(plan.subsets, device, device_bytes);
       members = upload(plan.members, device, device_bytes);
       tables = upload(plan.tables, device, device_bytes);
