@@ -5,6 +5,7 @@
 // `warpmatch bench approx` (bench/bench_approx.cpp).
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,10 +19,13 @@
 namespace warpmatch::cli {
 namespace {
 
+// -k not given (distinct from any value a user can type, -1 included).
+constexpr std::int64_t kKUnset = std::numeric_limits<std::int64_t>::min();
+
 struct ApproxFlags {
   std::vector<std::string> args;  // PATTERN FILE... (or FILE... with --patterns)
   std::string patterns_file;
-  std::int64_t k = -1;
+  std::int64_t k = kKUnset;
   bool best = false;
   bool cigar = false;
   bool ignore_case = false;
@@ -243,14 +247,16 @@ int run_approx(const ApproxFlags& flags) {
     files.assign(flags.args.begin() + 1, flags.args.end());
   }
   if (files.empty()) files.push_back("-");
-  if (flags.k < -1 || (flags.k == -1 && !flags.best)) {
-    std::fprintf(stderr, flags.k == -1 ? "warpmatch: approx needs -k K (the maximum number of edits) or --best\n"
-                                       : "warpmatch: -k must be >= 0 (got %lld)\n",
-                 static_cast<long long>(flags.k));
+  if (flags.k == kKUnset && !flags.best) {
+    std::fprintf(stderr, "warpmatch: approx needs -k K (the maximum number of edits) or --best\n");
+    return 2;
+  }
+  if (flags.k != kKUnset && flags.k < 0) {
+    std::fprintf(stderr, "warpmatch: -k must be >= 0 (got %lld)\n", static_cast<long long>(flags.k));
     return 2;
   }
   ApproxOptions options;
-  options.k = flags.k;
+  options.k = flags.k == kKUnset ? -1 : flags.k;  // -1: no bound (with --best)
   options.best = flags.best;
   options.backend = parse_backend(flags.backend);
   options.algorithm = flags.algorithm;

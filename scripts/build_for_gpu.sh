@@ -120,7 +120,7 @@ echo "$commit" >"$stage/COMMIT"
 
 say "smoke test here (no GPU here: GPU parts report none)"
 "$stage/warpmatch" info || echo "  warning: '$stage/warpmatch info' failed here"
-[[ -x $stage/rg ]] && LD_LIBRARY_PATH="$root/$stage/lib" "$stage/rg" --version | head -1
+[[ -x $stage/rg ]] && LD_LIBRARY_PATH="$root/$stage/lib" "$stage/rg" --version | sed -n 1p || true
 
 say "sizes"
 cat "$stage/MANIFEST.txt"

@@ -198,7 +198,8 @@ TEST(DistanceTune, CalibrationPlanSpreadsBlockSizesAndLengths) {
   ASSERT_EQ(lengths.size(), 2u);
   EXPECT_EQ(lengths[0], 8192);
   EXPECT_EQ(lengths[1], 32768);
-  EXPECT_EQ(tune::calibration_lengths(100)[0], 1024);
+  EXPECT_EQ(tune::calibration_lengths(100)[0], 4096);
+  EXPECT_EQ(tune::calibration_lengths(100)[1], 16384);
 }
 
 TEST(DistanceTune, StoreRoundTripsUnderXdgCacheHome) {

@@ -125,7 +125,9 @@ std::vector<int> tile_block_sizes() { return {32, 64, 96, 128, 192, 256, 384, 51
 std::vector<int> calibration_block_sizes() { return {64, 128, 256, 512, 1024}; }
 
 std::vector<std::int64_t> calibration_lengths(std::int64_t length) {
-  return {std::max<std::int64_t>(1024, length / 4), std::max<std::int64_t>(1024, length)};
+  // At least 4K and 16K: below that every block size runs a handful of launch-bound diagonals
+  // and the per-warp term drowns in timing noise.
+  return {std::max<std::int64_t>(4096, length / 4), std::max<std::int64_t>(16384, length)};
 }
 
 double TileModel::predict_ms(std::int64_t m, std::int64_t n, int block_size) const {

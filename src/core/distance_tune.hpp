@@ -63,7 +63,7 @@ std::vector<int> tile_block_sizes();
 /// Block sizes `warpmatch tune` measures (spread from small to large tiles so that the
 /// per-launch and the per-warp terms separate).
 std::vector<int> calibration_block_sizes();
-/// Lengths `warpmatch tune` measures for a requested length L: L / 4 and L.
+/// Lengths `warpmatch tune` measures for a requested length L: max(4K, L / 4) and max(16K, L).
 std::vector<std::int64_t> calibration_lengths(std::int64_t length);
 
 /// Non-negative least-squares fit of launch, latency, step and issue to measurements; keeps
