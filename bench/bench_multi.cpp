@@ -264,8 +264,9 @@ class Runner {
     std::fflush(stdout);
     const ByteSpan bytes = as_bytes(text);
     auto add = [&](std::string method, double ms, double compile_ms, std::uint64_t count,
-                   std::uint64_t memory) {
-      rows_.push_back({name, std::move(method), ms, compile_ms, count, text.size(), memory});
+                   std::uint64_t memory, std::uint64_t bytes_searched = 0) {
+      rows_.push_back({name, std::move(method), ms, compile_ms, count,
+                       bytes_searched ? bytes_searched : text.size(), memory});
       const Row& r = rows_.back();
       fmt::print("   {:<34} {:>10.3f} ms {:>10.2f} GB/s  count {:>12}  compile {:>9.2f} ms\n",
                  r.method, r.ms, r.gbps(), r.count, r.compile_ms);
@@ -331,9 +332,8 @@ class Runner {
         const std::string_view part(text.data(), std::min<std::size_t>(text.size(), kHyperscanOneCoreBytes));
         const double one = median_ms(part.size() < text.size() ? 1 : reps,
                                      [&] { count = hs.count(part, 1); });
-        add("hyperscan (1 thread)", one, hs.compile_ms(), count, hs.memory_bytes());
+        add("hyperscan (1 thread)", one, hs.compile_ms(), count, hs.memory_bytes(), part.size());
         if (part.size() < text.size()) {
-          rows_.back().bytes = part.size();
           rows_.back().prefix_only = true;
           fmt::print("   (hyperscan 1 thread: first {:.0f} MB only)\n", part.size() / 1e6);
         }
