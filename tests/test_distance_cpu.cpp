@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <filesystem>
 #include <random>
@@ -372,4 +373,131 @@ TEST(DistanceApi, ApplyCigarRejectsInvalidAlignments) {
   EXPECT_THROW(warpmatch::apply_cigar(span(a), span(b), "2=1Q", &cost), warpmatch::InvalidArgument);
   EXPECT_THROW(warpmatch::apply_cigar(span(a), span(b), "=", &cost), warpmatch::InvalidArgument);
   EXPECT_THROW(warpmatch::apply_cigar(span(a), span(b), "2=1X1I", &cost), warpmatch::InvalidArgument);
+}
+
+// ---- CPU emulation of the GPU thread-per-pair batch kernel ----------------------------------
+// A line-by-line port of kernels::myers_thread_batch (src/cuda/distance_kernels.cuh: Peq of
+// at most 4 pattern bytes x 10 32-bit words in "registers", the text streamed in aligned
+// 4-byte chunks, the carry passed word to word) checked against the plain DP, since the GPU
+// tests only run where a GPU is. Keep in step with the kernel.
+namespace {
+
+int emu_myers_step32(std::uint32_t& pv, std::uint32_t& mv, std::uint32_t eq, int hin) {
+  const std::uint32_t hin_neg = hin < 0 ? 1u : 0u;
+  const std::uint32_t xv = eq | mv;
+  eq |= hin_neg;
+  const std::uint32_t xh = (((eq & pv) + pv) ^ pv) | eq;
+  std::uint32_t ph = mv | ~(xh | pv);
+  std::uint32_t mh = pv & xh;
+  const int hout = static_cast<int>(ph >> 31) - static_cast<int>(mh >> 31);
+  ph <<= 1;
+  mh <<= 1;
+  mh |= hin_neg;
+  ph |= hin > 0 ? 1u : 0u;
+  pv = mh | ~(xv | ph);
+  mv = ph & xv;
+  return hout;
+}
+
+/// The kernel's body for one pair; a = the shorter string (<= 320). -2: more than 4 codes.
+std::int64_t emu_thread_kernel(const Bytes& a, const Bytes& b) {
+  constexpr int kWords = 10, kSigma = 4;
+  const int m = static_cast<int>(a.size());
+  const std::int64_t n = static_cast<std::int64_t>(b.size());
+  if (m == 0) return n;
+  std::uint32_t alpha[kSigma], peq[kSigma][kWords];
+  for (int s = 0; s < kSigma; ++s) {
+    alpha[s] = 0x100u;
+    for (int w = 0; w < kWords; ++w) peq[s][w] = 0;
+  }
+  int sigma = 0;
+  bool fits = true;
+  for (int w = 0; w < kWords; ++w) {
+    const int rows = fits ? std::min(32, m - 32 * w) : 0;
+    for (int r = 0; r < rows; ++r) {
+      const std::uint32_t c = a[32 * w + r];
+      int code = -1;
+      for (int s = 0; s < kSigma; ++s)
+        if (alpha[s] == c) code = s;
+      if (code < 0) {
+        if (sigma == kSigma) {
+          fits = false;
+          break;
+        }
+        for (int s = 0; s < kSigma; ++s)
+          if (s == sigma) alpha[s] = c;
+        code = sigma++;
+      }
+      for (int s = 0; s < kSigma; ++s)
+        if (s == code) peq[s][w] |= 1u << r;
+    }
+  }
+  if (!fits) return -2;
+  const int words = (m + 31) / 32;
+  std::uint32_t pv[kWords], mv[kWords];
+  for (int w = 0; w < kWords; ++w) {
+    pv[w] = 0xffffffffu;
+    mv[w] = 0;
+  }
+  Bytes padded(b);  // the host pads every string to a multiple of 4 bytes
+  padded.resize((b.size() + 3) & ~std::size_t{3}, 0xAB);
+  for (std::int64_t j0 = 0; j0 < n; j0 += 4) {
+    std::uint32_t chunk = 0;
+    for (int k = 0; k < 4; ++k) chunk |= static_cast<std::uint32_t>(padded[j0 + k]) << (8 * k);  // little endian
+    const int here = static_cast<int>(std::min<std::int64_t>(4, n - j0));
+    for (int k = 0; k < 4; ++k) {
+      if (k < here) {
+        const std::uint32_t c = (chunk >> (8 * k)) & 0xffu;
+        std::uint32_t sel[kSigma];
+        for (int s = 0; s < kSigma; ++s) sel[s] = alpha[s] == c ? 0xffffffffu : 0u;
+        int h = 1;
+        for (int w = 0; w < kWords; ++w) {
+          if (w < words) {
+            std::uint32_t eq = 0;
+            for (int s = 0; s < kSigma; ++s) eq |= peq[s][w] & sel[s];
+            h = emu_myers_step32(pv[w], mv[w], eq, h);
+          }
+        }
+      }
+    }
+  }
+  std::int64_t distance = n;
+  for (int w = 0; w < kWords; ++w) {
+    if (w < words) {
+      const int rows = std::min(32, m - 32 * w);
+      const std::uint32_t valid = rows >= 32 ? 0xffffffffu : ((1u << rows) - 1u);
+      distance += std::popcount(pv[w] & valid) - std::popcount(mv[w] & valid);
+    }
+  }
+  return distance;
+}
+
+}  // namespace
+
+TEST(DistanceThreadKernelEmulation, SmallAlphabetsAgainstPlainDp) {
+  std::mt19937_64 rng(2026);
+  for (int trial = 0; trial < 1500; ++trial) {
+    const int alphabet = 1 + trial % 4;
+    std::size_t la = rng() % 321, lb = rng() % 400;
+    if (trial % 10 == 0) la = 320;
+    if (trial % 10 == 1) la = 32 * (1 + rng() % 10);
+    const Bytes a = random_bytes(rng, la, alphabet);
+    const Bytes b = trial % 3 == 0 && la > 0 ? mutate(rng, a, 0.1, alphabet) : random_bytes(rng, lb, alphabet);
+    const Bytes& pat = a.size() <= b.size() ? a : b;
+    const Bytes& txt = a.size() <= b.size() ? b : a;
+    if (pat.size() > 320) continue;
+    ASSERT_EQ(emu_thread_kernel(pat, txt), oracle(a, b)) << trial << " " << a.size() << "x" << b.size();
+  }
+}
+
+TEST(DistanceThreadKernelEmulation, TextBytesOutsideThePatternAndTooManyCodes) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 300; ++trial) {
+    const Bytes a = random_bytes(rng, 1 + rng() % 320, 4);        // ACGT
+    const Bytes b = random_bytes(rng, a.size() + rng() % 300, 256);  // any byte
+    ASSERT_EQ(emu_thread_kernel(a, b), oracle(a, b)) << trial;
+    Bytes wide = random_bytes(rng, 5 + rng() % 315, 256);
+    for (int s = 0; s < 5; ++s) wide[s] = static_cast<std::uint8_t>(s);  // 5 distinct codes
+    ASSERT_EQ(emu_thread_kernel(wide, b), -2) << trial;
+  }
 }

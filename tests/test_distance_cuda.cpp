@@ -200,14 +200,17 @@ TEST(DistanceCuda, BatchAgainstCpuEveryGroupSizeAndLongFallback) {
                                                 : random_bytes(rng, lb, alphabet));
   };
   for (int i = 0; i < 3000; ++i) add_pair(100 + rng() % 201, 100 + rng() % 201, i % 3 == 0 ? 256 : 4);
-  for (int i = 0; i < 200; ++i) add_pair(257 + rng() % 256, 300 + rng() % 600, 4);    // groups of 16
+  for (int i = 0; i < 200; ++i) add_pair(257 + rng() % 256, 300 + rng() % 600, 4);    // thread (<= 320) or 16 lanes
   for (int i = 0; i < 200; ++i) add_pair(513 + rng() % 512, 600 + rng() % 900, 2);    // groups of 32
   for (int i = 0; i < 5; ++i) add_pair(1025 + rng() % 3000, 2000 + rng() % 3000, 4);  // wavefront
   add_pair(0, 0, 4);
   add_pair(0, 77, 4);
   add_pair(300, 0, 4);
   add_pair(1, 50000, 4);   // a short pattern against a long text
-  add_pair(256, 256, 256);
+  add_pair(256, 256, 256);  // > 4 codes: the thread kernel hands it back to 8 lanes
+  add_pair(300, 310, 256);  // > 4 codes, 257-320 rows: back to 16 lanes
+  add_pair(320, 320, 4);    // the thread kernel's largest pattern
+  add_pair(321, 330, 4);    // the smallest for 16 lanes
   add_pair(512, 512, 4);
   add_pair(1024, 1024, 4);
   std::vector<std::pair<ByteSpan, ByteSpan>> pairs;

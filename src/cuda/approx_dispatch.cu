@@ -30,6 +30,11 @@ using detail::Stream;
 constexpr std::uint64_t kSegmentEnds = std::uint64_t{1} << 30;
 constexpr std::uint32_t kMyersMaxPerLane = 32;  // 32 lanes x 32 words x 32 bits
 constexpr std::uint64_t kWavefrontMaxPattern = 32000;  // 3 x (m+1) x 2 bytes <= 192 KiB
+// Myers launches use blocks of 4 warps (one per SMSP), below the kernel's __launch_bounds__
+// maximum (same register budget): the split can then give every SMSP 1, 2, 3, ... warps
+// evenly instead of steps of 2 (see myers_chunk).
+constexpr int kMyersLaunchThreads = 128;
+static_assert(kMyersLaunchThreads % 32 == 0 && kMyersLaunchThreads <= kernels::kMyersBlockThreads);
 
 /// One pattern's device tables.
 struct DevicePattern {
@@ -101,21 +106,17 @@ class ApproxRunner {
     if (algorithm_ == ApproxAlgorithm::myers) {
       const logic::MyersShape& s = dp.shape;
       const std::uint64_t groups_per_warp = 32 / s.group;
-      // Enough groups to fill every SM (64 warps each); chunks no shorter than half the
-      // overlap, so that at most two thirds of the work is the overlap's recomputation (the
-      // seed workload, m = 1024 x 4 Mi, is latency-bound: parallelism beats less work there).
-      const std::uint64_t target_groups = static_cast<std::uint64_t>(multiprocessors_) * 64 * groups_per_warp;
       std::uint64_t chunk = dp.query.chunk_ends
                                 ? dp.query.chunk_ends
-                                : std::max<std::uint64_t>({(owned + target_groups - 1) / target_groups, overlap / 2, 64});
+                                : myers_chunk(owned, overlap + s.group - 1, groups_per_warp, s.per_lane);
       chunk = std::min<std::uint64_t>(chunk, std::uint64_t{1} << 30);
       const std::uint64_t groups = (owned + chunk - 1) / chunk;
       const std::uint64_t warps = (groups + groups_per_warp - 1) / groups_per_warp;
-      const std::uint64_t blocks = (warps * 32 + kernels::kMyersBlockThreads - 1) / kernels::kMyersBlockThreads;
+      const std::uint64_t blocks = (warps * 32 + kMyersLaunchThreads - 1) / kMyersLaunchThreads;
       if (blocks > 0x7fffffffull) throw InvalidArgument("text too large for one kernel launch");
       launch_myers(s.per_lane, static_cast<unsigned>(blocks), own_lo, own_hi, chunk, overlap, dp.peq.get(), m,
                    s.words, s.group);
-      return blocks * kernels::kMyersBlockThreads;
+      return blocks * kMyersLaunchThreads;
     }
     // Wavefront: D pieces of `piece` owned columns each, read with the overlap before them.
     std::uint64_t pieces = wavefront_blocks_ > 0 ? static_cast<std::uint64_t>(wavefront_blocks_)
@@ -194,7 +195,7 @@ class ApproxRunner {
   void launch_myers(std::uint32_t per_lane, unsigned blocks, std::uint64_t own_lo, std::uint64_t own_hi,
                     std::uint64_t chunk, std::uint64_t overlap, const std::uint32_t* peq, std::uint32_t m,
                     std::uint32_t words, std::uint32_t group) {
-    const dim3 grid(blocks), block(kernels::kMyersBlockThreads);
+    const dim3 grid(blocks), block(kMyersLaunchThreads);
     cudaStream_t s = stream_.get();
     std::uint8_t* t = text_.get();
     std::uint32_t* d = dist_.get();
@@ -215,12 +216,76 @@ class ApproxRunner {
     throw InvalidArgument("pattern too long for the cuda myers kernel");
   }
 
+  /// Resident blocks per SM of the myers kernel instantiation serving `per_lane` (cached).
+  int myers_resident_blocks(std::uint32_t per_lane) {
+    int q = 0;
+    while (q < 5 && (1u << q) < per_lane) ++q;
+    if (myers_resident_[q] > 0) return myers_resident_[q];
+    int blocks = 0;
+    auto query = [&](auto kernel) {
+      WARPMATCH_CUDA_CHECK(device_, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                        &blocks, kernel, kMyersLaunchThreads, 0));
+    };
+    switch (q) {
+      case 0: query(kernels::myers_kernel<1>); break;
+      case 1: query(kernels::myers_kernel<2>); break;
+      case 2: query(kernels::myers_kernel<4>); break;
+      case 3: query(kernels::myers_kernel<8>); break;
+      case 4: query(kernels::myers_kernel<16>); break;
+      default: query(kernels::myers_kernel<32>); break;
+    }
+    myers_resident_[q] = std::max(1, blocks);
+    return myers_resident_[q];
+  }
+
+  /// Owned ends per lane group (the text split) of the myers kernel. Every group runs
+  /// chunk + warm steps in lockstep (warm = overlap + group - 1: the m + k columns re-read
+  /// before the chunk, plus the pipeline skew), so the split trades parallelism against the
+  /// overlap's recomputation. Model, calibrated on the H200 numbers: the old split (enough
+  /// groups for 64 warps per SM, chunk >= overlap / 2) gave m = 1024, n = 4 Mi: chunk 1024 ->
+  /// 4096 groups = 4096 warps, ~31 per SM (~8 per SMSP), 3103 steps each = 12.7 M warp-steps
+  /// of which only 4.2 M useful; 8 warps x 3103 steps x ~99 cycles / 1.98 GHz = 1.24 ms, the
+  /// measured kernel time, and ~99 cycles per warp-step is also what the 1 GiB m = 256 run
+  /// achieves at full occupancy: an SMSP is throughput-bound at ~99 cycles per warp-step
+  /// once it holds more warps than one step's latency (~200-250 cycles) covers, ~2.5. So with
+  /// b resident 4-warp blocks per SM (b warps per SMSP, one wave) the time is
+  /// ~ steps(b) x max(b, 2.5) x 99 cycles. We try b = 1 .. the resident limit, take the
+  /// cheapest and prefer the largest b within 3% of it (more latency slack at the same
+  /// predicted time; large texts keep full occupancy exactly as before, e.g. 1 GiB m = 256:
+  /// b = 16 = 64 warps per SM). m = 1024, n = 4 Mi: b = 3 -> 396 blocks, 1584 groups
+  /// (12 warps per SM), chunk 2648, 4727 steps each, 7.5 M warp-steps: ~0.71 ms predicted
+  /// instead of 1.24 ms (b = 2 would be ~0.6-0.75 ms depending on the latency, b = 4 0.81 ms).
+  /// Results do not depend on the split: each chunk restarts the DP `overlap` columns early.
+  std::uint64_t myers_chunk(std::uint64_t owned, std::uint64_t warm, std::uint64_t groups_per_warp,
+                            std::uint32_t per_lane) {
+    if (owned == 0) return 1;
+    const std::uint64_t groups_per_block = kMyersLaunchThreads / 32 * groups_per_warp;
+    const int resident = std::min(myers_resident_blocks(per_lane), 32);
+    double cost[33] = {};
+    std::uint64_t chunks[33] = {};
+    double best = 0;
+    for (int b = 1; b <= resident; ++b) {
+      const std::uint64_t groups = static_cast<std::uint64_t>(multiprocessors_) * b * groups_per_block;
+      chunks[b] = std::max<std::uint64_t>(1, (owned + groups - 1) / groups);
+      cost[b] = static_cast<double>(chunks[b] + warm) * std::max(static_cast<double>(b), 2.5);
+      if (b == 1 || cost[b] < best) best = cost[b];
+    }
+    std::uint64_t chunk = chunks[1];
+    for (int b = resident; b >= 1; --b)
+      if (cost[b] <= best * 1.03) {
+        chunk = chunks[b];
+        break;
+      }
+    return chunk;
+  }
+
   int device_;
   ApproxAlgorithm algorithm_;
   int wavefront_blocks_;
   int multiprocessors_ = 1;
   int shared_optin_ = 48 * 1024;
   std::uint64_t last_pieces_ = 0;
+  int myers_resident_[6] = {};
   DeviceBuffer<std::uint8_t> text_;
   DeviceBuffer<std::uint32_t> dist_, index_, gathered_, block_min_;
   DeviceBuffer<std::uint32_t> scalars_;  // [0] selected count, [1] minimum

@@ -5,6 +5,7 @@
 #include <bit>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -159,69 +160,133 @@ DistanceRun edit_distance(ByteSpan a, ByteSpan b, std::int64_t k, DistanceAlgori
   return run;
 }
 
+namespace {
+
+/// One batch launch over `members`: kind 0 = the thread-per-pair kernel, else the lane-group
+/// kernel with that many lanes per pair. Metadata and bytes travel in one packed upload
+/// (metadata first, every string at a 4-byte aligned offset for the thread kernel's word
+/// loads, the buffer padded to a multiple of 4). Returns the raw distances.
+std::vector<std::int64_t> run_batch_kernel(std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
+                                           const std::vector<std::size_t>& members, int kind, int device,
+                                           Stream& stream, double* kernel_ms) {
+  const std::size_t count = members.size();
+  const std::size_t meta_bytes = count * sizeof(kn::BatchPair);  // a multiple of 8
+  std::size_t total = meta_bytes;
+  for (const std::size_t i : members)
+    total += ((pairs[i].first.size() + 3) & ~std::size_t{3}) + ((pairs[i].second.size() + 3) & ~std::size_t{3});
+  // Not value-initialised (no 20+ MB memset): every byte is written below, pads included.
+  const std::unique_ptr<std::uint8_t[]> host(new std::uint8_t[total]);
+  auto* meta = reinterpret_cast<kn::BatchPair*>(host.get());
+  std::size_t at = 0;  // offset in the bytes part (after the metadata)
+  std::uint8_t* bytes = host.get() + meta_bytes;
+  auto put = [&](ByteSpan s) {
+    const std::size_t padded = (s.size() + 3) & ~std::size_t{3};
+    if (!s.empty()) std::memcpy(bytes + at, s.data(), s.size());
+    if (padded > s.size()) std::memset(bytes + at + s.size(), 0, padded - s.size());
+    at += padded;
+  };
+  for (std::size_t x = 0; x < count; ++x) {
+    ByteSpan a = pairs[members[x]].first, b = pairs[members[x]].second;
+    if (a.size() > b.size()) std::swap(a, b);
+    kn::BatchPair bp{};
+    bp.a_offset = static_cast<std::int64_t>(at);
+    bp.a_length = static_cast<std::int64_t>(a.size());
+    put(a);
+    bp.b_offset = static_cast<std::int64_t>(at);
+    bp.b_length = static_cast<std::int64_t>(b.size());
+    put(b);
+    std::memcpy(meta + x, &bp, sizeof bp);
+  }
+  DeviceBuffer<std::uint8_t> dhost(device, total);
+  DeviceBuffer<std::int64_t> ddist(device, count);
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dhost.get(), host.get(), total, cudaMemcpyHostToDevice, stream.get()));
+  const auto* dmeta = reinterpret_cast<const kn::BatchPair*>(dhost.get());
+  const std::uint8_t* dbytes = dhost.get() + meta_bytes;
+  const auto n = static_cast<std::int64_t>(count);
+  Event start(device, true), stop(device, true);
+  start.record(stream.get());
+  if (kind == 0) {
+    const auto blocks = static_cast<unsigned>((n + kn::kThreadBlock - 1) / kn::kThreadBlock);
+    kn::myers_thread_batch<<<blocks, kn::kThreadBlock, 0, stream.get()>>>(dbytes, dmeta, n, ddist.get());
+    check_launch("myers_thread_batch", device);
+  } else {
+    const std::int64_t warps = (n * kind + 31) / 32;
+    const auto blocks = static_cast<unsigned>((warps * 32 + 255) / 256);
+    if (kind == 8) kn::myers_batch<8><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, ddist.get());
+    else if (kind == 16) kn::myers_batch<16><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, ddist.get());
+    else kn::myers_batch<32><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, ddist.get());
+    check_launch("myers_batch", device);
+  }
+  stop.record(stream.get());
+  std::vector<std::int64_t> dist(count);
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dist.data(), ddist.get(), count * sizeof(std::int64_t),
+                                               cudaMemcpyDeviceToHost, stream.get()));
+  stream.synchronize();
+  if (kernel_ms) *kernel_ms += stop.ms_since(start);
+  return dist;
+}
+
+}  // namespace
+
 std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
                                               std::int64_t k, int device, double* kernel_ms) {
   detail::require_device(device);
   DeviceGuard guard(device);
   std::vector<std::int64_t> out(pairs.size(), 0);
   if (kernel_ms) *kernel_ms = 0;
-  // Pairs whose shorter string fits 32 x 32 rows go to the batch kernel, grouped by the
-  // lanes they need (8, 16 or 32 words); longer ones run one by one on the tile wavefront.
+  // Pairs whose shorter string fits 32 x 32 rows go to a batch kernel: up to 320 rows one
+  // thread per pair (kernels::myers_thread_batch: for 4-10 words a lane group idles most of
+  // its steps), with the pairs whose pattern has more than kThreadMaxSigma distinct bytes
+  // rerun on the 8- or 16-lane group kernel; 321-512 and 513-1024 rows groups of 16 or 32
+  // lanes.
+  // Longer ones run one by one on the tile wavefront.
   std::array<std::vector<std::size_t>, 3> by_group;
   std::vector<std::size_t> long_pairs;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const std::size_t shorter = std::min(pairs[i].first.size(), pairs[i].second.size());
-    if (shorter <= 256) by_group[0].push_back(i);
+    if (shorter <= 32 * static_cast<std::size_t>(kn::kThreadMaxWords)) by_group[0].push_back(i);
     else if (shorter <= 512) by_group[1].push_back(i);
     else if (shorter <= 1024) by_group[2].push_back(i);
     else long_pairs.push_back(i);
   }
+  // The thread kernel's warps run as long as their slowest pair (most words x longest text):
+  // a counting sort (O(pairs)) by (words, text length / 32) puts alike pairs in one warp,
+  // largest first so that the blocks left for the end of the grid are the short ones.
+  {
+    constexpr std::size_t kTextBuckets = 32, kKeys = (kn::kThreadMaxWords + 1) * kTextBuckets;
+    auto key = [&](std::size_t i) {
+      const std::size_t la = pairs[i].first.size(), lb = pairs[i].second.size();
+      const std::size_t m = std::min(la, lb), n = std::max(la, lb);
+      return ((m + 31) / 32) * kTextBuckets + std::min(kTextBuckets - 1, n / 32);
+    };
+    std::vector<std::size_t> start(kKeys + 1, 0);
+    for (const std::size_t i : by_group[0]) ++start[key(i) + 1];
+    for (std::size_t x = 0; x < kKeys; ++x) start[x + 1] += start[x];
+    std::vector<std::size_t> sorted(by_group[0].size());
+    for (const std::size_t i : by_group[0]) sorted[sorted.size() - 1 - start[key(i)]++] = i;
+    by_group[0] = std::move(sorted);
+  }
   Stream stream(device);
-  Event start(device, true), stop(device, true);
-  for (int g = 0; g < 3; ++g) {
+  if (!by_group[0].empty()) {
+    const std::vector<std::int64_t> dist = run_batch_kernel(pairs, by_group[0], 0, device, stream, kernel_ms);
+    std::array<std::vector<std::size_t>, 2> rerun;  // 8 lanes (<= 256 rows), 16 lanes
+    for (std::size_t x = 0; x < by_group[0].size(); ++x) {
+      const std::size_t i = by_group[0][x];
+      if (dist[x] == kn::kThreadNeedsGroup)
+        rerun[std::min(pairs[i].first.size(), pairs[i].second.size()) <= 256 ? 0 : 1].push_back(i);
+      else
+        out[i] = bounded(dist[x], k);
+    }
+    for (int r = 0; r < 2; ++r) {
+      if (rerun[r].empty()) continue;
+      const std::vector<std::int64_t> again = run_batch_kernel(pairs, rerun[r], 8 << r, device, stream, kernel_ms);
+      for (std::size_t x = 0; x < rerun[r].size(); ++x) out[rerun[r][x]] = bounded(again[x], k);
+    }
+  }
+  for (int g = 1; g < 3; ++g) {
     const auto& members = by_group[g];
     if (members.empty()) continue;
-    std::vector<kn::BatchPair> meta(members.size());
-    std::vector<std::uint8_t> bytes;
-    std::size_t total = 0;
-    for (const std::size_t i : members) total += pairs[i].first.size() + pairs[i].second.size();
-    bytes.resize(total);
-    std::size_t at = 0;
-    for (std::size_t x = 0; x < members.size(); ++x) {
-      ByteSpan a = pairs[members[x]].first, b = pairs[members[x]].second;
-      if (a.size() > b.size()) std::swap(a, b);
-      if (!a.empty()) std::memcpy(bytes.data() + at, a.data(), a.size());
-      meta[x].a_offset = static_cast<std::int64_t>(at);
-      meta[x].a_length = static_cast<std::int64_t>(a.size());
-      at += a.size();
-      if (!b.empty()) std::memcpy(bytes.data() + at, b.data(), b.size());
-      meta[x].b_offset = static_cast<std::int64_t>(at);
-      meta[x].b_length = static_cast<std::int64_t>(b.size());
-      at += b.size();
-    }
-    DeviceBuffer<std::uint8_t> dbytes(device, bytes.size());
-    DeviceBuffer<kn::BatchPair> dmeta(device, meta.size());
-    DeviceBuffer<std::int64_t> ddist(device, meta.size());
-    if (!bytes.empty())
-      WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dbytes.get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice,
-                                                   stream.get()));
-    WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dmeta.get(), meta.data(), meta.size() * sizeof(kn::BatchPair),
-                                                 cudaMemcpyHostToDevice, stream.get()));
-    const int group = 8 << g;
-    const std::int64_t warps = (static_cast<std::int64_t>(meta.size()) * group + 31) / 32;
-    const auto blocks = static_cast<unsigned>((warps * 32 + 255) / 256);
-    const auto count = static_cast<std::int64_t>(meta.size());
-    start.record(stream.get());
-    if (group == 8) kn::myers_batch<8><<<blocks, 256, 0, stream.get()>>>(dbytes.get(), dmeta.get(), count, ddist.get());
-    else if (group == 16) kn::myers_batch<16><<<blocks, 256, 0, stream.get()>>>(dbytes.get(), dmeta.get(), count, ddist.get());
-    else kn::myers_batch<32><<<blocks, 256, 0, stream.get()>>>(dbytes.get(), dmeta.get(), count, ddist.get());
-    check_launch("myers_batch", device);
-    stop.record(stream.get());
-    std::vector<std::int64_t> dist(meta.size());
-    WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dist.data(), ddist.get(), dist.size() * sizeof(std::int64_t),
-                                                 cudaMemcpyDeviceToHost, stream.get()));
-    stream.synchronize();
-    if (kernel_ms) *kernel_ms += stop.ms_since(start);
+    const std::vector<std::int64_t> dist = run_batch_kernel(pairs, members, 8 << g, device, stream, kernel_ms);
     for (std::size_t x = 0; x < members.size(); ++x) out[members[x]] = bounded(dist[x], k);
   }
   for (const std::size_t i : long_pairs) {

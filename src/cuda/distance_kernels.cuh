@@ -239,4 +239,116 @@ myers_batch(const std::uint8_t* __restrict__ bytes, const BatchPair* __restrict_
   if (pair_ok && glane == 0) distances[pair_index] = p.b_length + vsum;
 }
 
+// ---- batches: one THREAD per pair (short patterns over small alphabets) -------------------
+//
+// Why: with 100-300 byte strings a pair has only 4-10 32-bit words, so the lane-group
+// pipeline above keeps a group of 8-16 lanes mostly idle (the G - 1 fill/drain steps, the
+// lanes past the pattern's last word) and pays a shuffle plus an 8-compare match_mask per
+// word and column. Here one thread owns a whole pair: the pattern (<= 320 rows, up to 10
+// 32-bit words) and its Peq live in registers, the text is streamed 4 bytes per load (the
+// host aligns every string to 4 bytes) and the horizontal carry goes from word to word in
+// the same thread (no shuffles, no pipeline fill). Peq is built per thread for patterns of
+// at most kThreadMaxSigma distinct bytes (DNA); a pattern with more writes kThreadNeedsGroup
+// and the host reruns it on the lane-group kernel. Same recurrence, same result.
+constexpr int kThreadMaxWords = 10;     // 320 pattern rows
+constexpr int kThreadMaxSigma = 4;      // distinct pattern bytes whose Peq rows stay in registers
+constexpr int kThreadBlock = 128;
+constexpr std::int64_t kThreadNeedsGroup = -2;
+
+__global__ void __launch_bounds__(kThreadBlock)
+myers_thread_batch(const std::uint8_t* __restrict__ bytes, const BatchPair* __restrict__ pairs,
+                   std::int64_t count, std::int64_t* __restrict__ distances) {
+  const std::int64_t index = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (index >= count) return;  // no shuffles here: threads may leave alone
+  const BatchPair p = pairs[index];
+  const int m = static_cast<int>(p.a_length);  // the shorter string, <= 32 kThreadMaxWords
+  const std::int64_t n = p.b_length;
+  if (m == 0) {
+    distances[index] = n;
+    return;
+  }
+  const std::uint8_t* __restrict__ a = bytes + p.a_offset;
+  // Pattern alphabet (values > 255 never match a byte) and Peq rows, all in registers.
+  std::uint32_t alpha[kThreadMaxSigma];
+  std::uint32_t peq[kThreadMaxSigma][kThreadMaxWords];
+#pragma unroll
+  for (int s = 0; s < kThreadMaxSigma; ++s) {
+    alpha[s] = 0x100u;
+#pragma unroll
+    for (int w = 0; w < kThreadMaxWords; ++w) peq[s][w] = 0;
+  }
+  int sigma = 0;
+  bool fits = true;
+#pragma unroll
+  for (int w = 0; w < kThreadMaxWords; ++w) {
+    const int rows = fits ? min(32, m - 32 * w) : 0;
+    for (int r = 0; r < rows; ++r) {
+      const std::uint32_t c = a[32 * w + r];
+      int code = -1;
+#pragma unroll
+      for (int s = 0; s < kThreadMaxSigma; ++s)
+        if (alpha[s] == c) code = s;
+      if (code < 0) {
+        if (sigma == kThreadMaxSigma) {
+          fits = false;
+          break;
+        }
+#pragma unroll
+        for (int s = 0; s < kThreadMaxSigma; ++s)
+          if (s == sigma) alpha[s] = c;
+        code = sigma++;
+      }
+#pragma unroll
+      for (int s = 0; s < kThreadMaxSigma; ++s)
+        if (s == code) peq[s][w] |= 1u << r;
+    }
+  }
+  if (!fits) {
+    distances[index] = kThreadNeedsGroup;
+    return;
+  }
+  const int words = (m + 31) / 32;
+  std::uint32_t pv[kThreadMaxWords], mv[kThreadMaxWords];
+#pragma unroll
+  for (int w = 0; w < kThreadMaxWords; ++w) {
+    pv[w] = 0xffffffffu;
+    mv[w] = 0;
+  }
+  const std::uint32_t* __restrict__ b4 = reinterpret_cast<const std::uint32_t*>(bytes + p.b_offset);
+  for (std::int64_t j0 = 0; j0 < n; j0 += 4) {
+    const std::uint32_t chunk = __ldg(b4 + (j0 >> 2));
+    const int here = static_cast<int>(min(static_cast<std::int64_t>(4), n - j0));
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      if (k < here) {
+        const std::uint32_t c = (chunk >> (8 * k)) & 0xffu;
+        std::uint32_t sel[kThreadMaxSigma];
+#pragma unroll
+        for (int s = 0; s < kThreadMaxSigma; ++s) sel[s] = alpha[s] == c ? 0xffffffffu : 0u;
+        int h = 1;  // row 0: D[0][j] - D[0][j-1] = 1
+#pragma unroll
+        for (int w = 0; w < kThreadMaxWords; ++w) {
+          if (w < words) {
+            std::uint32_t eq = 0;
+#pragma unroll
+            for (int s = 0; s < kThreadMaxSigma; ++s) eq |= peq[s][w] & sel[s];
+            h = myers_step32(pv[w], mv[w], eq, h);
+          }
+        }
+      }
+    }
+  }
+  // D[m][n] = D[0][n] + the vertical deltas of rows 1..m at column n.
+  std::int64_t distance = n;
+#pragma unroll
+  for (int w = 0; w < kThreadMaxWords; ++w) {
+    if (w < words) {
+      const int rows = min(32, m - 32 * w);
+      const std::uint32_t valid = rows >= 32 ? 0xffffffffu : ((1u << rows) - 1u);
+      distance += __popc(pv[w] & valid) - __popc(mv[w] & valid);
+    }
+  }
+  distances[index] = distance;
+}
+
 }  // namespace warpmatch::cuda::kernels
