@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench_approx.hpp"
+#include "bench/bench_support.hpp"
 #include "core/approx_pattern.hpp"
 #include "core/parallel.hpp"
 #include "cpu/approx_cpu.hpp"
@@ -35,6 +36,7 @@ namespace {
 
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
+using support::median_ms;
 
 std::vector<std::uint64_t> parse_list(const std::string& s) {
   std::vector<std::uint64_t> out;
@@ -71,18 +73,6 @@ std::vector<std::uint8_t> random_text(std::uint64_t n, std::string_view letters,
     t[i] = static_cast<std::uint8_t>(letters[(x >> 32) % letters.size()]);
   }
   return t;
-}
-
-template <class Fn>
-double median_ms(int repeats, Fn&& fn) {
-  std::vector<double> ms;
-  for (int r = 0; r < std::max(1, repeats); ++r) {
-    const auto t0 = Clock::now();
-    fn();
-    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
 }
 
 #ifdef WARPMATCH_HAVE_EDLIB

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench_distance.hpp"
+#include "bench/bench_support.hpp"
 #include "core/distance_tune.hpp"
 #include "core/input.hpp"
 #include "cuda/distance_cuda.hpp"
@@ -39,6 +40,9 @@ namespace {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 using Bytes = std::vector<std::uint8_t>;
+using support::fmt_ratio;
+using support::git_commit;
+using support::median;
 
 struct Row {
   std::string workload, method;
@@ -51,27 +55,6 @@ struct Row {
   bool extrapolated = false;
   std::string note;
 };
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-std::string git_commit() {
-#ifdef WARPMATCH_SOURCE_DIR
-  const std::string cmd = std::string("git -C '") + WARPMATCH_SOURCE_DIR + "' rev-parse HEAD 2>/dev/null";
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[128] = {};
-    const bool ok = std::fgets(buf, sizeof buf, p) != nullptr;
-    pclose(p);
-    std::string s = ok ? buf : "";
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-    if (!s.empty()) return s;
-  }
-#endif
-  return "unknown";
-}
 
 Bytes random_dna(std::mt19937_64& rng, std::size_t n) {
   Bytes s(n);
@@ -125,10 +108,6 @@ std::int64_t edlib_nw(const Bytes& a, const Bytes& b) {
 #endif
 
 std::string fmt_ms(double v) { return v > 0 ? fmt::format("{:.3f}", v) : "-"; }
-std::string fmt_ratio(double v) {
-  if (v <= 0 || !std::isfinite(v)) return "-";
-  return v >= 100 ? fmt::format("{:.0f}x", v) : fmt::format("{:.2f}x", v);
-}
 
 }  // namespace
 

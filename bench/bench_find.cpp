@@ -42,6 +42,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench.hpp"
+#include "bench/bench_support.hpp"
 #include "core/exact_pattern.hpp"
 #include "core/parallel.hpp"
 #include "cpu/exact_cpu.hpp"
@@ -54,6 +55,7 @@ namespace warpmatch::bench {
 namespace {
 
 using json = nlohmann::json;
+using support::fmt_ratio;
 using Clock = std::chrono::steady_clock;
 
 // ---- fixed parameters of the generated text ---------------------------------------------
@@ -664,19 +666,11 @@ std::string fmt_num(double v, int decimals) {
   return fmt::format("{:.{}f}", v, decimals);
 }
 
-std::string fmt_ratio(double v) {
-  if (v <= 0 || !std::isfinite(v)) return "-";
-  return v >= 100 ? fmt::format("{:.0f}x", v) : fmt::format("{:.2f}x", v);
-}
-
+// The shared device description plus the L2 size.
 json device_json(const DeviceInfo& d) {
-  return {{"ordinal", d.ordinal},
-          {"name", d.name},
-          {"compute_capability", fmt::format("{}.{}", d.compute_major, d.compute_minor)},
-          {"multiprocessors", d.multiprocessors},
-          {"clock_mhz", d.clock_mhz},
-          {"global_memory_bytes", d.global_memory_bytes},
-          {"l2_bytes", d.l2_bytes}};
+  json j = support::device_json(d);
+  j["l2_bytes"] = d.l2_bytes;
+  return j;
 }
 
 int run(const BenchFindOptions& options) {

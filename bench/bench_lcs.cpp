@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_support.hpp"
 #include "cuda/lcs_cuda.hpp"
 #include "warpmatch/lcs.hpp"
 
@@ -30,6 +31,8 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 using Clock = std::chrono::steady_clock;
+using support::git_commit;
+using support::median;
 
 struct Case {
   std::string name;
@@ -119,11 +122,6 @@ std::uint64_t peer_divsufsort_kasai(const Bytes& a, const Bytes& b) {
   return static_cast<std::uint64_t>(best);
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 struct Row {
   std::string method;
   double median_ms = 0;
@@ -132,21 +130,6 @@ struct Row {
   std::uint64_t length = 0, count = 0, pairs = 0;
   std::string note;
 };
-
-std::string git_commit() {
-#ifdef WARPMATCH_SOURCE_DIR
-  const std::string cmd = std::string("git -C '") + WARPMATCH_SOURCE_DIR + "' rev-parse HEAD 2>/dev/null";
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[128] = {};
-    const bool ok = std::fgets(buf, sizeof buf, p) != nullptr;
-    pclose(p);
-    std::string s = ok ? buf : "";
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-    if (!s.empty()) return s;
-  }
-#endif
-  return "unknown";
-}
 
 }  // namespace
 

@@ -36,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench_multi.hpp"
+#include "bench/bench_support.hpp"
 #include "core/chunking.hpp"
 #include "core/multi_patterns.hpp"
 #include "core/parallel.hpp"
@@ -51,26 +52,14 @@ namespace {
 
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
+using support::device_json;
+using support::git_commit;
+using support::median_ms;
+using support::ms_since;
 
 constexpr std::size_t kHyperscanOneCoreBytes = 16u << 20;
 // Sets this large are measured once per method (their CPU rows take seconds each).
 constexpr std::size_t kSinglePassPatterns = 10000;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-template <class Fn>
-double median_ms(int repeats, Fn&& fn) {
-  std::vector<double> ms;
-  for (int r = 0; r < std::max(1, repeats); ++r) {
-    const auto t0 = Clock::now();
-    fn();
-    ms.push_back(ms_since(t0));
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
 
 // Random lowercase text, generated in parallel (splitmix64 per 1 MiB block: reproducible).
 std::string random_lowercase(std::uint64_t bytes, std::uint64_t seed, int threads) {
@@ -137,21 +126,6 @@ std::vector<std::string> word_list(const std::string& path) {
   for (std::string w; std::getline(f, w);)
     if (!w.empty()) words.push_back(w);
   return words;
-}
-
-std::string git_commit() {
-#ifdef WARPMATCH_SOURCE_DIR
-  const std::string cmd = std::string("git -C '") + WARPMATCH_SOURCE_DIR + "' rev-parse HEAD 2>/dev/null";
-  if (FILE* p = ::popen(cmd.c_str(), "r")) {
-    char buf[128] = {};
-    const bool ok = std::fgets(buf, sizeof buf, p) != nullptr;
-    ::pclose(p);
-    std::string s = ok ? buf : "";
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-    if (!s.empty()) return s;
-  }
-#endif
-  return "unknown";
 }
 
 // ---- Hyperscan, the peer --------------------------------------------------------------
@@ -367,15 +341,6 @@ class Runner {
   bool failed_ = false;
   std::vector<Row> rows_;
 };
-
-json device_json(const DeviceInfo& d) {
-  return {{"ordinal", d.ordinal},
-          {"name", d.name},
-          {"compute_capability", fmt::format("{}.{}", d.compute_major, d.compute_minor)},
-          {"multiprocessors", d.multiprocessors},
-          {"clock_mhz", d.clock_mhz},
-          {"global_memory_bytes", d.global_memory_bytes}};
-}
 
 }  // namespace
 

@@ -3,18 +3,14 @@
 // JSON lines, --stats, and every bad-input case. Runs the built binary (WARPMATCH_CLI
 // overrides the compiled-in path, e.g. on the GPU machine).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
+#include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli_test_support.hpp"
 #include "warpmatch/common.hpp"
 #include "warpmatch/distance.hpp"
 
@@ -22,75 +18,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct CliResult {
-  int status = -1;
-  std::string out, err;
-};
+using warpmatch_test::CliResult;
+using warpmatch_test::json_lines;
+using warpmatch_test::quote;
 
-std::string cli_path() {
-  if (const char* p = std::getenv("WARPMATCH_CLI")) return p;
-  return WARPMATCH_CLI_PATH;
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-void write_file(const fs::path& p, std::string_view content) {
-  std::ofstream f(p, std::ios::binary);
-  f.write(content.data(), static_cast<std::streamsize>(content.size()));
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'') q += "'\\''";
-    else q += c;
-  }
-  return q + "'";
-}
-
-class CliDistance : public ::testing::Test {
+class CliDistance : public warpmatch_test::CliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("warpmatch_cli_distance_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  CliDistance() : CliTest("warpmatch_cli_distance_") {}
 
-  fs::path file(const std::string& name, std::string_view content) {
-    write_file(dir_ / name, content);
-    return dir_ / name;
-  }
-
+  // Standard input is /dev/null; `env` (e.g. "NAME=value ") goes in front of the command.
   CliResult run(const std::vector<std::string>& args, const std::string& env = "") {
-    const fs::path out = dir_ / ".stdout", err = dir_ / ".stderr";
-    std::string cmd = env + quote(cli_path());
-    for (const auto& a : args) cmd += " " + quote(a);
-    cmd += " < /dev/null > " + quote(out) + " 2> " + quote(err);
-    const int raw = std::system(cmd.c_str());
-    CliResult r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-    r.out = read_file(out);
-    r.err = read_file(err);
-    return r;
+    return run_with_stdin_from(args, "/dev/null", env);
   }
-
-  fs::path dir_;
 };
-
-std::vector<nlohmann::json> json_lines(const std::string& out) {
-  std::vector<nlohmann::json> lines;
-  std::istringstream in(out);
-  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
-  return lines;
-}
 
 std::string random_dna(std::mt19937_64& rng, std::size_t n) {
   std::string s(n, 'A');

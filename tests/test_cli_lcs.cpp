@@ -2,103 +2,27 @@
 // (MEMs), FASTA/gzip/records, any bytes, exit codes and errors. Runs the built binary
 // (WARPMATCH_CLI overrides the compiled-in path).
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <zlib.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "cli_test_support.hpp"
 #include "warpmatch/common.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct CliResult {
-  int status = -1;
-  std::string out, err;
-};
+using warpmatch_test::json_lines;
+using warpmatch_test::write_gzip;
 
-std::string cli_path() {
-  if (const char* p = std::getenv("WARPMATCH_CLI")) return p;
-  return WARPMATCH_CLI_PATH;
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-void write_file(const fs::path& p, std::string_view content) {
-  std::ofstream f(p, std::ios::binary);
-  f.write(content.data(), static_cast<std::streamsize>(content.size()));
-}
-
-void write_gzip(const fs::path& p, std::string_view content) {
-  gzFile g = gzopen(p.c_str(), "wb");
-  ASSERT_NE(g, nullptr);
-  gzwrite(g, content.data(), static_cast<unsigned>(content.size()));
-  gzclose(g);
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'') q += "'\\''";
-    else q += c;
-  }
-  return q + "'";
-}
-
-class CliLcs : public ::testing::Test {
+class CliLcs : public warpmatch_test::CliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("warpmatch_cli_lcs_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  fs::path file(const std::string& name, std::string_view content) {
-    write_file(dir_ / name, content);
-    return dir_ / name;
-  }
-
-  CliResult run(const std::vector<std::string>& args, std::string_view stdin_data = {}) {
-    const fs::path in = dir_ / ".stdin", out = dir_ / ".stdout", err = dir_ / ".stderr";
-    write_file(in, stdin_data);
-    std::string cmd = quote(cli_path());
-    for (const auto& a : args) cmd += " " + quote(a);
-    cmd += " < " + quote(in) + " > " + quote(out) + " 2> " + quote(err);
-    const int raw = std::system(cmd.c_str());
-    CliResult r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-    r.out = read_file(out);
-    r.err = read_file(err);
-    return r;
-  }
-
-  fs::path dir_;
+  CliLcs() : CliTest("warpmatch_cli_lcs_") {}
 };
-
-std::vector<nlohmann::json> json_lines(const std::string& out) {
-  std::vector<nlohmann::json> lines;
-  std::istringstream in(out);
-  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
-  return lines;
-}
 
 }  // namespace
 

@@ -7,8 +7,10 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "core/parallel.hpp"
 #include "cuda/device_runtime.cuh"
 #include "cuda/distance_cuda.hpp"
 #include "cuda/distance_kernels.cuh"
@@ -171,23 +173,26 @@ std::vector<std::int64_t> run_batch_kernel(std::span<const std::pair<ByteSpan, B
                                            Stream& stream, double* kernel_ms) {
   const std::size_t count = members.size();
   const std::size_t meta_bytes = count * sizeof(kn::BatchPair);  // a multiple of 8
-  std::size_t total = meta_bytes;
-  for (const std::size_t i : members)
-    total += ((pairs[i].first.size() + 3) & ~std::size_t{3}) + ((pairs[i].second.size() + 3) & ~std::size_t{3});
+  auto padded = [](std::size_t n) { return (n + 3) & ~std::size_t{3}; };
+  // Each pair's place in the bytes part (after the metadata), in `members` order.
+  std::vector<std::size_t> place(count + 1, 0);
+  for (std::size_t x = 0; x < count; ++x)
+    place[x + 1] = place[x] + padded(pairs[members[x]].first.size()) +
+                   padded(pairs[members[x]].second.size());
+  const std::size_t total = meta_bytes + place[count];
   // Not value-initialised (no 20+ MB memset): every byte is written below, pads included.
   const std::unique_ptr<std::uint8_t[]> host(new std::uint8_t[total]);
   auto* meta = reinterpret_cast<kn::BatchPair*>(host.get());
-  std::size_t at = 0;  // offset in the bytes part (after the metadata)
   std::uint8_t* bytes = host.get() + meta_bytes;
-  auto put = [&](ByteSpan s) {
-    const std::size_t padded = (s.size() + 3) & ~std::size_t{3};
-    if (!s.empty()) std::memcpy(bytes + at, s.data(), s.size());
-    if (padded > s.size()) std::memset(bytes + at + s.size(), 0, padded - s.size());
-    at += padded;
-  };
-  for (std::size_t x = 0; x < count; ++x) {
+  auto pack = [&](std::size_t x) {
     ByteSpan a = pairs[members[x]].first, b = pairs[members[x]].second;
     if (a.size() > b.size()) std::swap(a, b);
+    std::size_t at = place[x];
+    auto put = [&](ByteSpan s) {
+      if (!s.empty()) std::memcpy(bytes + at, s.data(), s.size());
+      if (padded(s.size()) > s.size()) std::memset(bytes + at + s.size(), 0, padded(s.size()) - s.size());
+      at += padded(s.size());
+    };
     kn::BatchPair bp{};
     bp.a_offset = static_cast<std::int64_t>(at);
     bp.a_length = static_cast<std::int64_t>(a.size());
@@ -196,7 +201,14 @@ std::vector<std::int64_t> run_batch_kernel(std::span<const std::pair<ByteSpan, B
     bp.b_length = static_cast<std::int64_t>(b.size());
     put(b);
     std::memcpy(meta + x, &bp, sizeof bp);
-  }
+  };
+  // The members come size-sorted, so their strings are gathered from scattered places (and
+  // the fresh buffer is first touched here): spread the packing over the host's cores.
+  const std::size_t tasks = std::min<std::size_t>(64, count / 4096 + 1);
+  core::parallel_for(tasks, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())),
+                     [&](std::size_t t) {
+                       for (std::size_t x = t * count / tasks; x < (t + 1) * count / tasks; ++x) pack(x);
+                     });
   DeviceBuffer<std::uint8_t> dhost(device, total);
   DeviceBuffer<std::int64_t> ddist(device, count);
   WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dhost.get(), host.get(), total, cudaMemcpyHostToDevice, stream.get()));

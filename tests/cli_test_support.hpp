@@ -1,0 +1,120 @@
+// Shared by the CLI tests (test_cli*.cpp): run the built `warpmatch` binary in a per-test
+// temporary directory and capture its exit status, stdout and stderr. WARPMATCH_CLI
+// overrides the compiled-in path (WARPMATCH_CLI_PATH), e.g. on the GPU machine.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace warpmatch_test {
+
+struct CliResult {
+  int status = -1;
+  std::string out, err;
+};
+
+inline std::string cli_path() {
+  if (const char* p = std::getenv("WARPMATCH_CLI")) return p;
+  return WARPMATCH_CLI_PATH;
+}
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+inline void write_file(const std::filesystem::path& p, std::string_view content) {
+  std::ofstream f(p, std::ios::binary);
+  f.write(content.data(), static_cast<std::streamsize>(content.size()));
+}
+
+inline void write_gzip(const std::filesystem::path& p, std::string_view content) {
+  gzFile g = gzopen(p.c_str(), "wb");
+  ASSERT_NE(g, nullptr);
+  gzwrite(g, content.data(), static_cast<unsigned>(content.size()));
+  gzclose(g);
+}
+
+// Single-quotes `s` for /bin/sh.
+inline std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') q += "'\\''";
+    else q += c;
+  }
+  return q + "'";
+}
+
+// One JSON value per line of `out`.
+inline std::vector<nlohmann::json> json_lines(const std::string& out) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+// Fixture base: each test gets its own empty directory dir_, named
+// <prefix><pid>_<test name>, so parallel test processes never share one.
+class CliTest : public ::testing::Test {
+ protected:
+  explicit CliTest(std::string dir_prefix = "warpmatch_cli_") : dir_prefix_(std::move(dir_prefix)) {}
+
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           (dir_prefix_ + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Writes `content` to dir_/name and returns that path.
+  std::filesystem::path file(const std::string& name, std::string_view content) {
+    write_file(dir_ / name, content);
+    return dir_ / name;
+  }
+
+  // Runs the CLI with `args` and `stdin_data` on its standard input.
+  CliResult run(const std::vector<std::string>& args, std::string_view stdin_data = {}) {
+    const std::filesystem::path in = dir_ / ".stdin";
+    write_file(in, stdin_data);
+    return run_with_stdin_from(args, in);
+  }
+
+  // Runs the CLI with `args`, standard input redirected from `stdin_path`; `env` (e.g.
+  // "NAME=value ") is put in front of the command line.
+  CliResult run_with_stdin_from(const std::vector<std::string>& args, const std::filesystem::path& stdin_path,
+                                const std::string& env = "") {
+    const std::filesystem::path out = dir_ / ".stdout", err = dir_ / ".stderr";
+    std::string cmd = env + quote(cli_path());
+    for (const auto& a : args) cmd += " " + quote(a);
+    cmd += " < " + quote(stdin_path) + " > " + quote(out) + " 2> " + quote(err);
+    const int raw = std::system(cmd.c_str());
+    CliResult r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+
+  std::filesystem::path dir_;
+
+ private:
+  std::string dir_prefix_;
+};
+
+}  // namespace warpmatch_test
