@@ -123,6 +123,38 @@ __device__ __forceinline__ std::uint32_t valid_mask(std::uint64_t j, std::uint64
   return (1u << static_cast<std::uint32_t>(npos - first)) - 1u;
 }
 
+/// What both filter kernels do with a lane's 16-bit mask of verified hits of vector j:
+/// emit — write the starts in order (lanes hold consecutive vectors, so a lane-order prefix
+/// sum keeps them ascending; out_at advances by the warp's total); count_segments /
+/// count_total — add them to the segment's or the thread's count. Warp-uniform call.
+template <FastMode kMode>
+__device__ __forceinline__ void record_hits(std::uint32_t hits, std::uint64_t j, unsigned lane,
+                                            std::uint32_t* __restrict__ out, std::uint32_t& out_at,
+                                            std::uint32_t& seg_count, std::uint32_t& thread_count) {
+  if constexpr (kMode == FastMode::emit) {
+    if (__any_sync(kFullMask, hits != 0)) {
+      const std::uint32_t c = __popc(hits);
+      std::uint32_t incl = c;
+#pragma unroll
+      for (unsigned d = 1; d < 32; d <<= 1) {
+        const std::uint32_t v = __shfl_up_sync(kFullMask, incl, d);
+        if (lane >= d) incl += v;
+      }
+      std::uint32_t o = out_at + incl - c;
+      while (hits) {
+        const int bit = __ffs(hits) - 1;
+        hits &= hits - 1;
+        out[o++] = static_cast<std::uint32_t>(16 * j + bit);
+      }
+      out_at += __shfl_sync(kFullMask, incl, 31);
+    }
+  } else if constexpr (kMode == FastMode::count_segments) {
+    seg_count += __popc(hits);
+  } else {
+    thread_count += __popc(hits);
+  }
+}
+
 /// kShort: pattern of at most 16 bytes, so a position's last byte lies in the lane's own
 /// vector or the next one and a single load per step serves both filters.
 template <bool kFold, bool kShort, FastMode kMode>
@@ -209,29 +241,7 @@ __global__ void __launch_bounds__(kFastBlock)
         }
       }
 
-      if constexpr (kMode == FastMode::emit) {
-        if (__any_sync(kFullMask, hits != 0)) {
-          // Lanes hold consecutive vectors, so a lane-order prefix sum keeps starts ascending.
-          const std::uint32_t c = __popc(hits);
-          std::uint32_t incl = c;
-#pragma unroll
-          for (unsigned d = 1; d < 32; d <<= 1) {
-            const std::uint32_t v = __shfl_up_sync(kFullMask, incl, d);
-            if (lane >= d) incl += v;
-          }
-          std::uint32_t o = out_at + incl - c;
-          while (hits) {
-            const int bit = __ffs(hits) - 1;
-            hits &= hits - 1;
-            out[o++] = static_cast<std::uint32_t>(16 * j + bit);
-          }
-          out_at += __shfl_sync(kFullMask, incl, 31);
-        }
-      } else if constexpr (kMode == FastMode::count_segments) {
-        seg_count += __popc(hits);
-      } else {
-        thread_count += __popc(hits);
-      }
+      record_hits<kMode>(hits, j, lane, out, out_at, seg_count, thread_count);
 
       lcur = lnext;
       if constexpr (kShort) fcur = fnext;
@@ -357,29 +367,7 @@ __global__ void __launch_bounds__(kFastBlock)
             }
           }
         }
-        if constexpr (kMode == FastMode::emit) {
-          if (__any_sync(kFullMask, hits != 0)) {
-            // Lanes hold consecutive vectors, so a lane-order prefix sum keeps starts ascending.
-            const std::uint32_t c = __popc(hits);
-            std::uint32_t incl = c;
-#pragma unroll
-            for (unsigned d = 1; d < 32; d <<= 1) {
-              const std::uint32_t x = __shfl_up_sync(kFullMask, incl, d);
-              if (lane >= d) incl += x;
-            }
-            std::uint32_t o = out_at + incl - c;
-            while (hits) {
-              const int bit = __ffs(hits) - 1;
-              hits &= hits - 1;
-              out[o++] = static_cast<std::uint32_t>(16 * j + bit);
-            }
-            out_at += __shfl_sync(kFullMask, incl, 31);
-          }
-        } else if constexpr (kMode == FastMode::count_segments) {
-          seg_count += __popc(hits);
-        } else {
-          thread_count += __popc(hits);
-        }
+        record_hits<kMode>(hits, j, lane, out, out_at, seg_count, thread_count);
       }
 
 #pragma unroll
