@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/backend_choice.hpp"
 #include "core/approx_align.hpp"
 #include "core/parallel.hpp"
 #include "cpu/approx_cpu.hpp"
@@ -96,10 +97,7 @@ ApproxMatcher ApproxMatcher::compile(const std::vector<std::vector<std::uint8_t>
   impl->threads = options.threads > 0 ? options.threads : hardware_threads();
 
   const std::string& algo = options.algorithm;
-  Backend requested = options.backend;
-  if (requested == Backend::automatic && algo == "dp") requested = Backend::cpu;
-  if (requested == Backend::automatic && algo == "wavefront") requested = Backend::cuda;
-  impl->backend = resolve_backend(requested);
+  impl->backend = core::backend_for_algorithm(options.backend, algo, {"dp"}, {"wavefront"});
   if (impl->backend == Backend::cpu) {
     if (algo == "auto" || algo == "myers") {
       impl->cpu_algorithm = cpu::ApproxAlgorithm::myers;

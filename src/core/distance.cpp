@@ -5,6 +5,7 @@
 #include <chrono>
 #include <random>
 
+#include "core/backend_choice.hpp"
 #include "core/distance_tune.hpp"
 #include "cpu/distance_cpu.hpp"
 #include "cuda/distance_cuda.hpp"
@@ -33,11 +34,7 @@ Plan resolve(const DistanceOptions& options) {
   Plan plan;
   plan.threads = options.threads > 0 ? options.threads : hardware_threads();
   const std::string& algo = options.algorithm;
-  Backend requested = options.backend;
-  // An algorithm that exists on only one backend decides the backend under `auto`.
-  if (requested == Backend::automatic && algo == "dp") requested = Backend::cpu;
-  if (requested == Backend::automatic && algo == "tiles") requested = Backend::cuda;
-  plan.backend = resolve_backend(requested);
+  plan.backend = core::backend_for_algorithm(options.backend, algo, {"dp"}, {"tiles"});
   if (plan.backend == Backend::cpu) {
     if (algo == "auto" || algo == "myers") {
       plan.algorithm = "myers";

@@ -3,6 +3,7 @@
 // start offsets into Match values for the caller's sink.
 #include <chrono>
 
+#include "core/backend_choice.hpp"
 #include "core/exact_pattern.hpp"
 #include "cpu/exact_cpu.hpp"
 #include "cuda/exact_cuda.hpp"
@@ -57,12 +58,8 @@ ExactMatcher ExactMatcher::compile(ByteSpan pattern, const ExactOptions& options
   impl->threads = options.threads > 0 ? options.threads : hardware_threads();
 
   const std::string& algo = options.algorithm;
-  // An algorithm that exists on only one backend decides the backend under `auto`.
-  Backend requested = options.backend;
-  if (requested == Backend::automatic && algo == "naive") requested = Backend::cpu;
-  if (requested == Backend::automatic && (algo == "bf" || algo == "firstlast" || algo == "prefix"))
-    requested = Backend::cuda;
-  impl->backend = resolve_backend(requested);
+  impl->backend = core::backend_for_algorithm(options.backend, algo, {"naive"},
+                                              {"bf", "firstlast", "prefix"});
 
   if (impl->backend == Backend::cpu) {
     if (algo == "auto" || algo == "fast") {

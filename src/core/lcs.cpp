@@ -4,6 +4,7 @@
 #include <chrono>
 #include <limits>
 
+#include "core/backend_choice.hpp"
 #include "core/lcs_suffix.hpp"
 #include "cpu/lcs_cpu.hpp"
 #include "cuda/exact_cuda.hpp"
@@ -27,11 +28,9 @@ LcsPlan plan(const LcsOptions& options, bool mems) {
   LcsPlan p;
   p.threads = options.threads > 0 ? options.threads : hardware_threads();
   const std::string& algo = options.algorithm;
-  Backend requested = options.backend;
-  // An algorithm that exists on only one backend decides the backend under `auto`.
-  if (requested == Backend::automatic && (algo == "dp" || (mems && algo == "diagonal")))
-    requested = Backend::cpu;
-  p.backend = resolve_backend(requested);
+  // MEMs have no diagonal kernel on the GPU, so for MEMs "diagonal" is CPU-only too.
+  p.backend = mems ? core::backend_for_algorithm(options.backend, algo, {"dp", "diagonal"}, {})
+                   : core::backend_for_algorithm(options.backend, algo, {"dp"}, {});
   if (algo == "auto" || algo == "suffix-array") {
     p.algorithm = "suffix-array";
   } else if (algo == "diagonal" && (p.backend == Backend::cpu || !mems)) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/backend_choice.hpp"
 #include "core/multi_patterns.hpp"
 #include "cpu/multi_cpu.hpp"
 #include "cuda/exact_cuda.hpp"
@@ -68,9 +69,7 @@ MultiMatcher MultiMatcher::compile(const std::vector<std::string>& patterns,
   impl->threads = options.threads > 0 ? options.threads : hardware_threads();
 
   const std::string& algo = options.algorithm;
-  Backend requested = options.backend;
-  if (requested == Backend::automatic && algo == "naive") requested = Backend::cpu;
-  impl->backend = resolve_backend(requested);
+  impl->backend = core::backend_for_algorithm(options.backend, algo, {"naive"}, {});
 
   cuda::MultiAlgorithm cuda_algorithm = cuda::MultiAlgorithm::fast;
   if (impl->backend == Backend::cpu) {
