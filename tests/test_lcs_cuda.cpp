@@ -111,6 +111,26 @@ TEST(LcsCuda, LargeInputsMatchTheCpuSuffixArrayPath) {
   }
 }
 
+TEST(LcsCuda, ManyOccurrencesMatchTheCpu) {
+  // More run members than the device copies back with its summary (a second copy follows),
+  // B inside A 5000 times, either way round.
+  REQUIRE_GPU();
+  std::mt19937_64 rng(68);
+  const Bytes b = random_bytes(rng, 20, 256);
+  Bytes a;
+  for (int k = 0; k < 5000; ++k) {
+    a.insert(a.end(), b.begin(), b.end());
+    const Bytes gap = random_bytes(rng, 5, 256);
+    a.insert(a.end(), gap.begin(), gap.end());
+  }
+  for (const auto& [x, y] : std::vector<std::pair<Bytes, Bytes>>{{a, b}, {b, a}}) {
+    const auto cpu = warpmatch::longest_common_substring(span(x), span(y), options_for(Backend::cpu, "auto", 3000));
+    const auto gpu = warpmatch::longest_common_substring(span(x), span(y), options_for(Backend::cuda, "auto", 3000));
+    expect_same(gpu, cpu, "sizes " + std::to_string(x.size()) + " x " + std::to_string(y.size()));
+    EXPECT_EQ(gpu.run.note, "");
+  }
+}
+
 TEST(LcsCuda, DiagonalMatchesTheCpuOnThePaperPlantedPairs) {
   REQUIRE_GPU();
   for (const auto& [m, n] : std::vector<std::pair<std::size_t, std::size_t>>{

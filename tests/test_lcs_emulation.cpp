@@ -22,37 +22,72 @@ int bits_for(std::uint64_t v) {
   return std::max(b, 1);
 }
 
-/// build_suffix_array of lcs_dispatch.cu, one emulated thread per index.
+/// build_suffix_array of lcs_dispatch.cu, one emulated thread per index: the radix sorts as
+/// stable sorts, the max-scan and the select as loops.
 std::vector<std::uint32_t> emulated_suffix_array(const Bytes& t) {
   const auto n = static_cast<std::int64_t>(t.size());
-  std::vector<std::uint32_t> rank(t.size()), sa(t.size()), heads(t.size());
+  std::vector<std::uint32_t> sa(t.size()), rank(t.size());
+  // Sorts (key, suffix) pairs by key into sorted_keys and the returned suffixes.
+  std::vector<std::uint64_t> sorted_keys;
+  auto sort_pairs = [&](std::vector<std::uint64_t> keys, std::vector<std::uint32_t> suffixes) {
+    std::vector<std::size_t> order(keys.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return keys[x] < keys[y]; });
+    sorted_keys.clear();
+    std::vector<std::uint32_t> sorted;
+    for (const std::size_t o : order) {
+      sorted_keys.push_back(keys[o]);
+      sorted.push_back(suffixes[o]);
+    }
+    return sorted;
+  };
+  // rank_sorted: group ranks (max-scan), placement and ranks, the positions still shared.
+  auto rank_sorted = [&](const std::vector<std::uint32_t>& sorted, const std::uint32_t* at_positions) {
+    const auto count = static_cast<std::int64_t>(sorted.size());
+    std::uint32_t group_rank = 0;
+    std::vector<std::uint32_t> shared;
+    for (std::int64_t j = 0; j < count; ++j) {
+      group_rank = std::max(group_rank, lt::group_start_rank(sorted_keys.data(), at_positions, j));
+      const std::uint32_t position = at_positions ? at_positions[j] : static_cast<std::uint32_t>(j);
+      if (at_positions) sa[position] = sorted[j];
+      rank[sorted[j]] = group_rank;
+      if (lt::in_shared_group(sorted_keys.data(), count, j)) shared.push_back(position);
+    }
+    return shared;
+  };
+  std::uint32_t present[lt::kAlphabetWords] = {};
+  for (const std::uint8_t c : t) present[c >> 5] |= 1u << (c & 31);
+  std::uint16_t codes[256];
+  for (int c = 0; c < 256; ++c) codes[c] = static_cast<std::uint16_t>(lt::alphabet_code(present, c));
   std::vector<std::uint64_t> keys(t.size());
-  for (std::int64_t i = 0; i < n; ++i) rank[i] = lt::initial_rank(t.data(), n, i);
-  std::uint64_t groups = lt::kInitialRankLimit;
-  for (std::int64_t h = lt::kInitialBytes;; h *= 2) {
-    const int rank_bits = bits_for(groups);
-    for (std::int64_t i = 0; i < n; ++i) {
-      keys[i] = lt::doubling_key(rank.data(), n, h, rank_bits, i);
-      EXPECT_LT(keys[i] >> rank_bits >> rank_bits, 1u) << "key wider than the sorted bits";
-      sa[i] = static_cast<std::uint32_t>(i);
+  std::vector<std::uint32_t> suffixes(t.size());
+  for (std::int64_t i = 0; i < n; ++i) {
+    keys[i] = lt::initial_key(t.data(), n, codes, lt::alphabet_code_bits(present), i);
+    EXPECT_EQ(keys[i] & ((1u << (64 - lt::kInitialKeyBits)) - 1), 0u) << "initial key below the sorted bits";
+    suffixes[i] = static_cast<std::uint32_t>(i);
+  }
+  sa = sort_pairs(keys, suffixes);
+  std::vector<std::uint32_t> positions = rank_sorted(sa, nullptr);
+  const int rank_bits = bits_for(static_cast<std::uint64_t>(n));
+  for (std::int64_t h = lt::initial_key_chars(present); !positions.empty() && h < n; h *= 2) {
+    keys.assign(positions.size(), 0);
+    suffixes.assign(positions.size(), 0);
+    for (std::size_t j = 0; j < positions.size(); ++j) {
+      suffixes[j] = sa[positions[j]];
+      keys[j] = lt::doubling_key(rank.data(), n, h, rank_bits, suffixes[j]);
+      EXPECT_LT(keys[j] >> rank_bits >> rank_bits, 1u) << "key wider than the sorted bits";
     }
-    std::stable_sort(sa.begin(), sa.end(), [&](std::uint32_t x, std::uint32_t y) { return keys[x] < keys[y]; });
-    std::uint32_t running = 0;
-    for (std::int64_t k = 0; k < n; ++k) {
-      running += (k == 0 || keys[sa[k]] != keys[sa[k - 1]]) ? 1 : 0;
-      heads[k] = running;
-    }
-    for (std::int64_t k = 0; k < n; ++k) rank[sa[k]] = heads[k];
-    groups = running;
-    if (static_cast<std::int64_t>(running) == n || h >= n) break;
+    const std::vector<std::uint32_t> sorted = sort_pairs(keys, suffixes);
+    positions = rank_sorted(sorted, positions.data());
   }
   return sa;
 }
 
-/// lcs_suffix_array_scan of lcs_dispatch.cu with small chunks and blocks, so many emulated
-/// threads and block boundaries occur even on short inputs. nullopt when the PLCP budget ran out.
+/// lcs_suffix_array_scan of lcs_dispatch.cu with a given PLCP chunk, so many emulated threads
+/// occur even on short inputs; the device-wide scans as std::inclusive_scan (forward, and
+/// backward over reversed positions). nullopt when the PLCP budget ran out.
 std::optional<warpmatch::LcsResult> emulated_suffix_array_scan(const Bytes& a, const Bytes& b, std::int64_t chunk,
-                                                               std::int64_t budget, std::int64_t block) {
+                                                               std::int64_t budget) {
   warpmatch::LcsResult out;
   Bytes t(a);
   t.insert(t.end(), b.begin(), b.end());
@@ -66,19 +101,17 @@ std::optional<warpmatch::LcsResult> emulated_suffix_array_scan(const Bytes& a, c
     exhausted |= !lt::plcp_range(t.data(), n, lo, std::min(n, lo + chunk), budget, plcp.data());
   if (exhausted) return std::nullopt;
   for (std::int64_t k = 0; k < n; ++k) lcp[k] = k == 0 ? 0 : plcp[sa[k]];
-  const std::int64_t blocks = (n + block - 1) / block;
-  std::vector<lt::NearestB> fwd(blocks), bwd(blocks);
-  for (std::int64_t t_id = 0; t_id < blocks; ++t_id)
-    lt::nearest_b_summary(sa.data(), lcp.data(), n, m, t_id * block, std::min(n, (t_id + 1) * block), fwd[t_id],
-                          bwd[t_id]);
-  std::vector<lt::NearestB> fwd_in(blocks, {0, lt::kInfiniteLcp}), bwd_in(blocks, {0, lt::kInfiniteLcp});
-  for (std::int64_t k = 1; k < blocks; ++k) fwd_in[k] = lt::chain(fwd_in[k - 1], fwd[k - 1]);
-  for (std::int64_t k = blocks - 2; k >= 0; --k) bwd_in[k] = lt::chain(bwd_in[k + 1], bwd[k + 1]);
+  std::vector<lt::NearestB> forward(t.size()), backward(t.size());
+  for (std::int64_t k = 0; k < n; ++k) {
+    forward[k] = lt::forward_element(sa.data(), lcp.data(), m, k);
+    backward[k] = lt::backward_element(sa.data(), lcp.data(), n, m, n - 1 - k);
+  }
+  std::inclusive_scan(forward.begin(), forward.end(), forward.begin(), lt::chain);
+  std::inclusive_scan(backward.begin(), backward.end(), backward.begin(), lt::chain);
   std::uint32_t length = 0;
-  for (std::int64_t t_id = 0; t_id < blocks; ++t_id)
-    length = std::max(length, lt::nearest_b_best(sa.data(), lcp.data(), n, m, t_id * block,
-                                                 std::min(n, (t_id + 1) * block), fwd_in[t_id], bwd_in[t_id],
-                                                 plcp.data()));
+  for (std::int64_t k = 0; k < n; ++k)
+    length = std::max(length, lt::clamped_match(sa.data(), m, k, lt::nearest_b_lcp(forward[k]),
+                                                lt::nearest_b_lcp(backward[n - 1 - k])));
   if (length == 0) return out;
   std::vector<warpmatch::core::OccurrenceGroup> groups;
   warpmatch::core::OccurrenceGroup current;
@@ -138,15 +171,76 @@ warpmatch::LcsResult emulated_diagonal(const Bytes& a, const Bytes& b) {
 
 TEST(LcsEmulation, DeviceSuffixArrayOrderEqualsTheSortedSuffixes) {
   std::mt19937_64 rng(31);
-  for (int trial = 0; trial < 300; ++trial) {
-    const int alphabet = std::vector<int>{1, 2, 4, 256}[trial % 4];
-    const Bytes t = random_bytes(rng, 1 + rng() % 70, alphabet);
+  std::vector<Bytes> texts;
+  for (int trial = 0; trial < 300; ++trial)
+    texts.push_back(random_bytes(rng, 1 + rng() % 70, std::vector<int>{1, 2, 4, 256}[trial % 4]));
+  // Alphabets of 255 and 256 byte values: 8- and 9-bit codes, 8 and 7 characters per key.
+  for (const int sigma : {255, 256}) {
+    Bytes t(static_cast<std::size_t>(sigma));
+    std::iota(t.begin(), t.end(), std::uint8_t{0});
+    std::shuffle(t.begin(), t.end(), rng);
+    const Bytes copy(t.begin(), t.begin() + 40);
+    t.insert(t.end(), copy.begin(), copy.end());
+    t.insert(t.end(), copy.begin(), copy.begin() + 9);
+    texts.push_back(t);
+  }
+  // Long repeats: many doubling rounds over shrinking sets of suffixes still sharing a group.
+  texts.push_back(Bytes(700, 'a'));
+  Bytes periodic, fibonacci_prev = bytes("a"), fibonacci = bytes("ab");
+  for (int k = 0; k < 600; ++k) periodic.push_back("abc"[k % 3]);
+  texts.push_back(periodic);
+  while (fibonacci.size() < 1000) {
+    Bytes next = fibonacci;
+    next.insert(next.end(), fibonacci_prev.begin(), fibonacci_prev.end());
+    fibonacci_prev = std::exchange(fibonacci, next);
+  }
+  texts.push_back(fibonacci);
+  Bytes copies = random_bytes(rng, 400, 4, 'A');
+  Bytes mutated_copy = copies;
+  for (int k = 0; k < 3; ++k) mutated_copy[rng() % mutated_copy.size()] = 'T';
+  copies.insert(copies.end(), mutated_copy.begin(), mutated_copy.end());
+  texts.push_back(copies);
+  for (const Bytes& t : texts) {
     std::vector<std::uint32_t> expected(t.size());
     std::iota(expected.begin(), expected.end(), 0u);
     std::sort(expected.begin(), expected.end(), [&](std::uint32_t x, std::uint32_t y) {
       return std::lexicographical_compare(t.begin() + x, t.end(), t.begin() + y, t.end());
     });
-    EXPECT_EQ(emulated_suffix_array(t), expected) << "trial " << trial;
+    EXPECT_EQ(emulated_suffix_array(t), expected) << "text of " << t.size() << " bytes";
+  }
+}
+
+TEST(LcsEmulation, InitialKeysPackAsManyCompactedBytesAsFit) {
+  auto chars_for = [](std::initializer_list<std::uint8_t> bytes) {
+    std::uint32_t present[lt::kAlphabetWords] = {};
+    for (const std::uint8_t c : bytes) present[c >> 5] |= 1u << (c & 31);
+    return lt::initial_key_chars(present);
+  };
+  EXPECT_EQ(chars_for({'a'}), 56);
+  EXPECT_EQ(chars_for({'A', 'C', 'G', 'T'}), 18);
+  EXPECT_EQ(chars_for({0, 255, 7}), 28);
+  Bytes all(256);
+  std::iota(all.begin(), all.end(), std::uint8_t{0});
+  std::uint32_t present[lt::kAlphabetWords] = {};
+  for (const std::uint8_t c : all) present[c >> 5] |= 1u << (c & 31);
+  EXPECT_EQ(lt::initial_key_chars(present), 6);
+  EXPECT_EQ(lt::alphabet_code(present, 0), 1u);
+  EXPECT_EQ(lt::alphabet_code(present, 255), 256u);
+}
+
+TEST(LcsEmulation, NearestBChainIsAssociative) {
+  // The device runs the nearest-B scans as parallel scans, which regroup the operator freely.
+  std::mt19937_64 rng(35);
+  auto state = [&] {
+    const bool seen = rng() % 2;
+    const std::uint32_t lcp = rng() % 5 == 0 ? lt::kInfiniteLcp : static_cast<std::uint32_t>(rng() % 8);
+    return lt::NearestB{seen ? 1u : 0u, lcp};
+  };
+  for (int trial = 0; trial < 2000; ++trial) {
+    const lt::NearestB x = state(), y = state(), z = state();
+    const lt::NearestB left = lt::chain(lt::chain(x, y), z), right = lt::chain(x, lt::chain(y, z));
+    EXPECT_EQ(left.seen, right.seen);
+    EXPECT_EQ(left.min_lcp, right.min_lcp);
   }
 }
 
@@ -160,23 +254,26 @@ TEST(LcsEmulation, DeviceSuffixArrayPathMatchesTheOracle) {
   }
   for (const auto& [name, a, b] : cases) {
     const OracleLcs o = oracle_lcs(a, b);
-    for (const auto& [chunk, block] : std::vector<std::pair<int, int>>{{1, 1}, {3, 4}, {64, 1024}}) {
-      const auto r = emulated_suffix_array_scan(a, b, chunk, 1'000'000, block);
+    for (const std::int64_t chunk : {std::int64_t{1}, std::int64_t{3}, lt::kPlcpChunk}) {
+      const auto r = emulated_suffix_array_scan(a, b, chunk, lt::kPlcpBudget);
       ASSERT_TRUE(r.has_value());
-      expect_matches_oracle(*r, o, ~0ull, name + " chunk " + std::to_string(chunk) + " block " + std::to_string(block));
+      expect_matches_oracle(*r, o, ~0ull, name + " chunk " + std::to_string(chunk));
     }
   }
 }
 
 TEST(LcsEmulation, PlcpBudgetRunsOutOnlyOnRepeatsLongerThanTheBudget) {
   // A chunk costs about the PLCP at its start: a flood's PLCP reaches its length.
-  EXPECT_FALSE(emulated_suffix_array_scan(Bytes(20000, 'a'), Bytes(10000, 'a'), 64, 256 * 64, 1024).has_value());
-  const auto short_flood = emulated_suffix_array_scan(Bytes(3000, 'a'), Bytes(2000, 'a'), 64, 256 * 64, 1024);
+  EXPECT_FALSE(emulated_suffix_array_scan(Bytes(20000, 'a'), Bytes(10000, 'a'), lt::kPlcpChunk, lt::kPlcpBudget)
+                   .has_value());
+  const auto short_flood =
+      emulated_suffix_array_scan(Bytes(3000, 'a'), Bytes(2000, 'a'), lt::kPlcpChunk, lt::kPlcpBudget);
   ASSERT_TRUE(short_flood.has_value());
   EXPECT_EQ(short_flood->length, 2000u);
   EXPECT_EQ(short_flood->total_pairs, 1001u);
   std::mt19937_64 rng(33);
-  EXPECT_TRUE(emulated_suffix_array_scan(random_bytes(rng, 3000, 4), random_bytes(rng, 2000, 4), 64, 256 * 64, 1024)
+  EXPECT_TRUE(emulated_suffix_array_scan(random_bytes(rng, 3000, 4), random_bytes(rng, 2000, 4), lt::kPlcpChunk,
+                                         lt::kPlcpBudget)
                   .has_value());
 }
 

@@ -21,11 +21,13 @@ std::uint64_t lcs_device_free_bytes(int device);
 /// receives the device time of the construction alone (CUDA events, no transfers).
 std::vector<std::int64_t> lcs_suffix_array(ByteSpan text, int device, double* device_ms = nullptr);
 
-/// The whole suffix-array path on the device: prefix-doubling SA, Φ-LCP (64 positions per
-/// thread), nearest-B scans for the length, CUB select of the runs holding it; the host only
-/// forms the groups from the compacted runs. Returns false (out untouched beyond zeroing) when
+/// The whole suffix-array path on the device: prefix-doubling SA, Φ-LCP (kPlcpChunk
+/// positions per thread), the nearest-B scans as CUB scans for the length, CUB select of the
+/// runs holding it; the host waits once per doubling round and once at the end, then forms
+/// the groups from the compacted runs. Returns false (out untouched beyond zeroing) when
 /// the input is too repetitive for the device LCP's work budget: the caller then computes the
 /// LCP on the host from lcs_suffix_array(). `device_ms`: device time after the upload.
+/// Device memory comes from a per-device pool kept between calls (up to 256 MiB).
 bool lcs_suffix_array_scan(ByteSpan a, ByteSpan b, std::uint64_t max_matches, int device,
                            LcsResult& out, double* device_ms = nullptr);
 

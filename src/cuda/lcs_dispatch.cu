@@ -3,18 +3,34 @@
 //    L, then the diagonals holding L count (CUB exclusive scan -> exact slots) and write their
 //    occurrence pairs as a * n + b keys, CUB radix-sorted so the first max_matches in (a, b)
 //    order are copied back; flagged A starts give the distinct count on the host.
-//  - lcs_suffix_array: prefix doubling. First ranks pack three bytes; each round sorts
-//    (rank[i], rank[i + h]) keys of all suffixes with CUB radix sort (only the bits the ranks
-//    use), marks group heads, and a CUB inclusive scan gives the new ranks; rounds stop when
-//    all N ranks are distinct (h = 3, 6, 12, ...: about log2(longest repeat / 3) + 1 rounds).
+//  - lcs_suffix_array: prefix doubling. The bytes present are compacted to codes 1..sigma
+//    (0 past the end), and the first sort (CUB radix sort) is of keys packing as many codes
+//    as fit in 56 bits (11 letters, 18 DNA bases, 6 arbitrary bytes). Ranks are the SA
+//    position of the group's first suffix, so a later round re-sorts only the suffixes still
+//    sharing a group (CUB select), by (rank[i], rank[i + h]), and leaves the others alone:
+//    after the first sort that is a few suffixes on most texts. The host reads one word per
+//    round (how many still share a group), nothing else.
+//  - lcs_suffix_array_scan: after the SA, everything stays on the device and in one stream:
+//    Φ-LCP, the nearest-B scans as CUB scans with an associative operator, a max-reduce for
+//    the length and a CUB select of the runs holding it; the host waits once, reading the
+//    summary and the first runs in one copy.
+//  Device memory comes from a per-device stream-ordered pool that keeps what it holds between
+//  calls (up to kPoolKeepBytes): a cudaMalloc/cudaFree pair costs more than the whole
+//  computation on the paper's inputs.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/tabulate_output_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -27,6 +43,7 @@ namespace warpmatch::cuda {
 
 namespace {
 
+using detail::check;
 using detail::check_launch;
 using detail::DeviceBuffer;
 using detail::DeviceGuard;
@@ -35,6 +52,15 @@ using detail::Stream;
 namespace kn = kernels;
 
 constexpr int kThreadsPerBlock = 256;
+static_assert(kThreadsPerBlock == 256, "doubling_initial_keys fills its code table one thread per byte value");
+// Blocks of the grid-stride byte-set kernel (enough to fill the GPU).
+constexpr unsigned kByteSetBlocks = 1024;
+// Device memory the pool keeps between calls: the paper's inputs (~40 B per input byte) are
+// served from it; larger calls give their excess back when they end.
+constexpr std::uint64_t kPoolKeepBytes = 256ull << 20;
+// Run members copied back with the summary before the host knows how many there are: one
+// wait covers the usual case (a few occurrences), more cost a second copy.
+constexpr std::int64_t kEagerRunMembers = 1024;
 
 unsigned blocks_for(std::int64_t items) {
   return static_cast<unsigned>((items + kThreadsPerBlock - 1) / kThreadsPerBlock);
@@ -45,7 +71,7 @@ int bits_for(std::uint64_t max_value) { return std::max(1, static_cast<int>(std:
 }  // namespace
 
 std::uint64_t lcs_suffix_array_device_bytes(std::uint64_t text_bytes) {
-  // text 1 + keys 2 x 8 + suffixes 2 x 4 + rank 4 + heads 4 + new ranks 4 = 37 B per byte, plus
+  // text 1 + keys 2 x 8 + suffixes 2 x 4 + rank 4 + positions 4 + round suffixes 4 = 37 B per byte, plus
   // CUB's temporary storage (small in double-buffer mode) and slack.
   return text_bytes * 37 + text_bytes / 8 + (64ull << 20);
 }
@@ -71,19 +97,49 @@ std::size_t region_bytes(std::size_t count, std::size_t element) {
   return (bytes + 255) / 256 * 256;
 }
 
-/// One device allocation per call, carved into 256-byte aligned regions: a cudaMalloc and
-/// cudaFree per buffer would cost more than the whole computation on the paper's inputs.
-/// mark()/reset() let a later stage reuse an earlier stage's scratch.
+/// The device's pool for this file's allocations, created on first use; it keeps up to
+/// kPoolKeepBytes when a stream synchronises, so later calls allocate without the driver.
+cudaMemPool_t scratch_pool(int device) {
+  static std::mutex mutex;
+  static std::map<int, cudaMemPool_t> pools;
+  const std::lock_guard lock(mutex);
+  if (const auto it = pools.find(device); it != pools.end()) return it->second;
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  cudaMemPool_t pool = nullptr;
+  WARPMATCH_CUDA_CHECK(device, cudaMemPoolCreate(&pool, &props));
+  std::uint64_t keep = kPoolKeepBytes;
+  WARPMATCH_CUDA_CHECK(device, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  pools.emplace(device, pool);
+  return pool;
+}
+
+/// One stream-ordered allocation per call from scratch_pool(), carved into 256-byte aligned
+/// regions; mark()/reset() let a later stage reuse an earlier stage's scratch. Freed in
+/// stream order on destruction: declare it after the Stream it uses.
 class Arena {
  public:
-  Arena(int device, std::size_t bytes) : buffer_(device, bytes) {}
+  Arena(int device, std::size_t bytes, cudaStream_t stream) : stream_(stream), size_(bytes) {
+    void* p = nullptr;
+    const cudaError_t e = cudaMallocFromPoolAsync(&p, bytes, scratch_pool(device), stream);
+    if (e != cudaSuccess) {
+      cudaGetLastError();  // out of memory is not sticky; clear it for later calls
+      detail::throw_cuda_error(e, ("cudaMallocFromPoolAsync(" + std::to_string(bytes) + " bytes)").c_str(), device);
+    }
+    base_ = static_cast<std::uint8_t*>(p);
+  }
+  ~Arena() { cudaFreeAsync(base_, stream_); }
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+
   template <class T>
   T* take(std::size_t count) {
     const std::size_t bytes = region_bytes(count, sizeof(T));
-    if (used_ + bytes > buffer_.size())
-      throw Error("internal error: LCS device arena of " + std::to_string(buffer_.size()) +
-                  " bytes is too small");
-    T* p = reinterpret_cast<T*>(buffer_.get() + used_);
+    if (used_ + bytes > size_)
+      throw Error("internal error: LCS device arena of " + std::to_string(size_) + " bytes is too small");
+    T* p = reinterpret_cast<T*>(base_ + used_);
     used_ += bytes;
     return p;
   }
@@ -91,30 +147,53 @@ class Arena {
   void reset(std::size_t mark) { used_ = mark; }
 
  private:
-  DeviceBuffer<std::uint8_t> buffer_;
+  cudaStream_t stream_;
+  std::size_t size_;
+  std::uint8_t* base_ = nullptr;
   std::size_t used_ = 0;
 };
 
-/// CUB temporary storage of the prefix-doubling rounds (radix sort and scan share it).
+/// The CUB steps of ranking `count` sorted keys (of the suffixes at SA positions `positions`;
+/// null: all, in order): the group ranks by a max-scan of lcs_thread::group_start_rank, and
+/// the SA positions of the suffixes still sharing a group, compacted. With temp == nullptr
+/// only sets temp_bytes to the larger temporary storage of the two, as CUB does.
+void rank_groups(void* temp, std::size_t& temp_bytes, const std::uint64_t* sorted_keys,
+                 const std::uint32_t* positions, std::int64_t count, std::uint32_t* group_ranks,
+                 std::uint32_t* shared_positions, std::int64_t* shared_count, int device, cudaStream_t s) {
+  const thrust::counting_iterator<std::int64_t> js(0);
+  const auto starts = thrust::make_transform_iterator(js, kn::GroupStartRank{sorted_keys, positions});
+  const auto position_of = thrust::make_transform_iterator(js, kn::PositionOf{positions});
+  const auto shared = thrust::make_transform_iterator(js, kn::InSharedGroup{sorted_keys, count});
+  std::size_t scan_bytes = temp_bytes, select_bytes = temp_bytes;
+  check(cub::DeviceScan::InclusiveScan(temp, scan_bytes, starts, group_ranks, kn::MaxOp{}, count, s),
+        "cub::DeviceScan::InclusiveScan (group ranks)", device);
+  check(cub::DeviceSelect::Flagged(temp, select_bytes, position_of, shared, shared_positions, shared_count, count, s),
+        "cub::DeviceSelect::Flagged (suffixes sharing a group)", device);
+  if (!temp) temp_bytes = std::max(scan_bytes, select_bytes);
+}
+
+/// CUB temporary storage of the prefix-doubling rounds (radix sort, scan and select share it).
 std::size_t doubling_temp_bytes(std::int64_t n, int device, cudaStream_t s) {
   cub::DoubleBuffer<std::uint64_t> keys(nullptr, nullptr);
   cub::DoubleBuffer<std::uint32_t> values(nullptr, nullptr);
-  std::size_t sort_bytes = 0, scan_bytes = 0;
+  std::size_t sort_bytes = 0, rank_bytes = 0;
   WARPMATCH_CUDA_CHECK(device, cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, values, n, 0, 64, s));
-  WARPMATCH_CUDA_CHECK(device, cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, static_cast<std::uint32_t*>(nullptr),
-                                                              static_cast<std::uint32_t*>(nullptr), n, s));
-  return std::max(sort_bytes, scan_bytes);
+  rank_groups(nullptr, rank_bytes, nullptr, nullptr, n, nullptr, nullptr, nullptr, device, s);
+  return std::max(sort_bytes, rank_bytes);
 }
 
 /// Scratch of the doubling rounds beyond the text and the two suffix buffers.
 std::size_t doubling_scratch_bytes(std::int64_t n, std::size_t temp_bytes) {
   const auto count = static_cast<std::size_t>(n);
-  return 2 * region_bytes(count, 8) + 3 * region_bytes(count, 4) + region_bytes(temp_bytes, 1);
+  return 2 * region_bytes(count, 8) + 3 * region_bytes(count, 4) + region_bytes(temp_bytes, 1) +
+         region_bytes(kn::kAlphabetWords, 4) + region_bytes(2, 8);
 }
 
-/// Prefix doubling on the device text. `suffixes_a/b` (n entries each) alternate as the radix
-/// sort's value buffers; returns the one holding the suffix array. Scratch comes from the
-/// arena and is handed back on return.
+/// Prefix doubling on the device text. `suffixes_a/b` (n entries each): the first sort's
+/// value buffers, one of which then holds the suffix array (returned); the other is scratch.
+/// The first sort ranks all suffixes by their initial keys; each later round re-sorts only
+/// the suffixes still sharing a group (few after the first on most texts) by
+/// (rank[i], rank[i + h]), doubling h. Scratch comes from the arena and is handed back.
 std::uint32_t* build_suffix_array(Arena& arena, const std::uint8_t* d_text, std::int64_t n,
                                   std::uint32_t* suffixes_a, std::uint32_t* suffixes_b,
                                   std::size_t temp_bytes, int device, const Stream& stream) {
@@ -124,44 +203,110 @@ std::uint32_t* build_suffix_array(Arena& arena, const std::uint8_t* d_text, std:
   cub::DoubleBuffer<std::uint64_t> keys(arena.take<std::uint64_t>(count), arena.take<std::uint64_t>(count));
   cub::DoubleBuffer<std::uint32_t> suffixes(suffixes_a, suffixes_b);
   std::uint32_t* rank = arena.take<std::uint32_t>(count);
-  std::uint32_t* heads = arena.take<std::uint32_t>(count);
-  std::uint32_t* new_rank = arena.take<std::uint32_t>(count);
+  std::uint32_t* positions = arena.take<std::uint32_t>(count);
+  std::uint32_t* round_suffixes = arena.take<std::uint32_t>(count);
   std::uint8_t* temp = arena.take<std::uint8_t>(temp_bytes);
+  std::uint32_t* present = arena.take<std::uint32_t>(kn::kAlphabetWords);
+  // [0] suffixes still sharing a group, [1] characters per initial key.
+  auto* round_info = arena.take<std::int64_t>(2);
 
-  kn::doubling_initial_ranks<<<blocks_for(n), kThreadsPerBlock, 0, s>>>(d_text, n, rank);
-  check_launch("doubling_initial_ranks", device);
-  std::uint64_t groups = kn::kInitialRankLimit;  // bound on the ranks so far
-  for (std::int64_t h = kn::kInitialBytes;; h *= 2) {
-    const int rank_bits = bits_for(groups);
-    kn::doubling_keys<<<blocks_for(n), kThreadsPerBlock, 0, s>>>(rank, n, h, rank_bits, keys.Current(),
-                                                                 suffixes.Current());
+  // After a sort of `sorted` suffixes (values in sorted_suffixes, at SA positions
+  // `at_positions`, null: all): places them in the SA, ranks them, and leaves the positions of
+  // those still sharing a group in `positions`; returns how many there are (the host's wait).
+  std::uint32_t* sa = nullptr;
+  auto rank_sorted = [&](const std::uint32_t* sorted_suffixes, const std::uint32_t* at_positions,
+                         std::int64_t sorted) {
+    // The free key buffer holds the group ranks and the new positions (2 x 4 bytes per entry).
+    auto* group_ranks = reinterpret_cast<std::uint32_t*>(keys.Alternate());
+    std::uint32_t* shared_positions = group_ranks + count;
+    std::size_t bytes = temp_bytes;
+    rank_groups(temp, bytes, keys.Current(), at_positions, sorted, group_ranks, shared_positions, round_info,
+                device, s);
+    kn::doubling_place_ranks<<<blocks_for(sorted), kThreadsPerBlock, 0, s>>>(sorted_suffixes, at_positions,
+                                                                             group_ranks, sorted, sa, rank);
+    check_launch("doubling_place_ranks", device);
+    std::int64_t info[2] = {0, 0};
+    WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(info, round_info, sizeof info, cudaMemcpyDeviceToHost, s));
+    stream.synchronize();
+    if (info[0] > 0)
+      WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(positions, shared_positions, info[0] * sizeof(std::uint32_t),
+                                                   cudaMemcpyDeviceToDevice, s));
+    return std::pair<std::int64_t, std::int64_t>{info[0], info[1]};
+  };
+
+  WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(present, 0, kn::kAlphabetWords * sizeof(std::uint32_t), s));
+  kn::mark_present_bytes<<<std::min(blocks_for(n), kByteSetBlocks), kThreadsPerBlock, 0, s>>>(d_text, n, present);
+  check_launch("mark_present_bytes", device);
+  kn::doubling_initial_keys<<<blocks_for(n), kThreadsPerBlock, 0, s>>>(d_text, n, present, keys.Current(),
+                                                                       suffixes.Current(), round_info + 1);
+  check_launch("doubling_initial_keys", device);
+  std::size_t sort_bytes = temp_bytes;
+  WARPMATCH_CUDA_CHECK(device, cub::DeviceRadixSort::SortPairs(temp, sort_bytes, keys, suffixes, n,
+                                                               64 - kn::kInitialKeyBits, 64, s));
+  sa = suffixes.Current();
+  auto [shared, h] = rank_sorted(sa, nullptr, n);
+  // Ranks now order the suffixes by their first h characters; each round doubles h.
+  cub::DoubleBuffer<std::uint32_t> round_values(suffixes.Alternate(), round_suffixes);
+  const int rank_bits = bits_for(static_cast<std::uint64_t>(n));
+  for (; shared > 0 && h < n; h *= 2) {
+    kn::doubling_keys<<<blocks_for(shared), kThreadsPerBlock, 0, s>>>(sa, positions, shared, rank, n, h, rank_bits,
+                                                                      keys.Current(), round_values.Current());
     check_launch("doubling_keys", device);
     std::size_t bytes = temp_bytes;
-    WARPMATCH_CUDA_CHECK(device, cub::DeviceRadixSort::SortPairs(temp, bytes, keys, suffixes, n, 0,
+    WARPMATCH_CUDA_CHECK(device, cub::DeviceRadixSort::SortPairs(temp, bytes, keys, round_values, shared, 0,
                                                                  2 * rank_bits, s));
-    kn::doubling_group_heads<<<blocks_for(n), kThreadsPerBlock, 0, s>>>(keys.Current(), n, heads);
-    check_launch("doubling_group_heads", device);
-    bytes = temp_bytes;
-    WARPMATCH_CUDA_CHECK(device, cub::DeviceScan::InclusiveSum(temp, bytes, heads, new_rank, n, s));
-    kn::doubling_scatter_ranks<<<blocks_for(n), kThreadsPerBlock, 0, s>>>(suffixes.Current(), new_rank, n, rank);
-    check_launch("doubling_scatter_ranks", device);
-    std::uint32_t distinct = 0;
-    WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(&distinct, new_rank + (n - 1), sizeof distinct,
-                                                 cudaMemcpyDeviceToHost, s));
-    stream.synchronize();
-    groups = distinct;
-    if (static_cast<std::int64_t>(distinct) == n || h >= n) break;
+    shared = rank_sorted(round_values.Current(), positions, shared).first;
   }
   arena.reset(scratch_mark);
-  return suffixes.Current();
+  return sa;
 }
 
-// PLCP work per thread before the device gives up on a repetitive input (the host then
-// computes the LCP): 64 consecutive positions per thread, 256 comparisons per position.
-constexpr std::int64_t kPlcpChunk = 64;
-constexpr std::int64_t kPlcpBudget = 256 * kPlcpChunk;
-// SA positions per thread in the nearest-B scans.
-constexpr std::int64_t kScanBlock = 1024;
+/// What the host reads back after the suffix-array scan, in front of the selected runs.
+struct ScanSummary {
+  std::uint32_t length;    // of the longest common substring
+  std::int32_t exhausted;  // the PLCP budget ran out: the LCP and all after it are void
+  std::int64_t members;    // selected run members
+};
+static_assert(sizeof(ScanSummary) == 16, "the runs follow the summary 8-byte aligned");
+
+/// Device arrays of the scan after the LCP (null when only sizing CUB's storage).
+struct ScanArrays {
+  const std::uint32_t* sa = nullptr;
+  const std::uint32_t* lcp = nullptr;
+  std::uint32_t* left = nullptr;  // left LCPs, then clamped matches
+  std::uint32_t* length = nullptr;
+  std::int64_t* members = nullptr;
+  std::uint64_t* runs = nullptr;  // sa << 32 | lcp of each run member
+};
+
+/// The length and the runs holding it, on the device: the forward and backward nearest-B
+/// scans (CUB scans over per-position elements with the associative lcs_thread::chain), a
+/// max-reduce of the clamped matches, and a select of the run members. With temp == nullptr
+/// only sets temp_bytes to the largest temporary storage of the steps, as CUB does.
+void length_and_runs(void* temp, std::size_t& temp_bytes, const ScanArrays& x, std::int64_t n, std::uint32_t m,
+                     int device, cudaStream_t s) {
+  const thrust::counting_iterator<std::int64_t> positions(0);
+  const auto forward = thrust::make_transform_iterator(positions, kn::ForwardElement{x.sa, x.lcp, m});
+  const auto backward = thrust::make_transform_iterator(positions, kn::BackwardElement{x.sa, x.lcp, n, m});
+  const auto store_left = thrust::make_tabulate_output_iterator(kn::StoreLeft{x.left});
+  const auto store_match = thrust::make_tabulate_output_iterator(kn::StoreClampedMatch{x.sa, n, m, x.left});
+  const auto member_flags = thrust::make_transform_iterator(positions, kn::RunMember{x.lcp, n, x.length});
+  const auto packed_members = thrust::make_transform_iterator(positions, kn::PackRunMember{x.sa, x.lcp});
+  std::size_t bytes = temp_bytes, most = 0;
+  auto done = [&](cudaError_t e, const char* step) {
+    check(e, step, device);
+    most = std::max(most, bytes);
+    bytes = temp_bytes;
+  };
+  done(cub::DeviceScan::InclusiveScan(temp, bytes, forward, store_left, kn::ChainOp{}, n, s),
+       "cub::DeviceScan::InclusiveScan (nearest B, forward)");
+  done(cub::DeviceScan::InclusiveScan(temp, bytes, backward, store_match, kn::ChainOp{}, n, s),
+       "cub::DeviceScan::InclusiveScan (nearest B, backward)");
+  done(cub::DeviceReduce::Max(temp, bytes, x.left, x.length, n, s), "cub::DeviceReduce::Max (length)");
+  done(cub::DeviceSelect::Flagged(temp, bytes, packed_members, member_flags, x.runs, x.members, n, s),
+       "cub::DeviceSelect::Flagged (run members)");
+  if (!temp) temp_bytes = most;
+}
 
 }  // namespace
 
@@ -175,7 +320,8 @@ std::vector<std::int64_t> lcs_suffix_array(ByteSpan text, int device, double* de
   Stream stream(device);
   const auto count = static_cast<std::size_t>(n);
   const std::size_t temp_bytes = doubling_temp_bytes(n, device, stream.get());
-  Arena arena(device, region_bytes(count, 1) + 2 * region_bytes(count, 4) + doubling_scratch_bytes(n, temp_bytes));
+  Arena arena(device, region_bytes(count, 1) + 2 * region_bytes(count, 4) + doubling_scratch_bytes(n, temp_bytes),
+              stream.get());
   std::uint8_t* d_text = arena.take<std::uint8_t>(count);
   std::uint32_t* suffixes_a = arena.take<std::uint32_t>(count);
   std::uint32_t* suffixes_b = arena.take<std::uint32_t>(count);
@@ -208,20 +354,15 @@ bool lcs_suffix_array_scan(ByteSpan a, ByteSpan b, std::uint64_t max_matches, in
   Stream stream(device);
   const cudaStream_t s = stream.get();
   const auto count = static_cast<std::size_t>(n);
-  const std::int64_t scan_blocks = (n + kScanBlock - 1) / kScanBlock;
   // Sizes first, so one allocation serves both stages: the doubling scratch is reused by
-  // the LCP, scan and selection buffers (which need less).
+  // the LCP and scan buffers (which need less).
   const std::size_t temp_bytes = doubling_temp_bytes(n, device, s);
-  std::size_t select_bytes = 0;
-  WARPMATCH_CUDA_CHECK(device, cub::DeviceSelect::Flagged(nullptr, select_bytes, static_cast<const std::uint32_t*>(nullptr),
-                                                          static_cast<std::uint8_t*>(nullptr),
-                                                          static_cast<std::uint32_t*>(nullptr),
-                                                          static_cast<std::int64_t*>(nullptr), n, s));
-  const std::size_t scan_stage = 4 * region_bytes(count, 4) + region_bytes(count, 1) +
-                                 2 * region_bytes(scan_blocks, sizeof(kn::NearestB)) + 3 * region_bytes(2, 8) +
-                                 region_bytes(select_bytes, 1);
+  std::size_t scan_temp_bytes = 0;
+  length_and_runs(nullptr, scan_temp_bytes, ScanArrays{}, n, static_cast<std::uint32_t>(m), device, s);
+  const std::size_t scan_stage = 2 * region_bytes(count, 4) + region_bytes(sizeof(ScanSummary) + count * 8, 1) +
+                                 region_bytes(scan_temp_bytes, 1);
   Arena arena(device, region_bytes(count, 1) + 2 * region_bytes(count, 4) +
-                          std::max(doubling_scratch_bytes(n, temp_bytes), scan_stage));
+                          std::max(doubling_scratch_bytes(n, temp_bytes), scan_stage), s);
   std::uint8_t* d_text = arena.take<std::uint8_t>(count);
   std::uint32_t* suffixes_a = arena.take<std::uint32_t>(count);
   std::uint32_t* suffixes_b = arena.take<std::uint32_t>(count);
@@ -232,91 +373,49 @@ bool lcs_suffix_array_scan(ByteSpan a, ByteSpan b, std::uint64_t max_matches, in
   const std::uint32_t* sa =
       build_suffix_array(arena, d_text, n, suffixes_a, suffixes_b, temp_bytes, device, stream);
 
-  // LCP by Φ on the device, unless the input is too repetitive for the per-thread budget.
+  // LCP by Φ on the device; a thread past its budget marks the summary (repetitive input),
+  // and the host finds out when it reads the summary at the end.
   std::uint32_t* plcp = arena.take<std::uint32_t>(count);
   std::uint32_t* lcp = arena.take<std::uint32_t>(count);
-  int* exhausted = arena.take<int>(1);
-  WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(exhausted, 0, sizeof(int), s));
+  auto* results = arena.take<std::uint8_t>(sizeof(ScanSummary) + count * 8);
+  auto* summary = reinterpret_cast<ScanSummary*>(results);
+  auto* runs = reinterpret_cast<std::uint64_t*>(results + sizeof(ScanSummary));
+  std::uint8_t* scan_temp = arena.take<std::uint8_t>(scan_temp_bytes);
+  WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(summary, 0, sizeof(ScanSummary), s));
   kn::lcp_phi<<<blocks_for(n), kThreadsPerBlock, 0, s>>>(sa, n, plcp);
   check_launch("lcp_phi", device);
-  const std::int64_t plcp_threads = (n + kPlcpChunk - 1) / kPlcpChunk;
-  kn::lcp_plcp_chunks<<<blocks_for(plcp_threads), kThreadsPerBlock, 0, s>>>(d_text, n, kPlcpChunk, kPlcpBudget,
-                                                                            plcp, exhausted);
+  const std::int64_t plcp_threads = (n + kn::kPlcpChunk - 1) / kn::kPlcpChunk;
+  kn::lcp_plcp_chunks<<<blocks_for(plcp_threads), kThreadsPerBlock, 0, s>>>(
+      d_text, n, kn::kPlcpChunk, kn::kPlcpBudget, plcp, &summary->exhausted);
   check_launch("lcp_plcp_chunks", device);
-  int gave_up = 0;
-  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(&gave_up, exhausted, sizeof gave_up, cudaMemcpyDeviceToHost, s));
-  stream.synchronize();
-  if (gave_up) return false;
   kn::lcp_gather<<<blocks_for(n), kThreadsPerBlock, 0, s>>>(sa, plcp, n, lcp);
   check_launch("lcp_gather", device);
 
-  // The length: nearest B-suffix scans in blocks, chained on the host.
-  kn::NearestB* forward = arena.take<kn::NearestB>(scan_blocks);
-  kn::NearestB* backward = arena.take<kn::NearestB>(scan_blocks);
-  unsigned long long* d_best = arena.take<unsigned long long>(1);
-  WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(d_best, 0, sizeof(unsigned long long), s));
-  kn::nearest_b_summaries<<<blocks_for(scan_blocks), kThreadsPerBlock, 0, s>>>(
-      sa, lcp, n, static_cast<std::uint32_t>(m), kScanBlock, forward, backward);
-  check_launch("nearest_b_summaries", device);
-  std::vector<kn::NearestB> fwd(scan_blocks), bwd(scan_blocks);
-  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(fwd.data(), forward, scan_blocks * sizeof(kn::NearestB),
-                                               cudaMemcpyDeviceToHost, s));
-  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(bwd.data(), backward, scan_blocks * sizeof(kn::NearestB),
-                                               cudaMemcpyDeviceToHost, s));
-  stream.synchronize();
-  // Incoming state of each block (lcs_thread::chain).
-  std::vector<kn::NearestB> fwd_in(scan_blocks, kn::NearestB{0, kn::kInfiniteLcp});
-  std::vector<kn::NearestB> bwd_in(scan_blocks, kn::NearestB{0, kn::kInfiniteLcp});
-  for (std::int64_t k = 1; k < scan_blocks; ++k) fwd_in[k] = lcs_thread::chain(fwd_in[k - 1], fwd[k - 1]);
-  for (std::int64_t k = scan_blocks - 2; k >= 0; --k) bwd_in[k] = lcs_thread::chain(bwd_in[k + 1], bwd[k + 1]);
-  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(forward, fwd_in.data(), scan_blocks * sizeof(kn::NearestB),
-                                               cudaMemcpyHostToDevice, s));
-  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(backward, bwd_in.data(), scan_blocks * sizeof(kn::NearestB),
-                                               cudaMemcpyHostToDevice, s));
-  // plcp is free again: it serves as the scratch of left-side values.
-  kn::nearest_b_best<<<blocks_for(scan_blocks), kThreadsPerBlock, 0, s>>>(
-      sa, lcp, n, static_cast<std::uint32_t>(m), kScanBlock, forward, backward,
-      plcp, d_best);
-  check_launch("nearest_b_best", device);
-  unsigned long long length = 0;
-  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(&length, d_best, sizeof length, cudaMemcpyDeviceToHost, s));
-  stream.synchronize();
-  if (length == 0) {
-    stop.record(s);
-    stream.synchronize();
-    if (device_ms) *device_ms = stop.ms_since(start);
-    return true;
-  }
-
-  // The runs of LCP >= length, compacted (CUB select) and copied back: their SA entries
-  // and LCPs are all the host needs to form the groups.
-  std::uint8_t* member = arena.take<std::uint8_t>(count);
-  kn::run_members<<<blocks_for(n), kThreadsPerBlock, 0, s>>>(lcp, n, static_cast<std::uint32_t>(length),
-                                                             member);
-  check_launch("run_members", device);
-  std::uint32_t* sel_sa = arena.take<std::uint32_t>(count);
-  std::uint32_t* sel_lcp = arena.take<std::uint32_t>(count);
-  std::int64_t* selected = arena.take<std::int64_t>(2);
-  std::uint8_t* select_temp = arena.take<std::uint8_t>(select_bytes);
-  std::size_t bytes = select_bytes;
-  WARPMATCH_CUDA_CHECK(device, cub::DeviceSelect::Flagged(select_temp, bytes, sa, member,
-                                                          sel_sa, selected, n, s));
-  bytes = select_bytes;
-  WARPMATCH_CUDA_CHECK(device, cub::DeviceSelect::Flagged(select_temp, bytes, static_cast<const std::uint32_t*>(lcp), member,
-                                                          sel_lcp, selected + 1, n, s));
+  // plcp is free again: it holds the left LCPs and then the clamped matches.
+  const ScanArrays arrays{sa, lcp, plcp, &summary->length, &summary->members, runs};
+  length_and_runs(scan_temp, scan_temp_bytes, arrays, n, static_cast<std::uint32_t>(m), device, s);
   stop.record(s);
-  std::int64_t members = 0;
-  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(&members, selected, sizeof members, cudaMemcpyDeviceToHost, s));
+
+  // The one wait: the summary and the first run members in one copy.
+  const std::int64_t eager = std::min(n, kEagerRunMembers);
+  std::vector<std::uint8_t> head(sizeof(ScanSummary) + static_cast<std::size_t>(eager) * 8);
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(head.data(), results, head.size(), cudaMemcpyDeviceToHost, s));
   stream.synchronize();
+  ScanSummary got{};
+  std::memcpy(&got, head.data(), sizeof got);
+  if (got.exhausted) return false;  // the caller computes the LCP on the host
   if (device_ms) *device_ms = stop.ms_since(start);
-  std::vector<std::uint32_t> run_sa(static_cast<std::size_t>(members)), run_lcp(static_cast<std::size_t>(members));
-  if (members > 0) {
-    WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(run_sa.data(), sel_sa, members * sizeof(std::uint32_t),
+  const std::uint64_t length = got.length;
+  if (length == 0) return true;
+  std::vector<std::uint64_t> members(static_cast<std::size_t>(got.members));
+  const std::int64_t in_head = std::min(got.members, eager);
+  std::memcpy(members.data(), head.data() + sizeof(ScanSummary), static_cast<std::size_t>(in_head) * 8);
+  if (got.members > in_head) {
+    WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(members.data() + in_head, runs + in_head,
+                                                 static_cast<std::size_t>(got.members - in_head) * 8,
                                                  cudaMemcpyDeviceToHost, s));
-    WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(run_lcp.data(), sel_lcp, members * sizeof(std::uint32_t),
-                                                 cudaMemcpyDeviceToHost, s));
+    stream.synchronize();
   }
-  stream.synchronize();
 
   // A run starts where the member's own LCP is below the length; runs are contiguous in SA
   // order, hence in the compacted list.
@@ -326,9 +425,9 @@ bool lcs_suffix_array_scan(ByteSpan a, ByteSpan b, std::uint64_t max_matches, in
     if (!current.a.empty() && !current.b.empty()) groups.push_back(std::move(current));
     current = core::OccurrenceGroup{};
   };
-  for (std::size_t e = 0; e < run_sa.size(); ++e) {
-    if (run_lcp[e] < length) close();
-    const std::int64_t i = run_sa[e];
+  for (const std::uint64_t member : members) {
+    const std::int64_t i = static_cast<std::int64_t>(member >> 32);
+    if ((member & 0xFFFFFFFFu) < length) close();
     if (i >= m) current.b.push_back(static_cast<std::uint64_t>(i - m));
     else if (static_cast<std::uint64_t>(m - i) >= length) current.a.push_back(static_cast<std::uint64_t>(i));
   }

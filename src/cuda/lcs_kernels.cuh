@@ -3,8 +3,9 @@
 //  - Seed paper 004 (Zhang Changzhi et al., "GPU acceleration of LCS for protocol signature
 //    extraction", 2013): one thread per alignment offset of B against A (diagonal
 //    b - a = offset, m + n - 1 of them) compares byte by byte and keeps its longest run.
-//  - Prefix doubling (Manber-Myers ranks, sorted with CUB radix sort), Φ-LCP in chunks, and
-//    the nearest-B scans of core/lcs_suffix.hpp in blocks.
+//  - Prefix doubling (Manber-Myers ranks, sorted with CUB radix sort) from initial keys that
+//    pack as many alphabet-compacted bytes as fit in 56 bits, Φ-LCP in small chunks, and the
+//    element and output functors of the nearest-B scans of core/lcs_suffix.hpp (CUB scans).
 #pragma once
 
 #include <cstdint>
@@ -14,10 +15,12 @@
 namespace warpmatch::cuda::kernels {
 
 namespace lt = lcs_thread;
+using lt::kAlphabetWords;
 using lt::kInfiniteLcp;
-using lt::kInitialBytes;
-using lt::kInitialRankLimit;
+using lt::kInitialKeyBits;
 using lt::kNoSuffix;
+using lt::kPlcpBudget;
+using lt::kPlcpChunk;
 using lt::NearestB;
 
 __device__ __forceinline__ std::int64_t global_index() {
@@ -60,39 +63,70 @@ __global__ void diagonal_emit_runs(const std::uint8_t* __restrict__ a, const std
   });
 }
 
-/// First ranks: each suffix's first three bytes.
-__global__ void doubling_initial_ranks(const std::uint8_t* __restrict__ text, std::int64_t n,
-                                       std::uint32_t* __restrict__ rank) {
-  const std::int64_t i = global_index();
-  if (i >= n) return;
-  rank[i] = lt::initial_rank(text, n, i);
+/// The set of byte values in the text (kAlphabetWords words, zeroed before): each warp ORs
+/// its bytes' bits together with warp reductions, one lane per word, then one atomicOr.
+__global__ void mark_present_bytes(const std::uint8_t* __restrict__ text, std::int64_t n,
+                                   std::uint32_t* __restrict__ present) {
+  const unsigned lane = threadIdx.x & 31u;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  std::uint32_t word = 0;  // lane w < kAlphabetWords gathers bytes 32w .. 32w + 31
+  for (std::int64_t base = global_index() - lane; base < n; base += stride) {  // warp-uniform
+    const std::int64_t i = base + lane;
+    const unsigned byte = i < n ? text[i] : 256u;  // 256: no word
+    for (unsigned w = 0; w < kAlphabetWords; ++w) {
+      const std::uint32_t bits = __reduce_or_sync(0xFFFFFFFFu, (byte >> 5) == w ? 1u << (byte & 31u) : 0u);
+      if (lane == w) word |= bits;
+    }
+  }
+  if (lane < kAlphabetWords && word) atomicOr(&present[lane], word);
 }
 
-/// Round of prefix doubling: keys (rank[i], rank[i + h]) and values i.
-__global__ void doubling_keys(const std::uint32_t* __restrict__ rank, std::int64_t n, std::int64_t h,
-                              int rank_bits, std::uint64_t* __restrict__ keys,
-                              std::uint32_t* __restrict__ suffixes) {
+/// Initial keys (lcs_thread::initial_key, the code table built per block in shared memory;
+/// needs 256 threads per block) and values i; thread 0 also records how many characters the
+/// keys cover, the h of the first doubling round.
+__global__ void doubling_initial_keys(const std::uint8_t* __restrict__ text, std::int64_t n,
+                                      const std::uint32_t* __restrict__ present_bytes,
+                                      std::uint64_t* __restrict__ keys, std::uint32_t* __restrict__ suffixes,
+                                      std::int64_t* __restrict__ key_chars) {
+  __shared__ std::uint32_t present[kAlphabetWords];
+  __shared__ std::uint16_t codes[256];
+  if (threadIdx.x < kAlphabetWords) present[threadIdx.x] = present_bytes[threadIdx.x];
+  __syncthreads();
+  codes[threadIdx.x] = static_cast<std::uint16_t>(lt::alphabet_code(present, static_cast<std::uint8_t>(threadIdx.x)));
+  const int code_bits = lt::alphabet_code_bits(present);
+  __syncthreads();
   const std::int64_t i = global_index();
+  if (i == 0) *key_chars = lt::initial_key_chars(present);
   if (i >= n) return;
-  keys[i] = lt::doubling_key(rank, n, h, rank_bits, i);
+  keys[i] = lt::initial_key(text, n, codes, code_bits, i);
   suffixes[i] = static_cast<std::uint32_t>(i);
 }
 
-/// 1 where a sorted key differs from its predecessor (a new rank group starts).
-__global__ void doubling_group_heads(const std::uint64_t* __restrict__ sorted_keys, std::int64_t n,
-                                     std::uint32_t* __restrict__ heads) {
-  const std::int64_t k = global_index();
-  if (k >= n) return;
-  heads[k] = (k == 0 || sorted_keys[k] != sorted_keys[k - 1]) ? 1u : 0u;
+/// Round of prefix doubling over the `count` suffixes still sharing a group, at SA
+/// positions `positions`: keys (rank[i], rank[i + h]) and values i.
+__global__ void doubling_keys(const std::uint32_t* __restrict__ sa, const std::uint32_t* __restrict__ positions,
+                              std::int64_t count, const std::uint32_t* __restrict__ rank, std::int64_t n,
+                              std::int64_t h, int rank_bits, std::uint64_t* __restrict__ keys,
+                              std::uint32_t* __restrict__ suffixes) {
+  const std::int64_t j = global_index();
+  if (j >= count) return;
+  const std::uint32_t i = sa[positions[j]];
+  keys[j] = lt::doubling_key(rank, n, h, rank_bits, i);
+  suffixes[j] = i;
 }
 
-/// rank[sa[k]] = inclusive prefix sum of heads at k (ranks 1..groups).
-__global__ void doubling_scatter_ranks(const std::uint32_t* __restrict__ sa,
-                                       const std::uint32_t* __restrict__ new_rank, std::int64_t n,
-                                       std::uint32_t* __restrict__ rank) {
-  const std::int64_t k = global_index();
-  if (k >= n) return;
-  rank[sa[k]] = new_rank[k];
+/// After a sort of `count` suffixes (at SA positions `positions`, null: all, in order):
+/// puts them into the SA and gives each its group's rank (group_ranks: the max-scan of
+/// lcs_thread::group_start_rank).
+__global__ void doubling_place_ranks(const std::uint32_t* __restrict__ sorted_suffixes,
+                                     const std::uint32_t* __restrict__ positions,
+                                     const std::uint32_t* __restrict__ group_ranks, std::int64_t count,
+                                     std::uint32_t* __restrict__ sa, std::uint32_t* __restrict__ rank) {
+  const std::int64_t j = global_index();
+  if (j >= count) return;
+  const std::uint32_t i = sorted_suffixes[j];
+  if (positions) sa[positions[j]] = i;
+  rank[i] = group_ranks[j];
 }
 
 /// phi[sa[k]] = sa[k - 1]: the suffix preceding T[i..] in SA order (none for the first).
@@ -121,36 +155,85 @@ __global__ void lcp_gather(const std::uint32_t* __restrict__ sa, const std::uint
   lcp[k] = k == 0 ? 0u : plcp[sa[k]];
 }
 
-/// Per block of `block_len` SA positions: the scan states at its far ends.
-__global__ void nearest_b_summaries(const std::uint32_t* __restrict__ sa, const std::uint32_t* __restrict__ lcp,
-                                    std::int64_t n, std::uint32_t m, std::int64_t block_len,
-                                    NearestB* __restrict__ forward_out, NearestB* __restrict__ backward_out) {
-  const std::int64_t t = global_index();
-  const std::int64_t lo = t * block_len;
-  if (lo >= n) return;
-  const std::int64_t hi = lo + block_len < n ? lo + block_len : n;
-  lt::nearest_b_summary(sa, lcp, n, m, lo, hi, forward_out[t], backward_out[t]);
-}
+/// Functors of the doubling rounds' CUB scan and select (over sorted positions j).
+struct GroupStartRank {
+  const std::uint64_t* sorted_keys;
+  const std::uint32_t* positions;
+  __host__ __device__ std::uint32_t operator()(std::int64_t j) const {
+    return lt::group_start_rank(sorted_keys, positions, j);
+  }
+};
+struct InSharedGroup {
+  const std::uint64_t* sorted_keys;
+  std::int64_t count;
+  __host__ __device__ bool operator()(std::int64_t j) const { return lt::in_shared_group(sorted_keys, count, j); }
+};
+struct PositionOf {
+  const std::uint32_t* positions;
+  __host__ __device__ std::uint32_t operator()(std::int64_t j) const {
+    return positions ? positions[j] : static_cast<std::uint32_t>(j);
+  }
+};
+struct MaxOp {
+  __host__ __device__ std::uint32_t operator()(std::uint32_t x, std::uint32_t y) const { return x > y ? x : y; }
+};
 
-/// Per block: the longest clamped match of its A-suffixes, folded into *best.
-__global__ void nearest_b_best(const std::uint32_t* __restrict__ sa, const std::uint32_t* __restrict__ lcp,
-                               std::int64_t n, std::uint32_t m, std::int64_t block_len,
-                               const NearestB* __restrict__ forward_in, const NearestB* __restrict__ backward_in,
-                               std::uint32_t* __restrict__ left, unsigned long long* __restrict__ best) {
-  const std::int64_t t = global_index();
-  const std::int64_t lo = t * block_len;
-  if (lo >= n) return;
-  const std::int64_t hi = lo + block_len < n ? lo + block_len : n;
-  const std::uint32_t block_best = lt::nearest_b_best(sa, lcp, n, m, lo, hi, forward_in[t], backward_in[t], left);
-  if (block_best) atomicMax(best, static_cast<unsigned long long>(block_best));
-}
+/// Inputs of the nearest-B scans, as functors of the position for thrust::counting_iterator
+/// + transform_iterator: the forward elements in SA order, the backward ones reversed
+/// (scan position j is SA position n - 1 - j).
+struct ForwardElement {
+  const std::uint32_t* sa;
+  const std::uint32_t* lcp;
+  std::uint32_t m;
+  __host__ __device__ NearestB operator()(std::int64_t k) const { return lt::forward_element(sa, lcp, m, k); }
+};
+struct BackwardElement {
+  const std::uint32_t* sa;
+  const std::uint32_t* lcp;
+  std::int64_t n;
+  std::uint32_t m;
+  __host__ __device__ NearestB operator()(std::int64_t j) const { return lt::backward_element(sa, lcp, n, m, n - 1 - j); }
+};
+struct ChainOp {
+  __host__ __device__ NearestB operator()(const NearestB& before, const NearestB& next) const { return lt::chain(before, next); }
+};
 
-/// 1 for SA positions in a run of adjacent LCPs >= length.
-__global__ void run_members(const std::uint32_t* __restrict__ lcp, std::int64_t n, std::uint32_t length,
-                            std::uint8_t* __restrict__ member) {
-  const std::int64_t k = global_index();
-  if (k >= n) return;
-  member[k] = lt::is_run_member(lcp, n, k, length) ? 1 : 0;
-}
+/// Outputs of the nearest-B scans (thrust::tabulate_output_iterator): the forward scan stores
+/// each position's left LCP; the backward scan replaces it with the clamped match of the
+/// position, which a max-reduce turns into the length.
+struct StoreLeft {
+  std::uint32_t* left;
+  __host__ __device__ void operator()(std::int64_t k, const NearestB& state) const { left[k] = lt::nearest_b_lcp(state); }
+};
+struct StoreClampedMatch {
+  const std::uint32_t* sa;
+  std::int64_t n;
+  std::uint32_t m;
+  std::uint32_t* left_then_match;
+  __host__ __device__ void operator()(std::int64_t j, const NearestB& state) const {
+    const std::int64_t k = n - 1 - j;
+    left_then_match[k] = lt::clamped_match(sa, m, k, left_then_match[k], lt::nearest_b_lcp(state));
+  }
+};
+
+/// Positions of the runs holding the length (flags of the CUB select; none when the length
+/// is 0), read from device memory so the host need not wait for it.
+struct RunMember {
+  const std::uint32_t* lcp;
+  std::int64_t n;
+  const std::uint32_t* length;
+  __host__ __device__ bool operator()(std::int64_t k) const {
+    const std::uint32_t l = *length;
+    return l > 0 && lt::is_run_member(lcp, n, k, l);
+  }
+};
+/// A run member as sa[k] << 32 | lcp[k]: one selected array carries both to the host.
+struct PackRunMember {
+  const std::uint32_t* sa;
+  const std::uint32_t* lcp;
+  __host__ __device__ std::uint64_t operator()(std::int64_t k) const {
+    return static_cast<std::uint64_t>(sa[k]) << 32 | lcp[k];
+  }
+};
 
 }  // namespace warpmatch::cuda::kernels
