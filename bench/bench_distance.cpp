@@ -2,11 +2,12 @@
 //
 // Workloads: random ACGT pairs of 10 K, 100 K, 1 M (10 M on the GPU with --max-length 10M),
 // the lambda genome against mutated copies (1 % and 10 % edits), and a batch of 100 K pairs
-// of 100-300 bytes. Methods: GPU bit-parallel tiles (the default), GPU paper-001 tiles at
+// of 100-300 bytes. Methods: GPU bit-parallel stripes (the default), GPU paper-001 tiles at
 // every block size (random pairs up to 100 K: plain-DP tiles are too slow beyond) plus the
 // tuned model's choice checked against the sweep's best (target: within 10 %), the CPU
 // backend on all threads, and edlib NW on one thread (only up to --edlib-max: its time is
-// O(n d / 64); larger sizes are extrapolated from the largest measured, and marked so).
+// O(n d / 64); larger sizes are extrapolated from the largest measured, and marked so). The
+// genome rows run again with a bound k (GPU band, CPU and edlib with the same k).
 // Every method's distance is checked against the others. Table to stdout, JSON to --json.
 #include <algorithm>
 #include <chrono>
@@ -96,11 +97,12 @@ std::pair<std::int64_t, double> time_host(int repeats, int warmups, Fn&& fn) {
 }
 
 #ifdef WARPMATCH_HAVE_EDLIB
-std::int64_t edlib_nw(const Bytes& a, const Bytes& b) {
+/// edlib's global distance; k >= 0: its band, -1 beyond (as warpmatch's kDistanceOverK).
+std::int64_t edlib_nw(const Bytes& a, const Bytes& b, std::int64_t k = -1) {
   const EdlibAlignResult r =
       edlibAlign(reinterpret_cast<const char*>(a.data()), static_cast<int>(a.size()),
                  reinterpret_cast<const char*>(b.data()), static_cast<int>(b.size()),
-                 edlibNewAlignConfig(-1, EDLIB_MODE_NW, EDLIB_TASK_DISTANCE, nullptr, 0));
+                 edlibNewAlignConfig(static_cast<int>(k), EDLIB_MODE_NW, EDLIB_TASK_DISTANCE, nullptr, 0));
   const std::int64_t d = r.editDistance;
   edlibFreeAlignResult(r);
   return d;
@@ -156,15 +158,15 @@ int run_bench_distance(const BenchDistanceOptions& options) {
     o.threads = threads;
     return o;
   };
-  auto gpu_run = [&](const Bytes& a, const Bytes& b, cuda::DistanceAlgorithm algo, int bs) {
+  auto gpu_run = [&](const Bytes& a, const Bytes& b, cuda::DistanceAlgorithm algo, int bs, std::int64_t k = -1) {
     // The paper's plain-DP tiles are slow on big tables: one timed run, no warm-up (the
     // kernels are warm from the smaller sizes) beyond 10^9 cells.
     const bool big = algo == cuda::DistanceAlgorithm::tiles && static_cast<double>(a.size()) * b.size() > 1e9;
-    if (!big) cuda::edit_distance(a, b, -1, algo, bs, dev);  // warm-up
+    if (!big) cuda::edit_distance(a, b, k, algo, bs, dev);  // warm-up
     std::vector<double> kernel, total;
     std::int64_t d = -1;
     for (int r = 0; r < (big ? 1 : options.repeats); ++r) {
-      const auto run = cuda::edit_distance(a, b, -1, algo, bs, dev);
+      const auto run = cuda::edit_distance(a, b, k, algo, bs, dev);
       kernel.push_back(run.kernel_ms);
       total.push_back(run.total_ms);
       d = run.distance;
@@ -172,9 +174,10 @@ int run_bench_distance(const BenchDistanceOptions& options) {
     return std::tuple{d, median(kernel), median(total)};
   };
 
-  // One long pair through every method applicable at its size.
+  // One long pair through every method applicable at its size; k >= 0: the bounded
+  // (banded) run of the fast GPU path, the CPU and edlib instead, no paper tiles.
   auto measure_pair = [&](const std::string& workload, const Bytes& a, const Bytes& b, bool sweep_tiles,
-                          bool tuned_tiles) {
+                          bool tuned_tiles, std::int64_t k = -1) {
     const std::uint64_t cells = static_cast<std::uint64_t>(a.size()) * b.size();
     const auto base = [&](const std::string& method) {
       Row r;
@@ -192,12 +195,12 @@ int run_bench_distance(const BenchDistanceOptions& options) {
         mismatches.push_back(fmt::format("{} {}: {} != {}", workload, r.method, r.distance, reference));
     };
     if (gpu) {
-      auto [d, kms, tms] = gpu_run(a, b, cuda::DistanceAlgorithm::myers_tiles, 0);
-      Row r = base("gpu myers tiles (fast)");
+      auto [d, kms, tms] = gpu_run(a, b, cuda::DistanceAlgorithm::myers_stripes, 0, k);
+      Row r = base(k >= 0 ? "gpu myers stripes, band" : "gpu myers stripes (fast)");
       r.distance = d, r.median_ms = kms, r.total_ms = tms;
       check(r);
       add(r);
-      if (sweep_tiles || tuned_tiles) {
+      if (k < 0 && (sweep_tiles || tuned_tiles)) {
         const int chosen = model.choose_block_size(r.m, r.n);
         double best_ms = 0, chosen_ms = 0;
         int best_bs = 0;
@@ -226,7 +229,8 @@ int run_bench_distance(const BenchDistanceOptions& options) {
       }
     }
     if (static_cast<std::int64_t>(std::max(a.size(), b.size())) <= options.cpu_max_length) {
-      const auto opt = cpu_options("auto");
+      auto opt = cpu_options("auto");
+      opt.max_distance = k;
       const int reps = cells > 1e11 ? 1 : options.repeats;
       auto [d, ms] = time_host(reps, cells > 1e11 ? 0 : 1, [&] { return edit_distance(a, b, opt).distance; });
       Row r = base(fmt::format("cpu myers ({} threads)", threads));
@@ -236,8 +240,8 @@ int run_bench_distance(const BenchDistanceOptions& options) {
     }
 #ifdef WARPMATCH_HAVE_EDLIB
     if (static_cast<std::int64_t>(std::max(a.size(), b.size())) <= options.edlib_max_length) {
-      auto [d, ms] = time_host(cells > 1e9 ? 1 : options.repeats, 0, [&] { return edlib_nw(a, b); });
-      Row r = base("edlib NW (1 thread)");
+      auto [d, ms] = time_host(cells > 1e9 ? 1 : options.repeats, 0, [&] { return edlib_nw(a, b, k); });
+      Row r = base(k >= 0 ? "edlib NW, k (1 thread)" : "edlib NW (1 thread)");
       r.distance = d, r.median_ms = ms;
       check(r);
       add(r);
@@ -269,6 +273,10 @@ int run_bench_distance(const BenchDistanceOptions& options) {
     for (const double rate : {0.01, 0.10}) {
       const Bytes copy = mutate(rng, genome, rate);
       measure_pair(fmt::format("genome {}% edits", static_cast<int>(rate * 100)), genome, copy, false, true);
+      // A caller's bound of twice the expected edits: Ukkonen's band on the GPU, edlib's k.
+      const auto k = static_cast<std::int64_t>(2 * rate * static_cast<double>(genome.size()));
+      measure_pair(fmt::format("genome {}%, k={}", static_cast<int>(rate * 100), k), genome, copy, false,
+                   false, k);
     }
   }
 

@@ -1,5 +1,5 @@
 // `warpmatch bench distance`: edit distance of long pairs and batches — GPU paper tiles at
-// every block size vs the tuner's choice, GPU bit-parallel tiles, CPU backend, edlib.
+// every block size vs the tuner's choice, GPU bit-parallel stripes (also banded by k), CPU backend, edlib.
 #pragma once
 
 #include <cstdint>

@@ -1,12 +1,14 @@
-// Edit distance on CUDA: the bit-parallel tile wavefront (default), seed paper 001's tiles at
-// every block size, and the batch kernel (groups of 8/16/32 lanes, long pairs falling back
-// to the wavefront), all against the CPU backend (itself tested against plain DP and edlib).
+// Edit distance on CUDA: the bit-parallel stripes (default; banded by k, several passes when
+// stripes outnumber resident warps), seed paper 001's tiles at every block size, and the batch
+// kernel (groups of 8/16/32 lanes, long pairs falling back to the stripes), all against the
+// CPU backend (itself tested against plain DP and edlib).
 // Every test skips visibly on a machine without a GPU.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -63,8 +65,8 @@ std::int64_t cpu_distance(const Bytes& a, const Bytes& b, std::int64_t k = -1) {
   return warpmatch::edit_distance(span(a), span(b), o).distance;
 }
 
-std::int64_t gpu_myers(const Bytes& a, const Bytes& b, std::int64_t k = -1) {
-  return cu::edit_distance(span(a), span(b), k, cu::DistanceAlgorithm::myers_tiles, 0, 0).distance;
+std::int64_t gpu_myers(const Bytes& a, const Bytes& b, std::int64_t k = -1, int stripes_per_pass = 0) {
+  return cu::edit_distance(span(a), span(b), k, cu::DistanceAlgorithm::myers_stripes, stripes_per_pass, 0).distance;
 }
 
 std::int64_t gpu_tiles(const Bytes& a, const Bytes& b, int block_size, std::int64_t k = -1) {
@@ -109,10 +111,10 @@ TEST(DistanceCuda, EmptyIdenticalAndOneSided) {
   EXPECT_EQ(gpu_tiles(bytes("B"), long_a, 1024), 5000);
 }
 
-TEST(DistanceCuda, MyersTilesRandomAgainstCpuAllAlphabetsAndShapes) {
+TEST(DistanceCuda, MyersStripesRandomAgainstCpuAllAlphabetsAndShapes) {
   SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(11);
-  // Shapes cross the tile edges: 1024 rows per stripe (32 words), 1024 columns per tile.
+  // Shapes cross the edges: 32 rows per word, 1024 rows per stripe, 32-step blocks.
   const std::size_t shapes[][2] = {{1, 1},       {31, 33},      {32, 32},      {33, 1000},   {1023, 1025},
                                    {1024, 1024}, {1025, 2049},  {3000, 5000},  {5000, 3000}, {4097, 4095},
                                    {20000, 700}, {100000, 100000}, {100000, 3000}};
@@ -128,10 +130,10 @@ TEST(DistanceCuda, MyersTilesRandomAgainstCpuAllAlphabetsAndShapes) {
   }
 }
 
-TEST(DistanceCuda, MyersTilesAlphabetSizesAroundTheSharedPeqLimit) {
+TEST(DistanceCuda, MyersStripesAlphabetSizesAroundTheSharedPeqLimit) {
   SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(12);
-  for (const int alphabet : {14, 15, 16, 17, 40}) {  // codes = alphabet + 1 (absent bytes)
+  for (const int alphabet : {14, 30, 31, 32, 40}) {  // codes = alphabet + 1 (absent bytes); shared up to 32
     const Bytes a = random_bytes(rng, 2500, alphabet), b = random_bytes(rng, 2600, alphabet + 3);
     EXPECT_EQ(gpu_myers(a, b), cpu_distance(a, b)) << alphabet;
   }
@@ -139,6 +141,50 @@ TEST(DistanceCuda, MyersTilesAlphabetSizesAroundTheSharedPeqLimit) {
   for (int c = 0; c < 256; ++c) all[c] = static_cast<std::uint8_t>(c);  // no "absent" code at all
   const Bytes other = random_bytes(rng, 3000, 256);
   EXPECT_EQ(gpu_myers(all, other), cpu_distance(all, other));
+}
+
+TEST(DistanceCuda, MyersStripesBandAgainstCpu) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(17);
+  // Similar pairs (the band is narrow: few columns per stripe) and random ones, k around d.
+  const std::size_t lengths[] = {3000, 5000, 20000, 60000};
+  for (const int alphabet : {2, 4, 256}) {
+    for (const std::size_t L : lengths) {
+      for (const double rate : {0.002, 0.03, 0.2}) {
+        const Bytes a = random_bytes(rng, L, alphabet), b = mutate(rng, a, rate, alphabet);
+        const std::int64_t d = cpu_distance(a, b);
+        const std::int64_t diff = std::abs(static_cast<std::int64_t>(a.size()) - static_cast<std::int64_t>(b.size()));
+        for (const std::int64_t k : {d, d + 1, 2 * d + 7, d - 1, d / 2, diff, diff + 1}) {
+          if (k < 0) continue;
+          ASSERT_EQ(gpu_myers(a, b, k), d <= k ? d : kDistanceOverK)
+              << a.size() << "x" << b.size() << " k=" << k << " d=" << d << " alphabet " << alphabet;
+          ASSERT_EQ(gpu_myers(b, a, k), d <= k ? d : kDistanceOverK) << "swapped, k=" << k;
+        }
+      }
+    }
+  }
+  const Bytes x = random_bytes(rng, 40000, 4), y = random_bytes(rng, 30000, 4);
+  EXPECT_EQ(gpu_myers(x, y, 9999), kDistanceOverK);  // the lengths alone differ by 10000
+  EXPECT_EQ(gpu_myers(x, y, 1000000), cpu_distance(x, y));
+}
+
+TEST(DistanceCuda, MyersStripesSeveralPassesAgainstCpu) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(18);
+  // Stripes per pass 1..3 force the edge hand-off between passes (and its parity buffers).
+  const std::size_t shapes[][2] = {{3000, 3000}, {5121, 4000}, {8192, 9000}, {1025, 70000}};
+  for (const auto& sh : shapes) {
+    for (const int alphabet : {4, 256}) {
+      const Bytes a = random_bytes(rng, sh[0], alphabet);
+      const Bytes b = rng() % 2 ? random_bytes(rng, sh[1], alphabet) : mutate(rng, a, 0.05, alphabet);
+      const std::int64_t d = cpu_distance(a, b);
+      for (const int per_pass : {1, 2, 3}) {
+        ASSERT_EQ(gpu_myers(a, b, -1, per_pass), d) << a.size() << "x" << b.size() << " per pass " << per_pass;
+        ASSERT_EQ(gpu_myers(a, b, d, per_pass), d) << "banded, per pass " << per_pass;
+        if (d > 0) ASSERT_EQ(gpu_myers(a, b, d - 1, per_pass), kDistanceOverK);
+      }
+    }
+  }
 }
 
 TEST(DistanceCuda, PaperTilesEveryBlockSizeAgainstCpu) {
@@ -202,7 +248,7 @@ TEST(DistanceCuda, BatchAgainstCpuEveryGroupSizeAndLongFallback) {
   for (int i = 0; i < 3000; ++i) add_pair(100 + rng() % 201, 100 + rng() % 201, i % 3 == 0 ? 256 : 4);
   for (int i = 0; i < 200; ++i) add_pair(257 + rng() % 256, 300 + rng() % 600, 4);    // thread (<= 320) or 16 lanes
   for (int i = 0; i < 200; ++i) add_pair(513 + rng() % 512, 600 + rng() % 900, 2);    // groups of 32
-  for (int i = 0; i < 5; ++i) add_pair(1025 + rng() % 3000, 2000 + rng() % 3000, 4);  // wavefront
+  for (int i = 0; i < 5; ++i) add_pair(1025 + rng() % 3000, 2000 + rng() % 3000, 4);  // stripes
   add_pair(0, 0, 4);
   add_pair(0, 77, 4);
   add_pair(300, 0, 4);

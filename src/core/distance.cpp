@@ -20,7 +20,7 @@ struct Plan {
   Backend backend = Backend::cpu;
   std::string algorithm;  // resolved name
   cpu::DistanceAlgorithm cpu_algorithm = cpu::DistanceAlgorithm::myers;
-  cuda::DistanceAlgorithm cuda_algorithm = cuda::DistanceAlgorithm::myers_tiles;
+  cuda::DistanceAlgorithm cuda_algorithm = cuda::DistanceAlgorithm::myers_stripes;
   int threads = 1;
   std::string device_label;
 };

@@ -13,7 +13,7 @@
 namespace warpmatch::cuda {
 
 enum class DistanceAlgorithm {
-  myers_tiles,  // bit-parallel tiles (32 rows per thread word) in an anti-diagonal wavefront
+  myers_stripes,  // bit-parallel stripes of 1024 rows, one persistent warp each, banded by k
   tiles,        // seed paper 001: plain-DP tiles of block_size^2 cells, one launch per tile diagonal
 };
 
@@ -26,7 +26,8 @@ struct DistanceRun {
 };
 
 /// Global edit distance on the device. k < 0: no bound. block_size: the tile side for
-/// `tiles` (a multiple of 32 in [32, 1024]); ignored by myers_tiles. Throws
+/// `tiles` (a multiple of 32 in [32, 1024]); for myers_stripes, 0 or the most stripes per
+/// pass (tests use it to cross the pass hand-off on small inputs). Throws
 /// BackendUnavailable / DeviceError / InvalidArgument (bad block size).
 DistanceRun edit_distance(ByteSpan a, ByteSpan b, std::int64_t k, DistanceAlgorithm algorithm,
                           int block_size, int device);

@@ -1,8 +1,8 @@
-// Edit distance on CUDA, host side: uploads, the per-diagonal launches of both wavefronts,
-// the batch kernel's grouping, timing with events. Kernels in distance_kernels.cuh.
+// Edit distance on CUDA, host side: uploads, the paper's per-diagonal tile launches, the
+// bit-parallel stripe passes, the batch kernel's grouping, timing with events. Kernels in
+// distance_kernels.cuh.
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -71,11 +71,20 @@ DistanceRun run_tiles(ByteSpan a, ByteSpan b, int B, int device) {
   return run;
 }
 
-/// Bit-parallel tiles (32 words x 1024 columns, one warp each) in an anti-diagonal wavefront.
-DistanceRun run_myers_tiles(ByteSpan a, ByteSpan b, int device) {
+/// Bit-parallel stripes (kernels::myers_stripe): the pattern = the shorter string, its Peq
+/// per word and the text as pattern codes; one cooperative launch per pass of co-resident
+/// stripes (at most max_per_pass when > 0). k >= 0 restricts every stripe to Ukkonen's band.
+DistanceRun run_myers_stripes(ByteSpan a, ByteSpan b, std::int64_t k, std::int64_t max_per_pass, int device) {
   const auto t0 = Clock::now();
   if (a.size() > b.size()) std::swap(a, b);  // rows = the shorter string: fewer words
   const std::int64_t m = static_cast<std::int64_t>(a.size()), n = static_cast<std::int64_t>(b.size());
+  DistanceRun run;
+  if (k >= 0 && n - m > k) {  // the length difference alone exceeds k
+    run.total_ms = ms_since(t0);
+    return run;
+  }
+  std::int64_t band = k >= 0 ? (k - (n - m)) / 2 : -1;
+  if (band >= m) band = -1;  // the band covers the whole table
   const std::int64_t words = (m + 31) / 32;
   // Alphabet of the pattern; text bytes absent from it share one code with a zero Peq row
   // (when all 256 byte values occur, no such code is needed and codes fit a byte).
@@ -94,46 +103,61 @@ DistanceRun run_myers_tiles(ByteSpan a, ByteSpan b, int device) {
   std::vector<std::uint8_t> codes(n);
   for (std::int64_t j = 0; j < n; ++j) codes[j] = static_cast<std::uint8_t>(code[b[j]]);
 
+  // Stripes per pass: as many as can be resident at once (the cooperative launch checks it).
+  const bool shared_peq = peq_codes <= kn::kStripeSharedPeqCodes;
+  const void* kernel = shared_peq ? reinterpret_cast<const void*>(&kn::myers_stripe<true>)
+                                  : reinterpret_cast<const void*>(&kn::myers_stripe<false>);
+  const std::size_t shared_bytes = kn::stripe_shared_bytes(shared_peq, peq_codes);
+  int per_sm = 0, sms = 0;
+  WARPMATCH_CUDA_CHECK(device, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32, shared_bytes));
+  WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const std::int64_t stripes = (m + kn::kStripeRows - 1) / kn::kStripeRows;
+  std::int64_t per_pass = std::min<std::int64_t>(stripes, static_cast<std::int64_t>(per_sm) * sms);
+  if (max_per_pass > 0) per_pass = std::min(per_pass, max_per_pass);
+  const bool passes = per_pass < stripes;
+
   Stream stream(device);
-  DeviceBuffer<std::uint8_t> dcodes(device, n);
-  DeviceBuffer<std::uint32_t> dpeq(device, peq.size()), pv(device, words), mv(device, words);
-  DeviceBuffer<std::int8_t> H(device, n);
+  DeviceBuffer<std::uint8_t> dcodes(device, n), ring(device, (per_pass - 1) * kn::kRingColumns);
+  DeviceBuffer<std::uint32_t> dpeq(device, peq.size());
+  DeviceBuffer<long long> consumed(device, per_pass);
+  DeviceBuffer<unsigned long long> vertical_sum(device, 1);
+  DeviceBuffer<std::int8_t> edges(device, passes ? 2 * n : 0);  // two: one read, one written per pass
   WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dcodes.get(), codes.data(), n, cudaMemcpyHostToDevice, stream.get()));
   WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dpeq.get(), peq.data(), peq.size() * 4, cudaMemcpyHostToDevice,
                                                stream.get()));
   Event start(device, true), stop(device, true);
   start.record(stream.get());
-  WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(pv.get(), 0xff, words * 4, stream.get()));  // column 0: all +1
-  WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(mv.get(), 0, words * 4, stream.get()));
-  const std::int64_t stripes = (words + 31) / 32;
-  const std::int64_t chunks = (n + kn::kMyersTileColumns - 1) / kn::kMyersTileColumns;
-  const bool shared_peq = peq_codes <= kn::kSharedPeqCodes;
-  for (std::int64_t d = 0; d < stripes + chunks - 1; ++d) {
-    const std::int64_t first = std::max<std::int64_t>(0, d - (chunks - 1));
-    const std::int64_t last = std::min(d, stripes - 1);
-    const auto blocks = static_cast<unsigned>((last - first + kn::kMyersWarpsPerBlock) / kn::kMyersWarpsPerBlock);
-    if (shared_peq)
-      kn::myers_tile_diagonal<true><<<blocks, 32 * kn::kMyersWarpsPerBlock, 0, stream.get()>>>(
-          dcodes.get(), n, dpeq.get(), peq_codes, words, d, first, last, pv.get(), mv.get(), H.get());
-    else
-      kn::myers_tile_diagonal<false><<<blocks, 32 * kn::kMyersWarpsPerBlock, 0, stream.get()>>>(
-          dcodes.get(), n, dpeq.get(), peq_codes, words, d, first, last, pv.get(), mv.get(), H.get());
-    check_launch("myers_tile_diagonal", device);
+  WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(vertical_sum.get(), 0, sizeof(unsigned long long), stream.get()));
+  for (std::int64_t first = 0, pass = 0; first < stripes; first += per_pass, ++pass) {
+    const std::int64_t count = std::min(per_pass, stripes - first);
+    WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(ring.get(), 0, (count - 1) * kn::kRingColumns, stream.get()));
+    WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(consumed.get(), 0, count * sizeof(long long), stream.get()));
+    kn::StripePass p{};
+    p.codes = dcodes.get();
+    p.m = m;
+    p.n = n;
+    p.peq = dpeq.get();
+    p.peq_codes = peq_codes;
+    p.words = words;
+    p.band = band;
+    p.stripe_first = first;
+    p.edge_in = pass > 0 ? edges.get() + ((pass + 1) % 2) * n : nullptr;
+    p.edge_out = first + count < stripes ? edges.get() + (pass % 2) * n : nullptr;
+    p.ring = ring.get();
+    p.consumed = consumed.get();
+    p.vertical_sum = vertical_sum.get();
+    void* args[] = {&p};
+    WARPMATCH_CUDA_CHECK(device, cudaLaunchCooperativeKernel(kernel, dim3(static_cast<unsigned>(count)), dim3(32),
+                                                             args, shared_bytes, stream.get()));
+    check_launch("myers_stripe", device);
   }
   stop.record(stream.get());
-  std::vector<std::uint32_t> hpv(words), hmv(words);
-  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(hpv.data(), pv.get(), words * 4, cudaMemcpyDeviceToHost, stream.get()));
-  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(hmv.data(), mv.get(), words * 4, cudaMemcpyDeviceToHost, stream.get()));
+  unsigned long long sum = 0;
+  WARPMATCH_CUDA_CHECK(device,
+                       cudaMemcpyAsync(&sum, vertical_sum.get(), sizeof sum, cudaMemcpyDeviceToHost, stream.get()));
   stream.synchronize();
-  // D[m][n] = D[0][n] + the vertical deltas of rows 1..m at column n.
-  std::int64_t distance = n;
-  for (std::int64_t w = 0; w < words; ++w) {
-    const std::int64_t rows = std::min<std::int64_t>(32, m - 32 * w);
-    const std::uint32_t valid = rows >= 32 ? 0xffffffffu : ((1u << rows) - 1u);
-    distance += std::popcount(hpv[w] & valid) - std::popcount(hmv[w] & valid);
-  }
-  DistanceRun run;
-  run.distance = distance;
+  // D[m][n] = D[0][n] + the vertical deltas down column n (see the kernel for the band).
+  run.distance = n + static_cast<std::int64_t>(sum);
   run.kernel_ms = stop.ms_since(start);
   run.total_ms = ms_since(t0);
   return run;
@@ -154,9 +178,8 @@ DistanceRun edit_distance(ByteSpan a, ByteSpan b, std::int64_t k, DistanceAlgori
                             " out of range: the tiles kernel takes a multiple of 32 from 32 to 1024");
     run = run_tiles(a, b, block_size, device);
   } else {
-    // The band is not applied on the GPU: the whole table is computed and k only decides
-    // the report (the bit-parallel wavefront is fast enough that the band rarely pays).
-    run = run_myers_tiles(a, b, device);
+    if (block_size < 0) throw InvalidArgument("stripes per pass must be >= 0");
+    run = run_myers_stripes(a, b, k, block_size, device);
   }
   run.distance = bounded(run.distance, k);
   return run;
@@ -251,7 +274,7 @@ std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan
   // its steps), with the pairs whose pattern has more than kThreadMaxSigma distinct bytes
   // rerun on the 8- or 16-lane group kernel; 321-512 and 513-1024 rows groups of 16 or 32
   // lanes.
-  // Longer ones run one by one on the tile wavefront.
+  // Longer ones run one by one on the bit-parallel stripes.
   std::array<std::vector<std::size_t>, 3> by_group;
   std::vector<std::size_t> long_pairs;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
@@ -302,7 +325,7 @@ std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan
     for (std::size_t x = 0; x < members.size(); ++x) out[members[x]] = bounded(dist[x], k);
   }
   for (const std::size_t i : long_pairs) {
-    const DistanceRun run = edit_distance(pairs[i].first, pairs[i].second, k, DistanceAlgorithm::myers_tiles, 0, device);
+    const DistanceRun run = edit_distance(pairs[i].first, pairs[i].second, k, DistanceAlgorithm::myers_stripes, 0, device);
     if (kernel_ms) *kernel_ms += run.kernel_ms;
     out[i] = run.distance;
   }

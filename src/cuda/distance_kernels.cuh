@@ -8,12 +8,11 @@
 // of the last tile computed in that row range), corner[tr] (the top-left corner of the next
 // tile in tile row tr, saved before H is overwritten).
 //
-// myers_tile_diagonal / batch: Myers/Hyyrö bit-parallel columns with 32-bit words. A group of
-// G lanes owns G consecutive words (32 G rows) and runs the columns as a lane pipeline: lane l
-// handles column s - l at step s, the horizontal delta leaving its word goes to lane l + 1
-// by shuffle. Long pairs tile the table into (32 words) x (W columns) tiles, one warp each,
-// computed as an anti-diagonal wavefront of tiles; bottom deltas in H, word states in
-// global memory between tiles. Batches give each pair a group of 8, 16 or 32 lanes.
+// myers_stripe / batch: Myers/Hyyrö bit-parallel columns with 32-bit words. A group of G
+// lanes owns G consecutive words (32 G rows) and runs the columns as a lane pipeline, the
+// horizontal delta leaving a lane's word going to the next lane by shuffle. Long pairs cut
+// the rows into stripes of 32 words, one persistent warp each, chained by their bottom
+// deltas (see myers_stripe); batches give each pair a group of 8, 16 or 32 lanes or a thread.
 #pragma once
 
 #include <cstdint>
@@ -98,69 +97,263 @@ __global__ void tiles_init(std::int32_t* H, std::int64_t n, std::int32_t* V, std
   }
 }
 
-// ---- bit-parallel tiles ------------------------------------------------------------------
+// ---- bit-parallel stripes: one persistent warp per stripe, one launch per pass ----------
+//
+// A stripe is 32 words (1024 rows, lane l owns word 32 s + l) that sweeps its whole column
+// range in one warp. Lane l runs kLaneSkew columns behind lane l - 1, so the horizontal delta
+// a lane hands down by shuffle is needed two steps later: the shuffle's latency overlaps the
+// next step. Measured on the H200: a lone warp takes ~63 cycles a step (about 20 integer
+// instructions, partly dependent); with the ~1000 stripes of a 1M x 1M pair resident at once
+// (7-8 warps per SM) the SMs' integer pipes stretch it to ~100. Stripe s reads the
+// bottom deltas of stripe s - 1 from a ring of tagged bytes (tag = column lap parity, so no
+// fence or flag is needed: a byte is valid when its tag is the one expected) and writes its own
+// bottom deltas into the ring read by stripe s + 1; the consumer publishes how far it has
+// read (back-pressure, the ring holds kRingColumns columns). All stripes of a pass are
+// co-resident (cooperative launch), so a wait always ends; a pass hands its last stripe's bottom
+// row to the next pass through a full-length edge buffer.
+//
+// Band (Ukkonen): with a bound k, stripe s computes only the columns (c_lo, c_hi] that can lie
+// on a path of cost <= k, starting from the over-estimate "vertical deltas +1" at c_lo and
+// reading "+1" top deltas past the previous stripe's c_hi. Every value is then >= the true
+// one and exact along an optimal path of cost <= k; D[m][n] = n + the sum over the stripes of
+// the vertical deltas at each stripe's last column (the +1 extensions telescope). The band
+// cuts the work, not the wavefront: stripe s starts 1024 columns right of stripe s - 1, so
+// one pair still takes about m + (band width) steps.
 
-constexpr int kMyersTileColumns = 1024;   // W: columns per tile
-constexpr int kMyersWarpsPerBlock = 4;
-constexpr int kSharedPeqCodes = 16;       // alphabets up to this many codes keep Peq in shared
+constexpr int kStripeRows = 1024;          // 32 lanes x 32-bit words
+constexpr int kLaneSkew = 2;               // columns between adjacent lanes (1 or 2)
+constexpr int kStripeBlock = 32;           // steps per staging/publishing block (a multiple of 32)
+constexpr int kRingColumns = 4096;         // tagged bottom deltas per stripe boundary (> 2 blocks)
+constexpr int kStripeSharedPeqCodes = 32;  // up to this many codes Peq sits in shared
 
-/// Tiles (s, diag - s) for s = s_first + warp index; one warp per tile of 32 words x W columns.
-/// codes: text mapped to the pattern's alphabet codes; peq[code * words + w];
-/// pv/mv: word states at the last column computed; H: horizontal delta (+1/0/-1) leaving
-/// the bottom of the last stripe computed, per column.
+/// lane 31's delay behind lane 0, and the text codes a block's steps read (all lanes).
+template <int kSkew> constexpr int pipeline_lag = kSkew * 31;
+template <int kBlock> constexpr int text_stage = kBlock + 64;
+
+/// Columns [lo, hi) of the text that stripe s processes: all of them, or the band's.
+/// band < 0: no band; else the half-width e = (k - (n - m)) / 2 (n >= m).
+__host__ __device__ inline void stripe_columns(std::int64_t s, std::int64_t m, std::int64_t n, std::int64_t band,
+                                               std::int64_t* lo, std::int64_t* hi) {
+  if (band < 0) {
+    *lo = 0;
+    *hi = n;
+    return;
+  }
+  const std::int64_t i0 = s * kStripeRows;
+  *lo = i0 - band > 0 ? i0 - band : 0;
+  const std::int64_t end = i0 + kStripeRows + (n - m) + band;
+  *hi = end < n ? end : n;
+}
+
+/// Ring byte for delta h at column j: 1..3 on even laps of the ring, 4..6 on odd ones; 0 = unwritten.
+__device__ __forceinline__ std::uint8_t ring_tag(int h, std::int64_t j) {
+  return static_cast<std::uint8_t>(2 + h + 3 * ((j / kRingColumns) & 1));
+}
+
+struct StripePass {
+  const std::uint8_t* codes;       // text mapped to pattern codes, n
+  std::int64_t m, n;               // pattern rows, text columns (m <= n)
+  const std::uint32_t* peq;        // peq[code * words + w]
+  int peq_codes;
+  std::int64_t words;
+  std::int64_t band;               // see stripe_columns
+  std::int64_t stripe_first;       // stripes stripe_first .. + gridDim.x - 1 in this pass
+  const std::int8_t* edge_in;      // bottom deltas of stripe stripe_first - 1 (nullptr: row 0)
+  std::int8_t* edge_out;           // this pass's last stripe's bottom deltas (nullptr: not needed)
+  std::uint8_t* ring;              // (gridDim.x - 1) x kRingColumns, zeroed before the pass
+  long long* consumed;             // per ring: columns below this were read by the consumer, zeroed
+  unsigned long long* vertical_sum;  // += each stripe's vertical deltas at its last column (mod 2^64)
+};
+
+__device__ __forceinline__ long long volatile_load(const long long* p) {
+  return *static_cast<const volatile long long*>(p);
+}
+
+/// The lane's match word for text code `code`: Peq in shared is [code][lane] (128 bytes a
+/// code), in global [code][word].
 template <bool kPeqInShared>
-__global__ void __launch_bounds__(32 * kMyersWarpsPerBlock)
-myers_tile_diagonal(const std::uint8_t* __restrict__ codes, std::int64_t n,
-                    const std::uint32_t* __restrict__ peq, int peq_codes, std::int64_t words,
-                    std::int64_t diag, std::int64_t s_first, std::int64_t s_last,
-                    std::uint32_t* __restrict__ pv_state, std::uint32_t* __restrict__ mv_state,
-                    std::int8_t* __restrict__ H) {
-  __shared__ std::uint8_t text[kMyersWarpsPerBlock][kMyersTileColumns];
-  __shared__ std::int8_t hbuf[kMyersWarpsPerBlock][kMyersTileColumns];
-  __shared__ std::uint32_t speq[kPeqInShared ? kMyersWarpsPerBlock : 1][kPeqInShared ? kSharedPeqCodes : 1][32];
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const std::int64_t s = s_first + static_cast<std::int64_t>(blockIdx.x) * kMyersWarpsPerBlock + warp;
-  if (s > s_last) return;  // whole warp leaves together: no shuffles with missing lanes
-  const std::int64_t c = diag - s;
-  const std::int64_t j0 = c * kMyersTileColumns;
-  const int cols = static_cast<int>(min(static_cast<std::int64_t>(kMyersTileColumns), n - j0));
-  const std::int64_t w = s * 32 + lane;
-  const bool word_ok = w < words;
-  const int last_lane = static_cast<int>(min(static_cast<std::int64_t>(31), words - 1 - s * 32));
+__device__ __forceinline__ std::uint32_t lane_peq(const std::uint32_t* peq_lane, int peq_stride, int code) {
+  if constexpr (kPeqInShared) return peq_lane[code * 32];
+  else return __ldg(peq_lane + static_cast<std::int64_t>(code) * peq_stride);
+}
 
-  for (int x = lane; x < cols; x += 32) {
-    text[warp][x] = codes[j0 + x];
-    hbuf[warp][x] = s == 0 ? std::int8_t{1} : H[j0 + x];  // row 0: D[0][j] - D[0][j-1] = 1
-  }
-  if constexpr (kPeqInShared) {
-    for (int code = 0; code < peq_codes; ++code) speq[warp][code][lane] = word_ok ? peq[code * words + w] : 0u;
-  }
-  std::uint32_t pv = word_ok ? pv_state[w] : 0u;
-  std::uint32_t mv = word_ok ? mv_state[w] : 0u;
-  __syncwarp();
-
-  int from_above = 0;  // hout of lane - 1 at the previous step
-  const int steps = cols + 31;
-  for (int step = 0; step < steps; ++step) {
-    const int j = step - lane;
-    int hout = 0;
-    if (j >= 0 && j < cols) {
-      const int code = text[warp][j];
-      std::uint32_t eq;
-      if constexpr (kPeqInShared) eq = speq[warp][code][lane];
-      else eq = word_ok ? __ldg(peq + code * words + w) : 0u;
-      const int hin = lane == 0 ? hbuf[warp][j] : from_above;
-      hout = myers_step32(pv, mv, eq, hin);
-      if (lane == last_lane) hbuf[warp][j] = static_cast<std::int8_t>(hout);
+/// Steps t0 .. t0 + kBlock - 1 of a stripe (lane l on column c_lo + t - kSkew l, offset
+/// rel0 + u from c_lo at step t0 + u). kChecked: offsets outside [0, cols) keep the state
+/// and hand down 0. from_above[t % kSkew]: the delta received by shuffle kSkew steps before.
+/// Each 32-step chunk first loads its match words and lane 0's top deltas into registers,
+/// so that no shared load waits behind the previous step's shared store of `out`.
+template <bool kChecked, bool kPeqInShared, int kBlock, int kSkew>
+__device__ __forceinline__ void stripe_block(std::uint32_t& pv, std::uint32_t& mv, int (&from_above)[kSkew],
+                                             const std::uint8_t* text_lane, const std::int8_t* top,
+                                             std::int8_t* out, const std::uint32_t* peq_lane, int peq_stride,
+                                             int lane, std::int64_t rel0, std::int64_t cols) {
+#pragma unroll 1
+  for (int u0 = 0; u0 < kBlock; u0 += 32) {
+    std::uint32_t eq[32], top4[8];
+#pragma unroll
+    for (int u = 0; u < 32; ++u) eq[u] = lane_peq<kPeqInShared>(peq_lane, peq_stride, text_lane[u0 + u]);
+#pragma unroll
+    for (int x = 0; x < 8; ++x) top4[x] = reinterpret_cast<const std::uint32_t*>(top + u0)[x];
+#pragma unroll
+    for (int u = 0; u < 32; ++u) {
+      const int from_top = static_cast<std::int8_t>(top4[u / 4] >> (8 * (u % 4)));
+      const int hin = lane == 0 ? from_top : from_above[u % kSkew];
+      int h;
+      if constexpr (kChecked) {
+        std::uint32_t npv = pv, nmv = mv;
+        h = myers_step32(npv, nmv, eq[u], hin);
+        const std::int64_t rel = rel0 + u0 + u;
+        const bool inside = rel >= 0 && rel < cols;
+        pv = inside ? npv : pv;
+        mv = inside ? nmv : mv;
+        h = inside ? h : 0;
+      } else {
+        h = myers_step32(pv, mv, eq[u], hin);
+      }
+      if (lane == 31) out[u0 + u] = static_cast<std::int8_t>(h);
+      from_above[u % kSkew] = __shfl_up_sync(0xffffffffu, h, 1);
     }
-    from_above = __shfl_up_sync(0xffffffffu, hout, 1);
   }
-  __syncwarp();
-  for (int x = lane; x < cols; x += 32) H[j0 + x] = hbuf[warp][x];
-  if (word_ok) {
-    pv_state[w] = pv;
-    mv_state[w] = mv;
+}
+
+template <bool kPeqInShared, int kBlock = kStripeBlock, int kSkew = kLaneSkew>
+__global__ void __launch_bounds__(32) myers_stripe(const StripePass p) {
+  constexpr int kPipelineLag = pipeline_lag<kSkew>, kTextStage = text_stage<kBlock>;
+  extern __shared__ std::uint32_t stripe_shared[];
+  std::uint32_t* speq = stripe_shared;  // [code][lane] when kPeqInShared
+  std::uint8_t* text = reinterpret_cast<std::uint8_t*>(stripe_shared + (kPeqInShared ? p.peq_codes * 32 : 0));
+  std::int8_t* top = reinterpret_cast<std::int8_t*>(text + kTextStage);  // lane 0's top deltas, per step
+  std::int8_t* out = top + kBlock;                                        // lane 31's bottom deltas, per step
+
+  const int lane = threadIdx.x;
+  const std::int64_t q = blockIdx.x;  // stripe within the pass
+  const std::int64_t s = p.stripe_first + q;
+  const bool last_in_pass = q + 1 == gridDim.x;
+  std::int64_t c_lo, c_hi;
+  stripe_columns(s, p.m, p.n, p.band, &c_lo, &c_hi);
+  const std::int64_t cols = c_hi - c_lo;
+  // Top deltas come from stripe s - 1 for columns below its c_hi, "+1" beyond (and for row 0).
+  std::int64_t top_hi = c_lo;
+  if (s > 0) {
+    std::int64_t lo_above;
+    stripe_columns(s - 1, p.m, p.n, p.band, &lo_above, &top_hi);
   }
+  const std::uint8_t* ring_in = q > 0 ? p.ring + (q - 1) * kRingColumns : nullptr;
+  const std::int8_t* edge_in = q == 0 ? p.edge_in : nullptr;
+  if (q == 0 && !edge_in) top_hi = c_lo;  // row 0: all +1
+  std::uint8_t* ring_out = last_in_pass ? nullptr : p.ring + q * kRingColumns;
+  std::int8_t* edge_out = last_in_pass ? p.edge_out : nullptr;
+
+  const std::int64_t w = s * 32 + lane;
+  const bool word_ok = w < p.words;
+  const std::uint32_t* peq_lane;
+  int peq_stride = 0;
+  if constexpr (kPeqInShared) {
+    for (int code = 0; code < p.peq_codes; ++code) speq[code * 32 + lane] = word_ok ? p.peq[code * p.words + w] : 0u;
+    peq_lane = speq + lane;
+  } else {
+    peq_lane = p.peq + (word_ok ? w : 0);  // words past the pattern: eq garbage, rows masked at the end
+    peq_stride = static_cast<int>(p.words);
+  }
+  if (ring_in && lane == 0) *reinterpret_cast<volatile long long*>(p.consumed + q - 1) = c_lo;
+
+  // Staging of block t0 (steps t0 .. t0 + kBlock - 1): text codes of columns
+  // c_lo + t0 - kPipelineLag + x for x < kTextStage, top deltas of columns c_lo + t0 + x.
+  constexpr int kTextPerLane = kTextStage / 32, kTopPerLane = kBlock / 32;
+  std::uint8_t text_next[kTextPerLane];
+  std::uint8_t top_next[kTopPerLane];  // raw: a ring tag, or an edge / constant delta + 2
+  auto fetch = [&](std::int64_t t0) {
+#pragma unroll
+    for (int i = 0; i < kTextPerLane; ++i) {
+      const std::int64_t j = c_lo + t0 - kPipelineLag + lane + 32 * i;
+      text_next[i] = j >= 0 && j < p.n ? p.codes[j] : 0;
+    }
+#pragma unroll
+    for (int i = 0; i < kTopPerLane; ++i) {
+      const std::int64_t j = c_lo + t0 + lane + 32 * i;
+      if (j >= top_hi) top_next[i] = 3;  // +1
+      else if (ring_in) top_next[i] = static_cast<const volatile std::uint8_t*>(ring_in)[j % kRingColumns];
+      else top_next[i] = static_cast<std::uint8_t>(edge_in[j] + 2);
+    }
+  };
+  auto commit = [&](std::int64_t t0) {  // waits for the ring's bytes, then stores the block
+#pragma unroll
+    for (int i = 0; i < kTopPerLane; ++i) {
+      const std::int64_t j = c_lo + t0 + lane + 32 * i;
+      int delta = top_next[i] - 2;
+      if (ring_in && j < top_hi) {
+        const std::uint8_t lap_base = static_cast<std::uint8_t>(3 * ((j / kRingColumns) & 1));
+        std::uint8_t v = top_next[i];
+        while (static_cast<std::uint8_t>(v - lap_base - 1) >= 3) {
+          __nanosleep(64);
+          v = static_cast<const volatile std::uint8_t*>(ring_in)[j % kRingColumns];
+        }
+        delta = v - lap_base - 2;
+      }
+      top[lane + 32 * i] = static_cast<std::int8_t>(delta);
+    }
+#pragma unroll
+    for (int i = 0; i < kTextPerLane; ++i) text[lane + 32 * i] = text_next[i];
+    __syncwarp();
+    if (ring_in && lane == 0)
+      *reinterpret_cast<volatile long long*>(p.consumed + q - 1) = c_lo + t0 + kBlock;
+  };
+
+  std::uint32_t pv = 0xffffffffu, mv = 0;  // column c_lo: vertical deltas +1
+  int from_above[kSkew] = {};
+  const std::int64_t steps = cols + kPipelineLag;
+  fetch(0);
+  commit(0);
+  for (std::int64_t t0 = 0; t0 < steps; t0 += kBlock) {
+    const bool more = t0 + kBlock < steps;
+    if (more) fetch(t0 + kBlock);
+    long long consumed = ring_out ? volatile_load(p.consumed + q) : 0;
+    const std::uint8_t* text_lane = text + kPipelineLag - kSkew * lane;
+    const std::int64_t rel0 = t0 - kSkew * lane;
+    if (t0 >= kPipelineLag && t0 + kBlock <= cols)
+      stripe_block<false, kPeqInShared, kBlock, kSkew>(pv, mv, from_above, text_lane, top, out, peq_lane, peq_stride,
+                                                      lane, rel0, cols);
+    else
+      stripe_block<true, kPeqInShared, kBlock, kSkew>(pv, mv, from_above, text_lane, top, out, peq_lane, peq_stride,
+                                                     lane, rel0, cols);
+    __syncwarp();
+    // Publish lane 31's columns c_lo + t0 - kPipelineLag + x that lie in [c_lo, c_hi).
+    const std::int64_t first = c_lo + t0 - kPipelineLag;
+    if (ring_out) {
+      const std::int64_t need = first + kBlock - kRingColumns;  // ring slots free below this
+      while (consumed < need) {
+        __nanosleep(64);
+        consumed = volatile_load(p.consumed + q);
+      }
+      volatile std::uint8_t* ring = ring_out;
+#pragma unroll
+      for (int i = 0; i < kTopPerLane; ++i) {
+        const std::int64_t j = first + lane + 32 * i;
+        if (j >= c_lo && j < c_hi) ring[j % kRingColumns] = ring_tag(out[lane + 32 * i], j);
+      }
+    } else if (edge_out) {
+#pragma unroll
+      for (int i = 0; i < kTopPerLane; ++i) {
+        const std::int64_t j = first + lane + 32 * i;
+        if (j >= c_lo && j < c_hi) edge_out[j] = out[lane + 32 * i];
+      }
+    }
+    __syncwarp();  // `out` and the staging buffers are rewritten next
+    if (more) commit(t0 + kBlock);
+  }
+  // Vertical deltas of the stripe's real rows at its last column.
+  const std::int64_t rows = p.m - w * 32;
+  const std::uint32_t valid = rows >= 32 ? 0xffffffffu : rows <= 0 ? 0u : (1u << rows) - 1u;
+  int vsum = __popc(pv & valid) - __popc(mv & valid);
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) vsum += __shfl_xor_sync(0xffffffffu, vsum, off);
+  if (lane == 0) atomicAdd(p.vertical_sum, static_cast<unsigned long long>(static_cast<long long>(vsum)));
+}
+
+/// Shared memory of one myers_stripe block.
+template <int kBlock = kStripeBlock>
+std::size_t stripe_shared_bytes(bool peq_in_shared, int peq_codes) {
+  return (peq_in_shared ? static_cast<std::size_t>(peq_codes) * 32 * 4 : 0) + text_stage<kBlock> + 2 * kBlock;
 }
 
 // ---- batches: one group of G lanes per pair ----------------------------------------------
