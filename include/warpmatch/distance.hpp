@@ -29,9 +29,10 @@ inline constexpr std::int64_t kDistanceOverK = -1;
 ///   "auto"   — the fastest for the backend: "myers".
 ///   "myers"  — CPU: Myers/Hyyrö bit-parallel columns of 64 cells per word, banded by k
 ///              (Ukkonen; without k the band doubles from 64 like edlib), the pattern's
-///              blocks split into stripes pipelined over threads. CUDA: bit-parallel tiles
-///              (32 cells per thread per word step) in an anti-diagonal wavefront; the GPU
-///              computes the whole table and k only decides the report (no band there yet).
+///              blocks split into stripes pipelined over threads. CUDA: one warp per stripe
+///              of 1024 rows (32 cells per lane per word step) sweeping all columns in one
+///              persistent launch, stripes handing their bottom deltas down through a ring;
+///              with k, each stripe computes only Ukkonen's band.
 ///              With want_alignment on CUDA, the distance comes from the GPU and the
 ///              alignment from the CPU's Hirschberg, banded by that distance.
 ///   "dp"     — CPU reference: the plain DP, two rows, one thread.
