@@ -9,8 +9,10 @@
 //   english   every word of /usr/share/dict/words in English prose (the licence texts of
 //             /usr/share/common-licenses, repeated to --english-bytes).
 // Methods: GPU fast resident (text on the device, kernel time), GPU fast host-fed (pinned host
-// text streamed, transfers included), GPU mbndm resident (the paper's kernel and thread
-// configuration), CPU fast on all threads (and on 1 thread for the paper's sets), CPU mbndm
+// text streamed, transfers included), each fast kernel resident where the set allows a
+// choice (no pattern shorter than 4: tile, scan + block / warp queue, scan + per-thread
+// verification), GPU mbndm resident (the paper's kernel and thread configuration), CPU fast
+// on all threads (and on 1 thread for the paper's sets), CPU mbndm
 // on 1 thread (the paper's CPU baseline), Hyperscan 5 block mode in literal mode on 1 thread
 // and on all threads (text split with an overlap of longest pattern - 1, each thread with
 // its own scratch; occurrences counted by start, so none twice; on the large texts the
@@ -266,6 +268,20 @@ class Runner {
           const auto fed = cuda::bench_multi_host_fed(*tables, bytes, r);
           add(std::string(label) + " host-fed", fed.median_ms, compile, fed.count,
               cuda::multi_device_bytes(*tables));
+        }
+        if (algo == cuda::MultiAlgorithm::fast && set.min_length >= 4) {
+          // Sets the scan kernels take: every fast kernel, resident, for comparison.
+          for (auto [kernel, name] : {std::pair{cuda::FastKernel::tile, "tile"},
+                                      std::pair{cuda::FastKernel::scan_block_queue, "scan+block queue"},
+                                      std::pair{cuda::FastKernel::scan_warp_queue, "scan+warp queue"},
+                                      std::pair{cuda::FastKernel::scan_per_thread, "scan+per thread"}}) {
+            cuda::MultiLaunch launch;
+            launch.fast_kernel = kernel;
+            const auto variant = cuda::multi_upload(set, &index, algo, launch, 0);
+            const auto t = cuda::bench_multi_resident(*variant, bytes, r);
+            add(fmt::format("gpu fast/{} resident", name), t.median_ms, compile, t.count,
+                cuda::multi_device_bytes(*variant));
+          }
         }
       }
     }

@@ -51,6 +51,37 @@ TEST(MultiCpu, RandomSetsMatchHyperscanOverAlphabets) {
     }
 }
 
+// Sets without patterns shorter than 4 take the 32-starts-at-a-time filter (AVX2 where the
+// CPU has it): every alphabet, folding, every text length near the 40-byte reads.
+TEST(MultiCpu, SetsOfLength4UpOverAlphabetsCaseAndTextEnds) {
+  std::mt19937_64 rng(113);
+  for (int alphabet : {2, 4, 26, 256})
+    for (std::size_t count : {1u, 50u, 2000u}) {
+      if (alphabet < 26 && count > 50) continue;  // bounded hits
+      const std::string text = multi_test::random_text(rng, 100000 + 13, alphabet);
+      auto patterns = multi_test::random_patterns(rng, count, alphabet, 30, text);
+      std::erase_if(patterns, [](const std::string& p) { return p.size() < 4; });
+      patterns.push_back(text.substr(text.size() - 4, 4));
+      patterns.push_back(text.substr(1000, 33));
+      const std::string what = "alphabet " + std::to_string(alphabet) + " patterns " + std::to_string(count);
+      expect_same(cpu_matches(patterns, text, "fast"), oracle_matches(patterns, text), what);
+      for (std::size_t len : {4u, 39u, 40u, 41u, 47u, 48u, 72u, 73u})
+        expect_same(cpu_matches(patterns, text.substr(0, len), "fast"),
+                    multi_test::naive_matches(patterns, text.substr(0, len)),
+                    what + " text of " + std::to_string(len));
+    }
+  std::string text = multi_test::random_text(rng, 50000, 26);
+  for (std::size_t i = 0; i < text.size(); i += 3) text[i] = static_cast<char>(text[i] - 32);
+  text += "@[`{\xc1\xe1\xc1\xe1";
+  auto patterns = multi_test::random_patterns(rng, 400, 26, 12, text);
+  std::erase_if(patterns, [](const std::string& p) { return p.size() < 4; });
+  for (std::size_t i = 0; i < patterns.size(); i += 2)
+    for (auto& c : patterns[i]) c = static_cast<char>(c ^ 0x20);
+  patterns.push_back("\xe1\xc1\xe1\xc1");  // not letters: never folded
+  patterns.push_back("`{\xc1\xe1");
+  expect_same(cpu_matches(patterns, text, "fast", true), oracle_matches(patterns, text, true), "-i");
+}
+
 TEST(MultiCpu, NaiveReferenceAgreesWithIndependentLoop) {
   std::mt19937_64 rng(6);
   for (int alphabet : {2, 26, 256}) {

@@ -64,6 +64,10 @@ std::vector<Match> streamed_matches(const std::vector<std::string>& patterns,
 }
 
 const char* kGpuAlgorithms[] = {"fast", "mbndm"};
+const cuda::FastKernel kFastKernels[] = {cuda::FastKernel::automatic, cuda::FastKernel::tile,
+                                         cuda::FastKernel::scan_block_queue,
+                                         cuda::FastKernel::scan_warp_queue,
+                                         cuda::FastKernel::scan_per_thread};
 
 }  // namespace
 
@@ -258,6 +262,63 @@ TEST(MultiCuda, BenchEntryPointsCountLikeTheScan) {
     EXPECT_EQ(cuda::bench_multi_resident(*tables, as_bytes(text), 2).count, want);
     EXPECT_EQ(cuda::bench_multi_host_fed(*tables, as_bytes(text), 2).count, want);
   }
+}
+
+// Sets without patterns shorter than 4 may take any fast kernel: all must find the same,
+// streamed in small chunks, counted, folded, flooded.
+TEST(MultiCuda, AllFastKernelsAgreeOnSetsOfLength4Up) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(112);
+  auto scan = [](const std::vector<std::string>& patterns, const std::string& text, bool ci,
+                 cuda::FastKernel kernel, std::uint64_t chunk) {
+    const core::PatternSet set = core::make_pattern_set(patterns, ci);
+    const core::PrefixIndex index = core::build_prefix_index(set);
+    cuda::MultiLaunch launch;
+    launch.chunk_bytes = chunk;
+    launch.fast_kernel = kernel;
+    const auto tables = cuda::multi_upload(set, &index, cuda::MultiAlgorithm::fast, launch, 0);
+    std::vector<Match> out;
+    cuda::multi_scan(*tables, as_bytes(text), false, [&](std::span<const Match> batch) {
+      out.insert(out.end(), batch.begin(), batch.end());
+      return true;
+    });
+    EXPECT_EQ(cuda::multi_scan(*tables, as_bytes(text), true, {}), out.size());
+    EXPECT_EQ(cuda::bench_multi_resident(*tables, as_bytes(text), 1).count, out.size());
+    return out;
+  };
+  auto at_least_4 = [](std::vector<std::string> ps) {
+    std::erase_if(ps, [](const std::string& p) { return p.size() < 4; });
+    return ps;
+  };
+  for (int alphabet : {2, 4, 26, 256})
+    for (std::size_t count : {1u, 100u, 3000u, 40000u}) {
+      if (count > (alphabet < 26 ? 100u : alphabet == 26 ? 40000u : 3000u)) continue;  // bounded hits
+      const std::string text = multi_test::random_text(rng, (1 << 20) + 77, alphabet);
+      auto patterns = at_least_4(multi_test::random_patterns(rng, count, alphabet, 40, text));
+      patterns.push_back(text.substr(8190, 9));
+      patterns.push_back(text.substr(text.size() - 4, 4));
+      const auto want = oracle_matches(patterns, text);
+      const std::string what = "alphabet " + std::to_string(alphabet) + " patterns " + std::to_string(count);
+      for (std::uint64_t chunk : {0ull, 100000ull + 3})
+        for (auto kernel : kFastKernels)
+          expect_same(scan(patterns, text, false, kernel, chunk), want,
+                      what + " kernel " + std::to_string(static_cast<int>(kernel)) + " chunk " +
+                          std::to_string(chunk));
+    }
+  std::string mixed = multi_test::random_text(rng, 1 << 18, 26);
+  for (std::size_t i = 0; i < mixed.size(); i += 3) mixed[i] = static_cast<char>(mixed[i] - 32);
+  auto patterns = at_least_4(multi_test::random_patterns(rng, 500, 26, 20, mixed));
+  for (std::size_t i = 0; i < patterns.size(); i += 2)
+    for (auto& c : patterns[i]) c = static_cast<char>(c ^ 0x20);
+  const auto folded = oracle_matches(patterns, mixed, true);
+  ASSERT_GT(folded.size(), 100u);
+  for (auto kernel : kFastKernels)
+    expect_same(scan(patterns, mixed, true, kernel, 0), folded,
+                "-i kernel " + std::to_string(static_cast<int>(kernel)));
+  const std::string flood(3 << 20, 'a');
+  const std::vector<std::string> runs = {"aaaa", "aaaaaaaaa", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+  for (auto kernel : kFastKernels)
+    EXPECT_EQ(scan(runs, flood, false, kernel, 0).size(), 3 * flood.size() - 3 - 8 - 38);
 }
 
 TEST(MultiCuda, BadThreadConfigurationIsAnInvalidArgument) {

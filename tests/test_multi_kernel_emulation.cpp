@@ -1,5 +1,6 @@
 // The CUDA kernels of multi-pattern search (src/cuda/multi_kernels.cuh), compiled for the host
-// with shims — one std::thread per CUDA thread of a block, std::barrier for __syncthreads,
+// with shims — one std::thread per CUDA thread of a block, std::barrier for __syncthreads
+// (and one per warp for __syncwarp),
 // std::atomic_ref for atomicAdd — and run block by block on chunks with and without overlap,
 // against the CPU backend. This checks the kernels' tiling, funnel-shift windows, page and
 // overlap arithmetic and subset mapping on any machine; the GPU tests (test_multi_cuda.cpp)
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <memory>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 // ---- shims for the CUDA built-ins the kernels use ----------------------------------------
@@ -23,6 +25,7 @@ struct Dim {
 inline thread_local Dim thread_index;
 inline Dim block_index, block_dim, grid_dim;
 inline std::barrier<>* block_barrier = nullptr;
+inline std::vector<std::unique_ptr<std::barrier<>>>* warp_barriers = nullptr;  // 32 threads each
 }  // namespace emu
 #define __global__
 #define __device__
@@ -36,6 +39,7 @@ inline std::barrier<>* block_barrier = nullptr;
 #define blockDim (::emu::block_dim)
 #define gridDim (::emu::grid_dim)
 inline void __syncthreads() { emu::block_barrier->arrive_and_wait(); }
+inline void __syncwarp(unsigned = 0xffffffffu) { (*emu::warp_barriers)[threadIdx.x / 32]->arrive_and_wait(); }
 template <class T>
 T __ldg(const T* p) {
   return *p;
@@ -47,7 +51,13 @@ inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
 inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
   return std::atomic_ref<unsigned long long>(*p).fetch_add(v);
 }
+inline unsigned atomicAdd(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
 inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+struct uint4 {
+  unsigned x, y, z, w;
+};
 template <class T>
 T __shfl_down_sync(unsigned, T, int) {
   std::abort();  // warp shuffles are not emulated: the fast kernel is run with a hit buffer
@@ -83,6 +93,10 @@ void launch(unsigned grid, unsigned block_threads, Body&& body) {
     emu::block_index.x = b;
     std::barrier<> barrier(block_threads);
     emu::block_barrier = &barrier;
+    std::vector<std::unique_ptr<std::barrier<>>> warps;
+    for (unsigned w = 0; w < (block_threads + 31) / 32; ++w)
+      warps.push_back(std::make_unique<std::barrier<>>(std::min(32u, block_threads - 32 * w)));
+    emu::warp_barriers = &warps;
     std::vector<std::thread> threads;
     for (unsigned t = 0; t < block_threads; ++t)
       threads.emplace_back([&, t] {
@@ -117,8 +131,11 @@ std::vector<Match> expected(const std::vector<std::string>& patterns, const std:
   return out;
 }
 
+enum class FastKernel { tile, scan_block_queue, scan_warp_queue, scan_per_thread };
+
 std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const std::string& text,
-                                std::uint64_t owned, bool ci, unsigned max_grid) {
+                                std::uint64_t owned, bool ci, unsigned max_grid,
+                                FastKernel kernel = FastKernel::tile) {
   const core::PatternSet set = core::make_pattern_set(patterns, ci);
   const core::PrefixIndex index = core::build_prefix_index(set);
   dev::DevicePrefixIndex ix;
@@ -146,13 +163,35 @@ std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const 
   std::vector<std::uint64_t> hits(1 << 20);
   unsigned long long counter = 0;
   const dev::HitOutput out{&counter, hits.data(), hits.size()};
-  const std::uint64_t tiles = (owned + dev::kFastTileStarts - 1) / dev::kFastTileStarts;
-  const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
   const bool shared_bitmap = ix.bits4 <= dev::kFastSharedBitmapBits;
-  launch(grid, dev::kFastThreads, [&] {
-    if (shared_bitmap) dev::multi_fast_kernel<true>(ix, chunk.data(), owned, readable, out);
-    else dev::multi_fast_kernel<false>(ix, chunk.data(), owned, readable, out);
-  });
+  if (kernel == FastKernel::tile) {
+    const std::uint64_t tiles = (owned + dev::kFastTileStarts - 1) / dev::kFastTileStarts;
+    const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
+    launch(grid, dev::kFastThreads, [&] {
+      if (shared_bitmap) dev::multi_fast_kernel<true>(ix, chunk.data(), owned, readable, out);
+      else dev::multi_fast_kernel<false>(ix, chunk.data(), owned, readable, out);
+    });
+  } else {
+    EXPECT_EQ(index.class_mask & 7, 0u) << "the scan kernels take patterns of length >= 4 only";
+    const std::uint64_t tiles = (owned + dev::kScanTileStarts - 1) / dev::kScanTileStarts;
+    const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
+    auto run = [&](auto shared_tag, auto fold_tag) {
+      constexpr bool kShared = decltype(shared_tag)::value, kFold = decltype(fold_tag)::value;
+      using dev::ScanVerify;
+      launch(grid, dev::kScanThreads, [&] {
+        if (kernel == FastKernel::scan_block_queue)
+          dev::multi_scan_kernel<kShared, kFold, ScanVerify::block_queue>(ix, chunk.data(), owned, readable, out);
+        else if (kernel == FastKernel::scan_warp_queue)
+          dev::multi_scan_kernel<kShared, kFold, ScanVerify::warp_queue>(ix, chunk.data(), owned, readable, out);
+        else
+          dev::multi_scan_kernel<kShared, kFold, ScanVerify::per_thread>(ix, chunk.data(), owned, readable, out);
+      });
+    };
+    if (shared_bitmap && ci) run(std::true_type{}, std::true_type{});
+    else if (shared_bitmap) run(std::true_type{}, std::false_type{});
+    else if (ci) run(std::false_type{}, std::true_type{});
+    else run(std::false_type{}, std::false_type{});
+  }
   EXPECT_LE(counter, hits.size());
   return decode(hits, counter, set);
 }
@@ -216,7 +255,7 @@ std::vector<std::string> mixed_patterns(std::mt19937_64& rng, const std::string&
 
 }  // namespace
 
-TEST(MultiKernelEmulation, FastKernelMatchesCpuOnWholeTextAndOnChunks) {
+TEST(MultiKernelEmulation, TileKernelMatchesCpuOnWholeTextAndOnChunks) {
   std::mt19937_64 rng(201);
   const std::string text = multi_test::random_text(rng, 20000, 4);
   const auto patterns = mixed_patterns(rng, text);
@@ -229,7 +268,7 @@ TEST(MultiKernelEmulation, FastKernelMatchesCpuOnWholeTextAndOnChunks) {
     }
 }
 
-TEST(MultiKernelEmulation, FastKernelShortTextsBytesAndCaseFolding) {
+TEST(MultiKernelEmulation, TileKernelShortTextsBytesAndCaseFolding) {
   std::mt19937_64 rng(202);
   std::vector<std::string> bytes;
   for (int c = 0; c < 256; c += 5) bytes.push_back(std::string(1, static_cast<char>(c)));
@@ -245,13 +284,82 @@ TEST(MultiKernelEmulation, FastKernelShortTextsBytesAndCaseFolding) {
   }
 }
 
-TEST(MultiKernelEmulation, FastKernelWithGlobalBitmapForLargeSets) {
+TEST(MultiKernelEmulation, TileKernelWithGlobalBitmapForLargeSets) {
   std::mt19937_64 rng(203);
   const std::string text = multi_test::random_text(rng, 10000, 26);
   const auto patterns = multi_test::random_patterns(rng, 20000, 26, 16, text);
   const core::PatternSet set = core::make_pattern_set(patterns, false);
   ASSERT_GT(core::build_prefix_index(set).bits4, dev::kFastSharedBitmapBits);  // global path
   EXPECT_EQ(emulate_fast(patterns, text, 10000, false, 2), expected(patterns, text, 10000, false));
+}
+
+// ---- the queued scan kernel (sets without patterns shorter than 4) ----
+
+constexpr FastKernel kScanKernels[] = {FastKernel::scan_block_queue, FastKernel::scan_warp_queue,
+                                       FastKernel::scan_per_thread};
+
+std::vector<std::string> at_least_4(std::vector<std::string> ps) {
+  std::erase_if(ps, [](const std::string& p) { return p.size() < 4; });
+  return ps;
+}
+
+TEST(MultiKernelEmulation, ScanKernelsMatchCpuOnWholeTextAndOnChunks) {
+  std::mt19937_64 rng(205);
+  const std::string text = multi_test::random_text(rng, 20000, 4);
+  auto patterns = at_least_4(mixed_patterns(rng, text));
+  patterns.push_back(text.substr(8190, 9));  // across the first 8192-start tile boundary
+  patterns.push_back(text.substr(8160, 40));  // across a thread's 32 starts and the tile
+  // DNA: most starts pass the 4-byte bitmap, so tiles overflow the queue and take rounds.
+  for (std::uint64_t owned : {std::uint64_t{20000}, std::uint64_t{8192}, std::uint64_t{8195},
+                              std::uint64_t{1}, std::uint64_t{31}, std::uint64_t{33},
+                              std::uint64_t{19999}})
+    for (unsigned grid : {1u, 3u}) {
+      const auto want = expected(patterns, text, owned, false);
+      for (const FastKernel kernel : kScanKernels)
+        EXPECT_EQ(emulate_fast(patterns, text, owned, false, grid, kernel), want)
+            << "owned " << owned << " grid " << grid << " kernel " << static_cast<int>(kernel);
+    }
+}
+
+TEST(MultiKernelEmulation, ScanKernelsOnFloodsBytesAndCaseFolding) {
+  // A flood: every start is a candidate and matches several patterns.
+  const std::string flood(17000, 'a');
+  const std::vector<std::string> runs = {"aaaa", "aaaaaaa", "aaaaaaaa", "aaaaaaaaaaaaaaaaaaaaa", "AAAAA"};
+  for (const FastKernel kernel : kScanKernels) {
+    EXPECT_EQ(emulate_fast(runs, flood, flood.size(), false, 2, kernel),
+              expected(runs, flood, flood.size(), false));
+    EXPECT_EQ(emulate_fast(runs, flood, flood.size(), true, 1, kernel),
+              expected(runs, flood, flood.size(), true));
+  }
+  // Bytes 0 and 0xff, folding, and text lengths around the 36-byte register window.
+  std::mt19937_64 rng(206);
+  std::vector<std::string> bytes = {std::string("\0\0\0\0", 4), std::string("\0\0\0\0\0\0\0\0\0", 9),
+                                    std::string("\xff\xff\xff\xff\xff\xff\xff\xff\xff", 9),
+                                    std::string("\xff\xff\xff\xff", 4), "aBcDeFgHiJ", "WxYz"};
+  for (int i = 0; i < 40; ++i) bytes.push_back(multi_test::random_text(rng, 4 + i % 9, 256));
+  std::string text = multi_test::random_text(rng, 9000, 256);
+  text.replace(100, 10, "AbCdEfGhIj");
+  text.replace(200, 4, "wXyZ");
+  text.replace(300, 12, std::string(12, '\0'));
+  text.replace(8185, 12, std::string(12, '\xff'));
+  for (std::size_t len : {4u, 7u, 8u, 9u, 35u, 36u, 37u, 4097u, 8193u, 9000u}) {
+    const std::string t = text.substr(0, len);
+    for (const FastKernel kernel : kScanKernels) {
+      EXPECT_EQ(emulate_fast(bytes, t, len, false, 2, kernel), expected(bytes, t, len, false)) << len;
+      EXPECT_EQ(emulate_fast(bytes, t, len, true, 2, kernel), expected(bytes, t, len, true))
+          << len << " -i";
+    }
+  }
+}
+
+TEST(MultiKernelEmulation, ScanKernelsWithGlobalBitmapForLargeSets) {
+  std::mt19937_64 rng(207);
+  const std::string text = multi_test::random_text(rng, 10000, 26);
+  const auto patterns = at_least_4(multi_test::random_patterns(rng, 30000, 26, 16, text));
+  const core::PatternSet set = core::make_pattern_set(patterns, false);
+  ASSERT_GT(core::build_prefix_index(set).bits4, dev::kFastSharedBitmapBits);  // global path
+  for (const FastKernel kernel : kScanKernels)
+    EXPECT_EQ(emulate_fast(patterns, text, 10000, false, 2, kernel), expected(patterns, text, 10000, false));
 }
 
 TEST(MultiKernelEmulation, MbndmKernelMatchesCpuUnderThreadConfigurations) {

@@ -72,7 +72,10 @@ PrefixIndex build_prefix_index(const PatternSet& set) {
   index.bit1.assign(4, 0);
   index.bit2.assign(1024, 0);
   index.bits3 = bits_for(per_class[2]);
-  index.bits4 = bits_for(per_class[3] + per_class[4]);
+  // The 4-byte bitmap is tested at every text position (the GPU keeps it in shared memory up
+  // to 2^18 bits): small sets get up to 256 bits per key, so that few positions pass it.
+  const std::uint64_t keys4 = per_class[3] + per_class[4];
+  index.bits4 = std::max(bits_for(keys4), std::min(18, log2_ceil(keys4 * 256)));
   index.bits8 = bits_for(per_class[4]);
   index.bit3.assign((1ull << index.bits3) / 64, 0);
   index.bit4.assign((1ull << index.bits4) / 64, 0);

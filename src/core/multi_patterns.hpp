@@ -70,8 +70,10 @@ constexpr std::uint64_t prefix_hash(std::uint64_t key) {
 
 /// Index into the 4-byte bitmap (2^bits bits): a 32-bit multiplicative hash, two
 /// instructions on the GPU and the CPU, taken on every text position.
+constexpr std::uint32_t kPrefixHash4Multiplier = 0x9E3779B1u;
 constexpr std::uint32_t prefix_hash4(std::uint64_t key4, int bits) {
-  return static_cast<std::uint32_t>(static_cast<std::uint32_t>(key4) * 0x9E3779B1u) >> (32 - bits);
+  return static_cast<std::uint32_t>(static_cast<std::uint32_t>(key4) * kPrefixHash4Multiplier) >>
+         (32 - bits);
 }
 
 /// ASCII case folding of 8 bytes at once (SWAR): 'A'..'Z' -> 'a'..'z'.

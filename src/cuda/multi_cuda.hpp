@@ -14,6 +14,18 @@ enum class MultiAlgorithm {
   mbndm,  // seed paper 002: subsets per block, pages with overlap in shared memory, __ldg B
 };
 
+/// The fast algorithm's kernels. The scan kernels (32 starts per thread from registers, one
+/// 4-byte bitmap test each, survivors verified after the scan) take sets without patterns
+/// shorter than 4 bytes; the tile kernel (shared-memory tiles, every bitmap survivor verified
+/// inline, all prefix classes) takes any set.
+enum class FastKernel {
+  automatic,        // scan_warp_queue when the set allows (fastest on the H200), tile otherwise
+  tile,             // the first fast kernel
+  scan_block_queue, // survivors queued in shared memory, verified by the whole block
+  scan_warp_queue,  // survivors queued in shared memory per warp, verified by the warp
+  scan_per_thread,  // each thread verifies its own survivors after its 32 starts
+};
+
 /// Launch settings: the paper's thread configuration for mbndm, and the streaming chunk.
 struct MultiLaunch {
   std::uint64_t chunk_bytes = 0;  // owned text bytes per streamed chunk; 0 = 64 MiB
@@ -21,6 +33,7 @@ struct MultiLaunch {
   int threads_per_block = 512;
   int blocks = 0;  // 0: 64 blocks per SM as in the paper's Table 2
   int keywords_per_thread = 1;
+  FastKernel fast_kernel = FastKernel::automatic;
 };
 
 /// The compiled tables uploaded to one device once (immutable; shared by all scans).

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "core/chunking.hpp"
@@ -124,6 +125,12 @@ class MultiDeviceTables {
       fast.offsets = offsets.get();
       fast.bytes = bytes.get();
       fast.case_insensitive = set.case_insensitive;
+      // The scan kernels test 4-byte prefixes only: sets with shorter patterns take the tile.
+      const bool scannable = (index->class_mask & 7) == 0;
+      const FastKernel asked = launch.fast_kernel;
+      fast_kernel = !scannable || asked == FastKernel::tile ? FastKernel::tile
+                    : asked == FastKernel::automatic       ? FastKernel::scan_warp_queue
+                                                           : asked;
     } else {
       // The paper's mapping: each thread matches one subset of keywords_per_thread patterns
       // (1 = one keyword per thread, as in the paper), its window the subset's shortest.
@@ -168,6 +175,10 @@ class MultiDeviceTables {
   void launch_chunk(const std::uint8_t* text, std::uint64_t owned, std::uint64_t readable,
                     const detail::HitOutput& out, cudaStream_t stream) const {
     if (owned == 0) return;
+    if (algorithm == MultiAlgorithm::fast && fast_kernel != FastKernel::tile) {
+      launch_scan(text, owned, readable, out, stream);
+      return;
+    }
     if (algorithm == MultiAlgorithm::fast) {
       const std::uint64_t tiles = (owned + detail::kFastTileStarts - 1) / detail::kFastTileStarts;
       const auto grid = static_cast<unsigned>(
@@ -203,11 +214,45 @@ class MultiDeviceTables {
     detail::check_launch("multi_mbndm_kernel", device);
   }
 
+  void launch_scan(const std::uint8_t* text, std::uint64_t owned, std::uint64_t readable,
+                   const detail::HitOutput& out, cudaStream_t stream) const {
+    const std::uint64_t tiles = (owned + detail::kScanTileStarts - 1) / detail::kScanTileStarts;
+    const bool shared_bitmap = fast.bits4 <= detail::kFastSharedBitmapBits;
+    const std::size_t bitmap_bytes = shared_bitmap ? (std::size_t{1} << fast.bits4) / 8 : 0;
+    // Template arguments from run-time choices, one at a time.
+    auto with_verify = [&](auto shared_tag, auto fold_tag) {
+      constexpr bool kShared = decltype(shared_tag)::value, kFold = decltype(fold_tag)::value;
+      auto go = [&](auto verify_tag) {
+        constexpr detail::ScanVerify kVerify = decltype(verify_tag)::value;
+        const std::size_t shared = detail::scan_shared_header_words(kVerify) * sizeof(std::uint32_t) + bitmap_bytes;
+        const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(
+            tiles, static_cast<std::uint64_t>(multiprocessors) * detail::scan_blocks_per_sm(kVerify)));
+        detail::multi_scan_kernel<kShared, kFold, kVerify>
+            <<<grid, detail::kScanThreads, shared, stream>>>(fast, text, owned, readable, out);
+        detail::check_launch("multi_scan_kernel", device);
+      };
+      using detail::ScanVerify;
+      if (fast_kernel == FastKernel::scan_block_queue)
+        go(std::integral_constant<ScanVerify, ScanVerify::block_queue>{});
+      else if (fast_kernel == FastKernel::scan_warp_queue)
+        go(std::integral_constant<ScanVerify, ScanVerify::warp_queue>{});
+      else
+        go(std::integral_constant<ScanVerify, ScanVerify::per_thread>{});
+    };
+    auto with_fold = [&](auto shared_tag) {
+      if (fast.case_insensitive) with_verify(shared_tag, std::true_type{});
+      else with_verify(shared_tag, std::false_type{});
+    };
+    if (shared_bitmap) with_fold(std::true_type{});
+    else with_fold(std::false_type{});
+  }
+
   int device;
   MultiAlgorithm algorithm;
   MultiLaunch launch;
   std::uint64_t max_length;
   int multiprocessors = 1;
+  FastKernel fast_kernel = FastKernel::tile;  // fast: the kernel chosen for this set
   std::uint64_t device_bytes = 0;
   DeviceBuffer<std::uint64_t> offsets;
   DeviceBuffer<std::uint8_t> bytes;

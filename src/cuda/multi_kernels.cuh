@@ -117,6 +117,30 @@ __device__ __forceinline__ std::uint32_t device_collect(const DevicePrefixIndex&
   }
 }
 
+/// The patterns of length >= 4 (classes q = 4 and q = 8) at a start whose 4-byte prefix
+/// passed the 4-byte bitmap: the q = 4 table, then the 8-byte bitmap and the q = 8 table.
+__device__ __forceinline__ std::uint32_t collect_long_prefixes(const DevicePrefixIndex& ix,
+                                                               const std::uint8_t* text,
+                                                               std::uint64_t pos, std::uint64_t word,
+                                                               std::uint64_t avail,
+                                                               const HitOutput& out) {
+  std::uint32_t found = 0;
+  if (ix.class_mask & 8) found += device_collect(ix, 3, word & 0xffffffffull, text, pos, word, avail, out);
+  if ((ix.class_mask & 16) && avail >= 8) {
+    const std::uint64_t h = core::prefix_hash(word) >> (64 - ix.bits8);
+    if ((__ldg(ix.bit8 + (h >> 6)) >> (h & 63)) & 1)
+      found += device_collect(ix, 4, word, text, pos, word, avail, out);
+  }
+  return found;
+}
+
+/// Count-only: one atomic per warp. With hits, emit_hit already counted each.
+__device__ __forceinline__ void add_warp_count(const HitOutput& out, std::uint64_t counted) {
+  if (out.hits) return;
+  for (int d = 16; d > 0; d >>= 1) counted += __shfl_down_sync(0xffffffffu, counted, d);
+  if ((threadIdx.x & 31) == 0 && counted) atomicAdd(out.counter, static_cast<unsigned long long>(counted));
+}
+
 /// One tile of kFastTileStarts starts per block iteration (grid-stride over tiles). The tile
 /// plus a 16-byte look-ahead is staged in shared memory as 32-bit words; each thread takes
 /// 4 consecutive starts per step and forms their 8-byte windows with funnel shifts.
@@ -135,7 +159,7 @@ __global__ void __launch_bounds__(kFastThreads)
   }
   const bool has4 = ix.class_mask & 8, has8 = ix.class_mask & 16;
   const bool has1 = ix.class_mask & 1, has2 = ix.class_mask & 2, has3 = ix.class_mask & 4;
-  const int shift3 = 64 - ix.bits3, shift8 = 64 - ix.bits8;
+  const int shift3 = 64 - ix.bits3;
   std::uint64_t counted = 0;
   const std::uint64_t tiles = (owned + kFastTileStarts - 1) / kFastTileStarts;
   for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -183,23 +207,175 @@ __global__ void __launch_bounds__(kFastThreads)
         if (maybe1) counted += device_collect(ix, 0, word & 0xff, text, pos, word, avail, out);
         if (maybe2) counted += device_collect(ix, 1, word & 0xffff, text, pos, word, avail, out);
         if (maybe3) counted += device_collect(ix, 2, word & 0xffffff, text, pos, word, avail, out);
-        if (maybe4) {
-          if (has4)
-            counted += device_collect(ix, 3, word & 0xffffffffull, text, pos, word, avail, out);
-          if (has8 && avail >= 8) {
-            const std::uint64_t h = core::prefix_hash(word) >> shift8;
-            if ((__ldg(ix.bit8 + (h >> 6)) >> (h & 63)) & 1)
-              counted += device_collect(ix, 4, word, text, pos, word, avail, out);
-          }
-        }
+        if (maybe4) counted += collect_long_prefixes(ix, text, pos, word, avail, out);
       }
     }
   }
-  // Count only: one atomic per warp. With hits, emit_hit already counted each.
-  if (!out.hits) {
-    for (int d = 16; d > 0; d >>= 1) counted += __shfl_down_sync(0xffffffffu, counted, d);
-    if ((threadIdx.x & 31) == 0 && counted) atomicAdd(out.counter, static_cast<unsigned long long>(counted));
+  add_warp_count(out, counted);
+}
+
+// ---- fast, scan: register scan of 4-byte prefixes, candidates verified afterwards --------
+//
+// For sets whose patterns all have length >= 4 (only the q = 4 and q = 8 classes). Each
+// thread takes 32 consecutive starts: 36 text bytes in registers (two 16-byte loads and one
+// 4-byte load, the next tile's already in flight), 32-bit windows by funnel shifts, one
+// multiply-shift hash and one bitmap bit per start, no branches: a 32-bit candidate mask.
+// Survivors (a fraction of a percent on random text) are verified after the scan of the
+// tile — by their thread, or compacted into a shared-memory queue per warp or per block so
+// that every lane verifies one — never inside the scan's unrolled loop.
+
+constexpr int kScanThreads = 256;
+constexpr int kScanStartsPerThread = 32;  // one bit each in a 32-bit candidate mask
+constexpr int kScanTileStarts = kScanThreads * kScanStartsPerThread;  // 8192
+constexpr int kScanWindowWords = kScanStartsPerThread / 4 + 1;       // + 3 bytes of look-ahead
+
+/// Where the scan's candidates are verified after each tile: from a shared-memory queue by
+/// the whole block or by each warp (its own queue), or by each thread (its own starts).
+enum class ScanVerify { block_queue, warp_queue, per_thread };
+
+/// Threads sharing one queue, and its capacity: a group with more candidates verifies them
+/// in several rounds (floods stay exact).
+constexpr int scan_group_threads(ScanVerify v) { return v == ScanVerify::block_queue ? kScanThreads : 32; }
+constexpr int scan_queue_capacity(ScanVerify v) { return v == ScanVerify::block_queue ? 1024 : 128; }
+/// Resident blocks per SM the grid is sized for, and the register bound ptxas gets with it
+/// (<= 40 registers at 6, <= 48 at 5: the queues' bookkeeping needs the latter unspilled;
+/// 4 blocks with 64 registers measured no faster on the H200). Shared memory allows 6 with
+/// a 2^18-bit bitmap (32 KiB + the queues' 4 KiB).
+constexpr int scan_blocks_per_sm(ScanVerify v) { return v == ScanVerify::per_thread ? 6 : 5; }
+/// Shared words ahead of the bitmap: per group its queue, round counters and overflow flags.
+constexpr int scan_shared_header_words(ScanVerify v) {
+  return v == ScanVerify::per_thread ? 0
+                                     : kScanThreads / scan_group_threads(v) * (scan_queue_capacity(v) + 4);
+}
+
+/// The 8 bytes at `pos` (zeros past `readable`; text 4-byte aligned): three aligned words and
+/// two funnel shifts, bytewise only at the end of the text.
+__device__ __forceinline__ std::uint64_t load_window8(const std::uint8_t* text, std::uint64_t pos,
+                                                      std::uint64_t readable) {
+  const std::uint64_t aligned = pos & ~std::uint64_t{3};
+  if (aligned + 12 <= readable) {
+    const auto* w = reinterpret_cast<const std::uint32_t*>(text + aligned);
+    const std::uint32_t w0 = __ldg(w), w1 = __ldg(w + 1), w2 = __ldg(w + 2);
+    const unsigned shift = 8 * static_cast<unsigned>(pos & 3);
+    return (static_cast<std::uint64_t>(__funnelshift_r(w1, w2, shift)) << 32) | __funnelshift_r(w0, w1, shift);
   }
+  std::uint64_t word = 0;
+  for (int j = 0; j < 8; ++j)
+    if (pos + j < readable) word |= static_cast<std::uint64_t>(text[pos + j]) << (8 * j);
+  return word;
+}
+
+/// The 36 bytes from `first` (a multiple of 32; text 16-byte aligned) as 9 little-endian
+/// words, zeros past `readable`.
+__device__ __forceinline__ void load_scan_words(const std::uint8_t* text, std::uint64_t first,
+                                                std::uint64_t readable,
+                                                std::uint32_t (&w)[kScanWindowWords]) {
+  if (first + 4 * kScanWindowWords <= readable) {
+    const uint4 a = __ldg(reinterpret_cast<const uint4*>(text + first));
+    const uint4 b = __ldg(reinterpret_cast<const uint4*>(text + first + 16));
+    w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w;
+    w[4] = b.x, w[5] = b.y, w[6] = b.z, w[7] = b.w;
+    w[8] = __ldg(reinterpret_cast<const std::uint32_t*>(text + first + 32));
+    return;
+  }
+  for (int k = 0; k < kScanWindowWords; ++k) {
+    std::uint32_t v = 0;
+    for (int b = 0; b < 4; ++b) {
+      const std::uint64_t g = first + 4 * k + b;
+      if (g < readable) v |= static_cast<std::uint32_t>(text[g]) << (8 * b);
+    }
+    w[k] = v;
+  }
+}
+
+/// Verifies the long-prefix patterns at one start that passed the 4-byte bitmap.
+template <bool kFold>
+__device__ __forceinline__ std::uint32_t verify_start(const DevicePrefixIndex& ix,
+                                                      const std::uint8_t* text, std::uint64_t pos,
+                                                      std::uint64_t readable, const HitOutput& out) {
+  std::uint64_t word = load_window8(text, pos, readable);
+  if constexpr (kFold) word = core::fold_ascii_word(word);
+  return collect_long_prefixes(ix, text, pos, word, readable - pos, out);
+}
+
+template <bool kSharedBitmap, bool kFold, ScanVerify kVerify>
+__global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(kVerify))
+    multi_scan_kernel(DevicePrefixIndex ix, const std::uint8_t* __restrict__ text,
+                      std::uint64_t owned, std::uint64_t readable, HitOutput out) {
+  extern __shared__ std::uint32_t shared_words[];
+  constexpr int kGroupThreads = scan_group_threads(kVerify), kCapacity = scan_queue_capacity(kVerify);
+  const unsigned member = threadIdx.x % kGroupThreads;
+  std::uint32_t* queue = shared_words + threadIdx.x / kGroupThreads * (kCapacity + 4);
+  std::uint32_t* queued = queue + kCapacity;  // [round & 1]
+  std::uint32_t* overflow = queued + 2;       // [round & 1]
+  // The 4-byte bitmap as 32-bit words (little-endian: bit i is bit i & 31 of word i >> 5).
+  const std::uint32_t* bitmap = reinterpret_cast<const std::uint32_t*>(ix.bit4);
+  if constexpr (kSharedBitmap) {
+    std::uint32_t* copy = shared_words + scan_shared_header_words(kVerify);
+    for (int i = threadIdx.x; i < (1 << ix.bits4) / 32; i += blockDim.x) copy[i] = __ldg(bitmap + i);
+    bitmap = copy;
+  }
+  if (kVerify != ScanVerify::per_thread && member < 4) queued[member] = 0;  // counters and flags
+  __syncthreads();
+  const int bit_shift = 32 - ix.bits4, word_shift = bit_shift + 5;
+  std::uint64_t counted = 0;
+  unsigned round = 0;
+  const std::uint32_t local_first = kScanStartsPerThread * threadIdx.x;
+  const std::uint64_t tiles = (owned + kScanTileStarts - 1) / kScanTileStarts;
+  // Software pipeline: the next tile's words are in flight while this one is scanned.
+  std::uint32_t w[kScanWindowWords], next[kScanWindowWords];
+  if (blockIdx.x < tiles)
+    load_scan_words(text, std::uint64_t{blockIdx.x} * kScanTileStarts + local_first, readable, next);
+  for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const std::uint64_t tile_start = t * kScanTileStarts;
+    const std::uint64_t first = tile_start + local_first;
+    for (int k = 0; k < kScanWindowWords; ++k) w[k] = next[k];
+    if (t + gridDim.x < tiles)
+      load_scan_words(text, (t + gridDim.x) * kScanTileStarts + local_first, readable, next);
+    if constexpr (kFold)
+      for (auto& x : w) x = static_cast<std::uint32_t>(core::fold_ascii_word(x));
+    std::uint32_t candidates = 0;
+#pragma unroll
+    for (int b = 0; b < kScanStartsPerThread; ++b) {
+      const std::uint32_t key = (b & 3) ? __funnelshift_r(w[b >> 2], w[(b >> 2) + 1], 8 * (b & 3))
+                                        : w[b >> 2];
+      // Bit prefix_hash4(key) = hash >> bit_shift: word hash >> word_shift, and the low 5
+      // bits of hash >> bit_shift within it (the wrapping funnel shift masks them itself).
+      const std::uint32_t hash = key * core::kPrefixHash4Multiplier;
+      const std::uint32_t word = kSharedBitmap ? bitmap[hash >> word_shift] : __ldg(bitmap + (hash >> word_shift));
+      candidates |= (__funnelshift_r(word, word, hash >> bit_shift) & 1u) << b;
+    }
+    if (first + kScanStartsPerThread > owned)
+      candidates &= first >= owned ? 0u : (1u << (owned - first)) - 1;
+    if constexpr (kVerify == ScanVerify::per_thread) {
+      for (; candidates; candidates &= candidates - 1)
+        counted += verify_start<kFold>(ix, text, first + __ffs(static_cast<int>(candidates)) - 1, readable, out);
+    } else {
+      // Rounds of up to kCapacity candidates per group; `more` is uniform in the group.
+      for (;;) {
+        const unsigned r = round & 1;
+        if (candidates) {
+          unsigned slot = atomicAdd(queued + r, static_cast<unsigned>(__popc(candidates)));
+          for (; candidates && slot < kCapacity; candidates &= candidates - 1)
+            queue[slot++] = local_first + static_cast<std::uint32_t>(__ffs(static_cast<int>(candidates)) - 1);
+          if (candidates) overflow[r] = 1;
+        }
+        if constexpr (kVerify == ScanVerify::block_queue) __syncthreads();
+        else __syncwarp();
+        const unsigned n = min(queued[r], static_cast<unsigned>(kCapacity));
+        const bool more = overflow[r] != 0;
+        if (member == 0) queued[r ^ 1] = overflow[r ^ 1] = 0;  // the next round's
+        for (unsigned i = member; i < n; i += kGroupThreads)
+          counted += verify_start<kFold>(ix, text, tile_start + queue[i], readable, out);
+        // The queue and this round's counter are free again.
+        if constexpr (kVerify == ScanVerify::block_queue) __syncthreads();
+        else __syncwarp();
+        ++round;
+        if (!more) break;
+      }
+    }
+  }
+  add_warp_count(out, counted);
 }
 
 // ---- mbndm: seed paper 002 -----------------------------------------------------------
