@@ -215,7 +215,8 @@ int run_bench_approx(const BenchApproxOptions& options) {
     std::fflush(stdout);
   }
   j["table1"] = rows;
-  fmt::print("\n(gpu e2e: text from pinned memory + search + minimum + hits back; gpu res: the same with the text\n"
+  fmt::print("\n(gpu e2e: text from pinned memory + search + minimum + hits back (Myers: an upper bound on the\n"
+             " minimum from the text's first m + 256 bytes on the host meanwhile); gpu res: the same with the text\n"
              " resident; TCUPS = m x |Y| / gpu e2e; wavefront: search kernel ms / Theorem 4 prediction;\n"
              " x edlib: edlib HW on {} threads / gpu e2e; x ed(k): edlib on {} threads / CPU backend)\n",
              threads, threads);

@@ -49,6 +49,19 @@ Bytes planted(std::mt19937_64& rng, const Bytes& p, std::size_t n, int alphabet,
   return t;
 }
 
+constexpr cu::ApproxAlgorithm kAlgorithms[] = {cu::ApproxAlgorithm::myers, cu::ApproxAlgorithm::myers_threads,
+                                               cu::ApproxAlgorithm::myers_lanes, cu::ApproxAlgorithm::wavefront};
+
+const char* name_of(cu::ApproxAlgorithm a) {
+  switch (a) {
+    case cu::ApproxAlgorithm::myers: return "myers";
+    case cu::ApproxAlgorithm::myers_threads: return "myers_threads";
+    case cu::ApproxAlgorithm::myers_lanes: return "myers_lanes";
+    case cu::ApproxAlgorithm::wavefront: return "wavefront";
+  }
+  return "?";
+}
+
 core::ApproxQuery query_of(core::ApproxMode mode, std::uint64_t k, std::uint64_t m, std::uint64_t chunk = 0) {
   core::ApproxQuery q;
   q.mode = mode;
@@ -57,18 +70,18 @@ core::ApproxQuery query_of(core::ApproxMode mode, std::uint64_t k, std::uint64_t
   return q;
 }
 
-/// GPU answer (both algorithms) == CPU answer for one pattern.
+/// GPU answer (every kernel) == CPU answer for one pattern.
 void expect_gpu_equals_cpu(const Bytes& p, const Bytes& text, std::uint64_t k, core::ApproxMode mode,
                            std::uint64_t chunk = 0, int blocks = 0) {
   core::ApproxPattern pat;
   pat.bytes = p;
   const core::ApproxQuery q = query_of(mode, k, p.size(), chunk);
   const auto want = cpu::approx_scan(pat, text, q, cpu::ApproxAlgorithm::myers, 0);
-  for (const auto algo : {cu::ApproxAlgorithm::myers, cu::ApproxAlgorithm::wavefront}) {
+  for (const auto algo : kAlgorithms) {
     if (p.size() > cu::approx_max_pattern_length(algo)) continue;
     const auto got = cu::approx_scan({pat}, {q}, text, algo, blocks, 0);
     ASSERT_EQ(got.size(), 1u);
-    ASSERT_EQ(got[0], want) << (algo == cu::ApproxAlgorithm::myers ? "myers" : "wavefront") << " m=" << p.size()
+    ASSERT_EQ(got[0], want) << name_of(algo) << " m=" << p.size()
                             << " n=" << text.size() << " k=" << k
                             << (mode == core::ApproxMode::best ? " best" : " all") << " chunk=" << chunk
                             << " D=" << blocks;
@@ -180,12 +193,12 @@ TEST(ApproxCuda, ManyPatternsInOneCallEqualCpu) {
     patterns.push_back(p);
     queries.push_back(query_of(i % 3 == 0 ? core::ApproxMode::best : core::ApproxMode::all_within_k, 1 + i % 5, m));
   }
-  for (const auto algo : {cu::ApproxAlgorithm::myers, cu::ApproxAlgorithm::wavefront}) {
+  for (const auto algo : kAlgorithms) {
     const auto got = cu::approx_scan(patterns, queries, text, algo, 0, 0);
     ASSERT_EQ(got.size(), patterns.size());
     for (std::size_t i = 0; i < patterns.size(); ++i)
       ASSERT_EQ(got[i], cpu::approx_scan(patterns[i], text, queries[i], cpu::ApproxAlgorithm::myers, 0))
-          << "pattern " << i;
+          << name_of(algo) << " pattern " << i;
   }
 }
 
@@ -260,12 +273,38 @@ TEST(ApproxCuda, SmallDeviceSegmentsGiveTheSameHits) {
   }
   for (const char* segment : {"97", "777", "1000"}) {
     ::setenv("WARPMATCH_APPROX_SEGMENT_ENDS", segment, 1);
-    for (const auto algo : {cu::ApproxAlgorithm::myers, cu::ApproxAlgorithm::wavefront}) {
+    for (const auto algo : kAlgorithms) {
       const auto got = cu::approx_scan(patterns, queries, text, algo, 0, 0);
       for (std::size_t i = 0; i < patterns.size(); ++i)
         EXPECT_EQ(got[i], cpu::approx_scan(patterns[i], text, queries[i], cpu::ApproxAlgorithm::myers, 0))
-            << "segment " << segment << " pattern " << i;
+            << name_of(algo) << " segment " << segment << " pattern " << i;
     }
   }
   ::unsetenv("WARPMATCH_APPROX_SEGMENT_ENDS");
+}
+
+TEST(ApproxCuda, MyersKernelsOnLongerTextsWithDefaultSplitEqualCpu) {
+  SKIP_WITHOUT_GPU();
+  // Texts long enough that the default split gives long, 16-byte aligned chunks of many
+  // blocks, and odd lengths so that the last chunk ends inside a 16-byte block.
+  std::mt19937_64 rng(77);
+  for (const std::size_t m : {31, 32, 33, 64, 65, 256, 1024, 1500}) {
+    const Bytes p = random_bytes(rng, m, 4);
+    const Bytes text = planted(rng, p, (std::size_t{3} << 20) + 13 + m, 4, 40);
+    expect_gpu_equals_cpu(p, text, m / 10, core::ApproxMode::all_within_k);
+    expect_gpu_equals_cpu(p, text, 0, core::ApproxMode::all_within_k);
+    expect_gpu_equals_cpu(p, text, m, core::ApproxMode::best);
+  }
+}
+
+TEST(ApproxCuda, HitBufferOverflowIsRetriedWithRoomForAll) {
+  SKIP_WITHOUT_GPU();
+  ::setenv("WARPMATCH_APPROX_HIT_CAPACITY", "7", 1);
+  const Bytes flood(20000, 'a');
+  for (const std::size_t m : {5, 40, 1024}) {
+    const Bytes all_a(m, 'a');
+    expect_gpu_equals_cpu(all_a, flood, 2, core::ApproxMode::all_within_k);
+    expect_gpu_equals_cpu(all_a, flood, m, core::ApproxMode::best);
+  }
+  ::unsetenv("WARPMATCH_APPROX_HIT_CAPACITY");
 }

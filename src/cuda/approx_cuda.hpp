@@ -11,8 +11,10 @@
 namespace warpmatch::cuda {
 
 enum class ApproxAlgorithm {
-  myers,      // bit-parallel on 32-bit words, a warp pipelines the pattern's words
-  wavefront,  // seed paper 000: D pieces, one block each, anti-diagonal wavefront in shared memory
+  myers,          // bit-parallel on 32-bit words; picks myers_threads or myers_lanes per text
+  myers_threads,  // one thread per long text chunk, the whole pattern in its registers (m <= 1024)
+  myers_lanes,    // a group of lanes pipelines the pattern's words over one text chunk
+  wavefront,      // seed paper 000: D pieces, one block each, anti-diagonal wavefront in shared memory
 };
 
 /// Longest pattern each kernel accepts (myers: words held in registers; wavefront: the
@@ -31,10 +33,12 @@ std::vector<std::vector<core::EndHit>> approx_scan(
 /// Benchmark support (text resident on the device, one pattern): median over `repeats`
 /// after a warm-up, timed with CUDA events.
 struct ApproxTiming {
-  double search_ms = 0;       // the search kernel alone (Myers or wavefront), text on the device
-  double kernel_ms = 0;       // search + minimum / compaction + hits back, text on the device
-  double end_to_end_ms = 0;   // text copied from pinned host memory + kernels + hits back
-  std::uint32_t best = 0;     // best distance found (best mode) or hits (all mode)
+  double search_ms = 0;       // the search kernel alone (Myers, hits included, or wavefront)
+  double kernel_ms = 0;       // (Myers best mode: host bound +) search + minimum / compaction +
+                              // hits back, text on the device
+  double end_to_end_ms = 0;   // text copied from pinned host memory (the bound meanwhile) +
+                              // kernels + hits back
+  std::uint32_t best = 0;     // best distance found (best mode; UINT32_MAX when none within k)
   std::uint64_t hits = 0;
   std::uint64_t threads = 0;  // threads launched by the main kernel (for the cost model)
 };

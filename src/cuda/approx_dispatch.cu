@@ -1,7 +1,10 @@
 // CUDA approximate search, host side: uploads each pattern's tables once, copies the text to
-// the device once per segment (all patterns run against it), launches the Myers or the
-// wavefront kernel, finds the minimum (best mode) with a warp-shuffle reduction, and compacts
-// the hits (end, distance) on the device with cub::DeviceSelect before copying them back.
+// the device once per segment (all patterns run against it) and launches a Myers kernel or the
+// paper's wavefront kernel. Myers: the kernel itself reports the ends within k (best mode:
+// a few candidates per thread, see logic::EndReporter) into a hit buffer; one copy brings back the
+// count, the minimum and the first hits; the host keeps the best ones and sorts them.
+// Wavefront (the paper): distances of every end, a warp-shuffle minimum, then
+// cub::DeviceSelect compacts the hits on the device.
 // Starts and CIGARs are recovered on the host by src/core for reported hits only.
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
@@ -28,97 +31,239 @@ using detail::Stream;
 
 // Owned end positions per device segment: indices stay 32-bit and CUB's item count an int.
 constexpr std::uint64_t kSegmentEnds = std::uint64_t{1} << 30;
-constexpr std::uint32_t kMyersMaxPerLane = 32;  // 32 lanes x 32 words x 32 bits
+constexpr std::uint32_t kLaneMaxPerLane = 32;     // 32 lanes x 32 words x 32 bits
+constexpr std::uint32_t kThreadMaxWords = 32;     // thread per chunk: m <= 1024
 constexpr std::uint64_t kWavefrontMaxPattern = 32000;  // 3 x (m+1) x 2 bytes <= 192 KiB
-// Myers launches use blocks of 4 warps (one per SMSP), below the kernel's __launch_bounds__
-// maximum (same register budget): the split can then give every SMSP 1, 2, 3, ... warps
-// evenly instead of steps of 2 (see myers_chunk).
-constexpr int kMyersLaunchThreads = 128;
-static_assert(kMyersLaunchThreads % 32 == 0 && kMyersLaunchThreads <= kernels::kMyersBlockThreads);
+constexpr std::size_t kLaneSharedTable = 96 * 1024;  // larger Eq tables stay in global memory
+constexpr std::uint32_t kStagedHits = 1024;  // hits copied back with the count, in one copy
+constexpr std::uint64_t kTextPadding = 64;   // the kernels read whole 16-byte blocks
+constexpr std::size_t kBoundMaxPattern = 2048;  // best mode's host bound (bound_best) up to here
+
+/// Calls f(std::integral_constant<int, Q>) for the instance Q in {1, 2, 4, ..., 32}.
+template <class F>
+void with_width(std::uint32_t q, F&& f) {
+  switch (q) {
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 4: f(std::integral_constant<int, 4>{}); break;
+    case 8: f(std::integral_constant<int, 8>{}); break;
+    case 16: f(std::integral_constant<int, 16>{}); break;
+    case 32: f(std::integral_constant<int, 32>{}); break;
+    default: throw InvalidArgument("pattern too long for the cuda myers kernels");
+  }
+}
 
 /// One pattern's device tables.
 struct DevicePattern {
   core::ApproxPattern pattern;
   core::ApproxQuery query;
   logic::MyersShape shape;
-  DeviceBuffer<std::uint32_t> peq;     // myers: [256][words]
+  // Myers: logic::EqTables on the device.
+  std::uint32_t zero_row = 0;
+  DeviceBuffer<std::uint8_t> code;
+  std::uint32_t thread_width = 0;       // words per thread (0: m > 1024, lanes only)
+  std::uint32_t thread_stride = 0;      // words per Eq row, padded
+  std::uint32_t thread_pad = 0;         // dummy rows above the pattern
+  DeviceBuffer<std::uint32_t> thread_peq;  // [rows][thread_stride]
+  DeviceBuffer<std::uint32_t> lane_peq;    // [rows][shape.per_lane][32]
   DeviceBuffer<std::uint8_t> bytes;    // wavefront: the folded pattern
   DeviceBuffer<std::uint8_t> fold;     // wavefront: text byte -> pattern's view of it
-  DevicePattern(int device) : peq(device), bytes(device), fold(device) {}
+  std::uint32_t best_bound = UINT_MAX;  // best mode: an upper bound on the minimum (bound_best)
+  int thread_blocks_per_sm = 0;  // occupancy of its kernels (0: not asked yet)
+  int lane_blocks_per_sm = 0;
+  DevicePattern(int device)
+      : code(device), thread_peq(device), lane_peq(device), bytes(device), fold(device) {}
+  std::uint32_t rows() const { return zero_row + 1; }
 };
+
+template <class T>
+void upload_vector(int device, DeviceBuffer<T>& to, const std::vector<T>& from) {
+  to.reserve(from.size());
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpy(to.get(), from.data(), from.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
 
 class ApproxRunner {
  public:
   ApproxRunner(int device, ApproxAlgorithm algorithm, int wavefront_blocks)
       : device_(device), algorithm_(algorithm), wavefront_blocks_(wavefront_blocks),
         text_(device), dist_(device), index_(device), gathered_(device), block_min_(device),
-        scalars_(device, 2), temp_(device), stream_(device) {
+        scalars_(device, 3), hits_(device), staged_scalars_(device), staged_hits_(device), temp_(device),
+        stream_(device) {
     WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device));
     WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&shared_optin_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    staged_scalars_.reserve(3);
+    staged_hits_.reserve(kStagedHits);
+    // Test hook: WARPMATCH_APPROX_HIT_CAPACITY shrinks the first hit buffer (overflow path).
+    if (const char* env = std::getenv("WARPMATCH_APPROX_HIT_CAPACITY"))
+      hit_capacity_ = std::clamp<std::uint64_t>(std::strtoull(env, nullptr, 10), 1, hit_capacity_);
+    // Tuning hook: WARPMATCH_APPROX_LATENCY_WARPS overrides the lane kernel's latency model.
+    if (const char* env = std::getenv("WARPMATCH_APPROX_LATENCY_WARPS"))
+      latency_warps_ = std::clamp(std::strtod(env, nullptr), 1.0, 32.0);
+    // Tuning hook: WARPMATCH_APPROX_MAX_LANES caps the lane kernel's lanes per pattern.
+    if (const char* env = std::getenv("WARPMATCH_APPROX_MAX_LANES"))
+      max_lanes_ = logic::pow2_at_least(std::clamp<std::uint32_t>(std::strtoul(env, nullptr, 10), 1, 32));
   }
+
+  bool myers() const { return algorithm_ != ApproxAlgorithm::wavefront; }
 
   std::unique_ptr<DevicePattern> upload(const core::ApproxPattern& p, const core::ApproxQuery& q) {
     auto dp = std::make_unique<DevicePattern>(device_);
     dp->pattern = p;
     dp->query = q;
     const auto m = static_cast<std::uint32_t>(p.size());
-    dp->shape = logic::myers_shape(m);
-    if (algorithm_ == ApproxAlgorithm::myers) {
-      const std::uint32_t words = dp->shape.words;
-      std::vector<std::uint32_t> peq(256 * static_cast<std::size_t>(words), 0);
-      for (int c = 0; c < 256; ++c) {
-        const std::uint8_t t = p.text_byte(static_cast<std::uint8_t>(c));
-        for (std::uint32_t i = 0; i < m; ++i)
-          if (p.bytes[i] == t) peq[c * words + i / 32] |= 1u << (i % 32);
-      }
-      dp->peq.reserve(peq.size());
-      WARPMATCH_CUDA_CHECK(device_, cudaMemcpy(dp->peq.get(), peq.data(), peq.size() * 4, cudaMemcpyHostToDevice));
-    } else {
-      const std::size_t shared = 3 * (static_cast<std::size_t>(m) + 1) * sizeof(std::uint16_t);
-      if (shared > static_cast<std::size_t>(shared_optin_) - 2048)
-        throw InvalidArgument("pattern of " + std::to_string(m) +
-                              " bytes is too long for the wavefront kernel's shared-memory buffer on "
-                              "this GPU (" + std::to_string(shared_optin_) + " bytes per block)");
-      std::uint8_t fold[256];
-      for (int c = 0; c < 256; ++c) fold[c] = p.text_byte(static_cast<std::uint8_t>(c));
-      dp->bytes.reserve(m);
-      dp->fold.reserve(256);
-      WARPMATCH_CUDA_CHECK(device_, cudaMemcpy(dp->bytes.get(), p.bytes.data(), m, cudaMemcpyHostToDevice));
-      WARPMATCH_CUDA_CHECK(device_, cudaMemcpy(dp->fold.get(), fold, 256, cudaMemcpyHostToDevice));
-    }
+    dp->shape = logic::myers_shape(m, max_lanes_);
+    if (myers()) upload_myers(*dp);
+    else upload_wavefront(*dp);
     return dp;
   }
 
   /// Copies text[from, to) to the device (from pinned or pageable memory) on the stream.
   void load_text(const std::uint8_t* host, std::uint64_t bytes) {
-    text_.reserve(bytes);
+    text_.reserve(bytes + kTextPadding);
+    text_bytes_ = bytes;
     if (bytes)
       WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(text_.get(), host, bytes, cudaMemcpyHostToDevice, stream_.get()));
   }
 
-  /// Runs one pattern over the device text's owned columns [own_lo, own_hi) and leaves
-  /// dist[0, own_hi - own_lo) on the device. Returns the number of threads launched.
-  std::uint64_t run_kernel(const DevicePattern& dp, std::uint64_t own_lo, std::uint64_t own_hi) {
+  /// Best mode (Myers): sets dp.best_bound to the minimum over the text's first m + 256
+  /// bytes, found on the host while the text is being copied (any substring of them is one
+  /// of the text, so the minimum is <= it). The kernels then need an overlap of m + bound
+  /// instead of 2m: for m = 1024 on random '0'/'1' text about 1300 warm-up columns per chunk
+  /// instead of 2048.
+  void bound_best(DevicePattern& dp, ByteSpan text) const {
+    // Longer patterns: O(m^2) host work, more than it saves.
+    if (!myers() || dp.query.mode != core::ApproxMode::best || dp.pattern.size() > kBoundMaxPattern) return;
+    const std::size_t piece = std::min<std::size_t>(text.size(), dp.pattern.size() + 256);
+    dp.best_bound = logic::minimum_distance(dp.pattern, text.first(piece));
+  }
+
+  /// Myers: launches the kernel over the device text's owned columns [own_lo, own_hi) for
+  /// the ends with dist <= k (best: the minimum's, if <= k and <= dp.best_bound), with an
+  /// overlap of m + that limit. Leaves the hits on the device; returns the threads launched.
+  std::uint64_t launch_myers(DevicePattern& dp, std::uint64_t own_lo, std::uint64_t own_hi, bool best,
+                             std::uint32_t k) {
+    const std::uint64_t owned = own_hi - own_lo;
+    if (best) k = std::min(k, dp.best_bound);  // only ends <= the bound can be the minimum
+    const std::uint64_t overlap = core::approx_overlap(dp.pattern.size(), k);
+    hits_.reserve(std::min<std::uint64_t>(std::max<std::uint64_t>(owned, 1), hit_capacity_));
+    std::uint32_t* init = staged_scalars_.get();
+    init[0] = 0;         // count
+    init[1] = UINT_MAX;  // minimum
+    init[2] = UINT_MAX;  // smallest minimum with more ends than a thread keeps
+    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(scalars_.get(), init, 12, cudaMemcpyHostToDevice, stream_.get()));
+    const auto capacity = static_cast<std::uint32_t>(std::min<std::size_t>(hits_.size(), 0xffffffffu));
+    const kernels::HitSink sink{hits_.get(), capacity, scalars_.get(), scalars_.get() + 1, scalars_.get() + 2};
+    const auto m = static_cast<std::uint32_t>(dp.pattern.size());
+    const std::uint32_t blocks_end = static_cast<std::uint32_t>((text_bytes_ + 15) / 16 * 16);
+    if (use_threads(dp, owned, overlap)) {
+      const std::uint64_t resident = thread_resident(dp) * multiprocessors_;
+      std::uint64_t chunk = dp.query.chunk_ends ? dp.query.chunk_ends : (owned + resident - 1) / resident;
+      chunk = std::clamp<std::uint64_t>(chunk, 1, std::uint64_t{1} << 30);
+      const std::uint64_t threads = (owned + chunk - 1) / chunk;
+      const std::uint64_t blocks = (threads + kernels::kMyersThreadThreads - 1) / kernels::kMyersThreadThreads;
+      const std::size_t shared = thread_shared(dp);
+      with_width(dp.thread_width, [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        kernels::myers_thread_kernel<W><<<static_cast<unsigned>(blocks), kernels::kMyersThreadThreads, shared,
+                                          stream_.get()>>>(
+            text_.get(), blocks_end, static_cast<std::uint32_t>(own_lo), static_cast<std::uint32_t>(own_hi),
+            static_cast<std::uint32_t>(chunk), static_cast<std::uint32_t>(overlap), dp.thread_peq.get(),
+            dp.code.get(), dp.rows() * dp.thread_stride, dp.thread_stride, m, dp.thread_pad, k, best, sink);
+        detail::check_launch("myers_thread_kernel", device_);
+      });
+      return blocks * kernels::kMyersThreadThreads;
+    }
+    const logic::MyersShape& s = dp.shape;
+    const std::uint64_t groups_per_warp = 32 / s.group;
+    // Warm-up steps of a chunk: the overlap, its rounding down to 16 bytes, the pipeline skew.
+    const std::uint64_t warm = overlap + 15 + s.group - 1;
+    std::uint64_t chunk = dp.query.chunk_ends ? dp.query.chunk_ends : lane_chunk(dp, owned, warm, groups_per_warp);
+    chunk = std::clamp<std::uint64_t>(chunk, 1, std::uint64_t{1} << 30);
+    const std::uint64_t groups = (owned + chunk - 1) / chunk;
+    const std::uint64_t warps = (groups + groups_per_warp - 1) / groups_per_warp;
+    const std::uint64_t blocks = (warps * 32 + kernels::kMyersLaneThreads - 1) / kernels::kMyersLaneThreads;
+    if (blocks > 0x7fffffffull) throw InvalidArgument("text too large for one kernel launch");
+    const bool shared = lane_table_shared(dp);
+    const std::uint32_t table_words = dp.rows() * s.per_lane * 32;
+    with_width(s.per_lane, [&](auto w) {
+      constexpr int Q = decltype(w)::value;
+      auto launch = [&](auto kernel, std::size_t bytes) {
+        if (bytes > 48 * 1024)
+          WARPMATCH_CUDA_CHECK(device_, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                             static_cast<int>(bytes)));
+        kernel<<<static_cast<unsigned>(blocks), kernels::kMyersLaneThreads, bytes, stream_.get()>>>(
+            text_.get(), blocks_end, static_cast<std::uint32_t>(own_lo), static_cast<std::uint32_t>(own_hi),
+            static_cast<std::uint32_t>(chunk), static_cast<std::uint32_t>(overlap), dp.lane_peq.get(), dp.code.get(),
+            table_words, dp.zero_row, m, s.lanes, s.pad, s.group, k, best, sink);
+        detail::check_launch("myers_lane_kernel", device_);
+      };
+      if (shared) launch(kernels::myers_lane_kernel<Q, true>, std::size_t{table_words} * 4);
+      else launch(kernels::myers_lane_kernel<Q, false>, 0);
+    });
+    return blocks * kernels::kMyersLaneThreads;
+  }
+
+  /// Myers: the hits of the last launch (unordered), with the minimum and the overflow flag
+  /// in staged_scalars_; re-runs the launch (`relaunch`) with a larger buffer if they
+  /// overflowed it. One synchronisation when they fit in the staged prefix.
+  template <class Relaunch>
+  std::vector<std::uint64_t> fetch_hits(Relaunch&& relaunch) {
+    std::uint32_t count = 0;
+    for (;;) {
+      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(staged_scalars_.get(), scalars_.get(), 12, cudaMemcpyDeviceToHost,
+                                                    stream_.get()));
+      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(staged_hits_.get(), hits_.get(),
+                                                    std::min<std::size_t>(kStagedHits, hits_.size()) * 8,
+                                                    cudaMemcpyDeviceToHost, stream_.get()));
+      stream_.synchronize();
+      count = staged_scalars_.get()[0];
+      if (count <= hits_.size()) break;
+      hits_.reserve(count);  // overflow (e.g. a flood of hits): once more with room for all
+      relaunch();
+    }
+    std::vector<std::uint64_t> packed(staged_hits_.get(), staged_hits_.get() + std::min(count, kStagedHits));
+    if (count > kStagedHits) {
+      packed.resize(count);
+      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(packed.data() + kStagedHits, hits_.get() + kStagedHits,
+                                                    (count - kStagedHits) * 8ull, cudaMemcpyDeviceToHost,
+                                                    stream_.get()));
+      stream_.synchronize();
+    }
+    return packed;
+  }
+
+  /// Myers, after launch(): appends the hits to `out` in end order with end = end_base +
+  /// index + 1; best mode: the ends of the minimum (returned; UINT_MAX when above k).
+  std::uint32_t finish_myers(DevicePattern& dp, std::uint64_t own_lo, std::uint64_t own_hi, std::uint64_t end_base,
+                             std::vector<core::EndHit>& out) {
+    const std::uint32_t k = dp.query.k;
+    const bool best = dp.query.mode == core::ApproxMode::best;
+    std::vector<std::uint64_t> packed = fetch_hits([&] { launch_myers(dp, own_lo, own_hi, best, k); });
+    std::uint32_t low = UINT_MAX;
+    if (best) {
+      low = staged_scalars_.get()[1];
+      if (low > k) return UINT_MAX;
+      if (staged_scalars_.get()[2] == low) {  // a thread had more ends at the minimum than it keeps
+        launch_myers(dp, own_lo, own_hi, false, low);
+        packed = fetch_hits([&] { launch_myers(dp, own_lo, own_hi, false, low); });
+      } else {
+        std::erase_if(packed, [&](std::uint64_t h) { return static_cast<std::uint32_t>(h) != low; });
+      }
+    }
+    std::sort(packed.begin(), packed.end());  // by index: the kernels emit in no particular order
+    out.reserve(out.size() + packed.size());
+    for (const std::uint64_t h : packed) out.push_back({end_base + (h >> 32) + 1, static_cast<std::uint32_t>(h)});
+    return low;
+  }
+
+  /// Wavefront: runs the paper's kernel over the device text's owned columns [own_lo,
+  /// own_hi) and leaves dist[0, own_hi - own_lo) on the device. Returns the threads launched.
+  std::uint64_t run_wavefront(const DevicePattern& dp, std::uint64_t own_lo, std::uint64_t own_hi) {
     const std::uint64_t owned = own_hi - own_lo;
     const std::uint64_t overlap = core::approx_overlap(dp.pattern.size(), dp.query.k);
     dist_.reserve(owned);
     const auto m = static_cast<std::uint32_t>(dp.pattern.size());
-    if (algorithm_ == ApproxAlgorithm::myers) {
-      const logic::MyersShape& s = dp.shape;
-      const std::uint64_t groups_per_warp = 32 / s.group;
-      std::uint64_t chunk = dp.query.chunk_ends
-                                ? dp.query.chunk_ends
-                                : myers_chunk(owned, overlap + s.group - 1, groups_per_warp, s.per_lane);
-      chunk = std::min<std::uint64_t>(chunk, std::uint64_t{1} << 30);
-      const std::uint64_t groups = (owned + chunk - 1) / chunk;
-      const std::uint64_t warps = (groups + groups_per_warp - 1) / groups_per_warp;
-      const std::uint64_t blocks = (warps * 32 + kMyersLaunchThreads - 1) / kMyersLaunchThreads;
-      if (blocks > 0x7fffffffull) throw InvalidArgument("text too large for one kernel launch");
-      launch_myers(s.per_lane, static_cast<unsigned>(blocks), own_lo, own_hi, chunk, overlap, dp.peq.get(), m,
-                   s.words, s.group);
-      return blocks * kMyersLaunchThreads;
-    }
-    // Wavefront: D pieces of `piece` owned columns each, read with the overlap before them.
+    // D pieces of `piece` owned columns each, read with the overlap before them.
     std::uint64_t pieces = wavefront_blocks_ > 0 ? static_cast<std::uint64_t>(wavefront_blocks_)
                                                  : static_cast<std::uint64_t>(multiprocessors_) * 2;
     pieces = std::max<std::uint64_t>(1, std::min(pieces, owned));
@@ -138,27 +283,25 @@ class ApproxRunner {
     return pieces * threads;
   }
 
-  /// The minimum of dist (myers) or of the pieces' minima (wavefront, the paper's final
-  /// warp-shuffle min), on the stream; synchronises and returns it.
-  std::uint32_t minimum(std::uint64_t owned) {
+  /// Wavefront: the minimum of the pieces' minima (the paper's final warp-shuffle min), on
+  /// the stream; synchronises and returns it.
+  std::uint32_t minimum() {
     WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(scalars_.get() + 1, 0xff, 4, stream_.get()));
-    const bool pieces = algorithm_ == ApproxAlgorithm::wavefront;
-    const std::uint32_t* values = pieces ? block_min_.get() : dist_.get();
-    const std::uint64_t count = pieces ? last_pieces_ : owned;
+    const std::uint64_t count = last_pieces_;
     const unsigned blocks = static_cast<unsigned>(
         std::min<std::uint64_t>((count + kernels::kReduceThreads - 1) / kernels::kReduceThreads,
                                 static_cast<std::uint64_t>(multiprocessors_) * 8));
     kernels::min_reduce_kernel<<<std::max(1u, blocks), kernels::kReduceThreads, 0, stream_.get()>>>(
-        values, count, scalars_.get() + 1);
+        block_min_.get(), count, scalars_.get() + 1);
     detail::check_launch("min_reduce_kernel", device_);
-    std::uint32_t best = 0;
-    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(&best, scalars_.get() + 1, 4, cudaMemcpyDeviceToHost, stream_.get()));
+    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(staged_scalars_.get() + 1, scalars_.get() + 1, 4,
+                                                  cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
-    return best;
+    return staged_scalars_.get()[1];
   }
 
-  /// Compacts the ends with dist <= limit (or == limit) in order; appends them to `out` as
-  /// EndHits with end = end_base + index + 1.
+  /// Wavefront: compacts the ends with dist <= limit (or == limit) in order; appends them to
+  /// `out` as EndHits with end = end_base + index + 1.
   void select(std::uint64_t owned, std::uint32_t limit, bool equal, std::uint64_t end_base,
               std::vector<core::EndHit>& out) {
     if (owned == 0) return;
@@ -189,94 +332,126 @@ class ApproxRunner {
     for (std::uint32_t i = 0; i < count; ++i) out.push_back({end_base + idx[i] + 1, dist[i]});
   }
 
+  /// Starts one pattern's search kernel over owned columns [own_lo, own_hi) of the device
+  /// text (on the stream); returns the threads launched.
+  std::uint64_t launch(DevicePattern& dp, std::uint64_t own_lo, std::uint64_t own_hi) {
+    return myers() ? launch_myers(dp, own_lo, own_hi, dp.query.mode == core::ApproxMode::best, dp.query.k)
+                   : run_wavefront(dp, own_lo, own_hi);
+  }
+
+  /// After launch(): appends the hits to `out` in end order (best mode: those equal to the
+  /// minimum) and returns the minimum distance within k (best mode; else or none: UINT_MAX).
+  std::uint32_t finish(DevicePattern& dp, std::uint64_t own_lo, std::uint64_t own_hi, std::uint64_t end_base,
+                       std::vector<core::EndHit>& out) {
+    if (myers()) return finish_myers(dp, own_lo, own_hi, end_base, out);
+    const std::uint64_t owned = own_hi - own_lo;
+    if (dp.query.mode == core::ApproxMode::all_within_k) {
+      select(owned, dp.query.k, /*equal=*/false, end_base, out);
+      return UINT_MAX;
+    }
+    const std::uint32_t b = minimum();
+    if (b > dp.query.k) return UINT_MAX;
+    select(owned, b, /*equal=*/true, end_base, out);
+    return b;
+  }
+
   Stream& stream() { return stream_; }
 
  private:
-  void launch_myers(std::uint32_t per_lane, unsigned blocks, std::uint64_t own_lo, std::uint64_t own_hi,
-                    std::uint64_t chunk, std::uint64_t overlap, const std::uint32_t* peq, std::uint32_t m,
-                    std::uint32_t words, std::uint32_t group) {
-    const dim3 grid(blocks), block(kMyersLaunchThreads);
-    cudaStream_t s = stream_.get();
-    std::uint8_t* t = text_.get();
-    std::uint32_t* d = dist_.get();
-#define WARPMATCH_MYERS_CASE(Q)                                                               \
-  if (per_lane <= Q) {                                                                        \
-    kernels::myers_kernel<Q><<<grid, block, 0, s>>>(t, own_lo, own_hi, chunk, overlap, peq, m, \
-                                                     words, group, d);                        \
-    detail::check_launch("myers_kernel<" #Q ">", device_);                                    \
-    return;                                                                                   \
-  }
-    WARPMATCH_MYERS_CASE(1)
-    WARPMATCH_MYERS_CASE(2)
-    WARPMATCH_MYERS_CASE(4)
-    WARPMATCH_MYERS_CASE(8)
-    WARPMATCH_MYERS_CASE(16)
-    WARPMATCH_MYERS_CASE(32)
-#undef WARPMATCH_MYERS_CASE
-    throw InvalidArgument("pattern too long for the cuda myers kernel");
+  void upload_myers(DevicePattern& dp) {
+    const logic::EqTables t = logic::make_eq_tables(dp.pattern, kThreadMaxWords, dp.shape);
+    dp.zero_row = t.zero_row;
+    upload_vector(device_, dp.code, t.code);
+    dp.thread_width = t.thread_width;
+    dp.thread_stride = t.thread_stride;
+    dp.thread_pad = t.thread_pad;
+    if (t.thread_width) upload_vector(device_, dp.thread_peq, t.thread_table);
+    upload_vector(device_, dp.lane_peq, t.lane_table);
   }
 
-  /// Resident blocks per SM of the myers kernel instantiation serving `per_lane` (cached).
-  int myers_resident_blocks(std::uint32_t per_lane) {
-    int q = 0;
-    while (q < 5 && (1u << q) < per_lane) ++q;
-    if (myers_resident_[q] > 0) return myers_resident_[q];
-    int blocks = 0;
-    auto query = [&](auto kernel) {
-      WARPMATCH_CUDA_CHECK(device_, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                        &blocks, kernel, kMyersLaunchThreads, 0));
-    };
-    switch (q) {
-      case 0: query(kernels::myers_kernel<1>); break;
-      case 1: query(kernels::myers_kernel<2>); break;
-      case 2: query(kernels::myers_kernel<4>); break;
-      case 3: query(kernels::myers_kernel<8>); break;
-      case 4: query(kernels::myers_kernel<16>); break;
-      default: query(kernels::myers_kernel<32>); break;
+  void upload_wavefront(DevicePattern& dp) {
+    const core::ApproxPattern& p = dp.pattern;
+    const auto m = static_cast<std::uint32_t>(p.size());
+    const std::size_t shared = 3 * (static_cast<std::size_t>(m) + 1) * sizeof(std::uint16_t);
+    if (shared > static_cast<std::size_t>(shared_optin_) - 2048)
+      throw InvalidArgument("pattern of " + std::to_string(m) +
+                            " bytes is too long for the wavefront kernel's shared-memory buffer on "
+                            "this GPU (" + std::to_string(shared_optin_) + " bytes per block)");
+    std::vector<std::uint8_t> fold(256);
+    for (int c = 0; c < 256; ++c) fold[c] = p.text_byte(static_cast<std::uint8_t>(c));
+    upload_vector(device_, dp.bytes, p.bytes);
+    upload_vector(device_, dp.fold, fold);
+  }
+
+  std::size_t thread_shared(const DevicePattern& dp) const {
+    return std::size_t{dp.rows()} * dp.thread_stride * 4;
+  }
+  bool lane_table_shared(const DevicePattern& dp) const {
+    return std::size_t{dp.rows()} * dp.shape.per_lane * 32 * 4 <= kLaneSharedTable;
+  }
+
+  /// Resident threads per SM of the thread-per-chunk kernel for this pattern.
+  std::uint64_t thread_resident(DevicePattern& dp) {
+    if (dp.thread_blocks_per_sm == 0) {
+      int blocks = 0;
+      with_width(dp.thread_width, [&](auto w) {
+        WARPMATCH_CUDA_CHECK(device_, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                          &blocks, kernels::myers_thread_kernel<decltype(w)::value>,
+                                          kernels::kMyersThreadThreads, thread_shared(dp)));
+      });
+      dp.thread_blocks_per_sm = std::max(1, blocks);
     }
-    myers_resident_[q] = std::max(1, blocks);
-    return myers_resident_[q];
+    return static_cast<std::uint64_t>(dp.thread_blocks_per_sm) * kernels::kMyersThreadThreads;
   }
 
-  /// Owned ends per lane group (the text split) of the myers kernel. Every group runs
-  /// chunk + warm steps in lockstep (warm = overlap + group - 1: the m + k columns re-read
-  /// before the chunk, plus the pipeline skew), so the split trades parallelism against the
-  /// overlap's recomputation. Model, calibrated on the H200 numbers: the old split (enough
-  /// groups for 64 warps per SM, chunk >= overlap / 2) gave m = 1024, n = 4 Mi: chunk 1024 ->
-  /// 4096 groups = 4096 warps, ~31 per SM (~8 per SMSP), 3103 steps each = 12.7 M warp-steps
-  /// of which only 4.2 M useful; 8 warps x 3103 steps x ~99 cycles / 1.98 GHz = 1.24 ms, the
-  /// measured kernel time, and ~99 cycles per warp-step is also what the 1 GiB m = 256 run
-  /// achieves at full occupancy: an SMSP is throughput-bound at ~99 cycles per warp-step
-  /// once it holds more warps than one step's latency (~200-250 cycles) covers, ~2.5. So with
-  /// b resident 4-warp blocks per SM (b warps per SMSP, one wave) the time is
-  /// ~ steps(b) x max(b, 2.5) x 99 cycles. We try b = 1 .. the resident limit, take the
-  /// cheapest and prefer the largest b within 3% of it (more latency slack at the same
-  /// predicted time; large texts keep full occupancy exactly as before, e.g. 1 GiB m = 256:
-  /// b = 16 = 64 warps per SM). m = 1024, n = 4 Mi: b = 3 -> 396 blocks, 1584 groups
-  /// (12 warps per SM), chunk 2648, 4727 steps each, 7.5 M warp-steps: ~0.71 ms predicted
-  /// instead of 1.24 ms (b = 2 would be ~0.6-0.75 ms depending on the latency, b = 4 0.81 ms).
-  /// Results do not depend on the split: each chunk restarts the DP `overlap` columns early.
-  std::uint64_t myers_chunk(std::uint64_t owned, std::uint64_t warm, std::uint64_t groups_per_warp,
-                            std::uint32_t per_lane) {
+  /// Thread per chunk when every resident thread gets a chunk of >= 4x the overlap (the
+  /// re-read columns then cost <= 20 %); else the lane pipeline, which splits the pattern
+  /// instead of the text.
+  bool use_threads(DevicePattern& dp, std::uint64_t owned, std::uint64_t overlap) {
+    if (dp.thread_width == 0 || algorithm_ == ApproxAlgorithm::myers_lanes) return false;
+    if (algorithm_ == ApproxAlgorithm::myers_threads) return true;
+    return owned >= thread_resident(dp) * multiprocessors_ * 4 * (overlap + 16);
+  }
+
+  /// Owned ends per lane group (the text split) of the lane kernel. Every group runs
+  /// chunk + warm steps in lockstep, so the split trades parallelism against the overlap's
+  /// recomputation. With b resident 4-warp blocks per SM (b warps per SMSP, one wave) the
+  /// time is ~ steps(b) x max(b, latency_warps_) issue slots: below latency_warps_ warps an
+  /// SMSP waits on the step's dependency chain (shuffle, Myers step). We take the cheapest b
+  /// and prefer the largest within 3 % of it (more latency slack).
+  std::uint64_t lane_chunk(DevicePattern& dp, std::uint64_t owned, std::uint64_t warm,
+                           std::uint64_t groups_per_warp) {
     if (owned == 0) return 1;
-    const std::uint64_t groups_per_block = kMyersLaunchThreads / 32 * groups_per_warp;
-    const int resident = std::min(myers_resident_blocks(per_lane), 32);
+    const std::uint64_t groups_per_block = kernels::kMyersLaneThreads / 32 * groups_per_warp;
+    int& resident = dp.lane_blocks_per_sm;
+    if (resident == 0) with_width(dp.shape.per_lane, [&](auto w) {
+      constexpr int Q = decltype(w)::value;
+      const bool shared = lane_table_shared(dp);
+      const std::size_t bytes = shared ? std::size_t{dp.rows()} * Q * 32 * 4 : 0;
+      if (bytes > 48 * 1024)
+        WARPMATCH_CUDA_CHECK(device_, cudaFuncSetAttribute(kernels::myers_lane_kernel<Q, true>,
+                                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                           static_cast<int>(bytes)));
+      auto query = [&](auto kernel, std::size_t shared_bytes) {
+        WARPMATCH_CUDA_CHECK(device_, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                          &resident, kernel, kernels::kMyersLaneThreads, shared_bytes));
+      };
+      if (shared) query(kernels::myers_lane_kernel<Q, true>, bytes);
+      else query(kernels::myers_lane_kernel<Q, false>, 0);
+    });
+    resident = std::clamp(resident, 1, 32);
     double cost[33] = {};
     std::uint64_t chunks[33] = {};
     double best = 0;
     for (int b = 1; b <= resident; ++b) {
       const std::uint64_t groups = static_cast<std::uint64_t>(multiprocessors_) * b * groups_per_block;
       chunks[b] = std::max<std::uint64_t>(1, (owned + groups - 1) / groups);
-      cost[b] = static_cast<double>(chunks[b] + warm) * std::max(static_cast<double>(b), 2.5);
+      cost[b] = static_cast<double>(chunks[b] + warm) * std::max(static_cast<double>(b), latency_warps_);
       if (b == 1 || cost[b] < best) best = cost[b];
     }
-    std::uint64_t chunk = chunks[1];
     for (int b = resident; b >= 1; --b)
-      if (cost[b] <= best * 1.03) {
-        chunk = chunks[b];
-        break;
-      }
-    return chunk;
+      if (cost[b] <= best * 1.03) return chunks[b];
+    return chunks[1];
   }
 
   int device_;
@@ -285,10 +460,19 @@ class ApproxRunner {
   int multiprocessors_ = 1;
   int shared_optin_ = 48 * 1024;
   std::uint64_t last_pieces_ = 0;
-  int myers_resident_[6] = {};
+  std::uint64_t text_bytes_ = 0;
+  std::uint64_t hit_capacity_ = std::uint64_t{1} << 24;  // first hit buffer, grown on overflow
+  // Lane kernel: a step's latency in issue slots of one warp (see lane_chunk), most lanes.
+  // Measured on the H200 (bench approx, 4 Mi): 2 beat 4 and 6 by 1.15-1.5x at m = 512 and
+  // 1024 (equal at 256).
+  double latency_warps_ = 2.0;
+  std::uint32_t max_lanes_ = 0;  // 0: logic::myers_shape's default
   DeviceBuffer<std::uint8_t> text_;
-  DeviceBuffer<std::uint32_t> dist_, index_, gathered_, block_min_;
-  DeviceBuffer<std::uint32_t> scalars_;  // [0] selected count, [1] minimum
+  DeviceBuffer<std::uint32_t> dist_, index_, gathered_, block_min_;  // wavefront
+  DeviceBuffer<std::uint32_t> scalars_;  // [0] hit / selected count, [1] minimum, [2] Myers overflow
+  DeviceBuffer<std::uint64_t> hits_;     // myers: (index << 32) | distance
+  PinnedBuffer<std::uint32_t> staged_scalars_;
+  PinnedBuffer<std::uint64_t> staged_hits_;
   DeviceBuffer<std::uint8_t> temp_;
   Stream stream_;
 };
@@ -299,28 +483,32 @@ void run_segment(ApproxRunner& runner, const std::vector<std::unique_ptr<DeviceP
                  std::uint64_t seg_from, std::uint64_t seg_own_begin, std::uint64_t seg_own_end,
                  std::vector<std::uint32_t>& best, std::vector<std::vector<core::EndHit>>& out) {
   const std::uint64_t own_lo = seg_own_begin - seg_from, own_hi = seg_own_end - seg_from;
-  const std::uint64_t owned = own_hi - own_lo;
   for (std::size_t p = 0; p < patterns.size(); ++p) {
-    const DevicePattern& dp = *patterns[p];
-    runner.run_kernel(dp, own_lo, own_hi);
+    DevicePattern& dp = *patterns[p];
+    runner.launch(dp, own_lo, own_hi);
     if (dp.query.mode == core::ApproxMode::all_within_k) {
-      runner.select(owned, dp.query.k, /*equal=*/false, seg_own_begin, out[p]);
+      runner.finish(dp, own_lo, own_hi, seg_own_begin, out[p]);
       continue;
     }
-    const std::uint32_t segment_best = runner.minimum(owned);
-    if (segment_best > dp.query.k || segment_best > best[p]) continue;
+    std::vector<core::EndHit> hits;
+    const std::uint32_t segment_best = runner.finish(dp, own_lo, own_hi, seg_own_begin, hits);
+    if (segment_best == UINT_MAX || segment_best > best[p]) continue;
     if (segment_best < best[p]) {
       out[p].clear();
       best[p] = segment_best;
     }
-    runner.select(owned, segment_best, /*equal=*/true, seg_own_begin, out[p]);
+    out[p].insert(out[p].end(), hits.begin(), hits.end());
   }
 }
 
 }  // namespace
 
 std::uint64_t approx_max_pattern_length(ApproxAlgorithm algorithm) {
-  return algorithm == ApproxAlgorithm::myers ? std::uint64_t{kMyersMaxPerLane} * 32 * 32 : kWavefrontMaxPattern;
+  switch (algorithm) {
+    case ApproxAlgorithm::wavefront: return kWavefrontMaxPattern;
+    case ApproxAlgorithm::myers_threads: return std::uint64_t{kThreadMaxWords} * 32;
+    default: return std::uint64_t{kLaneMaxPerLane} * 32 * 32;
+  }
 }
 
 std::vector<std::vector<core::EndHit>> approx_scan(const std::vector<core::ApproxPattern>& patterns,
@@ -338,6 +526,7 @@ std::vector<std::vector<core::EndHit>> approx_scan(const std::vector<core::Appro
     if (patterns[p].size() > approx_max_pattern_length(algorithm))
       throw InvalidArgument("pattern " + std::to_string(p) + " too long for the cuda kernel");
     uploaded.push_back(runner.upload(patterns[p], queries[p]));
+    runner.bound_best(*uploaded.back(), text);
     overlap = std::max(overlap, core::approx_overlap(patterns[p].size(), queries[p].k));
   }
   std::vector<std::uint32_t> best(patterns.size(), UINT_MAX);
@@ -367,42 +556,33 @@ ApproxTiming bench_approx(const core::ApproxPattern& pattern, const core::Approx
   std::copy(text.begin(), text.end(), pinned.get());
   const std::uint64_t n = text.size();
   ApproxTiming timing;
-  Event start(device, true), searched(device, true), stop(device, true);
+  Event start(device, true), launched(device, true), searched(device, true), stop(device, true);
   std::vector<double> search_ms, kernel_ms, total_ms;
   runner.load_text(pinned.get(), n);
   runner.stream().synchronize();
   for (int r = -1; r < std::max(1, repeats); ++r) {  // r = -1: warm-up
-    // Resident: kernels + minimum/compaction + hits back, text already on the device.
-    std::vector<std::uint32_t> best(1, UINT_MAX);
-    std::vector<std::vector<core::EndHit>> hits(1);
+    // Resident: search kernel + minimum/compaction + hits back, text already on the device.
+    std::vector<core::EndHit> hits;
     start.record(runner.stream().get());
-    timing.threads = runner.run_kernel(*dp, 0, n);
+    runner.bound_best(*dp, text);
+    launched.record(runner.stream().get());
+    timing.threads = runner.launch(*dp, 0, n);
     searched.record(runner.stream().get());
-    if (query.mode == core::ApproxMode::all_within_k) {
-      runner.select(n, query.k, false, 0, hits[0]);
-    } else {
-      const std::uint32_t b = runner.minimum(n);
-      if (b <= query.k) runner.select(n, b, true, 0, hits[0]);
-      timing.best = b;
-    }
+    timing.best = runner.finish(*dp, 0, n, 0, hits);
     stop.record(runner.stream().get());
     stop.synchronize();
     if (r >= 0) {
-      search_ms.push_back(searched.ms_since(start));
+      search_ms.push_back(searched.ms_since(launched));
       kernel_ms.push_back(stop.ms_since(start));
     }
-    timing.hits = hits[0].size();
+    timing.hits = hits.size();
     // End to end: the text copied from pinned host memory first.
-    hits[0].clear();
+    hits.clear();
     start.record(runner.stream().get());
     runner.load_text(pinned.get(), n);
-    runner.run_kernel(*dp, 0, n);
-    if (query.mode == core::ApproxMode::all_within_k) {
-      runner.select(n, query.k, false, 0, hits[0]);
-    } else {
-      const std::uint32_t b = runner.minimum(n);
-      if (b <= query.k) runner.select(n, b, true, 0, hits[0]);
-    }
+    runner.bound_best(*dp, text);  // on the host while the text is copied
+    runner.launch(*dp, 0, n);
+    runner.finish(*dp, 0, n, 0, hits);
     stop.record(runner.stream().get());
     stop.synchronize();
     if (r >= 0) total_ms.push_back(stop.ms_since(start));
