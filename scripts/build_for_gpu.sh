@@ -3,8 +3,8 @@
 # cudart, static libstdc++/libgcc; build folder .gpu-build/) and stages everything the GPU
 # machine lacks into the git-ignored folder .device/, which the device tool carries:
 #
-#   .device/warpmatch            CLI (stripped)
-#   .device/warpmatch_tests      GoogleTest binary, GPU tests included (stripped)
+#   .device/warpmatch.gz         CLI (stripped, gzip: unpacked by run_on_gpu.sh)
+#   .device/warpmatch_tests.gz   GoogleTest binary, GPU tests included (stripped, gzip)
 #   .device/rg                   ripgrep, the exact-search peer (the GPU machine has none)
 #   .device/lib/                 rg's shared libraries that may be missing there (libpcre2-8)
 #   .device/words                word list for the generated benchmark text
@@ -124,6 +124,9 @@ say "smoke test here (no GPU here: GPU parts report none)"
 
 say "sizes"
 cat "$stage/MANIFEST.txt"
+# The CUDA binaries are ~28 MB each; gzip keeps the carried folder under the transfer limit
+# (run_on_gpu.sh unpacks them on the GPU machine).
+gzip -6 -f "$stage/warpmatch" "$stage/warpmatch_tests"
 stage_bytes=$(du -sb "$stage" | cut -f1)
 # what else travels: tracked + untracked-not-ignored files
 tree_bytes=$(git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)

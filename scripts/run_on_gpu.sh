@@ -46,6 +46,10 @@ for f in "$D"/data/*.fa.gz; do [[ -e $f ]] && mkdir -p $bt2/reference && cp -n "
 for f in "$D"/data/*.fq.gz; do [[ -e $f ]] && mkdir -p $bt2/reads && cp -n "$f" $bt2/reads/; done
 [[ -r $D/words && ! -e /usr/share/dict/words ]] && mkdir -p /usr/share/dict && cp "$D/words" /usr/share/dict/words
 
+# build_for_gpu.sh stages the binaries gzipped (transfer limit).
+for z in "$D"/warpmatch.gz "$D"/warpmatch_tests.gz; do
+  [[ -f $z ]] && gzip -dc "$z" >"${z%.gz}"
+done
 if [[ ! -x $D/warpmatch && ! -f $D/warpmatch ]]; then
   echo "run_on_gpu.sh: $D/warpmatch is missing: run scripts/build_for_gpu.sh here first and" \
        "carry .device (carry=[\".device\"])" >&2
