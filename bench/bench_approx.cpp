@@ -8,6 +8,7 @@
 // GPU and the CPU backend. Prints a table with TCUPS and ratios; writes JSON.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -102,6 +103,60 @@ int edlib_hw_parallel(const std::vector<std::uint8_t>& x, const std::vector<std:
 
 double tcups(double m, double n, double ms) { return ms > 0 ? m * n / (ms * 1e-3) / 1e12 : 0; }
 
+/// One wavefront measurement with Theorem 4's terms for it.
+struct WavePoint {
+  std::uint64_t m, pieces;
+  double measured_ms;
+  WavefrontTerms terms;
+};
+
+/// Theorem 4 counts one unit per cell update and per latency; the kernel's real units are
+/// larger. Fits T = a x work terms + b x latency terms (a, b >= 0) by least squares on the
+/// relative error over every (m, D) measured, and prints measured / calibrated per point.
+json print_theorem4_calibration(const std::vector<WavePoint>& points) {
+  // Normal equations of min sum ((a w_i + b l_i) / t_i - 1)^2, falling back to one factor
+  // when the two-factor solution has a negative one.
+  double ww = 0, wl = 0, ll = 0, w1 = 0, l1 = 0;
+  for (const WavePoint& p : points) {
+    const double w = p.terms.work_ms / p.measured_ms, l = p.terms.latency_ms / p.measured_ms;
+    ww += w * w, wl += w * l, ll += l * l, w1 += w, l1 += l;
+  }
+  const double det = ww * ll - wl * wl;
+  double a = det > 0 ? (w1 * ll - l1 * wl) / det : -1, b = det > 0 ? (l1 * ww - w1 * wl) / det : -1;
+  if (a < 0 || b < 0) {
+    const double a_only = ww > 0 ? w1 / ww : 0, b_only = ll > 0 ? l1 / ll : 0;
+    auto residual = [&](double fa, double fb) {
+      double r = 0;
+      for (const WavePoint& p : points) {
+        const double e = (fa * p.terms.work_ms + fb * p.terms.latency_ms) / p.measured_ms - 1;
+        r += e * e;
+      }
+      return r;
+    };
+    if (residual(a_only, 0) <= residual(0, b_only)) a = a_only, b = 0;
+    else a = 0, b = b_only;
+  }
+  double sum_sq = 0;
+  json rows = json::array();
+  std::string text;
+  std::uint64_t last_m = 0;
+  for (const WavePoint& p : points) {
+    const double calibrated = a * p.terms.work_ms + b * p.terms.latency_ms;
+    const double e = calibrated / p.measured_ms - 1;
+    sum_sq += e * e;
+    if (p.m != last_m) text += fmt::format("{}  m={:<5}", last_m ? "\n" : "", p.m);
+    last_m = p.m;
+    text += fmt::format(" D={}: {:.2f}/{:.2f}", p.pieces, p.measured_ms, calibrated);
+    rows.push_back({{"m", p.m}, {"D", p.pieces}, {"measured_ms", p.measured_ms},
+                    {"theorem4_ms", p.terms.work_ms + p.terms.latency_ms}, {"calibrated_ms", calibrated}});
+  }
+  const double rms = std::sqrt(sum_sq / static_cast<double>(points.size()));
+  fmt::print("\nTheorem 4 calibrated on these {} wavefront runs: T = {:.1f} x work terms + {:.2f} x latency terms "
+             "(relative rms error {:.1f} %)\nwavefront search kernel, measured / calibrated ms:\n{}\n",
+             points.size(), a, b, 100 * rms, text);
+  return {{"work_factor", a}, {"latency_factor", b}, {"relative_rms_error", rms}, {"points", rows}};
+}
+
 }  // namespace
 
 int run_bench_approx(const BenchApproxOptions& options) {
@@ -144,6 +199,7 @@ int run_bench_approx(const BenchApproxOptions& options) {
   const double n = static_cast<double>(y.size());
   bool all_agree = true, target_time = false, target_ratio = false, have_1024 = false;
   json rows = json::array();
+  std::vector<WavePoint> wave_points;
   for (const std::uint64_t m : lengths) {
     const std::vector<std::uint8_t> x = random_text(m, "01", 0xabc000 + m);
     core::ApproxPattern pattern;
@@ -191,6 +247,7 @@ int run_bench_approx(const BenchApproxOptions& options) {
         const cuda::ApproxTiming w = cuda::bench_approx(pattern, query, y, cuda::ApproxAlgorithm::wavefront,
                                                         static_cast<int>(d), 0, std::min(options.repeats, 3));
         const double predicted = predict_wavefront_ms(y.size(), m, w.threads, machine);
+        wave_points.push_back({m, d, w.search_ms, wavefront_terms(y.size(), m, w.threads, machine)});
         if (w.best != cpu_best) all_agree = false;
         waves.push_back({{"D", d}, {"search_kernel_ms", w.search_ms}, {"resident_ms", w.kernel_ms},
                          {"end_to_end_ms", w.end_to_end_ms},
@@ -220,6 +277,8 @@ int run_bench_approx(const BenchApproxOptions& options) {
              " resident; TCUPS = m x |Y| / gpu e2e; wavefront: search kernel ms / Theorem 4 prediction;\n"
              " x edlib: edlib HW on {} threads / gpu e2e; x ed(k): edlib on {} threads / CPU backend)\n",
              threads, threads);
+
+  if (!wave_points.empty()) j["theorem4_calibration"] = print_theorem4_calibration(wave_points);
 
   // Throughput row.
   json big{{"text_bytes", options.big_text_bytes}};

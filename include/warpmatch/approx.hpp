@@ -128,5 +128,15 @@ struct HmmMachine {
 };
 double predict_wavefront_ms(std::uint64_t n, std::uint64_t m, std::uint64_t threads,
                             const HmmMachine& machine = {});
+/// Theorem 4's two groups of terms in milliseconds at one unit per cycle: the work terms
+/// (n+p)/w + m(n+p)/(dw) and the latency terms nL/p + mnl/p + L + ml; their sum is
+/// predict_wavefront_ms(). The benchmark fits one factor per group to its measurements (a real
+/// cell update takes more than one cycle), which turns the model into a calibrated predictor.
+struct WavefrontTerms {
+  double work_ms = 0;
+  double latency_ms = 0;
+};
+WavefrontTerms wavefront_terms(std::uint64_t n, std::uint64_t m, std::uint64_t threads,
+                               const HmmMachine& machine = {});
 
 }  // namespace warpmatch
