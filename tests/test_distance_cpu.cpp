@@ -300,6 +300,45 @@ TEST(DistanceCpu, LambdaGenomeAgainstMutatedCopies) {
   }
 }
 
+/// Near-identical pairs: the CPU band follows the computed values (blocks dropped at both
+/// ends, the bottom re-entered and extended within a column, trials stopped early and the
+/// next k extrapolated). Edits spread evenly, bunched at either end, and long indels (a
+/// vertical run of more than a block in one column), with k around the distance.
+TEST(DistanceCpu, PrunedBandNearIdenticalAgainstPlainDp) {
+  std::mt19937_64 rng(9);
+  auto concat = [](std::initializer_list<Bytes> parts) {
+    Bytes s;
+    for (const Bytes& p : parts) s.insert(s.end(), p.begin(), p.end());
+    return s;
+  };
+  for (int trial = 0; trial < 24; ++trial) {
+    const int alphabet = trial % 3 == 2 ? 2 : 4;
+    const std::size_t n = 1500 + rng() % 3500;
+    const Bytes a = random_bytes(rng, n, alphabet);
+    const Bytes head(a.begin(), a.begin() + n / 5), body(a.begin() + n / 5, a.end());
+    const Bytes tail_start(a.begin(), a.begin() + 4 * n / 5), tail(a.begin() + 4 * n / 5, a.end());
+    Bytes b;
+    switch (trial % 6) {
+      case 0: b = mutate(rng, a, 0.002, alphabet); break;
+      case 1: b = mutate(rng, a, 0.03, alphabet); break;
+      case 2: b = concat({mutate(rng, head, 0.15, alphabet), body}); break;       // bunched at the start
+      case 3: b = concat({tail_start, mutate(rng, tail, 0.15, alphabet)}); break;  // bunched at the end
+      case 4:  // a block of a missing from b (rows when b is the longer one: a vertical run)
+        b = concat({head, Bytes(body.begin() + 150 + rng() % 150, body.end()), random_bytes(rng, 300, alphabet)});
+        break;
+      default:  // a block inserted into b, and a few edits
+        b = mutate(rng, concat({head, random_bytes(rng, 100 + rng() % 200, alphabet), body}), 0.005, alphabet);
+    }
+    const std::int64_t d = oracle(a, b);
+    ASSERT_EQ(cpu_distance(a, b, "myers", -1, 1), d) << "trial " << trial;
+    ASSERT_EQ(cpu_distance(b, a, "myers", -1, 2), d) << "trial " << trial;
+    for (const std::int64_t k : {d - 1, d, d + 1, 2 * d + 5, d + 700})
+      ASSERT_EQ(cpu_distance(a, b, "myers", k, 1), bounded(d, k)) << "trial " << trial << " k " << k;
+    expect_valid_alignment(a, b, warpmatch::edit_distance(span(a), span(b), cpu_options("auto", -1, 1, true)), d);
+    expect_valid_alignment(a, b, warpmatch::edit_distance(span(a), span(b), cpu_options("auto", d, 1, true)), d);
+  }
+}
+
 TEST(DistanceCpu, BatchMatchesSinglePairsInOrder) {
   std::mt19937_64 rng(8);
   std::vector<Bytes> store;

@@ -6,17 +6,22 @@
 // carried from block to block. Ukkonen's band keeps only the diagonals an alignment of cost
 // <= k can use; a block entering the band from below starts as "all +1" from its upper
 // neighbour, a block leaving it at the top hands +1 to the next (edlib's rules: every value
-// stays an upper bound, and is exact on any path of cost <= k).
+// stays an upper bound, and is exact on any path of cost <= k). On one stripe the blocks
+// also follow the computed values (edlib's block pruning, see run_columns), which ends a
+// trial early once no path of cost <= k is left; without k, trials of growing k extrapolate
+// from where the last one ended.
 //
-// Threads: the blocks are split into stripes, one per thread; stripe s computes its blocks
-// column chunk by column chunk, after stripe s-1 published the bottom scores of the same
-// chunk through a ring buffer (a pipelined wavefront over the table).
+// Threads: wide bands only, the blocks are split into stripes, one per thread; stripe s
+// computes its blocks column chunk by column chunk, after stripe s-1 published the bottom
+// scores of the same chunk through a ring buffer (a pipelined wavefront over the table).
 #include "cpu/distance_cpu.hpp"
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
+#include <cmath>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -47,21 +52,26 @@ Band band_for(i64 m, i64 n, i64 k) {
   return band;
 }
 
+/// A horizontal delta in {-1, 0, +1} as two bits: the carry from block to block is the
+/// critical path of a column, and bits pass it on without compares.
+struct Carry {
+  u64 plus = 0, minus = 0;
+  static Carry of(i64 delta) { return {delta > 0 ? u64{1} : 0, delta < 0 ? u64{1} : 0}; }
+  i64 value() const { return static_cast<i64>(plus) - static_cast<i64>(minus); }
+};
+
 /// One Myers/Hyyrö step of a 64-row block (edlib's calculateBlock): vertical deltas
 /// (pv: +1, mv: -1) of column j-1 become those of column j; hin is the horizontal delta
 /// entering above the block's top row, the return value the one leaving its bottom row.
-inline int myers_step(u64& pv, u64& mv, u64 eq, int hin) {
-  const u64 hin_neg = hin < 0 ? 1 : 0;
+inline Carry myers_step(u64& pv, u64& mv, u64 eq, Carry hin) {
   const u64 xv = eq | mv;
-  eq |= hin_neg;
+  eq |= hin.minus;
   const u64 xh = (((eq & pv) + pv) ^ pv) | eq;
   u64 ph = mv | ~(xh | pv);
   u64 mh = pv & xh;
-  const int hout = static_cast<int>(ph >> 63) - static_cast<int>(mh >> 63);
-  ph <<= 1;
-  mh <<= 1;
-  mh |= hin_neg;
-  ph |= hin > 0 ? 1 : 0;
+  const Carry hout{ph >> 63, mh >> 63};
+  ph = (ph << 1) | hin.plus;
+  mh = (mh << 1) | hin.minus;
   pv = mh | ~(xv | ph);
   mv = ph & xv;
   return hout;
@@ -82,12 +92,36 @@ struct Alphabet {
   }
 };
 
+/// The pattern (rows) as match vectors: bit i % 64 of word [code][i / 64] is set where a[i]
+/// has that code. Built once per pattern, shared by the trials of growing k.
+struct Pattern {
+  i64 m, blocks;
+  Alphabet alphabet;
+  std::vector<u64> peq;
+  Pattern(const std::uint8_t* a, i64 rows)
+      : m(rows), blocks((rows + kWord - 1) / kWord), alphabet(a, rows),
+        peq(static_cast<std::size_t>(alphabet.size + 1) * blocks, 0) {
+    for (i64 blk = 0; blk < blocks; ++blk)
+      for (i64 i = kWord * blk; i < std::min(m, kWord * (blk + 1)); ++i)
+        peq[alphabet.code[a[i]] * blocks + blk] |= u64{1} << (i - kWord * blk);
+  }
+  /// The match vector of text byte c for every block.
+  const u64* eq(std::uint8_t c) const {
+    return peq.data() + static_cast<std::size_t>(alphabet.code[c]) * blocks;
+  }
+};
+
 /// The bit-vector column after the last text byte: enough to read any row's value.
 struct Columns {
   i64 m = 0, n = 0, blocks = 0;
-  std::vector<u64> pv, mv;
-  std::vector<i64> score;  // value at the block's bottom row (row 64 (b + 1))
+  struct Block {
+    u64 pv, mv;  // vertical deltas +1 / -1 of the block's rows
+    i64 score;   // value at the block's bottom row (row 64 (b + 1))
+  };
+  std::vector<Block> state;
   i64 first = 0, last = -1;  // blocks active in the final column
+  bool over_k = false;       // pruning dropped every block: no path of cost <= k
+  i64 stopped_at = 0;        // with over_k: the column where that was found
 
   /// D[r][n]; kInfinite for rows outside the band (never on a path of cost <= k).
   i64 value_at(i64 r) const {
@@ -96,7 +130,8 @@ struct Columns {
     if (b < first || b > last) return kInfinite;
     const int p = static_cast<int>((r - 1) % kWord);
     const u64 below = p == 63 ? 0 : ~u64{0} << (p + 1);
-    return score[b] - std::popcount(pv[b] & below) + std::popcount(mv[b] & below);
+    const Block& s = state[b];
+    return s.score - std::popcount(s.pv & below) + std::popcount(s.mv & below);
   }
 };
 
@@ -110,21 +145,29 @@ void wait_at_least(const std::atomic<i64>& a, i64 target) {
 }
 
 /// Runs the bit-parallel columns of pattern a (m >= 1 rows) against text b (n columns)
-/// inside the band; threads > 1 pipelines stripes of blocks. With k >= 0 (one stripe only),
-/// top blocks are also dropped once no path of cost <= k to (m, n_end) can use them: their
-/// every cell has value + |(m - i) - (n_end - j)| > k (values are exact on such paths), and
-/// any later path through rows above would cross them (Ukkonen's cut-off, top side).
-Columns run_columns(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n, Band band,
-                    int threads, i64 k = -1, i64 n_end = -1) {
+/// inside the band; threads > 1 pipelines stripes of blocks.
+///
+/// With k >= 0 and one stripe, the active blocks also follow the computed values (edlib's
+/// block pruning, with its bounds made exact): fix an optimal path P to (m, n_end) of cost
+/// <= k. A cell (r, j) of P has cost(P) >= D[r][j] + |r - t_j|, t_j = m - n_end + j, and
+/// values fall by at most 1 per row upwards, so a block whose every row r has
+/// score - (bottom - r) + |r - t_j| > k holds no cell of P at column j (computed values are
+/// upper bounds, exact on P's cells, by induction over the columns). Such blocks are dropped
+/// at the bottom and for good at the top (P only moves down). P enters the rows below the
+/// last block l at column j only through l's bottom cell: diagonally from column j - 1 or
+/// down from column j. So blocks are added below (from their upper neighbour as "all +1")
+/// while that cell's bound is <= k, and not otherwise. When every block is dropped, no path
+/// costs <= k.
+Columns run_columns(const Pattern& pattern, const std::uint8_t* b, i64 n, Band band, int threads,
+                    i64 k = -1, i64 n_end = -1) {
+  const i64 m = pattern.m, blocks = pattern.blocks;
   Columns out;
   out.m = m;
   out.n = n;
-  const i64 blocks = (m + kWord - 1) / kWord;
   out.blocks = blocks;
-  out.pv.assign(blocks, ~u64{0});
-  out.mv.assign(blocks, 0);
-  out.score.resize(blocks);
-  for (i64 k = 0; k < blocks; ++k) out.score[k] = kWord * (k + 1);  // column 0: D[i][0] = i
+  out.state.resize(blocks);
+  // Column 0: D[i][0] = i.
+  for (i64 blk = 0; blk < blocks; ++blk) out.state[blk] = {~u64{0}, 0, kWord * (blk + 1)};
 
   auto first_block = [&](i64 j) { return (std::max<i64>(1, j + band.dlo) - 1) / kWord; };
   auto last_block = [&](i64 j) { return (std::clamp<i64>(j + band.dhi, 1, m) - 1) / kWord; };
@@ -134,147 +177,201 @@ Columns run_columns(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n, 
     return out;
   }
 
-  const Alphabet alphabet(a, m);
-  std::vector<u64> peq(static_cast<std::size_t>(alphabet.size + 1) * blocks, 0);
-  for (i64 i = 0; i < m; ++i)
-    peq[alphabet.code[a[i]] * blocks + i / kWord] |= u64{1} << (i % kWord);
-
-  // Stripes: enough blocks each that the per-chunk hand-off is cheap against the work.
-  constexpr i64 kMinBlocksPerStripe = 24;
+  // Stripes only for wide bands and at least 4 threads, with enough blocks each that the
+  // per-chunk hand-off is cheap against the work. Otherwise one stripe, which prunes (about
+  // half the cells on random pairs, far more on similar ones) and waits for nobody: on the
+  // 16-core host, 6 stripes of 25 blocks took 27.7 ms on the genome 10 %, k = 9700 row (edlib
+  // on one core 25.0 ms); here, 2 stripes on random 100 K were slower than 1 pruned one.
+  constexpr i64 kMinBandBlocksForStripes = 512;
+  constexpr i64 kMinBlocksPerStripe = 64;
+  constexpr i64 kMinStripes = 4;
   constexpr i64 kChunk = 512;       // columns per hand-off
   constexpr i64 kRingChunks = 64;   // how far a stripe may run ahead of the next one
   constexpr i64 kRing = kChunk * kRingChunks;
-  i64 band_blocks = (band.dhi - band.dlo) / kWord + 2;
-  const i64 stripes = std::max<i64>(
-      1, std::min<i64>({threads, std::min(blocks, band_blocks) / kMinBlocksPerStripe,
-                        n / kChunk}));
+  const i64 band_blocks = std::min(blocks, (band.dhi - band.dlo) / kWord + 2);
+  const i64 max_stripes = std::min<i64>({threads, band_blocks / kMinBlocksPerStripe, n / kChunk});
+  const i64 stripes =
+      band_blocks >= kMinBandBlocksForStripes && max_stripes >= kMinStripes ? max_stripes : 1;
   std::vector<Progress> progress(stripes);
-  // Dynamic top cut-off (one stripe): the first block that may still be on a path <= k.
-  const bool prune_top = stripes == 1 && k >= 0;
-  i64 live_first = 0;
-  auto top_block_dead = [&](i64 blk, i64 j) {
-    // Lower bound of value + remaining cost over the block's rows r in [64 blk + 1, 64 blk + 64]:
-    // values fall by at most 1 per row upwards from the bottom score; the remaining cost
-    // |(m - r) - (n_end - j)| is smallest at r = m - n_end + j.
-    const i64 top = kWord * blk + 1, bottom = std::min(m, kWord * (blk + 1));
-    const i64 best_row = std::clamp<i64>(m - n_end + j, top, bottom);
-    const i64 remaining = std::abs((m - best_row) - (n_end - j));
-    return out.score[blk] - (kWord - 1) + remaining > k;
-  };
+  const bool prune = stripes == 1 && k >= 0;
+  i64 live_first = 0;  // with prune: blocks above are dropped for good
   // ring[s]: bottom score of stripe s per column, read by stripe s + 1.
   std::vector<std::vector<i64>> ring(stripes > 1 ? stripes - 1 : 0, std::vector<i64>(kRing));
-  u64* pv = out.pv.data();
-  u64* mv = out.mv.data();
-  i64* score = out.score.data();
+  Columns::Block* st = out.state.data();
+
+  // Pruning bounds (see above); t_j = m - n_end + j is the row where the remaining cost
+  // |(m - r) - (n_end - j)| is zero.
+  auto block_dead = [&](i64 blk, i64 j) {
+    const i64 bottom = kWord * (blk + 1), target = m - n_end + j;
+    const i64 r = std::clamp(target, bottom - (kWord - 1), std::min(m, bottom));  // best row
+    return st[blk].score - (bottom - r) + std::abs(r - target) > k;
+  };
+  // Whether P may pass the bottom cell of block blk at column j, whose value is at least
+  // `value`.
+  auto bottom_open = [&](i64 blk, i64 value, i64 j) {
+    const i64 bottom = kWord * (blk + 1);
+    return bottom < m && value + std::abs(bottom - (m - n_end + j)) <= k;
+  };
 
   auto run_stripe = [&](std::size_t stripe_index) {
     const i64 s = static_cast<i64>(stripe_index);
     const i64 lo = blocks * s / stripes, hi = blocks * (s + 1) / stripes;
-    i64 activated = std::max(lo - 1, std::min(last_block(1), hi - 1));  // initialised up to here
+    // Last block holding values of the previous column (initialised up to here).
+    i64 live_last = std::max(lo - 1, std::min(last_block(1), hi - 1));
     i64 bin_prev = s == 0 ? 0 : kWord * lo;            // D[64 lo][0]
     const i64* ring_in = s > 0 ? ring[s - 1].data() : nullptr;
     i64* ring_out = s + 1 < stripes ? ring[s].data() : nullptr;
+    // Blocks of column j: [first, last] of the band, within the stripe. With prune, the
+    // bottom grows only through extend_below, from the last block: kept even where the band's
+    // top has passed it.
+    auto column_blocks = [&](i64 j) {
+      const i64 f = std::max(first_block(j), live_first);
+      if (!prune) return std::pair{f, last_block(j)};
+      const i64 l = std::min(last_block(j), live_last);
+      return std::pair{std::min(f, l), l};
+    };
+    // Blocks newly in the band start from their upper neighbour's previous column, all +1.
+    auto enter_blocks = [&](i64 upto) {
+      for (i64 blk = live_last + 1; blk <= upto; ++blk) {
+        st[blk].pv = ~u64{0};
+        st[blk].mv = 0;
+        st[blk].score = (blk == lo ? bin_prev : st[blk - 1].score) + kWord;
+      }
+      live_last = std::max(live_last, upto);
+    };
+    // With prune, after column j computed blocks up to l: add blocks below while P may
+    // pass the last one's bottom cell; previous = its value at column j - 1.
+    auto extend_below = [&](i64 j, i64 l, i64 previous, const u64* eq) {
+      bool open = bottom_open(l, previous, j - 1) || bottom_open(l, st[l].score, j);
+      while (l < last_block(j) && open) {
+        const Carry h = Carry::of(st[l].score - previous);  // leaves block l at column j
+        previous += kWord;  // the new block's bottom at column j - 1, all +1 from above
+        ++l;
+        st[l].pv = ~u64{0};
+        st[l].mv = 0;
+        st[l].score = previous + myers_step(st[l].pv, st[l].mv, eq[l], h).value();
+        open = bottom_open(l, st[l].score, j);  // only down: the block was not in column j - 1
+      }
+      live_last = l;
+    };
     for (i64 c0 = 1; c0 <= n; c0 += kChunk) {
       const i64 c1 = std::min(n, c0 + kChunk - 1);
       if (s > 0) wait_at_least(progress[s - 1].columns, c1);
       if (ring_out) wait_at_least(progress[s + 1].columns, c1 - kRing);
       auto one_column = [&](i64 j) {
         const i64 bin = s == 0 ? j : ring_in[j % kRing];
-        const i64 f = std::max(first_block(j), live_first), l = last_block(j);
+        const auto [f, l] = column_blocks(j);
         const i64 fb = std::max(f, lo), lb = std::min(l, hi - 1);
         if (fb <= lb) {
-          for (i64 k = activated + 1; k <= lb; ++k) {
-            pv[k] = ~u64{0};
-            mv[k] = 0;
-            score[k] = (k == lo ? bin_prev : score[k - 1]) + kWord;
+          enter_blocks(lb);
+          const u64* eq = pattern.eq(b[j - 1]);
+          const i64 previous = st[lb].score;
+          Carry h = Carry::of(fb == f ? 1 : bin - bin_prev);
+          for (i64 blk = fb; blk <= lb; ++blk) {
+            h = myers_step(st[blk].pv, st[blk].mv, eq[blk], h);
+            st[blk].score += h.value();
           }
-          activated = std::max(activated, lb);
-          const u64* eq = peq.data() + static_cast<std::size_t>(alphabet.code[b[j - 1]]) * blocks;
-          int h = fb == f ? 1 : static_cast<int>(bin - bin_prev);
-          for (i64 k = fb; k <= lb; ++k) {
-            h = myers_step(pv[k], mv[k], eq[k], h);
-            score[k] += h;
-          }
-          if (ring_out && lb == hi - 1) ring_out[j % kRing] = score[hi - 1];
+          if (prune) extend_below(j, lb, previous, eq);
+          if (ring_out && lb == hi - 1) ring_out[j % kRing] = st[hi - 1].score;
         }
         bin_prev = bin;
       };
       // Columns j and j + 1 together: block k of column j and block k - 1 of column j + 1
       // are independent, so the two carry chains overlap (about twice the throughput of one
-      // chain of dependent word steps). Unusual band shapes fall back to one column at a time.
+      // chain of dependent word steps). Unusual band shapes, and a column j that may need
+      // extend_below, fall back to one column at a time.
       auto two_columns = [&](i64 j) {
-        const i64 f0 = std::max(first_block(j), live_first), l0 = last_block(j);
-        const i64 f1 = std::max(first_block(j + 1), live_first), l1 = last_block(j + 1);
+        const auto [f0, l0] = column_blocks(j);
         const i64 fb0 = std::max(f0, lo), lb0 = std::min(l0, hi - 1);
+        const i64 l1 = prune ? lb0 : last_block(j + 1);
+        const i64 f1_band = std::max(first_block(j + 1), live_first);
+        const i64 f1 = prune ? std::min(f1_band, l1) : f1_band;
         const i64 fb1 = std::max(f1, lo), lb1 = std::min(l1, hi - 1);
         if (!(fb0 <= lb0 && fb1 <= lb1 && fb0 <= fb1 && fb1 <= lb0 && lb0 <= lb1 && lb1 <= lb0 + 1)) {
           one_column(j);
           one_column(j + 1);
           return;
         }
+        enter_blocks(lb0);
+        // Column j's last bottom value is at least the previous one - 1, and the target row
+        // moves by 1 per column: a bound of both ways of entering below.
+        if (prune && lb0 < last_block(j) && bottom_open(lb0, st[lb0].score - 1, j)) {
+          one_column(j);
+          one_column(j + 1);
+          return;
+        }
         const i64 bin0 = s == 0 ? j : ring_in[j % kRing];
         const i64 bin1 = s == 0 ? j + 1 : ring_in[(j + 1) % kRing];
-        for (i64 k = activated + 1; k <= lb0; ++k) {
-          pv[k] = ~u64{0};
-          mv[k] = 0;
-          score[k] = (k == lo ? bin_prev : score[k - 1]) + kWord;
-        }
-        activated = std::max(activated, lb0);
-        const u64* eq0 = peq.data() + static_cast<std::size_t>(alphabet.code[b[j - 1]]) * blocks;
-        const u64* eq1 = peq.data() + static_cast<std::size_t>(alphabet.code[b[j]]) * blocks;
-        int h0 = fb0 == f0 ? 1 : static_cast<int>(bin0 - bin_prev);
-        int h1 = fb1 == f1 ? 1 : static_cast<int>(bin1 - bin0);
+        const u64* eq0 = pattern.eq(b[j - 1]);
+        const u64* eq1 = pattern.eq(b[j]);
+        Carry h0 = Carry::of(fb0 == f0 ? 1 : bin0 - bin_prev);
+        Carry h1 = Carry::of(fb1 == f1 ? 1 : bin1 - bin0);
         i64 k0 = fb0;
         for (; k0 <= fb1; ++k0) {  // column j alone until column j + 1 can start
-          h0 = myers_step(pv[k0], mv[k0], eq0[k0], h0);
-          score[k0] += h0;
+          h0 = myers_step(st[k0].pv, st[k0].mv, eq0[k0], h0);
+          st[k0].score += h0.value();
         }
         i64 k1 = fb1;
         for (; k0 <= lb0; ++k0, ++k1) {  // k1 == k0 - 1
-          h0 = myers_step(pv[k0], mv[k0], eq0[k0], h0);
-          score[k0] += h0;
-          h1 = myers_step(pv[k1], mv[k1], eq1[k1], h1);
-          score[k1] += h1;
+          h0 = myers_step(st[k0].pv, st[k0].mv, eq0[k0], h0);
+          st[k0].score += h0.value();
+          h1 = myers_step(st[k1].pv, st[k1].mv, eq1[k1], h1);
+          st[k1].score += h1.value();
         }
-        if (ring_out && lb0 == hi - 1) ring_out[j % kRing] = score[hi - 1];  // column j's value
-        if (lb1 > activated) {  // enters below: from column j's bottom score, still unchanged
-          pv[lb1] = ~u64{0};
-          mv[lb1] = 0;
-          score[lb1] = score[lb1 - 1] + kWord;
-          activated = lb1;
-        }
+        if (ring_out && lb0 == hi - 1) ring_out[j % kRing] = st[hi - 1].score;  // column j's value
+        bin_prev = bin0;
+        enter_blocks(lb1);  // from column j's bottom score, still unchanged
+        const i64 previous = st[lb1].score;
         for (; k1 <= lb1; ++k1) {
-          h1 = myers_step(pv[k1], mv[k1], eq1[k1], h1);
-          score[k1] += h1;
+          h1 = myers_step(st[k1].pv, st[k1].mv, eq1[k1], h1);
+          st[k1].score += h1.value();
         }
-        if (ring_out && lb1 == hi - 1) ring_out[(j + 1) % kRing] = score[hi - 1];
+        if (prune) extend_below(j + 1, lb1, previous, eq1);
+        if (ring_out && lb1 == hi - 1) ring_out[(j + 1) % kRing] = st[hi - 1].score;
         bin_prev = bin1;
+      };
+      // With prune, after column j: drop dead blocks at both ends; false when none is left.
+      auto drop_dead = [&](i64 j) {
+        live_first = std::max(live_first, first_block(j));
+        if (live_first > live_last) return false;  // no live block left in the band
+        while (live_last > live_first && block_dead(live_last, j)) --live_last;
+        while (live_first < live_last && block_dead(live_first, j)) ++live_first;
+        return live_first < live_last || !block_dead(live_first, j);
       };
       i64 j = c0;
       for (; j + 1 <= c1; j += 2) {
         two_columns(j);
-        if (prune_top) {  // blocks below stay: the last one active is never dropped
-          live_first = std::max(live_first, first_block(j + 1));
-          while (live_first < std::min(last_block(j + 1), hi - 1) && top_block_dead(live_first, j + 1))
-            ++live_first;
+        if (prune && !drop_dead(j + 1)) {
+          out.over_k = true;
+          out.stopped_at = j + 1;
+          return;
         }
       }
       if (j <= c1) one_column(j);
       progress[s].columns.store(c1, std::memory_order_release);
       progress[s].columns.notify_all();
     }
+    if (prune) out.last = live_last;
   };
+  out.last = last_block(n);
   core::parallel_for(static_cast<std::size_t>(stripes), static_cast<int>(stripes), run_stripe);
   out.first = std::max(first_block(n), live_first);
-  out.last = last_block(n);
   return out;
 }
 
-i64 banded_distance(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n, i64 k,
-                    int threads) {
+/// The distance, or kDistanceOverK beyond k; *reached = the column where a distance over k
+/// became certain (n unless pruning found it earlier).
+i64 banded_distance(const Pattern& pattern, const std::uint8_t* b, i64 n, i64 k, int threads,
+                    i64* reached = nullptr) {
+  const i64 m = pattern.m;
+  if (reached) *reached = n;
   if (k < std::abs(m - n)) return kDistanceOverK;
   if (m == 0 || n == 0) return std::max(m, n);
-  const Columns cols = run_columns(a, m, b, n, band_for(m, n, k), threads, k, n);
+  const Columns cols = run_columns(pattern, b, n, band_for(m, n, k), threads, k, n);
+  if (cols.over_k) {
+    if (reached) *reached = cols.stopped_at;
+    return kDistanceOverK;
+  }
   const i64 d = cols.value_at(m);
   return d <= k ? d : kDistanceOverK;
 }
@@ -290,7 +387,7 @@ i64 small_distance(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n) {
   u64 pv[kSmallWords] = {~u64{0}, ~u64{0}, ~u64{0}, ~u64{0}}, mv[kSmallWords] = {0, 0, 0, 0};
   for (i64 j = 0; j < n; ++j) {
     const u64* eq = peq.data() + b[j] * kSmallWords;
-    int h = 1;  // row 0: D[0][j] - D[0][j - 1]
+    Carry h = Carry::of(1);  // row 0: D[0][j] - D[0][j - 1]
     for (i64 w = 0; w < words; ++w) h = myers_step(pv[w], mv[w], eq[w], h);
   }
   for (i64 i = 0; i < m; ++i) peq[a[i] * kSmallWords + i / kWord] = 0;
@@ -307,19 +404,31 @@ i64 small_distance(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n) {
 i64 myers_distance(ByteSpan a, ByteSpan b, i64 k, int threads) {
   if (a.size() > b.size()) std::swap(a, b);  // rows = the shorter string: smaller Peq
   const i64 m = static_cast<i64>(a.size()), n = static_cast<i64>(b.size());
-  const i64 longest = n;  // the distance never exceeds max(m, n)
-  if (k >= 0) return banded_distance(a.data(), m, b.data(), n, std::min(k, longest), threads);
   // Short patterns (batches of reads): the whole table in at most 4 words per column, no
   // band, no allocation.
-  if (m >= 1 && m <= kSmallWords * kWord) {
-    const i64 d = small_distance(a.data(), m, b.data(), n);
-    return k >= 0 && d > k ? kDistanceOverK : d;
-  }
-  // No bound: double k from |m - n| + 64 (edlib's strategy); O(n d / 64) overall.
-  for (i64 trial = std::min(longest, (n - m) + kWord);; trial = std::min(longest, 2 * trial)) {
-    const i64 d = banded_distance(a.data(), m, b.data(), n, trial, threads);
+  if (k < 0 && m >= 1 && m <= kSmallWords * kWord) return small_distance(a.data(), m, b.data(), n);
+  // Trials of growing k from |m - n| + 64 up to the bound (edlib's doubling, also under a
+  // caller's k: a trial's band is as wide as its k). A failed trial stops where its band
+  // empties; with the edits spread evenly, its budget of e = k - |m - n| edits lasts about
+  // n e / (d - |m - n|) columns: the next budget extrapolates that to n, with a margin of
+  // two standard deviations of the edits counted (about e), at least doubled (O(n d / 64)
+  // overall) and at most x16 (edits bunched at the start make the extrapolation too high).
+  const i64 bound = k >= 0 ? std::min(k, n) : n;  // the distance never exceeds max(m, n)
+  if (bound < n - m) return kDistanceOverK;
+  const Pattern pattern(a.data(), m);
+  for (i64 trial = std::min(bound, (n - m) + kWord);;) {
+    i64 reached = n;
+    const i64 d = banded_distance(pattern, b.data(), n, trial, threads, &reached);
     if (d != kDistanceOverK) return d;
-    if (trial >= longest) throw std::logic_error("edit distance: unbounded band reported over k");
+    if (trial >= bound) {
+      if (k >= 0) return kDistanceOverK;
+      throw std::logic_error("edit distance: unbounded band reported over k");
+    }
+    const i64 budget = std::max<i64>(1, trial - (n - m));
+    const double e = static_cast<double>(budget);
+    const double estimate = e * static_cast<double>(n) / static_cast<double>(std::max<i64>(1, reached)) *
+                            (1.0 + 2.0 / std::sqrt(e));
+    trial = std::min(bound, (n - m) + std::clamp(static_cast<i64>(estimate), 2 * budget, 16 * budget));
   }
 }
 
@@ -405,13 +514,14 @@ void hirschberg(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n, i64 
   const i64 mid = n / 2;
   i64 split = -1, left_cost = 0, right_cost = 0;
   {
-    const Columns forward = run_columns(a, m, b, mid, band, threads, d, n);
-    std::vector<std::uint8_t> ra(a, a + m), rb(b + mid, b + n);
-    std::reverse(ra.begin(), ra.end());
-    std::reverse(rb.begin(), rb.end());
+    const Columns forward = run_columns(Pattern(a, m), b, mid, band, threads, d, n);
+    const std::vector<std::uint8_t> ra(std::make_reverse_iterator(a + m), std::make_reverse_iterator(a));
+    const std::vector<std::uint8_t> rb(std::make_reverse_iterator(b + n), std::make_reverse_iterator(b + mid));
     // Reversed coordinates: i' = m - i, j' = n - j, so d' = (m - n) - d.
     const Band reverse_band{(m - n) - band.dhi, (m - n) - band.dlo};
-    const Columns reverse = run_columns(ra.data(), m, rb.data(), n - mid, reverse_band, threads, d, n);
+    const Columns reverse = run_columns(Pattern(ra.data(), m), rb.data(), n - mid, reverse_band, threads, d, n);
+    if (forward.over_k || reverse.over_k)
+      throw std::logic_error("hirschberg: pruning dropped a path of cost " + std::to_string(d));
     i64 best = kInfinite;
     for (i64 i = 0; i <= m; ++i) {
       const i64 f = forward.value_at(i);
