@@ -269,12 +269,13 @@ class Runner {
           add(std::string(label) + " host-fed", fed.median_ms, compile, fed.count,
               cuda::multi_device_bytes(*tables));
         }
-        if (algo == cuda::MultiAlgorithm::fast && set.min_length >= 4) {
-          // Sets the scan kernels take: every fast kernel, resident, for comparison.
+        if (algo == cuda::MultiAlgorithm::fast) {
+          // Every fast kernel, resident, for comparison.
           for (auto [kernel, name] : {std::pair{cuda::FastKernel::tile, "tile"},
                                       std::pair{cuda::FastKernel::scan_block_queue, "scan+block queue"},
                                       std::pair{cuda::FastKernel::scan_warp_queue, "scan+warp queue"},
-                                      std::pair{cuda::FastKernel::scan_per_thread, "scan+per thread"}}) {
+                                      std::pair{cuda::FastKernel::scan_per_thread, "scan+per thread"},
+                                      std::pair{cuda::FastKernel::scan_lane_filter, "scan+lane filter"}}) {
             cuda::MultiLaunch launch;
             launch.fast_kernel = kernel;
             const auto variant = cuda::multi_upload(set, &index, algo, launch, 0);

@@ -67,7 +67,8 @@ const char* kGpuAlgorithms[] = {"fast", "mbndm"};
 const cuda::FastKernel kFastKernels[] = {cuda::FastKernel::automatic, cuda::FastKernel::tile,
                                          cuda::FastKernel::scan_block_queue,
                                          cuda::FastKernel::scan_warp_queue,
-                                         cuda::FastKernel::scan_per_thread};
+                                         cuda::FastKernel::scan_per_thread,
+                                         cuda::FastKernel::scan_lane_filter};
 
 }  // namespace
 
@@ -264,28 +265,36 @@ TEST(MultiCuda, BenchEntryPointsCountLikeTheScan) {
   }
 }
 
-// Sets without patterns shorter than 4 may take any fast kernel: all must find the same,
-// streamed in small chunks, counted, folded, flooded.
+namespace {
+
+// One fast kernel through the pipeline (streamed in `chunk` bytes; 0 = default), its count
+// and its resident count checked against its matches.
+std::vector<Match> scan_with_kernel(const std::vector<std::string>& patterns, const std::string& text,
+                                    bool ci, cuda::FastKernel kernel, std::uint64_t chunk) {
+  const core::PatternSet set = core::make_pattern_set(patterns, ci);
+  const core::PrefixIndex index = core::build_prefix_index(set);
+  cuda::MultiLaunch launch;
+  launch.chunk_bytes = chunk;
+  launch.fast_kernel = kernel;
+  const auto tables = cuda::multi_upload(set, &index, cuda::MultiAlgorithm::fast, launch, 0);
+  std::vector<Match> out;
+  cuda::multi_scan(*tables, as_bytes(text), false, [&](std::span<const Match> batch) {
+    out.insert(out.end(), batch.begin(), batch.end());
+    return true;
+  });
+  EXPECT_EQ(cuda::multi_scan(*tables, as_bytes(text), true, {}), out.size());
+  EXPECT_EQ(cuda::bench_multi_resident(*tables, as_bytes(text), 1).count, out.size());
+  return out;
+}
+
+}  // namespace
+
+// Sets without patterns shorter than 4 (the lane filter's sets): every fast kernel must find
+// the same, streamed in small chunks, counted, folded, flooded.
 TEST(MultiCuda, AllFastKernelsAgreeOnSetsOfLength4Up) {
   REQUIRE_GPU();
   std::mt19937_64 rng(112);
-  auto scan = [](const std::vector<std::string>& patterns, const std::string& text, bool ci,
-                 cuda::FastKernel kernel, std::uint64_t chunk) {
-    const core::PatternSet set = core::make_pattern_set(patterns, ci);
-    const core::PrefixIndex index = core::build_prefix_index(set);
-    cuda::MultiLaunch launch;
-    launch.chunk_bytes = chunk;
-    launch.fast_kernel = kernel;
-    const auto tables = cuda::multi_upload(set, &index, cuda::MultiAlgorithm::fast, launch, 0);
-    std::vector<Match> out;
-    cuda::multi_scan(*tables, as_bytes(text), false, [&](std::span<const Match> batch) {
-      out.insert(out.end(), batch.begin(), batch.end());
-      return true;
-    });
-    EXPECT_EQ(cuda::multi_scan(*tables, as_bytes(text), true, {}), out.size());
-    EXPECT_EQ(cuda::bench_multi_resident(*tables, as_bytes(text), 1).count, out.size());
-    return out;
-  };
+  const auto scan = scan_with_kernel;
   auto at_least_4 = [](std::vector<std::string> ps) {
     std::erase_if(ps, [](const std::string& p) { return p.size() < 4; });
     return ps;
@@ -319,6 +328,43 @@ TEST(MultiCuda, AllFastKernelsAgreeOnSetsOfLength4Up) {
   const std::vector<std::string> runs = {"aaaa", "aaaaaaaaa", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
   for (auto kernel : kFastKernels)
     EXPECT_EQ(scan(runs, flood, false, kernel, 0).size(), 3 * flood.size() - 3 - 8 - 38);
+}
+
+// Sets with patterns of length 1..3 (the scan kernels' short gate): every fast kernel finds
+// what the oracle finds, at tile and chunk borders, at the text's end, folded, flooded.
+TEST(MultiCuda, AllFastKernelsAgreeOnSetsWithShortPatterns) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(113);
+  for (int alphabet : {4, 26, 256})
+    for (std::size_t count : {1u, 100u, 3000u}) {
+      if (alphabet < 256 && count > 100) continue;  // bounded hits (repeated short patterns)
+      const std::string text = multi_test::random_text(rng, (1 << 18) + 77, alphabet);
+      auto patterns = multi_test::random_patterns(rng, count, alphabet, 12, text);
+      for (std::size_t len : {1u, 2u, 3u}) {
+        if (alphabet == 4 && len == 1) continue;
+        patterns.push_back(text.substr(8192 - len + 1, len));  // across the first scan tile's end
+        patterns.push_back(text.substr(text.size() - len, len));
+      }
+      const auto want = oracle_matches(patterns, text);
+      const std::string what = "alphabet " + std::to_string(alphabet) + " patterns " + std::to_string(count);
+      for (std::uint64_t chunk : {0ull, 50000ull + 3})
+        for (auto kernel : kFastKernels)
+          expect_same(scan_with_kernel(patterns, text, false, kernel, chunk), want,
+                      what + " kernel " + std::to_string(static_cast<int>(kernel)) + " chunk " +
+                          std::to_string(chunk));
+    }
+  std::string mixed = multi_test::random_text(rng, 1 << 16, 26);
+  for (std::size_t i = 0; i < mixed.size(); i += 3) mixed[i] = static_cast<char>(mixed[i] - 32);
+  std::vector<std::string> patterns = {"Q", "zX", "kQj", "AbCd"};
+  for (const auto& p : multi_test::random_patterns(rng, 300, 26, 8, mixed)) patterns.push_back(p);
+  const auto folded = oracle_matches(patterns, mixed, true);
+  for (auto kernel : kFastKernels)
+    expect_same(scan_with_kernel(patterns, mixed, true, kernel, 0), folded,
+                "-i kernel " + std::to_string(static_cast<int>(kernel)));
+  const std::string flood(1 << 20, 'a');
+  const std::vector<std::string> runs = {"a", "aa", "aaa", "aaaaa"};
+  for (auto kernel : kFastKernels)
+    EXPECT_EQ(scan_with_kernel(runs, flood, false, kernel, 0).size(), 4 * flood.size() - 1 - 2 - 4);
 }
 
 TEST(MultiCuda, BadThreadConfigurationIsAnInvalidArgument) {

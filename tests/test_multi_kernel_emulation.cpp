@@ -131,7 +131,7 @@ std::vector<Match> expected(const std::vector<std::string>& patterns, const std:
   return out;
 }
 
-enum class FastKernel { tile, scan_block_queue, scan_warp_queue, scan_per_thread };
+enum class FastKernel { tile, scan_block_queue, scan_warp_queue, scan_per_thread, scan_lane_filter };
 
 std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const std::string& text,
                                 std::uint64_t owned, bool ci, unsigned max_grid,
@@ -152,6 +152,9 @@ std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const 
     ix.table[c] = index.table[c].empty() ? nullptr : index.table[c].data();
     ix.table_mask[c] = index.table[c].empty() ? 0 : index.table[c].size() - 1;
   }
+  const std::vector<std::uint32_t> summary = dev::bit4_word_summary(index.bit4);
+  ix.bit4_summary = summary.data();
+  ix.short_gate = index.short_gate.data();
   ix.ids = index.ids.data();
   ix.head8 = index.head8.data();
   ix.offsets = set.offsets.data();
@@ -172,16 +175,34 @@ std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const 
       else dev::multi_fast_kernel<false>(ix, chunk.data(), owned, readable, out);
     });
   } else {
-    EXPECT_EQ(index.class_mask & 7, 0u) << "the scan kernels take patterns of length >= 4 only";
+    // As the dispatcher: the short gate for sets with patterns shorter than 4, the lane
+    // filter only with the shared bitmap and without them.
+    const bool short_classes = (index.class_mask & 7) != 0;
     const std::uint64_t tiles = (owned + dev::kScanTileStarts - 1) / dev::kScanTileStarts;
     const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
     auto run = [&](auto shared_tag, auto fold_tag) {
       constexpr bool kShared = decltype(shared_tag)::value, kFold = decltype(fold_tag)::value;
       using dev::ScanVerify;
       launch(grid, dev::kScanThreads, [&] {
+        if constexpr (kShared)
+          if (kernel == FastKernel::scan_lane_filter && !short_classes)
+            return dev::multi_scan_kernel<true, kFold, ScanVerify::warp_queue, true>(ix, chunk.data(), owned,
+                                                                                     readable, out);
+        if (short_classes) {
+          if (kernel == FastKernel::scan_block_queue)
+            dev::multi_scan_kernel<kShared, kFold, ScanVerify::block_queue, false, true>(ix, chunk.data(), owned,
+                                                                                         readable, out);
+          else if (kernel == FastKernel::scan_per_thread)
+            dev::multi_scan_kernel<kShared, kFold, ScanVerify::per_thread, false, true>(ix, chunk.data(), owned,
+                                                                                        readable, out);
+          else
+            dev::multi_scan_kernel<kShared, kFold, ScanVerify::warp_queue, false, true>(ix, chunk.data(), owned,
+                                                                                        readable, out);
+          return;
+        }
         if (kernel == FastKernel::scan_block_queue)
           dev::multi_scan_kernel<kShared, kFold, ScanVerify::block_queue>(ix, chunk.data(), owned, readable, out);
-        else if (kernel == FastKernel::scan_warp_queue)
+        else if (kernel == FastKernel::scan_warp_queue || kernel == FastKernel::scan_lane_filter)
           dev::multi_scan_kernel<kShared, kFold, ScanVerify::warp_queue>(ix, chunk.data(), owned, readable, out);
         else
           dev::multi_scan_kernel<kShared, kFold, ScanVerify::per_thread>(ix, chunk.data(), owned, readable, out);
@@ -296,7 +317,7 @@ TEST(MultiKernelEmulation, TileKernelWithGlobalBitmapForLargeSets) {
 // ---- the queued scan kernel (sets without patterns shorter than 4) ----
 
 constexpr FastKernel kScanKernels[] = {FastKernel::scan_block_queue, FastKernel::scan_warp_queue,
-                                       FastKernel::scan_per_thread};
+                                       FastKernel::scan_per_thread, FastKernel::scan_lane_filter};
 
 std::vector<std::string> at_least_4(std::vector<std::string> ps) {
   std::erase_if(ps, [](const std::string& p) { return p.size() < 4; });
@@ -360,6 +381,43 @@ TEST(MultiKernelEmulation, ScanKernelsWithGlobalBitmapForLargeSets) {
   ASSERT_GT(core::build_prefix_index(set).bits4, dev::kFastSharedBitmapBits);  // global path
   for (const FastKernel kernel : kScanKernels)
     EXPECT_EQ(emulate_fast(patterns, text, 10000, false, 2, kernel), expected(patterns, text, 10000, false));
+}
+
+TEST(MultiKernelEmulation, ScanKernelsWithShortPatternsMatchCpu) {
+  std::mt19937_64 rng(208);
+  const std::string text = multi_test::random_text(rng, 20000, 4);
+  auto patterns = mixed_patterns(rng, text);
+  for (std::size_t len : {1u, 2u, 3u}) {
+    patterns.push_back(text.substr(8192 - len + 1, len));  // across the first tile's end
+    patterns.push_back(text.substr(text.size() - len, len));
+  }
+  for (std::uint64_t owned : {std::uint64_t{20000}, std::uint64_t{8193}, std::uint64_t{1},
+                              std::uint64_t{33}, std::uint64_t{19999}})
+    for (unsigned grid : {1u, 3u}) {
+      const auto want = expected(patterns, text, owned, false);
+      for (const FastKernel kernel : kScanKernels)
+        EXPECT_EQ(emulate_fast(patterns, text, owned, false, grid, kernel), want)
+            << "owned " << owned << " grid " << grid << " kernel " << static_cast<int>(kernel);
+    }
+  // Case folding and bytes 0 / 0xff in short patterns; the global bitmap with a large set.
+  std::string bytes_text = multi_test::random_text(rng, 9000, 256);
+  bytes_text.replace(100, 3, "aBc");
+  const std::vector<std::string> shorts = {std::string("\0", 1), std::string("\xff\xff", 2), "Abc", "q", "xY", "wxyz"};
+  for (std::size_t len : {1u, 2u, 3u, 36u, 9000u}) {
+    const std::string t = bytes_text.substr(0, len);
+    for (const FastKernel kernel : kScanKernels) {
+      EXPECT_EQ(emulate_fast(shorts, t, len, false, 2, kernel), expected(shorts, t, len, false)) << len;
+      EXPECT_EQ(emulate_fast(shorts, t, len, true, 2, kernel), expected(shorts, t, len, true)) << len << " -i";
+    }
+  }
+  const std::string large_text = multi_test::random_text(rng, 10000, 26);
+  // Lengths >= 3 but a few (random sets of 30000 repeat the short ones: too many hits).
+  auto large = multi_test::random_patterns(rng, 30000, 26, 16, large_text);
+  std::erase_if(large, [](const std::string& p) { return p.size() < 3; });
+  large.insert(large.end(), {"q", "jx", large_text.substr(9998, 2)});
+  ASSERT_GT(core::build_prefix_index(core::make_pattern_set(large, false)).bits4, dev::kFastSharedBitmapBits);
+  for (const FastKernel kernel : kScanKernels)
+    EXPECT_EQ(emulate_fast(large, large_text, 10000, false, 2, kernel), expected(large, large_text, 10000, false));
 }
 
 TEST(MultiKernelEmulation, MbndmKernelMatchesCpuUnderThreadConfigurations) {

@@ -53,7 +53,7 @@ int log2_ceil(std::uint64_t x) { return x <= 1 ? 0 : 64 - std::countl_zero(x - 1
 
 std::uint64_t PrefixIndex::memory_bytes() const {
   std::uint64_t b = (bit1.size() + bit2.size() + bit3.size() + bit4.size() + bit8.size()) * 8 +
-                    ids.size() * 4 + head8.size() * 8;
+                    ids.size() * 4 + head8.size() * 8 + short_gate.size() * 4;
   for (const auto& t : table) b += t.size() * sizeof(PrefixTableEntry);
   return b;
 }
@@ -95,6 +95,13 @@ PrefixIndex build_prefix_index(const PatternSet& set) {
     auto set_bit = [](std::vector<std::uint64_t>& bits, std::uint64_t b) {
       bits[b >> 6] |= 1ull << (b & 63);
     };
+    if (q < 4) {
+      if (index.short_gate.empty()) index.short_gate.assign(65536 / 32, 0);
+      for (std::uint64_t next = 0; next < (q == 1 ? 256 : 1); ++next) {
+        const std::uint64_t k = (key & 0xffff) | next << 8;
+        index.short_gate[k >> 5] |= 1u << (k & 31);
+      }
+    }
     switch (q) {
       case 1: set_bit(index.bit1, key); break;
       case 2: set_bit(index.bit2, key); break;

@@ -99,6 +99,11 @@ struct PrefixIndex {
   // prefix_hash4(key, bits4).
   std::vector<std::uint64_t> bit1, bit2, bit3, bit4, bit8;
   int bits3 = 0, bits4 = 0, bits8 = 0;
+  // The short gate (only when some pattern is shorter than 4): 65536 bits in 32-bit words,
+  // bit k (k = the first two bytes at a start, little-endian) set iff a pattern of length
+  // 1..3 may start there — length 1: its byte then any byte; 2 and 3: their first two. One
+  // direct test per start that the batched filters (AVX2, GPU scan) add to the 4-byte bitmap.
+  std::vector<std::uint32_t> short_gate;
   // Open-addressing hash table per class (power-of-two sizes, linear probing).
   std::vector<PrefixTableEntry> table[kPrefixClasses];
   std::vector<std::uint32_t> ids;      // pattern ids grouped by key, ascending within a key

@@ -3,9 +3,9 @@
 // fast: at every start position the next 8 text bytes are loaded as one little-endian word
 // (ASCII-folded by SWAR when case-insensitive); the prefix index's bitmaps reject most
 // positions with one bit test, survivors are looked up by their q-byte key and every pattern
-// of the key is verified (first 8 bytes as one word compare, the rest bytewise). Sets without
-// patterns shorter than 4 test 32 starts at a time with AVX2 (shuffle, multiply, gather)
-// where the CPU has it. Chunks of the text run on core::parallel_for; matches are delivered
+// of the key is verified (first 8 bytes as one word compare, the rest bytewise). Where the
+// CPU has AVX2, 32 starts are tested at a time (shuffle, multiply, gather), with the short
+// gate (one direct 2-byte test) when the set has patterns shorter than 4. Chunks of the text run on core::parallel_for; matches are delivered
 // in order chunk by chunk.
 // mbndm: seed paper 002's baseline (Navarro & Raffinot's multiple BNDM): per pattern subset,
 // a window of w bytes read backwards with D = D & B[c], D = (D << 1) & keep, `last`
@@ -38,10 +38,13 @@ bool cpu_has_avx2() {
 
 /// The 4-byte bitmap test of 32 consecutive starts from `t` (reads t[0, 40)), 8 at a time:
 /// the 8 windows by one byte shuffle of 16 bytes, the hash by one multiply, the bitmap words
-/// by one gather. Bit j of the result: start j passed. Same test as the scalar loop.
+/// by one gather; with `gate` (core::PrefixIndex::short_gate) also the gate's bit of each
+/// start's first two bytes by one more gather. Bit j of the result: start j passed. A
+/// superset of the scalar loop's candidates (process() tests each class exactly).
 __attribute__((target("avx2"))) std::uint32_t bitmap_test_32(const std::uint8_t* t,
                                                              const std::uint32_t* bitmap,
-                                                             int bits4, bool ci) {
+                                                             int bits4, bool ci,
+                                                             const std::uint32_t* gate) {
   const __m256i windows = _mm256_setr_epi8(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6,  //
                                            4, 5, 6, 7, 5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10);
   const __m256i multiplier = _mm256_set1_epi32(static_cast<int>(core::kPrefixHash4Multiplier));
@@ -62,7 +65,14 @@ __attribute__((target("avx2"))) std::uint32_t bitmap_test_32(const std::uint8_t*
                                                  _mm256_srl_epi32(hash, word_shift), 4);
     // Move the tested bit to the sign: shift left by 31 - bit.
     const __m256i bit = _mm256_and_si256(_mm256_srl_epi32(hash, bit_shift), low5);
-    const __m256i tested = _mm256_sllv_epi32(words, _mm256_sub_epi32(low5, bit));
+    __m256i tested = _mm256_sllv_epi32(words, _mm256_sub_epi32(low5, bit));
+    if (gate) {
+      const __m256i two = _mm256_and_si256(keys, _mm256_set1_epi32(0xffff));
+      const __m256i gate_words =
+          _mm256_i32gather_epi32(reinterpret_cast<const int*>(gate), _mm256_srli_epi32(two, 5), 4);
+      const __m256i gate_bit = _mm256_and_si256(two, low5);
+      tested = _mm256_or_si256(tested, _mm256_sllv_epi32(gate_words, _mm256_sub_epi32(low5, gate_bit)));
+    }
     mask |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(tested))) << (8 * k);
   }
   return mask;
@@ -163,11 +173,12 @@ void fast_chunk(const PatternSet& set, const PrefixIndex& index, ByteSpan text,
   const bool long_keys = has4 | has8;
   const std::uint64_t fast_end = std::min(end, n >= 8 ? n - 7 : 0);
 #ifdef WARPMATCH_MULTI_AVX2
-  // Sets of patterns of length >= 4 only: 32 starts per step with AVX2 (reads 40 bytes).
-  if (long_keys && !(has1 | has2 | has3) && cpu_has_avx2()) {
+  // 32 starts per step with AVX2 (reads 40 bytes); the short gate for patterns shorter than 4.
+  if (cpu_has_avx2()) {
     const auto* bitmap32 = reinterpret_cast<const std::uint32_t*>(bit4);  // little-endian
+    const std::uint32_t* gate = (has1 | has2 | has3) ? index.short_gate.data() : nullptr;
     for (; pos + 33 <= fast_end; pos += 32) {
-      std::uint32_t hits = bitmap_test_32(t + pos, bitmap32, bits4, ci);
+      std::uint32_t hits = bitmap_test_32(t + pos, bitmap32, bits4, ci, gate);
       for (; hits; hits &= hits - 1) process(pos + static_cast<unsigned>(std::countr_zero(hits)));
     }
   }

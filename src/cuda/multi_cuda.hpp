@@ -15,15 +15,18 @@ enum class MultiAlgorithm {
 };
 
 /// The fast algorithm's kernels. The scan kernels (32 starts per thread from registers, one
-/// 4-byte bitmap test each, survivors verified after the scan) take sets without patterns
-/// shorter than 4 bytes; the tile kernel (shared-memory tiles, every bitmap survivor verified
-/// inline, all prefix classes) takes any set.
+/// 4-byte bitmap test each — plus a direct 2-byte gate when the set has patterns shorter
+/// than 4 — survivors verified after the scan) and the tile kernel (shared-memory tiles,
+/// every bitmap survivor verified inline) take any set.
 enum class FastKernel {
-  automatic,        // scan_warp_queue when the set allows (fastest on the H200), tile otherwise
+  automatic,        // scan_warp_queue (fastest on the H200)
   tile,             // the first fast kernel
   scan_block_queue, // survivors queued in shared memory, verified by the whole block
   scan_warp_queue,  // survivors queued in shared memory per warp, verified by the warp
   scan_per_thread,  // each thread verifies its own survivors after its 32 starts
+  scan_lane_filter, // scan_warp_queue, bitmap probed only after a bank-conflict-free per-lane
+                    // summary probe passed (shared bitmap, length >= 4; else scan_warp_queue);
+                    // slower on the H200, kept for comparison
 };
 
 /// Launch settings: the paper's thread configuration for mbndm, and the streaming chunk.

@@ -84,7 +84,7 @@ class MultiDeviceTables {
         max_length(set.max_length),
         offsets(device),
         bytes(device),
-        bit1(device), bit2(device), bit3(device), bit4(device), bit8(device),
+        bit1(device), bit2(device), bit3(device), bit4(device), bit8(device), bit4_summary(device), short_gate(device),
         ids(device),
         head8(device),
         subsets(device),
@@ -125,12 +125,30 @@ class MultiDeviceTables {
       fast.offsets = offsets.get();
       fast.bytes = bytes.get();
       fast.case_insensitive = set.case_insensitive;
-      // The scan kernels test 4-byte prefixes only: sets with shorter patterns take the tile.
-      const bool scannable = (index->class_mask & 7) == 0;
+      // Sets with patterns shorter than 4 scan with the short gate too (not with the lane filter).
+      short_classes = (index->class_mask & 7) != 0;
+      if (short_classes) {
+        short_gate = upload(index->short_gate, device, device_bytes);
+        fast.short_gate = short_gate.get();
+      }
       const FastKernel asked = launch.fast_kernel;
-      fast_kernel = !scannable || asked == FastKernel::tile ? FastKernel::tile
-                    : asked == FastKernel::automatic       ? FastKernel::scan_warp_queue
-                                                           : asked;
+      const bool shared_bitmap = index->bits4 <= detail::kFastSharedBitmapBits;
+      fast_kernel = asked == FastKernel::automatic ||
+                            (asked == FastKernel::scan_lane_filter && (!shared_bitmap || short_classes))
+                        ? FastKernel::scan_warp_queue
+                        : asked;
+      if (fast_kernel == FastKernel::scan_lane_filter) {
+        bit4_summary = upload(detail::bit4_word_summary(index->bit4), device, device_bytes);
+        fast.bit4_summary = bit4_summary.get();
+        // Beyond 48 KiB of shared memory a kernel must opt in (once, not per launch).
+        const int shared = static_cast<int>(lane_filter_shared_bytes());
+        WARPMATCH_CUDA_CHECK(device, cudaFuncSetAttribute(
+                                         detail::multi_scan_kernel<true, false, detail::ScanVerify::warp_queue, true>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+        WARPMATCH_CUDA_CHECK(device, cudaFuncSetAttribute(
+                                         detail::multi_scan_kernel<true, true, detail::ScanVerify::warp_queue, true>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+      }
     } else {
       // The paper's mapping: each thread matches one subset of keywords_per_thread patterns
       // (1 = one keyword per thread, as in the paper), its window the subset's shortest.
@@ -214,24 +232,49 @@ class MultiDeviceTables {
     detail::check_launch("multi_mbndm_kernel", device);
   }
 
+  /// Shared bytes of the lane-filter kernel: queues, bitmap, 32 summary copies.
+  std::size_t lane_filter_shared_bytes() const {
+    return sizeof(std::uint32_t) *
+           (detail::scan_shared_header_words(detail::ScanVerify::warp_queue) + (std::size_t{1} << fast.bits4) / 32 +
+            32 * static_cast<std::size_t>(detail::scan_summary_words(fast.bits4)));
+  }
+
   void launch_scan(const std::uint8_t* text, std::uint64_t owned, std::uint64_t readable,
                    const detail::HitOutput& out, cudaStream_t stream) const {
     const std::uint64_t tiles = (owned + detail::kScanTileStarts - 1) / detail::kScanTileStarts;
     const bool shared_bitmap = fast.bits4 <= detail::kFastSharedBitmapBits;
     const std::size_t bitmap_bytes = shared_bitmap ? (std::size_t{1} << fast.bits4) / 8 : 0;
+    const std::size_t gate_bytes = short_classes ? detail::kShortGateWords * sizeof(std::uint32_t) : 0;
     // Template arguments from run-time choices, one at a time.
     auto with_verify = [&](auto shared_tag, auto fold_tag) {
       constexpr bool kShared = decltype(shared_tag)::value, kFold = decltype(fold_tag)::value;
       auto go = [&](auto verify_tag) {
         constexpr detail::ScanVerify kVerify = decltype(verify_tag)::value;
-        const std::size_t shared = detail::scan_shared_header_words(kVerify) * sizeof(std::uint32_t) + bitmap_bytes;
+        const std::size_t shared =
+            detail::scan_shared_header_words(kVerify) * sizeof(std::uint32_t) + bitmap_bytes + gate_bytes;
         const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(
             tiles, static_cast<std::uint64_t>(multiprocessors) * detail::scan_blocks_per_sm(kVerify)));
-        detail::multi_scan_kernel<kShared, kFold, kVerify>
-            <<<grid, detail::kScanThreads, shared, stream>>>(fast, text, owned, readable, out);
+        if (short_classes)
+          detail::multi_scan_kernel<kShared, kFold, kVerify, false, true>
+              <<<grid, detail::kScanThreads, shared, stream>>>(fast, text, owned, readable, out);
+        else
+          detail::multi_scan_kernel<kShared, kFold, kVerify>
+              <<<grid, detail::kScanThreads, shared, stream>>>(fast, text, owned, readable, out);
         detail::check_launch("multi_scan_kernel", device);
       };
       using detail::ScanVerify;
+      if constexpr (kShared) {
+        if (fast_kernel == FastKernel::scan_lane_filter) {
+          const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(
+              tiles, static_cast<std::uint64_t>(multiprocessors) *
+                         detail::scan_blocks_per_sm(ScanVerify::warp_queue, true)));
+          detail::multi_scan_kernel<true, kFold, ScanVerify::warp_queue, true>
+              <<<grid, detail::kScanThreads, lane_filter_shared_bytes(), stream>>>(fast, text, owned,
+                                                                                   readable, out);
+          detail::check_launch("multi_scan_kernel<lane filter>", device);
+          return;
+        }
+      }
       if (fast_kernel == FastKernel::scan_block_queue)
         go(std::integral_constant<ScanVerify, ScanVerify::block_queue>{});
       else if (fast_kernel == FastKernel::scan_warp_queue)
@@ -253,10 +296,13 @@ class MultiDeviceTables {
   std::uint64_t max_length;
   int multiprocessors = 1;
   FastKernel fast_kernel = FastKernel::tile;  // fast: the kernel chosen for this set
+  bool short_classes = false;                 // fast: some pattern shorter than 4 bytes
   std::uint64_t device_bytes = 0;
   DeviceBuffer<std::uint64_t> offsets;
   DeviceBuffer<std::uint8_t> bytes;
   DeviceBuffer<std::uint64_t> bit1, bit2, bit3, bit4, bit8;
+  DeviceBuffer<std::uint32_t> bit4_summary;
+  DeviceBuffer<std::uint32_t> short_gate;
   std::unique_ptr<DeviceBuffer<core::PrefixTableEntry>> prefix_tables[core::kPrefixClasses];
   DeviceBuffer<std::uint32_t> ids;
   DeviceBuffer<std::uint64_t> head8;

@@ -15,7 +15,9 @@
 // with shims (one std::thread per CUDA thread, std::barrier for __syncthreads) to check
 // their index arithmetic against the CPU backend.
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "core/multi_patterns.hpp"
 
@@ -29,6 +31,8 @@ struct DevicePrefixIndex {
   const std::uint64_t* bit3 = nullptr;
   const std::uint64_t* bit4 = nullptr;
   const std::uint64_t* bit8 = nullptr;
+  const std::uint32_t* bit4_summary = nullptr;  // see bit4_word_summary (lane filter only)
+  const std::uint32_t* short_gate = nullptr;    // see core::PrefixIndex (sets with q < 4)
   int bits3 = 0, bits4 = 0, bits8 = 0;
   const core::PrefixTableEntry* table[core::kPrefixClasses] = {};
   std::uint64_t table_mask[core::kPrefixClasses] = {};
@@ -134,6 +138,30 @@ __device__ __forceinline__ std::uint32_t collect_long_prefixes(const DevicePrefi
   return found;
 }
 
+/// Every class at one start: each class's bitmap, then its table (bit4 in shared or global
+/// memory, 64-bit words).
+__device__ __forceinline__ std::uint32_t collect_all_classes(const DevicePrefixIndex& ix,
+                                                             const std::uint64_t* bit4,
+                                                             const std::uint8_t* text, std::uint64_t pos,
+                                                             std::uint64_t word, std::uint64_t avail,
+                                                             const HitOutput& out) {
+  std::uint32_t found = 0;
+  if ((ix.class_mask & 1) && ((__ldg(ix.bit1 + ((word & 0xff) >> 6)) >> (word & 63)) & 1))
+    found += device_collect(ix, 0, word & 0xff, text, pos, word, avail, out);
+  if ((ix.class_mask & 2) && avail >= 2 && ((__ldg(ix.bit2 + ((word & 0xffff) >> 6)) >> (word & 63)) & 1))
+    found += device_collect(ix, 1, word & 0xffff, text, pos, word, avail, out);
+  if ((ix.class_mask & 4) && avail >= 3) {
+    const std::uint64_t h = core::prefix_hash(word & 0xffffff) >> (64 - ix.bits3);
+    if ((__ldg(ix.bit3 + (h >> 6)) >> (h & 63)) & 1)
+      found += device_collect(ix, 2, word & 0xffffff, text, pos, word, avail, out);
+  }
+  if ((ix.class_mask & 24) && avail >= 4) {
+    const std::uint32_t h = core::prefix_hash4(word, ix.bits4);
+    if ((bit4[h >> 6] >> (h & 63)) & 1) found += collect_long_prefixes(ix, text, pos, word, avail, out);
+  }
+  return found;
+}
+
 /// Count-only: one atomic per warp. With hits, emit_hit already counted each.
 __device__ __forceinline__ void add_warp_count(const HitOutput& out, std::uint64_t counted) {
   if (out.hits) return;
@@ -157,9 +185,6 @@ __global__ void __launch_bounds__(kFastThreads)
     for (int i = threadIdx.x; i < words; i += blockDim.x) bitmap[i] = __ldg(ix.bit4 + i);
     bit4 = bitmap;  // visible after the first __syncthreads below
   }
-  const bool has4 = ix.class_mask & 8, has8 = ix.class_mask & 16;
-  const bool has1 = ix.class_mask & 1, has2 = ix.class_mask & 2, has3 = ix.class_mask & 4;
-  const int shift3 = 64 - ix.bits3;
   std::uint64_t counted = 0;
   const std::uint64_t tiles = (owned + kFastTileStarts - 1) / kFastTileStarts;
   for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -189,25 +214,7 @@ __global__ void __launch_bounds__(kFastThreads)
         const std::uint32_t hi = __funnelshift_r(w1, w2, 8 * b);
         std::uint64_t word = (static_cast<std::uint64_t>(hi) << 32) | lo;
         if (ix.case_insensitive) word = core::fold_ascii_word(word);
-        const std::uint64_t avail = readable - pos;
-        bool maybe4 = false;
-        if (has4 || has8) {
-          const std::uint32_t h = core::prefix_hash4(word, ix.bits4);
-          maybe4 = avail >= 4 && ((bit4[h >> 6] >> (h & 63)) & 1);
-        }
-        const bool maybe1 = has1 && ((__ldg(ix.bit1 + ((word & 0xff) >> 6)) >> (word & 63)) & 1);
-        const bool maybe2 =
-            has2 && avail >= 2 && ((__ldg(ix.bit2 + ((word & 0xffff) >> 6)) >> (word & 63)) & 1);
-        bool maybe3 = false;
-        if (has3 && avail >= 3) {
-          const std::uint64_t h = core::prefix_hash(word & 0xffffff) >> shift3;
-          maybe3 = (__ldg(ix.bit3 + (h >> 6)) >> (h & 63)) & 1;
-        }
-        if (!(maybe4 || maybe1 || maybe2 || maybe3)) continue;
-        if (maybe1) counted += device_collect(ix, 0, word & 0xff, text, pos, word, avail, out);
-        if (maybe2) counted += device_collect(ix, 1, word & 0xffff, text, pos, word, avail, out);
-        if (maybe3) counted += device_collect(ix, 2, word & 0xffffff, text, pos, word, avail, out);
-        if (maybe4) counted += collect_long_prefixes(ix, text, pos, word, avail, out);
+        counted += collect_all_classes(ix, bit4, text, pos, word, readable - pos, out);
       }
     }
   }
@@ -216,7 +223,9 @@ __global__ void __launch_bounds__(kFastThreads)
 
 // ---- fast, scan: register scan of 4-byte prefixes, candidates verified afterwards --------
 //
-// For sets whose patterns all have length >= 4 (only the q = 4 and q = 8 classes). Each
+// Sets with patterns shorter than 4 (kShort) add one direct probe per start: the short gate,
+// 2^16 bits indexed by the start's first two bytes (core::PrefixIndex); its survivors are
+// verified for every class. Each
 // thread takes 32 consecutive starts: 36 text bytes in registers (two 16-byte loads and one
 // 4-byte load, the next tile's already in flight), 32-bit windows by funnel shifts, one
 // multiply-shift hash and one bitmap bit per start, no branches: a 32-bit candidate mask.
@@ -228,6 +237,19 @@ constexpr int kScanThreads = 256;
 constexpr int kScanStartsPerThread = 32;  // one bit each in a 32-bit candidate mask
 constexpr int kScanTileStarts = kScanThreads * kScanStartsPerThread;  // 8192
 constexpr int kScanWindowWords = kScanStartsPerThread / 4 + 1;       // + 3 bytes of look-ahead
+
+/// The lane filter's summary of the 4-byte bitmap: bit i set iff 32-bit word i of the bitmap
+/// is nonzero (at least one 32-bit word, unused high bits zero).
+constexpr int scan_summary_words(int bits4) { return bits4 >= 10 ? 1 << (bits4 - 10) : 1; }
+inline std::vector<std::uint32_t> bit4_word_summary(const std::vector<std::uint64_t>& bit4) {
+  std::vector<std::uint32_t> summary(std::max<std::size_t>(1, (bit4.size() * 2 + 31) / 32), 0);
+  for (std::size_t i = 0; i < bit4.size() * 2; ++i)
+    if (static_cast<std::uint32_t>(bit4[i / 2] >> (32 * (i % 2)))) summary[i / 32] |= 1u << (i % 32);
+  return summary;
+}
+
+/// The short gate (core::PrefixIndex::short_gate) in 32-bit words.
+constexpr int kShortGateWords = 65536 / 32;
 
 /// Where the scan's candidates are verified after each tile: from a shared-memory queue by
 /// the whole block or by each warp (its own queue), or by each thread (its own starts).
@@ -241,7 +263,10 @@ constexpr int scan_queue_capacity(ScanVerify v) { return v == ScanVerify::block_
 /// (<= 40 registers at 6, <= 48 at 5: the queues' bookkeeping needs the latter unspilled;
 /// 4 blocks with 64 registers measured no faster on the H200). Shared memory allows 6 with
 /// a 2^18-bit bitmap (32 KiB + the queues' 4 KiB).
-constexpr int scan_blocks_per_sm(ScanVerify v) { return v == ScanVerify::per_thread ? 6 : 5; }
+/// With the lane filter (its 32 summary copies double the shared bytes) 3 blocks fit.
+constexpr int scan_blocks_per_sm(ScanVerify v, bool lane_filter = false) {
+  return lane_filter ? 3 : v == ScanVerify::per_thread ? 6 : 5;
+}
 /// Shared words ahead of the bitmap: per group its queue, round counters and overflow flags.
 constexpr int scan_shared_header_words(ScanVerify v) {
   return v == ScanVerify::per_thread ? 0
@@ -288,20 +313,31 @@ __device__ __forceinline__ void load_scan_words(const std::uint8_t* text, std::u
   }
 }
 
-/// Verifies the long-prefix patterns at one start that passed the 4-byte bitmap.
-template <bool kFold>
+/// Verifies the patterns at one candidate start: of length >= 4 only (it passed the 4-byte
+/// bitmap), or with kShort of every class (it passed the 4-byte bitmap or the short gate).
+template <bool kFold, bool kShort>
 __device__ __forceinline__ std::uint32_t verify_start(const DevicePrefixIndex& ix,
                                                       const std::uint8_t* text, std::uint64_t pos,
                                                       std::uint64_t readable, const HitOutput& out) {
   std::uint64_t word = load_window8(text, pos, readable);
   if constexpr (kFold) word = core::fold_ascii_word(word);
+  if constexpr (kShort) return collect_all_classes(ix, ix.bit4, text, pos, word, readable - pos, out);
   return collect_long_prefixes(ix, text, pos, word, readable - pos, out);
 }
 
-template <bool kSharedBitmap, bool kFold, ScanVerify kVerify>
-__global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(kVerify))
+// Lane filter (kLaneFilter): the bitmap probes of random words conflict in shared-memory
+// banks (about 3.5 wavefronts per warp-wide probe). First a conflict-free probe: the summary
+// (one bit per bitmap word, 1/32 of its size) is held in 32 copies, lane l's in bank l; only
+// starts whose bitmap word is nonzero (about 11% at 1000 patterns) probe the bitmap, with
+// few lanes active per probe. Measured slower on the H200 (1000 literals over 1 GiB: 1.33
+// against 0.92 ms for scan_warp_queue): bank conflicts are not what bounds the scan, and the
+// 32 copies leave room for 3 blocks per SM instead of 5. Kept as a variant for comparison.
+template <bool kSharedBitmap, bool kFold, ScanVerify kVerify, bool kLaneFilter = false, bool kShort = false>
+__global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(kVerify, kLaneFilter))
     multi_scan_kernel(DevicePrefixIndex ix, const std::uint8_t* __restrict__ text,
                       std::uint64_t owned, std::uint64_t readable, HitOutput out) {
+  static_assert(kSharedBitmap || !kLaneFilter, "the lane filter needs the shared bitmap");
+  static_assert(!(kLaneFilter && kShort), "the lane filter takes sets of length >= 4");
   extern __shared__ std::uint32_t shared_words[];
   constexpr int kGroupThreads = scan_group_threads(kVerify), kCapacity = scan_queue_capacity(kVerify);
   const unsigned member = threadIdx.x % kGroupThreads;
@@ -314,6 +350,21 @@ __global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(kVerify))
     std::uint32_t* copy = shared_words + scan_shared_header_words(kVerify);
     for (int i = threadIdx.x; i < (1 << ix.bits4) / 32; i += blockDim.x) copy[i] = __ldg(bitmap + i);
     bitmap = copy;
+  }
+  // Word j of the summary, lane l's copy: shared word 32 j + l (bank l).
+  const std::uint32_t* lane_summary = nullptr;
+  if constexpr (kLaneFilter) {
+    std::uint32_t* copies = shared_words + scan_shared_header_words(kVerify) + (1 << ix.bits4) / 32;
+    for (int i = threadIdx.x; i < 32 * scan_summary_words(ix.bits4); i += blockDim.x)
+      copies[i] = __ldg(ix.bit4_summary + (i >> 5));
+    lane_summary = copies + (threadIdx.x & 31);
+  }
+  const std::uint32_t* short_gate = nullptr;
+  if constexpr (kShort) {
+    std::uint32_t* copy = shared_words + scan_shared_header_words(kVerify) +
+                          (kSharedBitmap ? (1 << ix.bits4) / 32 : 0);
+    for (int i = threadIdx.x; i < kShortGateWords; i += blockDim.x) copy[i] = __ldg(ix.short_gate + i);
+    short_gate = copy;
   }
   if (kVerify != ScanVerify::per_thread && member < 4) queued[member] = 0;  // counters and flags
   __syncthreads();
@@ -342,14 +393,29 @@ __global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(kVerify))
       // Bit prefix_hash4(key) = hash >> bit_shift: word hash >> word_shift, and the low 5
       // bits of hash >> bit_shift within it (the wrapping funnel shift masks them itself).
       const std::uint32_t hash = key * core::kPrefixHash4Multiplier;
-      const std::uint32_t word = kSharedBitmap ? bitmap[hash >> word_shift] : __ldg(bitmap + (hash >> word_shift));
-      candidates |= (__funnelshift_r(word, word, hash >> bit_shift) & 1u) << b;
+      const std::uint32_t word_index = hash >> word_shift;
+      std::uint32_t passed = 0;
+      if constexpr (kLaneFilter) {
+        const std::uint32_t summary = lane_summary[32 * (word_index >> 5)];
+        if (__funnelshift_r(summary, summary, word_index) & 1u) {
+          const std::uint32_t word = bitmap[word_index];
+          passed = __funnelshift_r(word, word, hash >> bit_shift) & 1u;
+        }
+      } else {
+        const std::uint32_t word = kSharedBitmap ? bitmap[word_index] : __ldg(bitmap + word_index);
+        passed = __funnelshift_r(word, word, hash >> bit_shift) & 1u;
+      }
+      if constexpr (kShort) {
+        const std::uint32_t gate = short_gate[(key >> 5) & (kShortGateWords - 1)];
+        passed |= __funnelshift_r(gate, gate, key) & 1u;  // bit key & 31
+      }
+      candidates |= passed << b;
     }
     if (first + kScanStartsPerThread > owned)
       candidates &= first >= owned ? 0u : (1u << (owned - first)) - 1;
     if constexpr (kVerify == ScanVerify::per_thread) {
       for (; candidates; candidates &= candidates - 1)
-        counted += verify_start<kFold>(ix, text, first + __ffs(static_cast<int>(candidates)) - 1, readable, out);
+        counted += verify_start<kFold, kShort>(ix, text, first + __ffs(static_cast<int>(candidates)) - 1, readable, out);
     } else {
       // Rounds of up to kCapacity candidates per group; `more` is uniform in the group.
       for (;;) {
@@ -366,7 +432,7 @@ __global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(kVerify))
         const bool more = overflow[r] != 0;
         if (member == 0) queued[r ^ 1] = overflow[r ^ 1] = 0;  // the next round's
         for (unsigned i = member; i < n; i += kGroupThreads)
-          counted += verify_start<kFold>(ix, text, tile_start + queue[i], readable, out);
+          counted += verify_start<kFold, kShort>(ix, text, tile_start + queue[i], readable, out);
         // The queue and this round's counter are free again.
         if constexpr (kVerify == ScanVerify::block_queue) __syncthreads();
         else __syncwarp();
