@@ -3,17 +3,20 @@
 // parsed into ApproxFlags; run_approx() resolves them once (patterns, matcher) and streams
 // every record through the matcher into the text or JSON printer. Also registers
 // `warpmatch bench approx` (bench/bench_approx.cpp).
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/bench_approx.hpp"
 #include "commands.hpp"
 #include "core/input.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 #include "warpmatch/approx.hpp"
 
 namespace warpmatch::cli {
@@ -36,6 +39,7 @@ struct ApproxFlags {
   bool with_filename = false;
   bool no_filename = false;
   bool best_of_cluster = false;
+  bool no_progress = false;
   std::int64_t max_hits = -1;
   std::string backend = "auto";
   std::string algorithm = "auto";
@@ -67,6 +71,37 @@ std::vector<std::vector<std::uint8_t>> load_patterns(const std::string& path) {
   if (patterns.empty()) throw io::InputError(input.name() + ": no patterns in the file");
   return patterns;
 }
+
+/// Draws the progress bar of one record's scan from a thread of its own, reading the
+/// matcher's ScanProgress (the scan itself runs on the caller's thread and its workers).
+/// stop() before printing hits: the sink runs once every end is found.
+class ScanTicker {
+ public:
+  ScanTicker(Progress& bar, const ScanProgress& progress) : bar_(bar), progress_(progress) {
+    if (bar_.active()) thread_ = std::thread([this] { run(); });
+  }
+  ~ScanTicker() { stop(); }
+  void stop() {
+    running_ = false;
+    if (thread_.joinable()) thread_.join();
+    bar_.finish();
+  }
+
+ private:
+  void run() {
+    std::uint64_t shown = 0;
+    while (running_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      const std::uint64_t done = progress_.done.load(std::memory_order_relaxed);
+      bar_.advance(done - shown);
+      shown = done;
+    }
+  }
+  Progress& bar_;
+  const ScanProgress& progress_;
+  std::atomic<bool> running_{true};
+  std::thread thread_;
+};
 
 struct Totals {
   std::uint64_t inputs = 0, errors = 0, bytes = 0, hits = 0;
@@ -118,7 +153,15 @@ class ApproxRun {
       const ByteSpan text = record.sequence;
       input_bytes += text.size();
       const auto t0 = std::chrono::steady_clock::now();
+      Progress bar(!flags_.no_progress && !flags_.quiet, text.size() * matcher_.pattern_count());
+      ScanProgress scan_progress;
+      ScanTicker ticker(bar, scan_progress);
+      bool first_hit = true;
       matcher_.scan(text, [&](const ApproxMatch& hit) {
+        if (first_hit) {
+          ticker.stop();  // every end is found; the bar must not mix with the output
+          first_hit = false;
+        }
         if (flags_.quiet) {
           stop_all_ = true;
           ++input_hits;
@@ -131,7 +174,8 @@ class ApproxRun {
           return false;
         }
         return true;
-      });
+      }, nullptr, &scan_progress);
+      ticker.stop();
       totals_.scan_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     totals_.bytes += input_bytes;
@@ -303,6 +347,7 @@ CommandRunner add_approx_command(CLI::App& app) {
                   "auto; cpu: myers, dp (reference); cuda: myers, wavefront (seed paper 000)");
   cmd->add_option("--blocks", flags->blocks, "wavefront: the paper's D, pieces of the text (0 = auto)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--no-progress", flags->no_progress, "Never draw the progress bar (drawn on a terminal for long scans)");
   cmd->add_option("--format", flags->format, "Input format: auto, plain, fasta, fastq")
       ->check(CLI::IsMember({"auto", "plain", "fasta", "fastq"}));
   cmd->footer(

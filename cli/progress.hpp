@@ -13,6 +13,7 @@ class Progress {
   ~Progress();
   void advance(std::uint64_t bytes);  // bytes finished since the last call
   void finish();                      // erases the bar
+  bool active() const { return active_; }
 
  private:
   void draw();

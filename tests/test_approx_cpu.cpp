@@ -518,3 +518,34 @@ TEST(ApproxCostModel, TheoremFourGrowsWithPatternAndTextAndRewardsThreads) {
             warpmatch::predict_wavefront_ms(n, 1024, 1 << 12, gtx580));
   EXPECT_LT(warpmatch::predict_wavefront_ms(n, 512, 65536), warpmatch::predict_wavefront_ms(2 * n, 512, 65536));
 }
+
+// The progress counter a caller polls for a progress bar ends at text bytes x patterns, on every
+// CPU path (chunked Myers over several threads, one thread, the plain DP), and watching it
+// changes no hit.
+TEST(ApproxCpu, ScanProgressEndsAtTextBytesTimesPatterns) {
+  std::mt19937_64 rng(77);
+  Bytes text(200000);
+  for (auto& c : text) c = "ACGT"[rng() % 4];
+  const std::vector<Bytes> patterns{Bytes(text.begin() + 1000, text.begin() + 1040),
+                                    Bytes(text.begin() + 90000, text.begin() + 90100)};
+  for (const char* algo : {"myers", "dp"}) {
+    for (const int threads : {1, 3}) {
+      ApproxOptions o;
+      o.k = 3;
+      o.backend = warpmatch::Backend::cpu;
+      o.algorithm = algo;
+      o.threads = threads;
+      const ApproxMatcher matcher = ApproxMatcher::compile(patterns, o);
+      const std::vector<ApproxMatch> plain = matcher.find_all(text);
+      warpmatch::ScanProgress progress;
+      std::vector<ApproxMatch> watched;
+      matcher.scan(text, [&](const ApproxMatch& m) {
+        watched.push_back(m);
+        return true;
+      }, nullptr, &progress);
+      EXPECT_EQ(progress.done.load(), text.size() * patterns.size()) << algo << " threads " << threads;
+      EXPECT_EQ(watched, plain) << algo << " threads " << threads;
+      EXPECT_FALSE(plain.empty());
+    }
+  }
+}

@@ -141,3 +141,15 @@ TEST_F(CliApprox, CudaBackendPrintsTheSameBytesAsCpu) {
     EXPECT_EQ(strip_summary(wave.out), strip_summary(want.out)) << wave.err;
   }
 }
+
+// --no-progress is accepted and changes nothing (the bar is drawn only on a terminal, so the
+// output of a pipe is the same either way).
+TEST_F(CliApprox, NoProgressFlagChangesNoOutput) {
+  const auto f = file("t.txt", "xxxxGATTACAxxxxGATTxCAxx");
+  const auto with = run({"approx", "-k", "1", "GATTACA", f.string()});
+  const auto without = run({"approx", "-k", "1", "--no-progress", "GATTACA", f.string()});
+  EXPECT_EQ(with.status, 0) << with.err;
+  EXPECT_EQ(without.status, 0) << without.err;
+  EXPECT_EQ(with.out, without.out);
+  EXPECT_EQ(without.err, "");
+}

@@ -23,6 +23,7 @@
 // The matcher is immutable after compile(): share it between threads, scan any number of texts.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -79,6 +80,14 @@ struct ApproxMatch {
 /// returns false to stop the scan.
 using ApproxSink = std::function<bool(const ApproxMatch&)>;
 
+/// How far a running scan is, for a progress display on another thread: `done` grows to
+/// text.size() x pattern_count() (text bytes searched, per pattern) while ends are being found.
+/// The CPU backend advances it chunk by chunk; the CUDA backend, fast enough not to need it,
+/// once per pattern set.
+struct ScanProgress {
+  std::atomic<std::uint64_t> done{0};
+};
+
 class ApproxMatcher {
  public:
   /// Throws InvalidArgument for no pattern, an empty pattern (naming its index), k < 0 (or
@@ -89,7 +98,8 @@ class ApproxMatcher {
                                const ApproxOptions& options);
 
   /// Every hit (see the header comment); returns the number delivered to the sink.
-  std::uint64_t scan(ByteSpan text, const ApproxSink& sink, ScanStats* stats = nullptr) const;
+  std::uint64_t scan(ByteSpan text, const ApproxSink& sink, ScanStats* stats = nullptr,
+                     ScanProgress* progress = nullptr) const;
   /// Convenience: all hits collected.
   std::vector<ApproxMatch> find_all(ByteSpan text) const;
 

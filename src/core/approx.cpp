@@ -34,15 +34,19 @@ struct ApproxMatcher::Impl {
     return q;
   }
 
-  std::vector<std::vector<core::EndHit>> find_ends(ByteSpan text) const {
+  std::vector<std::vector<core::EndHit>> find_ends(ByteSpan text, ScanProgress* progress) const {
     std::vector<core::ApproxQuery> queries;
     for (const auto& p : patterns) queries.push_back(query_for(p));
-    if (backend == Backend::cuda)
-      return cuda::approx_scan(patterns, queries, text, cuda_algorithm, options.wavefront_blocks,
-                               options.device);
+    std::atomic<std::uint64_t>* done = progress ? &progress->done : nullptr;
+    if (backend == Backend::cuda) {
+      auto out = cuda::approx_scan(patterns, queries, text, cuda_algorithm, options.wavefront_blocks,
+                                   options.device);
+      if (done) done->fetch_add(text.size() * patterns.size(), std::memory_order_relaxed);
+      return out;
+    }
     std::vector<std::vector<core::EndHit>> out;
     for (std::size_t i = 0; i < patterns.size(); ++i)
-      out.push_back(cpu::approx_scan(patterns[i], text, queries[i], cpu_algorithm, threads));
+      out.push_back(cpu::approx_scan(patterns[i], text, queries[i], cpu_algorithm, threads, done));
     return out;
   }
 };
@@ -139,7 +143,8 @@ ApproxMatcher ApproxMatcher::compile(const std::vector<std::vector<std::uint8_t>
   return ApproxMatcher(std::move(impl));
 }
 
-std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanStats* stats) const {
+std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanStats* stats,
+                                  ScanProgress* progress) const {
   const auto t0 = std::chrono::steady_clock::now();
   const Impl& im = *impl_;
   const ApproxOptions& opt = im.options;
@@ -147,7 +152,7 @@ std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanSta
   bool stopped = false;
   const std::vector<std::vector<core::EndHit>> ends = text.empty()
       ? std::vector<std::vector<core::EndHit>>(im.patterns.size())
-      : im.find_ends(text);
+      : im.find_ends(text, progress);
   const bool want_start = opt.want_start || opt.want_cigar;
   constexpr std::size_t kBatch = 4096;  // hits recovered in parallel before delivery
   for (std::size_t pi = 0; pi < im.patterns.size() && !stopped; ++pi) {

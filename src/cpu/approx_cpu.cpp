@@ -155,9 +155,13 @@ std::uint64_t auto_chunk(std::uint64_t n, std::uint64_t overlap, int threads) {
 
 std::vector<core::EndHit> approx_scan(const core::ApproxPattern& pattern, ByteSpan text,
                                       const core::ApproxQuery& query, ApproxAlgorithm algorithm,
-                                      int threads) {
+                                      int threads, std::atomic<std::uint64_t>* bytes_done) {
   if (text.empty()) return {};
-  if (algorithm == ApproxAlgorithm::dp) return core::reference_hits(pattern, text, query);
+  if (algorithm == ApproxAlgorithm::dp) {
+    std::vector<core::EndHit> hits = core::reference_hits(pattern, text, query);
+    if (bytes_done) bytes_done->fetch_add(text.size(), std::memory_order_relaxed);
+    return hits;
+  }
   if (threads <= 0) threads = hardware_threads();
 
   const MyersTables tables(pattern);
@@ -171,6 +175,7 @@ std::vector<core::EndHit> approx_scan(const core::ApproxPattern& pattern, ByteSp
     const std::uint64_t from = ch.begin > overlap ? ch.begin - overlap : 0;
     results[i] = tables.words == 1 ? scan_chunk_one_word(tables, text, from, ch.begin, ch.owned_end, query)
                                    : scan_chunk(tables, text, from, ch.begin, ch.owned_end, query);
+    if (bytes_done) bytes_done->fetch_add(ch.owned_end - ch.begin, std::memory_order_relaxed);
   });
 
   std::uint32_t best = std::numeric_limits<std::uint32_t>::max();

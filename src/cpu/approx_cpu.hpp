@@ -1,6 +1,8 @@
 // CPU backend of approximate search. Never includes CUDA code.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <vector>
 
 #include "core/approx_pattern.hpp"
@@ -14,8 +16,9 @@ enum class ApproxAlgorithm {
 
 /// Every end (1..n, ascending) with dist <= query.k, or the best ends (query.mode == best).
 /// threads <= 0 means all hardware threads. pattern.size() >= 1 (checked by the caller).
+/// `bytes_done`, if given, grows by each chunk's owned bytes as it finishes (text.size() in all).
 std::vector<core::EndHit> approx_scan(const core::ApproxPattern& pattern, ByteSpan text,
                                       const core::ApproxQuery& query, ApproxAlgorithm algorithm,
-                                      int threads);
+                                      int threads, std::atomic<std::uint64_t>* bytes_done = nullptr);
 
 }  // namespace warpmatch::cpu
