@@ -127,10 +127,7 @@ class ApproxRun {
         search_input(input);
       } catch (const Error& e) {
         out_.flush();
-        const std::string what = e.what();
-        const bool names_input = what.rfind(path, 0) == 0 ||
-                                 (path == "-" && what.rfind("(standard input)", 0) == 0);
-        std::fprintf(stderr, "warpmatch: %s%s\n", names_input ? "" : (path + ": ").c_str(), what.c_str());
+        report_input_error(path, e);
         ++totals_.errors;
       }
     }
@@ -339,10 +336,7 @@ CommandRunner add_approx_command(CLI::App& app) {
   cmd->add_flag("-c,--count", flags->count, "Print only the number of hits per input");
   cmd->add_flag("-H,--with-filename", flags->with_filename, "Prefix each line with the input name");
   cmd->add_flag("-h,--no-filename", flags->no_filename, "Never prefix lines with the input name");
-  cmd->add_option("--backend", flags->backend, "cpu, cuda or auto (the GPU when present)")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
-  cmd->add_option("-j,--threads", flags->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--device", flags->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  add_backend_options(cmd, flags->backend, flags->threads, flags->device);
   cmd->add_option("--algo", flags->algorithm,
                   "auto; cpu: myers, dp (reference); cuda: myers, wavefront (seed paper 000)");
   cmd->add_option("--blocks", flags->blocks, "wavefront: the paper's D, pieces of the text (0 = auto)")

@@ -17,6 +17,14 @@ using CommandRunner = std::function<int()>;
 /// Adds a subcommand to `parent` (the app, or the `bench` command) and returns its runner.
 using CommandSetup = std::function<CommandRunner(CLI::App& parent)>;
 
+/// --backend, -j/--threads and --device: the same on every operation's command.
+inline void add_backend_options(CLI::App* cmd, std::string& backend, int& threads, int& device) {
+  cmd->add_option("--backend", backend, "cpu, cuda or auto (the GPU when present)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  cmd->add_option("-j,--threads", threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device", device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+}
+
 struct CommandEntry {
   std::string name;
   int order;  // position in --help

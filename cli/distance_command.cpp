@@ -203,12 +203,9 @@ CommandRunner add_distance_command(CLI::App& app) {
       ->expected(1, 2);
   cmd->add_flag("--json", flags->json, "One JSON object per pair");
   cmd->add_flag("--stats", flags->stats, "Print pairs, cells, time, GCUPS, backend and device to stderr");
-  cmd->add_option("--backend", flags->backend, "cpu, cuda or auto (the GPU when present)")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  add_backend_options(cmd, flags->backend, flags->threads, flags->device);
   cmd->add_option("--algo", flags->algorithm,
                   "auto; cpu: myers (bit-parallel, default), dp (reference); cuda: myers (default), tiles (seed paper 001)");
-  cmd->add_option("-j,--threads", flags->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--device", flags->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
   cmd->add_option("--block-size", flags->block_size,
                   "Tile side for --algo tiles (multiple of 32, 32..1024; default: the tuned model's choice)")
       ->check(CLI::NonNegativeNumber);

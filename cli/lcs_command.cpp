@@ -134,11 +134,7 @@ CommandRunner add_lcs_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", flags->json, "JSON lines: one lcs object, or one object per MEM");
   cmd->add_flag("--stats", flags->stats, "Print sizes, time, backend and device to stderr");
-  cmd->add_option("--backend", flags->backend, "cpu, cuda or auto (the GPU when present)")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
-  cmd->add_option("-j,--threads", flags->threads, "CPU threads (0 = all cores)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--device", flags->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  add_backend_options(cmd, flags->backend, flags->threads, flags->device);
   cmd->add_option("--algo", flags->algorithm,
                   "auto, suffix-array, diagonal (seed paper 004, O(mn)), dp (cpu, O(mn))");
   cmd->footer(

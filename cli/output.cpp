@@ -82,4 +82,11 @@ void append_json_string(fmt::memory_buffer& out, std::string_view s) {
   out.push_back('"');
 }
 
+void report_input_error(const std::string& path, const std::exception& error) {
+  const std::string what = error.what();
+  const bool names_input =
+      what.rfind(path, 0) == 0 || (path == "-" && what.rfind("(standard input)", 0) == 0);
+  std::fprintf(stderr, "warpmatch: %s%s\n", names_input ? "" : (path + ": ").c_str(), what.c_str());
+}
+
 }  // namespace warpmatch::cli

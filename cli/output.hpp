@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdio>
+#include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,10 @@ class Output {
 
 /// Bytes as readable text: printable ASCII as is, '\\' as "\\\\", others as "\\xNN"
 /// (tab, newline and carriage return as \t \n \r).
+/// The stderr line for an input that failed (exit status 2 follows): `warpmatch: PATH: what`,
+/// without repeating the path when the message already starts with it (InputError does).
+void report_input_error(const std::string& path, const std::exception& error);
+
 void append_escaped_text(fmt::memory_buffer& out, ByteSpan bytes);
 /// A JSON string literal (with quotes) for arbitrary bytes: valid UTF-8 sequences are kept,
 /// control characters and invalid bytes are escaped as \u00NN (so every byte round-trips
