@@ -68,7 +68,8 @@ const cuda::FastKernel kFastKernels[] = {cuda::FastKernel::automatic, cuda::Fast
                                          cuda::FastKernel::scan_block_queue,
                                          cuda::FastKernel::scan_warp_queue,
                                          cuda::FastKernel::scan_per_thread,
-                                         cuda::FastKernel::scan_lane_filter};
+                                         cuda::FastKernel::scan_lane_filter,
+                                         cuda::FastKernel::scan_pair};
 
 }  // namespace
 
@@ -365,6 +366,49 @@ TEST(MultiCuda, AllFastKernelsAgreeOnSetsWithShortPatterns) {
   const std::vector<std::string> runs = {"a", "aa", "aaa", "aaaaa"};
   for (auto kernel : kFastKernels)
     EXPECT_EQ(scan_with_kernel(runs, flood, false, kernel, 0).size(), 4 * flood.size() - 1 - 2 - 4);
+}
+
+// The pair scan under every table size and grid the launch settings allow: same matches
+// (a small table lets more starts through to the queues); out-of-range settings refused.
+TEST(MultiCuda, PairScanAgreesUnderTableSizesAndGrids) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(114);
+  const std::string text = multi_test::random_text(rng, (1 << 20) + 5, 26);
+  auto patterns = multi_test::random_patterns(rng, 2000, 26, 24, text);
+  std::erase_if(patterns, [](const std::string& p) { return p.size() < 4; });
+  const auto want = oracle_matches(patterns, text);
+  const core::PatternSet set = core::make_pattern_set(patterns, false);
+  const core::PrefixIndex index = core::build_prefix_index(set);
+  auto launch_with = [](int bits, int blocks, bool wide = false) {
+    cuda::MultiLaunch launch;
+    launch.fast_kernel = cuda::FastKernel::scan_pair;
+    launch.pair_bits = bits;
+    launch.pair_blocks_per_sm = blocks;
+    launch.pair_wide = wide;
+    launch.chunk_bytes = 300001;
+    return launch;
+  };
+  for (const bool wide : {false, true}) {
+    for (int bits = 12; bits <= (wide ? 14 : 15); ++bits)
+      for (int blocks : {1, 3, 4, 5, 6, 8}) {
+        const auto tables =
+            cuda::multi_upload(set, &index, cuda::MultiAlgorithm::fast, launch_with(bits, blocks, wide), 0);
+        std::vector<Match> out;
+        cuda::multi_scan(*tables, as_bytes(text), false, [&](std::span<const Match> batch) {
+          out.insert(out.end(), batch.begin(), batch.end());
+          return true;
+        });
+        const std::string what = std::string(wide ? "wide" : "narrow") + " bits " + std::to_string(bits) +
+                                 " blocks " + std::to_string(blocks);
+        expect_same(out, want, what);
+        EXPECT_EQ(cuda::bench_multi_resident(*tables, as_bytes(text), 1).count, want.size()) << what;
+      }
+    // Tables that do not fit, or grids out of range.
+    for (auto [bits, blocks] : {std::pair{11, 5}, std::pair{wide ? 15 : 16, 5}, std::pair{13, -1}, std::pair{13, 9}})
+      EXPECT_THROW(cuda::multi_upload(set, &index, cuda::MultiAlgorithm::fast, launch_with(bits, blocks, wide), 0),
+                   InvalidArgument)
+          << bits << " " << blocks << " wide " << wide;
+  }
 }
 
 TEST(MultiCuda, BadThreadConfigurationIsAnInvalidArgument) {

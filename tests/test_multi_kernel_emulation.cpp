@@ -58,6 +58,9 @@ inline int __popc(unsigned x) { return __builtin_popcount(x); }
 struct uint4 {
   unsigned x, y, z, w;
 };
+struct uint2 {
+  unsigned x, y;
+};
 template <class T>
 T __shfl_down_sync(unsigned, T, int) {
   std::abort();  // warp shuffles are not emulated: the fast kernel is run with a hit buffer
@@ -66,6 +69,7 @@ using std::min;
 
 // The kernels go to their own namespace here, so that their host definitions never meet the
 // CUDA build's launch stubs of the same names at link time.
+#include "core/multi_pair_filter.hpp"
 #include "core/multi_patterns.hpp"
 #define detail multi_kernel_emulation
 #include "cuda/multi_kernels.cuh"
@@ -131,7 +135,9 @@ std::vector<Match> expected(const std::vector<std::string>& patterns, const std:
   return out;
 }
 
-enum class FastKernel { tile, scan_block_queue, scan_warp_queue, scan_per_thread, scan_lane_filter };
+enum class FastKernel {
+  tile, scan_block_queue, scan_warp_queue, scan_per_thread, scan_lane_filter, scan_pair, scan_pair_wide
+};
 
 std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const std::string& text,
                                 std::uint64_t owned, bool ci, unsigned max_grid,
@@ -174,6 +180,29 @@ std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const 
       if (shared_bitmap) dev::multi_fast_kernel<true>(ix, chunk.data(), owned, readable, out);
       else dev::multi_fast_kernel<false>(ix, chunk.data(), owned, readable, out);
     });
+  } else if (kernel == FastKernel::scan_pair || kernel == FastKernel::scan_pair_wide) {
+    // As the dispatcher, with a small table (2^12 entries) so that more starts pass.
+    const bool wide = kernel == FastKernel::scan_pair_wide;
+    const core::PairFilter pair = core::build_pair_filter(set, 12, wide);
+    const bool short_classes = (index.class_mask & 7) != 0;
+    const std::uint64_t tiles = (owned + dev::kScanTileStarts - 1) / dev::kScanTileStarts;
+    const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
+    auto run = [&](auto fold_tag, auto short_tag, auto wide_tag) {
+      constexpr bool kFold = decltype(fold_tag)::value, kShort = decltype(short_tag)::value,
+                     kWide = decltype(wide_tag)::value;
+      launch(grid, dev::kScanThreads, [&] {
+        dev::multi_pair_scan_kernel<kFold, kShort, kWide, 5>(ix, pair.words.data(), pair.bits, chunk.data(),
+                                                             owned, readable, out);
+      });
+    };
+    auto with_wide = [&](auto fold_tag, auto short_tag) {
+      if (wide) run(fold_tag, short_tag, std::true_type{});
+      else run(fold_tag, short_tag, std::false_type{});
+    };
+    if (ci && short_classes) with_wide(std::true_type{}, std::true_type{});
+    else if (ci) with_wide(std::true_type{}, std::false_type{});
+    else if (short_classes) with_wide(std::false_type{}, std::true_type{});
+    else with_wide(std::false_type{}, std::false_type{});
   } else {
     // As the dispatcher: the short gate for sets with patterns shorter than 4, the lane
     // filter only with the shared bitmap and without them.
@@ -317,7 +346,8 @@ TEST(MultiKernelEmulation, TileKernelWithGlobalBitmapForLargeSets) {
 // ---- the queued scan kernel (sets without patterns shorter than 4) ----
 
 constexpr FastKernel kScanKernels[] = {FastKernel::scan_block_queue, FastKernel::scan_warp_queue,
-                                       FastKernel::scan_per_thread, FastKernel::scan_lane_filter};
+                                       FastKernel::scan_per_thread, FastKernel::scan_lane_filter,
+                                       FastKernel::scan_pair, FastKernel::scan_pair_wide};
 
 std::vector<std::string> at_least_4(std::vector<std::string> ps) {
   std::erase_if(ps, [](const std::string& p) { return p.size() < 4; });
@@ -418,6 +448,34 @@ TEST(MultiKernelEmulation, ScanKernelsWithShortPatternsMatchCpu) {
   ASSERT_GT(core::build_prefix_index(core::make_pattern_set(large, false)).bits4, dev::kFastSharedBitmapBits);
   for (const FastKernel kernel : kScanKernels)
     EXPECT_EQ(emulate_fast(large, large_text, 10000, false, 2, kernel), expected(large, large_text, 10000, false));
+}
+
+// The pair filter (narrow and wide) never rejects a start where a pattern of length >= 4
+// begins, as either start of a pair, and rejects most other starts.
+TEST(MultiPairFilter, PassesEveryPatternPrefixAndRejectsMostOthers) {
+  auto window = [](const std::string& s) {  // s[0..4], little-endian
+    std::uint64_t w = 0;
+    for (std::size_t j = 0; j < 5 && j < s.size(); ++j)
+      w |= std::uint64_t{static_cast<std::uint8_t>(s[j])} << (8 * j);
+    return w;
+  };
+  std::mt19937_64 rng(209);
+  for (int alphabet : {2, 4, 26, 256})
+    for (const bool wide : {false, true}) {
+      const auto patterns = at_least_4(multi_test::random_patterns(rng, 1000, alphabet, 12, ""));
+      const core::PairFilter filter =
+          core::build_pair_filter(core::make_pattern_set(patterns, false), wide ? 12 : 13, wide);
+      for (const std::string& p : patterns) {
+        const std::string shifted = static_cast<char>(rng() & 0xff) + p;  // p at the second start
+        EXPECT_TRUE(core::pair_filter_passes(filter, window(p), false)) << alphabet << " wide " << wide;
+        EXPECT_TRUE(core::pair_filter_passes(filter, window(shifted), true)) << alphabet << " wide " << wide;
+      }
+      if (alphabet == 256) {  // random starts: each side's bits are ~600 / 2^17 dense
+        int passed = 0;
+        for (int i = 0; i < 100000; ++i) passed += core::pair_filter_passes(filter, rng() & 0xffffffffffull, i & 1);
+        EXPECT_LT(passed, 2000) << "wide " << wide;
+      }
+    }
 }
 
 TEST(MultiKernelEmulation, MbndmKernelMatchesCpuUnderThreadConfigurations) {

@@ -19,7 +19,7 @@ enum class MultiAlgorithm {
 /// than 4 — survivors verified after the scan) and the tile kernel (shared-memory tiles,
 /// every bitmap survivor verified inline) take any set.
 enum class FastKernel {
-  automatic,        // scan_warp_queue (fastest on the H200)
+  automatic,        // scan_pair for sparse sets of length >= 4, else scan_warp_queue
   tile,             // the first fast kernel
   scan_block_queue, // survivors queued in shared memory, verified by the whole block
   scan_warp_queue,  // survivors queued in shared memory per warp, verified by the warp
@@ -27,6 +27,8 @@ enum class FastKernel {
   scan_lane_filter, // scan_warp_queue, bitmap probed only after a bank-conflict-free per-lane
                     // summary probe passed (shared bitmap, length >= 4; else scan_warp_queue);
                     // slower on the H200, kept for comparison
+  scan_pair,        // one probe of the pair filter (core/multi_pair_filter.hpp) per two
+                    // starts, survivors verified by full warps from a per-warp queue
 };
 
 /// Launch settings: the paper's thread configuration for mbndm, and the streaming chunk.
@@ -37,6 +39,12 @@ struct MultiLaunch {
   int blocks = 0;  // 0: 64 blocks per SM as in the paper's Table 2
   int keywords_per_thread = 1;
   FastKernel fast_kernel = FastKernel::automatic;
+  // scan_pair only (0 = automatic): its table is 2^pair_bits entries in shared memory, of
+  // 32 bits (12..15) or with pair_wide of 64 bits (12..14), and the grid is this many blocks
+  // of 256 threads per SM (1..8).
+  int pair_bits = 0;
+  int pair_blocks_per_sm = 0;
+  bool pair_wide = false;
 };
 
 /// The compiled tables uploaded to one device once (immutable; shared by all scans).

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/chunking.hpp"
+#include "core/multi_pair_filter.hpp"
 #include "core/parallel.hpp"
 #include "cuda/device_runtime.cuh"
 #include "cuda/multi_cuda.hpp"
@@ -37,6 +38,13 @@ constexpr int kFastBlocksPerSm = 8;
 // The paper's Table 2 best: 64 blocks per SM (its GTX 260 grid), 512 threads, 1 KiB pages.
 constexpr int kMbndmBlocksPerSm = 64;
 constexpr int kMbndmMaxSharedBytes = 48 * 1024;
+// The pair scan's defaults: a 32 KiB table of narrow entries, 5 blocks per SM (its queues
+// need ~45 registers).
+constexpr int kDefaultPairBits = 13;
+constexpr int kDefaultPairBlocksPerSm = 5;
+// The automatic choice takes the pair scan up to this density of its table's bits (1000
+// patterns set ~0.8 %, 2000 ~1.5 %: both faster than the warp-queue scan on the H200).
+constexpr std::uint64_t kPairMaxDensityPercent = 3;
 
 template <class T>
 DeviceBuffer<T> upload(const std::vector<T>& host, int device, std::uint64_t& total) {
@@ -85,6 +93,7 @@ class MultiDeviceTables {
         offsets(device),
         bytes(device),
         bit1(device), bit2(device), bit3(device), bit4(device), bit8(device), bit4_summary(device), short_gate(device),
+        pair_words(device),
         ids(device),
         head8(device),
         subsets(device),
@@ -133,10 +142,11 @@ class MultiDeviceTables {
       }
       const FastKernel asked = launch.fast_kernel;
       const bool shared_bitmap = index->bits4 <= detail::kFastSharedBitmapBits;
-      fast_kernel = asked == FastKernel::automatic ||
-                            (asked == FastKernel::scan_lane_filter && (!shared_bitmap || short_classes))
+      fast_kernel = asked == FastKernel::scan_lane_filter && (!shared_bitmap || short_classes)
                         ? FastKernel::scan_warp_queue
                         : asked;
+      if (asked == FastKernel::automatic) fast_kernel = automatic_kernel(set);
+      if (fast_kernel == FastKernel::scan_pair) setup_pair_scan(set);
       if (fast_kernel == FastKernel::scan_lane_filter) {
         bit4_summary = upload(detail::bit4_word_summary(index->bit4), device, device_bytes);
         fast.bit4_summary = bit4_summary.get();
@@ -193,6 +203,10 @@ class MultiDeviceTables {
   void launch_chunk(const std::uint8_t* text, std::uint64_t owned, std::uint64_t readable,
                     const detail::HitOutput& out, cudaStream_t stream) const {
     if (owned == 0) return;
+    if (algorithm == MultiAlgorithm::fast && fast_kernel == FastKernel::scan_pair) {
+      launch_pair_scan(text, owned, readable, out, stream);
+      return;
+    }
     if (algorithm == MultiAlgorithm::fast && fast_kernel != FastKernel::tile) {
       launch_scan(text, owned, readable, out, stream);
       return;
@@ -230,6 +244,90 @@ class MultiDeviceTables {
     detail::multi_mbndm_kernel<<<static_cast<unsigned>(grid), threads, shared, stream>>>(
         mbndm, text, owned, readable, launch.page_bytes, overlap, subset_blocks, out);
     detail::check_launch("multi_mbndm_kernel", device);
+  }
+
+  /// The pair scan where its default table is sparse (few candidates: its queues verify them
+  /// in full warps) and the set has no pattern shorter than 4; else the warp-queue scan,
+  /// which verifies a tile's candidates at once and so copes with dense ones (English words,
+  /// 10^5 patterns) better.
+  FastKernel automatic_kernel(const core::PatternSet& set) const {
+    if (short_classes) return FastKernel::scan_warp_queue;
+    const core::PairFilter pair = core::build_pair_filter(set, kDefaultPairBits, false);
+    std::uint64_t set_bits = 0;
+    for (const std::uint32_t w : pair.words) set_bits += static_cast<std::uint64_t>(__builtin_popcount(w));
+    return set_bits <= pair.words.size() * 32 * kPairMaxDensityPercent / 100 ? FastKernel::scan_pair
+                                                                            : FastKernel::scan_warp_queue;
+  }
+
+  /// The pair scan's table, uploaded, and its shared-memory opt-in beyond 48 KiB.
+  void setup_pair_scan(const core::PatternSet& set) {
+    pair_bits = launch.pair_bits ? launch.pair_bits : kDefaultPairBits;
+    pair_blocks_per_sm = launch.pair_blocks_per_sm ? launch.pair_blocks_per_sm : kDefaultPairBlocksPerSm;
+    pair_wide = launch.pair_wide;
+    // The table must fit a block's shared memory (227 KiB): 2^15 narrow or 2^14 wide entries.
+    const int max_bits = pair_wide ? 14 : 15;
+    if (pair_bits < 12 || pair_bits > max_bits || pair_blocks_per_sm < 1 || pair_blocks_per_sm > 8)
+      throw InvalidArgument("pair scan: table bits 12.." + std::to_string(max_bits) +
+                            " and 1..8 blocks per SM (got " + std::to_string(pair_bits) + ", " +
+                            std::to_string(pair_blocks_per_sm) + ")");
+    pair_words = upload(core::build_pair_filter(set, pair_bits, pair_wide).words, device, device_bytes);
+    const int shared = static_cast<int>(pair_shared_bytes());
+    auto opt_in = [&](auto kernel, int) {
+      WARPMATCH_CUDA_CHECK(device, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+    };
+    for_each_pair_kernel(opt_in);
+  }
+
+  std::size_t pair_shared_bytes() const {
+    return sizeof(std::uint32_t) * (detail::pair_shared_header_words() + (std::size_t{pair_wide ? 2u : 1u} << pair_bits) +
+                                    (short_classes ? detail::kShortGateWords : 0));
+  }
+
+  /// Calls f(kernel, min_blocks) with each instantiation the pair scan may launch for this
+  /// set: its register bound for 4 resident blocks per SM (<= 64 registers) and for 5 (<= 48).
+  template <class F>
+  void for_each_pair_kernel(F&& f) const {
+    auto with = [&](auto fold, auto shorts, auto wide) {
+      constexpr bool kFold = decltype(fold)::value, kShort = decltype(shorts)::value,
+                     kWide = decltype(wide)::value;
+      f(detail::multi_pair_scan_kernel<kFold, kShort, kWide, 4>, 4);
+      f(detail::multi_pair_scan_kernel<kFold, kShort, kWide, 5>, 5);
+    };
+    auto with_wide = [&](auto fold, auto shorts) {
+      if (pair_wide) with(fold, shorts, std::true_type{});
+      else with(fold, shorts, std::false_type{});
+    };
+    auto with_fold = [&](auto fold) {
+      if (short_classes) with_wide(fold, std::true_type{});
+      else with_wide(fold, std::false_type{});
+    };
+    if (fast.case_insensitive) with_fold(std::true_type{});
+    else with_fold(std::false_type{});
+  }
+
+  void launch_pair_scan(const std::uint8_t* text, std::uint64_t owned, std::uint64_t readable,
+                        const detail::HitOutput& out, cudaStream_t stream) const {
+    // Queue entries are 32-bit offsets: a count-only scan of more text goes in parts (hit
+    // keys carry 32-bit offsets too, so chunks with hits are always smaller).
+    constexpr std::uint64_t kPart = 1ull << 31;
+    if (owned > kPart) {
+      if (out.hits) throw InvalidArgument("multi-pattern chunk of more than 2^31 bytes with hits");
+      for (std::uint64_t base = 0; base < owned; base += kPart)
+        launch_pair_scan(text + base, std::min(kPart, owned - base), readable - base, out, stream);
+      return;
+    }
+    const std::uint64_t tiles = (owned + detail::kScanTileStarts - 1) / detail::kScanTileStarts;
+    const auto grid = static_cast<unsigned>(
+        std::min<std::uint64_t>(tiles, static_cast<std::uint64_t>(multiprocessors) * pair_blocks_per_sm));
+    const std::size_t shared = pair_shared_bytes();
+    // The register bound matching the grid.
+    const int bound = pair_blocks_per_sm <= 4 ? 4 : 5;
+    for_each_pair_kernel([&](auto kernel, int min_blocks) {
+      if (min_blocks != bound) return;
+      kernel<<<grid, detail::kScanThreads, shared, stream>>>(fast, pair_words.get(), pair_bits, text, owned,
+                                                             readable, out);
+      detail::check_launch("multi_pair_scan_kernel", device);
+    });
   }
 
   /// Shared bytes of the lane-filter kernel: queues, bitmap, 32 summary copies.
@@ -303,6 +401,9 @@ class MultiDeviceTables {
   DeviceBuffer<std::uint64_t> bit1, bit2, bit3, bit4, bit8;
   DeviceBuffer<std::uint32_t> bit4_summary;
   DeviceBuffer<std::uint32_t> short_gate;
+  DeviceBuffer<std::uint32_t> pair_words;  // scan_pair: the pair filter
+  int pair_bits = 0, pair_blocks_per_sm = 0;
+  bool pair_wide = false;
   std::unique_ptr<DeviceBuffer<core::PrefixTableEntry>> prefix_tables[core::kPrefixClasses];
   DeviceBuffer<std::uint32_t> ids;
   DeviceBuffer<std::uint64_t> head8;

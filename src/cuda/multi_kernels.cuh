@@ -444,6 +444,126 @@ __global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(kVerify, kLan
   add_warp_count(out, counted);
 }
 
+// ---- fast, pair scan: one shared-memory probe per two starts, verification batched -------
+//
+// As the scan kernel (32 starts per thread from registers, next tile in flight), but the
+// bitmap is the pair filter (core/multi_pair_filter.hpp): 16 probes per thread and tile
+// instead of 32, so half the bank-conflicted shared-memory wavefronts. Its survivors (about
+// twice the 4-byte bitmap's false positives) are appended to a per-warp queue in shared
+// memory that is verified only once it holds a full warp's worth (32), so verification runs
+// with all lanes busy; the remainder is carried over to the next tile, and flushed at the end.
+// A survivor is first tested against the 4-byte bitmap (global memory, cached), then the
+// tables. A group of candidates that does not fit the queue (floods) is verified by its
+// threads directly.
+
+constexpr int kPairQueueCapacity = 128;  // per warp; a flush leaves < 32 behind
+/// Shared words ahead of the pair table: per warp its queue and its fill count.
+constexpr int pair_shared_header_words() { return kScanThreads / 32 * (kPairQueueCapacity + 1); }
+
+/// One candidate start of the pair scan: the 4-byte bitmap first (it keeps the scan kernel's
+/// false-positive rate), then the class tables.
+template <bool kFold, bool kShort>
+__device__ __forceinline__ std::uint32_t verify_pair_candidate(const DevicePrefixIndex& ix,
+                                                               const std::uint8_t* text, std::uint64_t pos,
+                                                               std::uint64_t readable, const HitOutput& out) {
+  std::uint64_t word = load_window8(text, pos, readable);
+  if constexpr (kFold) word = core::fold_ascii_word(word);
+  if constexpr (kShort) return collect_all_classes(ix, ix.bit4, text, pos, word, readable - pos, out);
+  if (readable - pos < 4) return 0;
+  const std::uint32_t h = core::prefix_hash4(word, ix.bits4);
+  if (!((__ldg(ix.bit4 + (h >> 6)) >> (h & 63)) & 1)) return 0;
+  return collect_long_prefixes(ix, text, pos, word, readable - pos, out);
+}
+
+template <bool kFold, bool kShort, bool kWide, int kMinBlocks>
+__global__ void __launch_bounds__(kScanThreads, kMinBlocks)
+    multi_pair_scan_kernel(DevicePrefixIndex ix, const std::uint32_t* pair_words, int pair_bits,
+                           const std::uint8_t* __restrict__ text, std::uint64_t owned,
+                           std::uint64_t readable, HitOutput out) {
+  extern __shared__ std::uint32_t shared_words[];
+  const unsigned lane = threadIdx.x & 31;
+  std::uint32_t* queue = shared_words + threadIdx.x / 32 * (kPairQueueCapacity + 1);
+  std::uint32_t* queued = queue + kPairQueueCapacity;
+  std::uint32_t* table = shared_words + pair_shared_header_words();
+  constexpr int kEntryWords = kWide ? 2 : 1;
+  for (int i = threadIdx.x; i < kEntryWords << pair_bits; i += blockDim.x) table[i] = __ldg(pair_words + i);
+  const std::uint32_t* short_gate = nullptr;
+  if constexpr (kShort) {
+    std::uint32_t* copy = table + (kEntryWords << pair_bits);
+    for (int i = threadIdx.x; i < kShortGateWords; i += blockDim.x) copy[i] = __ldg(ix.short_gate + i);
+    short_gate = copy;
+  }
+  if (lane == 0) *queued = 0;
+  __syncthreads();
+  const int index_shift = 32 - pair_bits;
+  std::uint64_t counted = 0;
+  const std::uint32_t local_first = kScanStartsPerThread * threadIdx.x;
+  const std::uint64_t tiles = (owned + kScanTileStarts - 1) / kScanTileStarts;
+  std::uint32_t w[kScanWindowWords], next[kScanWindowWords];
+  if (blockIdx.x < tiles)
+    load_scan_words(text, std::uint64_t{blockIdx.x} * kScanTileStarts + local_first, readable, next);
+  for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const std::uint64_t first = t * kScanTileStarts + local_first;
+    for (int k = 0; k < kScanWindowWords; ++k) w[k] = next[k];
+    if (t + gridDim.x < tiles)
+      load_scan_words(text, (t + gridDim.x) * kScanTileStarts + local_first, readable, next);
+    if constexpr (kFold)
+      for (auto& x : w) x = static_cast<std::uint32_t>(core::fold_ascii_word(x));
+    std::uint32_t candidates = 0;
+#pragma unroll
+    for (int p = 0; p < kScanStartsPerThread / 2; ++p) {
+      // Starts 2p and 2p + 1: bytes 2p .. 2p + 4. The entry of bytes 2p+1..2p+3 (hashed
+      // with the 4th byte of `middle` multiplied away), then the bit of byte 2p ("before")
+      // and of byte 2p+4 ("after"); the rotates use only their low 5 bits.
+      const int k = p >> 1;
+      const std::uint32_t middle = __funnelshift_r(w[k], w[k + 1], (p & 1) ? 24 : 8);  // bytes 2p+1..
+      const std::uint32_t before = (p & 1) ? w[k] >> 16 : w[k];                       // byte 2p lowest
+      const std::uint32_t after = (p & 1) ? w[k + 1] >> 16 : w[k + 1];               // byte 2p+4 lowest
+      const std::uint32_t entry = (middle * core::kPairHashMultiplier) >> index_shift;
+      std::uint32_t passed;
+      if constexpr (kWide) {
+        const uint2 e = reinterpret_cast<const uint2*>(table)[entry];
+        passed = (__funnelshift_r(e.x, e.x, before) & 1u) | (__funnelshift_r(e.y, e.y, after) << 1 & 2u);
+      } else {
+        const std::uint32_t word = table[entry];
+        passed = ((word >> (before & 15)) & 1u) | ((word >> (16 + (after & 15))) << 1 & 2u);
+      }
+      if constexpr (kShort) {
+        // The short gate of both starts: their first two bytes.
+        const std::uint32_t two0 = before & 0xffff, two1 = middle & 0xffff;
+        passed |= (short_gate[two0 >> 5] >> (two0 & 31)) & 1u;
+        passed |= (short_gate[two1 >> 5] >> (two1 & 31)) << 1 & 2u;
+      }
+      candidates |= passed << (2 * p);
+    }
+    if (first + kScanStartsPerThread > owned)
+      candidates &= first >= owned ? 0u : (1u << (owned - first)) - 1;
+    // Append to the warp's queue; what does not fit is verified here by its thread.
+    if (candidates) {
+      unsigned slot = atomicAdd(queued, static_cast<unsigned>(__popc(candidates)));
+      for (; candidates && slot < kPairQueueCapacity; candidates &= candidates - 1)
+        queue[slot++] = static_cast<std::uint32_t>(first) + static_cast<std::uint32_t>(__ffs(static_cast<int>(candidates)) - 1);
+      for (; candidates; candidates &= candidates - 1)
+        counted += verify_pair_candidate<kFold, kShort>(ix, text, first + __ffs(static_cast<int>(candidates)) - 1,
+                                                        readable, out);
+    }
+    __syncwarp();
+    const unsigned n = min(*queued, static_cast<unsigned>(kPairQueueCapacity));
+    const bool last_tile = t + gridDim.x >= tiles;
+    if (n >= 32 || (last_tile && n > 0)) {
+      const unsigned done = last_tile ? n : n & ~31u;  // whole rounds of 32; all at the end
+      for (unsigned i = lane; i < done; i += 32)
+        counted += verify_pair_candidate<kFold, kShort>(ix, text, queue[i], readable, out);
+      const std::uint32_t carried = lane < n - done ? queue[done + lane] : 0;
+      __syncwarp();
+      if (lane < n - done) queue[lane] = carried;
+      if (lane == 0) *queued = n - done;
+    }
+    __syncwarp();
+  }
+  add_warp_count(out, counted);
+}
+
 // ---- mbndm: seed paper 002 -----------------------------------------------------------
 //
 // Zhao & Wu, "Research on Multiple Pattern String Matching with Bit-parallelism Based on
