@@ -18,6 +18,7 @@ struct MultiMatcher::Impl {
   core::PatternSet set;
   core::PrefixIndex index;  // fast
   core::MbndmPlan plan;     // cpu mbndm
+  cpu::MultiTrie trie;      // cpu fast
   std::shared_ptr<const cuda::MultiDeviceTables> device_tables;
   Backend backend = Backend::cpu;
   std::string algorithm;
@@ -26,7 +27,7 @@ struct MultiMatcher::Impl {
   std::string device_label;
   MultiCompileStats stats;
 
-  cpu::MultiTables cpu_tables() const { return {&set, &index, &plan}; }
+  cpu::MultiTables cpu_tables() const { return {&set, &index, &plan, &trie}; }
 
   std::uint64_t run(ByteSpan text, bool count_only, const core::MatchBatchSink& sink) const {
     if (backend == Backend::cuda) return cuda::multi_scan(*device_tables, text, count_only, sink);
@@ -108,6 +109,10 @@ MultiMatcher MultiMatcher::compile(const std::vector<std::string>& patterns,
   if (needs_index) {
     impl->index = core::build_prefix_index(impl->set);
     memory += impl->index.memory_bytes();
+  }
+  if (impl->backend == Backend::cpu && impl->cpu_algorithm == cpu::MultiAlgorithm::fast) {
+    impl->trie = cpu::build_multi_trie(impl->set);
+    memory += impl->trie.memory_bytes();
   }
   if (impl->backend == Backend::cpu && impl->cpu_algorithm == cpu::MultiAlgorithm::mbndm) {
     impl->plan = core::build_mbndm_plan(impl->set, 64, kCpuMbndmWindowCap);

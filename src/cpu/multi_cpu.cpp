@@ -1,12 +1,12 @@
 // CPU backend of multi-pattern exact search.
 //
-// fast: at every start position the next 8 text bytes are loaded as one little-endian word
-// (ASCII-folded by SWAR when case-insensitive); the prefix index's bitmaps reject most
-// positions with one bit test, survivors are looked up by their q-byte key and every pattern
-// of the key is verified (first 8 bytes as one word compare, the rest bytewise). Where the
-// CPU has AVX2, 32 starts are tested at a time (shuffle, multiply, gather), with the short
-// gate (one direct 2-byte test) when the set has patterns shorter than 4. Chunks of the text run on core::parallel_for; matches are delivered
-// in order chunk by chunk.
+// fast: where the CPU has AVX2, the prefix index's 4-byte bitmap (with the short gate when
+// the set has patterns shorter than 4) tests 32 starts at a time (shuffle, multiply,
+// gather); every start that passes (every start without AVX2) is resolved exactly by
+// walking the pattern trie (multi_cpu_trie.hpp), at a cost of about the length of the
+// pattern prefix found there. Counting walks a block of starts level by level without
+// text-dependent branches; delivering matches in order walks start by start. Chunks of the
+// text run on core::parallel_for; matches are delivered in order chunk by chunk.
 // mbndm: seed paper 002's baseline (Navarro & Raffinot's multiple BNDM): per pattern subset,
 // a window of w bytes read backwards with D = D & B[c], D = (D << 1) & keep, `last`
 // remembering the longest pattern prefix seen; a prefix read at the window start is a
@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <cstring>
 
 #include "core/chunking.hpp"
 #include "core/parallel.hpp"
@@ -39,8 +38,8 @@ bool cpu_has_avx2() {
 /// The 4-byte bitmap test of 32 consecutive starts from `t` (reads t[0, 40)), 8 at a time:
 /// the 8 windows by one byte shuffle of 16 bytes, the hash by one multiply, the bitmap words
 /// by one gather; with `gate` (core::PrefixIndex::short_gate) also the gate's bit of each
-/// start's first two bytes by one more gather. Bit j of the result: start j passed. A
-/// superset of the scalar loop's candidates (process() tests each class exactly).
+/// start's first two bytes by one more gather. Bit j of the result: start j passed, a
+/// superset of the starts where some pattern occurs.
 __attribute__((target("avx2"))) std::uint32_t bitmap_test_32(const std::uint8_t* t,
                                                              const std::uint32_t* bitmap,
                                                              int bits4, bool ci,
@@ -86,121 +85,98 @@ using core::PrefixIndex;
 // that a round's matches stay bounded and all threads get work.
 constexpr std::uint64_t kChunkBytes = 1ull << 20;
 
-// Verifies pattern `id` at `pos`, given the (folded) 8-byte word there and the bytes left.
-inline bool verify(const PatternSet& set, const PrefixIndex& index, std::uint32_t id,
-                   const std::uint8_t* text, std::uint64_t pos, std::uint64_t word,
-                   std::uint64_t avail) {
-  const std::uint64_t len = set.offsets[id + 1] - set.offsets[id];
-  if (len > avail) return false;
-  if (len <= 8) return (word & core::low_bytes_mask(static_cast<int>(len))) == index.head8[id];
-  if (word != index.head8[id]) return false;
-  const std::uint8_t* p = set.bytes.data() + set.offsets[id];
-  const std::uint8_t* t = text + pos;
-  if (!set.case_insensitive) return std::memcmp(p + 8, t + 8, len - 8) == 0;
-  for (std::uint64_t j = 8; j < len; ++j)
-    if (core::fold_ascii(t[j]) != p[j]) return false;
-  return true;
+// Starts per block: the batch walk's lists stay in L1/L2.
+constexpr std::uint64_t kBlockStarts = 2048;
+
+struct ChunkScratch {
+  std::vector<std::uint32_t> starts;  // a block's starts, offsets from the block
+  TrieBatchScratch batch;
+  std::vector<std::uint32_t> ids;     // ordered delivery: the patterns found at one start
+};
+
+/// Starts after which a walk may read max_length + 8 bytes (the batch walk, the filter).
+std::uint64_t batch_limit(const PatternSet& set, std::uint64_t n) {
+  return n > set.max_length + 8 ? n - set.max_length - 8 : 0;
+}
+
+// Calls block(from, starts, count) for the starts in [begin, end) (end <= batch_limit),
+// a block at a time, as offsets from `from`: the ones that pass the bitmap filter where the
+// CPU has AVX2 (even on English words in English text, where many pass, it saves more walk
+// steps than it costs), else all of them.
+template <class Block>
+void for_each_start_block(const MultiTables& tables, const std::uint8_t* t, std::uint64_t begin,
+                          std::uint64_t end, std::vector<std::uint32_t>& starts, Block&& block) {
+  starts.resize(kBlockStarts);
+#ifdef WARPMATCH_MULTI_AVX2
+  const bool filter = cpu_has_avx2();
+  const PrefixIndex& index = *tables.index;
+  const auto* bitmap32 = reinterpret_cast<const std::uint32_t*>(index.bit4.data());  // little-endian
+  const std::uint32_t* gate = index.short_gate.empty() ? nullptr : index.short_gate.data();
+  const bool ci = tables.set->case_insensitive;
+#else
+  (void)tables;
+#endif
+  for (std::uint64_t pos = begin; pos < end; pos += kBlockStarts) {
+    const auto span = static_cast<std::uint32_t>(std::min(end - pos, kBlockStarts));
+    const std::uint8_t* from = t + pos;
+    std::uint32_t count = 0;
+    bool filtered = false;
+#ifdef WARPMATCH_MULTI_AVX2
+    if (filter) {
+      filtered = true;
+      std::uint32_t k = 0;
+      for (; k + 32 <= span; k += 32)
+        for (std::uint32_t hits = bitmap_test_32(from + k, bitmap32, index.bits4, ci, gate); hits;
+             hits &= hits - 1)
+          starts[count++] = k + static_cast<std::uint32_t>(std::countr_zero(hits));
+      for (; k < span; ++k) starts[count++] = k;
+    }
+#endif
+    if (!filtered)
+      for (; count < span; ++count) starts[count] = count;
+    block(from, starts.data(), count);
+  }
+}
+
+// report(count, out) for the patterns ending on the walks from every start in [begin, end),
+// in no particular order (count may be 0; ids are trie.ids[out, out + count)).
+template <class Report>
+void fast_chunk_unordered(const MultiTables& tables, ByteSpan text, std::uint64_t begin,
+                          std::uint64_t end, ChunkScratch& scratch, Report&& report) {
+  const MultiTrie& trie = *tables.trie;
+  const std::uint64_t batch_end = std::clamp(batch_limit(*tables.set, text.size()), begin, end);
+  for_each_start_block(tables, text.data(), begin, batch_end, scratch.starts,
+                       [&](const std::uint8_t* from, const std::uint32_t* starts, std::size_t count) {
+                         walk_trie_batch(trie, from, starts, count, scratch.batch, report);
+                       });
+  for (std::uint64_t pos = batch_end; pos < end; ++pos)
+    walk_trie(trie, text.data(), text.size(), pos, report);
 }
 
 // Calls emit(id, pos) for every match starting in [begin, end), ordered by (pos, id).
 template <class Emit>
-void fast_chunk(const PatternSet& set, const PrefixIndex& index, ByteSpan text,
-                std::uint64_t begin, std::uint64_t end, std::vector<std::uint32_t>& scratch,
-                Emit&& emit) {
-  const std::uint8_t* t = text.data();
-  const std::uint64_t n = text.size();
-  const bool ci = set.case_insensitive;
-  const std::uint32_t classes = index.class_mask;
-  const bool has1 = classes & 1, has2 = classes & 2, has3 = classes & 4;
-  const bool has4 = classes & 8, has8 = classes & 16;
-  const std::uint64_t* bit1 = index.bit1.data();
-  const std::uint64_t* bit2 = index.bit2.data();
-  const std::uint64_t* bit3 = index.bit3.data();
-  const std::uint64_t* bit4 = index.bit4.data();
-  const std::uint64_t* bit8 = index.bit8.data();
-  const int shift3 = 64 - index.bits3, bits4 = index.bits4, shift8 = 64 - index.bits8;
-
-  auto collect = [&](int cls, std::uint64_t key, std::uint64_t pos, std::uint64_t word,
-                     std::uint64_t avail) {
-    const core::PrefixTableEntry* e = core::find_prefix(index.table[cls], key);
-    if (!e) return 0;
-    int sources = 0;
-    for (std::uint32_t k = 0; k < e->count; ++k) {
-      const std::uint32_t id = index.ids[e->begin + k];
-      if (verify(set, index, id, t, pos, word, avail)) {
-        scratch.push_back(id);
-        sources = 1;
-      }
-    }
-    return sources;
+void fast_chunk_ordered(const MultiTables& tables, ByteSpan text, std::uint64_t begin,
+                        std::uint64_t end, ChunkScratch& scratch, Emit&& emit) {
+  const MultiTrie& trie = *tables.trie;
+  std::vector<std::uint32_t>& ids = scratch.ids;
+  auto at_start = [&](std::uint64_t pos) {
+    ids.clear();
+    int ends = 0;  // nodes with patterns: each one's ids are ascending already
+    walk_trie(trie, text.data(), text.size(), pos, [&](std::uint32_t count, std::uint32_t out) {
+      if (count == 0) return;
+      ids.insert(ids.end(), trie.ids.begin() + out, trie.ids.begin() + out + count);
+      ++ends;
+    });
+    if (ends > 1) std::sort(ids.begin(), ids.end());
+    for (const std::uint32_t id : ids) emit(id, pos);
   };
-
-  // Everything about one start position (tails and short classes included).
-  auto process = [&](std::uint64_t pos) {
-    const std::uint64_t avail = n - pos;
-    std::uint64_t word = 0;
-    if (avail >= 8) std::memcpy(&word, t + pos, 8);
-    else std::memcpy(&word, t + pos, avail);
-    if (ci) word = core::fold_ascii_word(word);
-    // Cheap rejection first: the one or two bitmaps that hold most patterns.
-    bool maybe4 = false;
-    if (has4 | has8) {
-      const std::uint64_t k4 = word & 0xffffffffull;
-      maybe4 = avail >= 4 && core::test_bit(bit4, core::prefix_hash4(k4, bits4));
-    }
-    const bool maybe1 = has1 && core::test_bit(bit1, word & 0xff);
-    const bool maybe2 = has2 && avail >= 2 && core::test_bit(bit2, word & 0xffff);
-    const bool maybe3 = has3 && avail >= 3 &&
-                        core::test_bit(bit3, core::prefix_hash(word & 0xffffff) >> shift3);
-    if (!(maybe4 | maybe1 | maybe2 | maybe3)) return;
-    scratch.clear();
-    int sources = 0;
-    if (maybe1) sources += collect(0, word & 0xff, pos, word, avail);
-    if (maybe2) sources += collect(1, word & 0xffff, pos, word, avail);
-    if (maybe3) sources += collect(2, word & 0xffffff, pos, word, avail);
-    if (maybe4) {
-      if (has4) sources += collect(3, word & 0xffffffffull, pos, word, avail);
-      if (has8 && avail >= 8 && core::test_bit(bit8, core::prefix_hash(word) >> shift8))
-        sources += collect(4, word, pos, word, avail);
-    }
-    if (sources > 1) std::sort(scratch.begin(), scratch.end());
-    for (const std::uint32_t id : scratch) emit(id, pos);
-  };
-
-  // One 8-byte load holds the keys of 4 consecutive starts: test them all, and send only the
-  // rare survivors through process(). Starts with fewer than 8 bytes left go there directly.
-  std::uint64_t pos = begin;
-  const bool long_keys = has4 | has8;
-  const std::uint64_t fast_end = std::min(end, n >= 8 ? n - 7 : 0);
-#ifdef WARPMATCH_MULTI_AVX2
-  // 32 starts per step with AVX2 (reads 40 bytes); the short gate for patterns shorter than 4.
-  if (cpu_has_avx2()) {
-    const auto* bitmap32 = reinterpret_cast<const std::uint32_t*>(bit4);  // little-endian
-    const std::uint32_t* gate = (has1 | has2 | has3) ? index.short_gate.data() : nullptr;
-    for (; pos + 33 <= fast_end; pos += 32) {
-      std::uint32_t hits = bitmap_test_32(t + pos, bitmap32, bits4, ci, gate);
-      for (; hits; hits &= hits - 1) process(pos + static_cast<unsigned>(std::countr_zero(hits)));
-    }
-  }
-#endif
-  for (; pos + 4 <= fast_end; pos += 4) {
-    std::uint64_t word;
-    std::memcpy(&word, t + pos, 8);
-    if (ci) word = core::fold_ascii_word(word);
-    unsigned hits = 0;
-    for (unsigned j = 0; j < 4; ++j) {
-      const std::uint64_t w = word >> (8 * j);
-      bool maybe = long_keys && core::test_bit(bit4, core::prefix_hash4(w, bits4));
-      maybe |= has1 && core::test_bit(bit1, w & 0xff);
-      maybe |= has2 && core::test_bit(bit2, w & 0xffff);
-      maybe |= has3 && core::test_bit(bit3, core::prefix_hash(w & 0xffffff) >> shift3);
-      hits |= static_cast<unsigned>(maybe) << j;
-    }
-    if (__builtin_expect(hits == 0, 1)) continue;
-    for (unsigned j = 0; j < 4; ++j)
-      if (hits >> j & 1) process(pos + j);
-  }
-  for (; pos < end; ++pos) process(pos);
+  const std::uint64_t batch_end = std::clamp(batch_limit(*tables.set, text.size()), begin, end);
+  for_each_start_block(tables, text.data(), begin, batch_end, scratch.starts,
+                       [&](const std::uint8_t* from, const std::uint32_t* starts, std::size_t count) {
+                         const auto offset = static_cast<std::uint64_t>(from - text.data());
+                         for (std::size_t k = 0; k < count; ++k) at_start(offset + starts[k]);
+                       });
+  for (std::uint64_t pos = batch_end; pos < end; ++pos) at_start(pos);
 }
 
 // M-BNDM over every subset for starts in [begin, end); emit order is per subset, so the
@@ -248,13 +224,14 @@ void naive_chunk(const PatternSet& set, ByteSpan text, std::uint64_t begin, std:
         emit(static_cast<std::uint32_t>(i), pos);
 }
 
+// Calls emit(id, pos) for every match starting in [begin, end), ordered by (pos, id) except
+// for mbndm (per subset).
 template <class Emit>
 void scan_chunk(const MultiTables& tables, ByteSpan text, MultiAlgorithm algorithm,
-                std::uint64_t begin, std::uint64_t end, std::vector<std::uint32_t>& scratch,
-                Emit&& emit) {
+                std::uint64_t begin, std::uint64_t end, ChunkScratch& scratch, Emit&& emit) {
   switch (algorithm) {
     case MultiAlgorithm::fast:
-      fast_chunk(*tables.set, *tables.index, text, begin, end, scratch, emit);
+      fast_chunk_ordered(tables, text, begin, end, scratch, emit);
       break;
     case MultiAlgorithm::mbndm:
       mbndm_chunk(*tables.set, *tables.plan, text, begin, end, emit);
@@ -262,6 +239,23 @@ void scan_chunk(const MultiTables& tables, ByteSpan text, MultiAlgorithm algorit
     case MultiAlgorithm::naive:
       naive_chunk(*tables.set, text, begin, end, emit);
       break;
+  }
+}
+
+// Calls report(count, ids) for matches starting in [begin, end), `count` patterns ids[0, count)
+// at a time (count may be 0), in no particular order: counting needs no order, and fast
+// then walks blocks of starts at once.
+template <class Report>
+void scan_chunk_unordered(const MultiTables& tables, ByteSpan text, MultiAlgorithm algorithm,
+                          std::uint64_t begin, std::uint64_t end, ChunkScratch& scratch,
+                          Report&& report) {
+  if (algorithm == MultiAlgorithm::fast) {
+    const std::uint32_t* ids = tables.trie->ids.data();
+    fast_chunk_unordered(tables, text, begin, end, scratch,
+                         [&](std::uint32_t count, std::uint32_t out) { report(count, ids + out); });
+  } else {
+    scan_chunk(tables, text, algorithm, begin, end, scratch,
+               [&](std::uint32_t id, std::uint64_t) { report(1u, &id); });
   }
 }
 
@@ -282,10 +276,10 @@ std::uint64_t multi_scan(const MultiTables& tables, ByteSpan text, MultiAlgorith
   if (count_only) {
     std::vector<std::uint64_t> counts(chunks.size(), 0);
     core::parallel_for(chunks.size(), workers, [&](std::size_t c) {
-      std::vector<std::uint32_t> scratch;
+      ChunkScratch scratch;
       std::uint64_t found = 0;
-      scan_chunk(tables, text, algorithm, chunks[c].begin, chunks[c].owned_end, scratch,
-                 [&](std::uint32_t, std::uint64_t) { ++found; });
+      scan_chunk_unordered(tables, text, algorithm, chunks[c].begin, chunks[c].owned_end, scratch,
+                           [&](std::uint32_t count, const std::uint32_t*) { found += count; });
       counts[c] = found;
     });
     std::uint64_t total = 0;
@@ -303,7 +297,7 @@ std::uint64_t multi_scan(const MultiTables& tables, ByteSpan text, MultiAlgorith
       const core::Chunk& ch = chunks[first + k];
       std::vector<Match>& out = found[k];
       out.clear();
-      std::vector<std::uint32_t> scratch;
+      ChunkScratch scratch;
       scan_chunk(tables, text, algorithm, ch.begin, ch.owned_end, scratch,
                  [&](std::uint32_t id, std::uint64_t pos) {
                    out.push_back(Match{id, pos, pos + tables.set->length(id)});
@@ -329,11 +323,12 @@ std::vector<std::uint64_t> multi_count_per_pattern(const MultiTables& tables, By
   if (!text.empty()) {
     const auto chunks = core::plan_chunks(text.size(), kChunkBytes, 0);
     core::parallel_for(chunks.size(), resolve_threads(algorithm, threads), [&](std::size_t c) {
-      std::vector<std::uint32_t> scratch;
-      scan_chunk(tables, text, algorithm, chunks[c].begin, chunks[c].owned_end, scratch,
-                 [&](std::uint32_t id, std::uint64_t) {
-                   shared[id].fetch_add(1, std::memory_order_relaxed);
-                 });
+      ChunkScratch scratch;
+      scan_chunk_unordered(tables, text, algorithm, chunks[c].begin, chunks[c].owned_end, scratch,
+                           [&](std::uint32_t count, const std::uint32_t* ids) {
+                             for (std::uint32_t k = 0; k < count; ++k)
+                               shared[ids[k]].fetch_add(1, std::memory_order_relaxed);
+                           });
     });
   }
   std::vector<std::uint64_t> counts(n);

@@ -2,20 +2,23 @@
 #pragma once
 
 #include "core/multi_patterns.hpp"
+#include "cpu/multi_cpu_trie.hpp"
 
 namespace warpmatch::cpu {
 
 enum class MultiAlgorithm {
-  fast,   // prefix q-gram bitmaps + hash table verification, text split over all threads
+  fast,   // prefix bitmap filter where selective + trie walks, text split over all threads
   mbndm,  // seed paper 002's CPU baseline: M-BNDM over packed pattern subsets
   naive,  // reference: every pattern at every start, one thread
 };
 
-/// Everything compiled for the CPU; `index` is needed by fast, `plan` by mbndm.
+/// Everything compiled for the CPU; `index` (its 4-byte bitmap and short gate) and `trie`
+/// are needed by fast, `plan` by mbndm.
 struct MultiTables {
   const core::PatternSet* set = nullptr;
   const core::PrefixIndex* index = nullptr;
   const core::MbndmPlan* plan = nullptr;
+  const MultiTrie* trie = nullptr;
 };
 
 /// Finds every occurrence of every pattern in `text`. When count_only the sink is never
