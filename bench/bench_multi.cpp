@@ -283,19 +283,19 @@ class Runner {
             add(fmt::format("gpu fast/{} resident", name), t.median_ms, compile, t.count,
                 cuda::multi_device_bytes(*variant));
           }
-          // The pair scan's table (entries, narrow or wide) and grid; its defaults are 2^13
-          // narrow entries and 5 blocks per SM.
+          // The pair scan's table (entries, wide or narrow) and grid; its defaults are 2^12
+          // wide entries and 5 blocks per SM.
           struct PairConfig {
             int bits, blocks;
             bool wide;
           };
-          for (const PairConfig c : {PairConfig{13, 5, false}, PairConfig{13, 4, false}, PairConfig{12, 5, false},
-                                     PairConfig{14, 3, false}, PairConfig{12, 5, true}}) {
+          for (const PairConfig c : {PairConfig{12, 5, true}, PairConfig{12, 4, true}, PairConfig{13, 3, true},
+                                     PairConfig{13, 5, false}, PairConfig{13, 4, false}}) {
             cuda::MultiLaunch launch;
             launch.fast_kernel = cuda::FastKernel::scan_pair;
             launch.pair_bits = c.bits;
             launch.pair_blocks_per_sm = c.blocks;
-            launch.pair_wide = c.wide;
+            launch.pair_narrow = !c.wide;
             const auto variant = cuda::multi_upload(set, &index, algo, launch, 0);
             const auto t = cuda::bench_multi_resident(*variant, bytes, r);
             add(fmt::format("gpu fast/scan+pair {} 2^{} x{} resident", c.wide ? "wide" : "narrow", c.bits,

@@ -384,7 +384,7 @@ TEST(MultiCuda, PairScanAgreesUnderTableSizesAndGrids) {
     launch.fast_kernel = cuda::FastKernel::scan_pair;
     launch.pair_bits = bits;
     launch.pair_blocks_per_sm = blocks;
-    launch.pair_wide = wide;
+    launch.pair_narrow = !wide;
     launch.chunk_bytes = 300001;
     return launch;
   };

@@ -61,6 +61,20 @@ struct uint4 {
 struct uint2 {
   unsigned x, y;
 };
+inline uint2 make_uint2(unsigned x, unsigned y) { return {x, y}; }
+namespace emu {
+inline std::uint64_t shuffle_slots[32][32];  // [warp][lane]
+}
+// A warp shuffle: every lane of the warp posts its value, waits for the others, reads.
+template <class T>
+T __shfl_sync(unsigned, T value, int source) {
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  emu::shuffle_slots[warp][lane] = static_cast<std::uint64_t>(value);
+  __syncwarp();
+  const T got = static_cast<T>(emu::shuffle_slots[warp][static_cast<unsigned>(source) & 31]);
+  __syncwarp();
+  return got;
+}
 template <class T>
 T __shfl_down_sync(unsigned, T, int) {
   std::abort();  // warp shuffles are not emulated: the fast kernel is run with a hit buffer
@@ -184,6 +198,12 @@ std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const 
     // As the dispatcher, with a small table (2^12 entries) so that more starts pass.
     const bool wide = kernel == FastKernel::scan_pair_wide;
     const core::PairFilter pair = core::build_pair_filter(set, 12, wide);
+    const core::PairVerifyIndex verify = core::build_pair_verify_index(set);
+    dev::DevicePairVerify pv;
+    pv.slots = reinterpret_cast<const uint4*>(verify.slots.data());
+    pv.members = verify.members.data();
+    pv.slot_mask = static_cast<std::uint32_t>(verify.slots.size() - 1);
+    pv.bits = verify.bits;
     const bool short_classes = (index.class_mask & 7) != 0;
     const std::uint64_t tiles = (owned + dev::kScanTileStarts - 1) / dev::kScanTileStarts;
     const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
@@ -191,7 +211,7 @@ std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const 
       constexpr bool kFold = decltype(fold_tag)::value, kShort = decltype(short_tag)::value,
                      kWide = decltype(wide_tag)::value;
       launch(grid, dev::kScanThreads, [&] {
-        dev::multi_pair_scan_kernel<kFold, kShort, kWide, 5>(ix, pair.words.data(), pair.bits, chunk.data(),
+        dev::multi_pair_scan_kernel<kFold, kShort, kWide, 5>(ix, pv, pair.words.data(), pair.bits, chunk.data(),
                                                              owned, readable, out);
       });
     };

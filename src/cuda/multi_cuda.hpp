@@ -40,11 +40,11 @@ struct MultiLaunch {
   int keywords_per_thread = 1;
   FastKernel fast_kernel = FastKernel::automatic;
   // scan_pair only (0 = automatic): its table is 2^pair_bits entries in shared memory, of
-  // 32 bits (12..15) or with pair_wide of 64 bits (12..14), and the grid is this many blocks
-  // of 256 threads per SM (1..8).
+  // 64 bits (12..14) or with pair_narrow of 32 bits (12..15), and the grid is this many
+  // blocks of 256 threads per SM (1..8).
   int pair_bits = 0;
   int pair_blocks_per_sm = 0;
-  bool pair_wide = false;
+  bool pair_narrow = false;
 };
 
 /// The compiled tables uploaded to one device once (immutable; shared by all scans).

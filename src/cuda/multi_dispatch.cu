@@ -38,9 +38,9 @@ constexpr int kFastBlocksPerSm = 8;
 // The paper's Table 2 best: 64 blocks per SM (its GTX 260 grid), 512 threads, 1 KiB pages.
 constexpr int kMbndmBlocksPerSm = 64;
 constexpr int kMbndmMaxSharedBytes = 48 * 1024;
-// The pair scan's defaults: a 32 KiB table of narrow entries, 5 blocks per SM (its queues
+// The pair scan's defaults: a 32 KiB table of wide entries, 5 blocks per SM (its queues
 // need ~45 registers).
-constexpr int kDefaultPairBits = 13;
+constexpr int kDefaultPairBits = 12;
 constexpr int kDefaultPairBlocksPerSm = 5;
 // The automatic choice takes the pair scan up to this density of its table's bits (1000
 // patterns set ~0.8 %, 2000 ~1.5 %: both faster than the warp-queue scan on the H200).
@@ -94,6 +94,8 @@ class MultiDeviceTables {
         bytes(device),
         bit1(device), bit2(device), bit3(device), bit4(device), bit8(device), bit4_summary(device), short_gate(device),
         pair_words(device),
+        pair_slots(device),
+        pair_members(device),
         ids(device),
         head8(device),
         subsets(device),
@@ -252,7 +254,7 @@ class MultiDeviceTables {
   /// 10^5 patterns) better.
   FastKernel automatic_kernel(const core::PatternSet& set) const {
     if (short_classes) return FastKernel::scan_warp_queue;
-    const core::PairFilter pair = core::build_pair_filter(set, kDefaultPairBits, false);
+    const core::PairFilter pair = core::build_pair_filter(set, kDefaultPairBits, true);
     std::uint64_t set_bits = 0;
     for (const std::uint32_t w : pair.words) set_bits += static_cast<std::uint64_t>(__builtin_popcount(w));
     return set_bits <= pair.words.size() * 32 * kPairMaxDensityPercent / 100 ? FastKernel::scan_pair
@@ -263,7 +265,7 @@ class MultiDeviceTables {
   void setup_pair_scan(const core::PatternSet& set) {
     pair_bits = launch.pair_bits ? launch.pair_bits : kDefaultPairBits;
     pair_blocks_per_sm = launch.pair_blocks_per_sm ? launch.pair_blocks_per_sm : kDefaultPairBlocksPerSm;
-    pair_wide = launch.pair_wide;
+    pair_wide = !launch.pair_narrow;
     // The table must fit a block's shared memory (227 KiB): 2^15 narrow or 2^14 wide entries.
     const int max_bits = pair_wide ? 14 : 15;
     if (pair_bits < 12 || pair_bits > max_bits || pair_blocks_per_sm < 1 || pair_blocks_per_sm > 8)
@@ -271,6 +273,13 @@ class MultiDeviceTables {
                             " and 1..8 blocks per SM (got " + std::to_string(pair_bits) + ", " +
                             std::to_string(pair_blocks_per_sm) + ")");
     pair_words = upload(core::build_pair_filter(set, pair_bits, pair_wide).words, device, device_bytes);
+    const core::PairVerifyIndex verify = core::build_pair_verify_index(set);
+    pair_slots = upload(verify.slots, device, device_bytes);
+    pair_members = upload(verify.members, device, device_bytes);
+    pair_verify.slots = reinterpret_cast<const uint4*>(pair_slots.get());
+    pair_verify.members = pair_members.get();
+    pair_verify.slot_mask = static_cast<std::uint32_t>(verify.slots.size() - 1);
+    pair_verify.bits = verify.bits;
     const int shared = static_cast<int>(pair_shared_bytes());
     auto opt_in = [&](auto kernel, int) {
       WARPMATCH_CUDA_CHECK(device, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
@@ -324,8 +333,8 @@ class MultiDeviceTables {
     const int bound = pair_blocks_per_sm <= 4 ? 4 : 5;
     for_each_pair_kernel([&](auto kernel, int min_blocks) {
       if (min_blocks != bound) return;
-      kernel<<<grid, detail::kScanThreads, shared, stream>>>(fast, pair_words.get(), pair_bits, text, owned,
-                                                             readable, out);
+      kernel<<<grid, detail::kScanThreads, shared, stream>>>(fast, pair_verify, pair_words.get(), pair_bits, text,
+                                                             owned, readable, out);
       detail::check_launch("multi_pair_scan_kernel", device);
     });
   }
@@ -401,9 +410,12 @@ class MultiDeviceTables {
   DeviceBuffer<std::uint64_t> bit1, bit2, bit3, bit4, bit8;
   DeviceBuffer<std::uint32_t> bit4_summary;
   DeviceBuffer<std::uint32_t> short_gate;
-  DeviceBuffer<std::uint32_t> pair_words;  // scan_pair: the pair filter
+  DeviceBuffer<std::uint32_t> pair_words;  // scan_pair: the pair filter and its verification
+  DeviceBuffer<core::PairVerifySlot> pair_slots;
+  DeviceBuffer<core::PairVerifyMember> pair_members;
+  detail::DevicePairVerify pair_verify;
   int pair_bits = 0, pair_blocks_per_sm = 0;
-  bool pair_wide = false;
+  bool pair_wide = true;
   std::unique_ptr<DeviceBuffer<core::PrefixTableEntry>> prefix_tables[core::kPrefixClasses];
   DeviceBuffer<std::uint32_t> ids;
   DeviceBuffer<std::uint64_t> head8;

@@ -446,47 +446,138 @@ __global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(kVerify, kLan
 
 // ---- fast, pair scan: one shared-memory probe per two starts, verification batched -------
 //
-// As the scan kernel (32 starts per thread from registers, next tile in flight), but the
-// bitmap is the pair filter (core/multi_pair_filter.hpp): 16 probes per thread and tile
-// instead of 32, so half the bank-conflicted shared-memory wavefronts. Its survivors (about
-// twice the 4-byte bitmap's false positives) are appended to a per-warp queue in shared
-// memory that is verified only once it holds a full warp's worth (32), so verification runs
-// with all lanes busy; the remainder is carried over to the next tile, and flushed at the end.
-// A survivor is first tested against the 4-byte bitmap (global memory, cached), then the
-// tables. A group of candidates that does not fit the queue (floods) is verified by its
-// threads directly.
+// Each warp takes 1024 consecutive starts per tile: lane l the 8-byte pieces l, l + 32,
+// l + 64, l + 96 of it (coalesced 8-byte loads, the next tile's already in flight), plus
+// the 4 bytes after each piece from lane l + 1 by one shuffle. The bitmap is the pair
+// filter (core/multi_pair_filter.hpp): one shared-memory probe per two starts, 16 per
+// thread and tile. Survivors (about twice the 4-byte bitmap's false positives) go to a
+// per-warp queue in shared memory that is verified only once it holds a full warp's worth
+// (32), so verification runs with all lanes busy; the remainder is carried to the next
+// tile and flushed at the end. A group of candidates that does not fit the queue (floods)
+// is verified by its threads directly. Survivors are verified against core::PairVerifyIndex
+// (one slot, then members with their first 8 bytes inline), with the 4-byte bitmap tested
+// alongside, or for sets with patterns shorter than 4 against every class.
 
 constexpr int kPairQueueCapacity = 128;  // per warp; a flush leaves < 32 behind
+constexpr int kPairPieces = 4;           // 8-byte pieces per lane and tile
+constexpr int kPairWarpStarts = 32 * 8 * kPairPieces;  // 1024
 /// Shared words ahead of the pair table: per warp its queue and its fill count.
 constexpr int pair_shared_header_words() { return kScanThreads / 32 * (kPairQueueCapacity + 1); }
 
-/// One candidate start of the pair scan: the 4-byte bitmap first (it keeps the scan kernel's
-/// false-positive rate), then the class tables.
+/// The pair scan's verification index in device memory (core::PairVerifyIndex).
+struct DevicePairVerify {
+  const uint4* slots = nullptr;  // core::PairVerifySlot
+  const core::PairVerifyMember* members = nullptr;
+  std::uint32_t slot_mask = 0;
+  int bits = 0;
+};
+
+/// Every pattern of length >= 4 at `pos`, whose 8 bytes are `word` (folded when the set is).
+__device__ __forceinline__ std::uint32_t pair_verify(const DevicePrefixIndex& ix, const DevicePairVerify& pv,
+                                                     const std::uint8_t* text, std::uint64_t pos,
+                                                     std::uint64_t word, std::uint64_t avail,
+                                                     const HitOutput& out) {
+  if (avail < 4) return 0;
+  const auto key4 = static_cast<std::uint32_t>(word);
+  const std::uint32_t h = core::prefix_hash4(key4, ix.bits4);
+  std::uint32_t slot = core::pair_verify_slot(key4, pv.bits);
+  uint4 e = __ldg(pv.slots + slot);  // in flight with the bitmap word
+  if (!((__ldg(ix.bit4 + (h >> 6)) >> (h & 63)) & 1)) return 0;
+  while (e.z != 0 && e.x != key4) {
+    slot = (slot + 1) & pv.slot_mask;
+    e = __ldg(pv.slots + slot);
+  }
+  std::uint32_t found = 0;
+  for (std::uint32_t k = 0; k < e.z; ++k) {
+    const core::PairVerifyMember m = pv.members[e.y + k];
+    if (m.length > avail) continue;
+    if (m.length <= 8) {
+      if ((word & core::low_bytes_mask(static_cast<int>(m.length))) != m.head8) continue;
+    } else {
+      if (word != m.head8) continue;
+      const std::uint8_t* p = ix.bytes + __ldg(ix.offsets + m.id);
+      bool same = true;
+      for (std::uint32_t j = 8; j < m.length && same; ++j) {
+        std::uint8_t c = text[pos + j];
+        if (ix.case_insensitive) c = fold_byte(c);
+        same = c == __ldg(p + j);
+      }
+      if (!same) continue;
+    }
+    ++found;
+    if (out.hits) emit_hit(out, pos, m.id);
+  }
+  return found;
+}
+
+/// One candidate start of the pair scan.
 template <bool kFold, bool kShort>
 __device__ __forceinline__ std::uint32_t verify_pair_candidate(const DevicePrefixIndex& ix,
+                                                               const DevicePairVerify& pv,
                                                                const std::uint8_t* text, std::uint64_t pos,
                                                                std::uint64_t readable, const HitOutput& out) {
   std::uint64_t word = load_window8(text, pos, readable);
   if constexpr (kFold) word = core::fold_ascii_word(word);
   if constexpr (kShort) return collect_all_classes(ix, ix.bit4, text, pos, word, readable - pos, out);
-  if (readable - pos < 4) return 0;
-  const std::uint32_t h = core::prefix_hash4(word, ix.bits4);
-  if (!((__ldg(ix.bit4 + (h >> 6)) >> (h & 63)) & 1)) return 0;
-  return collect_long_prefixes(ix, text, pos, word, readable - pos, out);
+  return pair_verify(ix, pv, text, pos, word, readable - pos, out);
+}
+
+/// A lane's 8-byte pieces of one warp tile (zeros past `readable`; text 16-byte aligned) and
+/// the 4 bytes after the tile (the same for every lane).
+__device__ __forceinline__ void load_pair_pieces(const std::uint8_t* text, std::uint64_t warp_first,
+                                                 std::uint64_t readable, unsigned lane,
+                                                 uint2 (&piece)[kPairPieces], std::uint32_t& after_tile) {
+  if (warp_first + kPairWarpStarts + 4 <= readable) {
+#pragma unroll
+    for (int j = 0; j < kPairPieces; ++j)
+      piece[j] = __ldg(reinterpret_cast<const uint2*>(text + warp_first) + lane + 32 * j);
+    after_tile = __ldg(reinterpret_cast<const std::uint32_t*>(text + warp_first + kPairWarpStarts));
+    return;
+  }
+  auto bytes4 = [&](std::uint64_t at) {
+    std::uint32_t v = 0;
+    for (int b = 0; b < 4; ++b)
+      if (at + b < readable) v |= static_cast<std::uint32_t>(text[at + b]) << (8 * b);
+    return v;
+  };
+  for (int j = 0; j < kPairPieces; ++j) {
+    const std::uint64_t at = warp_first + 8ull * (lane + 32 * j);
+    piece[j] = make_uint2(bytes4(at), bytes4(at + 4));
+  }
+  after_tile = bytes4(warp_first + kPairWarpStarts);
 }
 
 template <bool kFold, bool kShort, bool kWide, int kMinBlocks>
 __global__ void __launch_bounds__(kScanThreads, kMinBlocks)
-    multi_pair_scan_kernel(DevicePrefixIndex ix, const std::uint32_t* pair_words, int pair_bits,
-                           const std::uint8_t* __restrict__ text, std::uint64_t owned,
+    multi_pair_scan_kernel(DevicePrefixIndex ix, DevicePairVerify pv, const std::uint32_t* pair_words,
+                           int pair_bits, const std::uint8_t* __restrict__ text, std::uint64_t owned,
                            std::uint64_t readable, HitOutput out) {
   extern __shared__ std::uint32_t shared_words[];
-  const unsigned lane = threadIdx.x & 31;
-  std::uint32_t* queue = shared_words + threadIdx.x / 32 * (kPairQueueCapacity + 1);
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  std::uint32_t* queue = shared_words + warp * (kPairQueueCapacity + 1);
   std::uint32_t* queued = queue + kPairQueueCapacity;
   std::uint32_t* table = shared_words + pair_shared_header_words();
   constexpr int kEntryWords = kWide ? 2 : 1;
-  for (int i = threadIdx.x; i < kEntryWords << pair_bits; i += blockDim.x) table[i] = __ldg(pair_words + i);
+  {
+    // The table (a multiple of 16 bytes), 16 bytes per load and 8 loads in flight
+    // per thread: a plain copy loop waits for each load and costs a 64 MiB chunk ~15 %.
+    const auto* from = reinterpret_cast<const uint4*>(pair_words);
+    auto* to = reinterpret_cast<uint4*>(table);
+    const int vectors = (kEntryWords << pair_bits) / 4;
+    for (int base = 0; base < vectors; base += 8 * kScanThreads) {
+      uint4 v[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        const int i = base + k * kScanThreads + static_cast<int>(threadIdx.x);
+        if (i < vectors) v[k] = __ldg(from + i);
+      }
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        const int i = base + k * kScanThreads + static_cast<int>(threadIdx.x);
+        if (i < vectors) to[i] = v[k];
+      }
+    }
+  }
   const std::uint32_t* short_gate = nullptr;
   if constexpr (kShort) {
     std::uint32_t* copy = table + (kEntryWords << pair_bits);
@@ -496,56 +587,79 @@ __global__ void __launch_bounds__(kScanThreads, kMinBlocks)
   if (lane == 0) *queued = 0;
   __syncthreads();
   const int index_shift = 32 - pair_bits;
+  // Starts 2p and 2p + 1 of a piece: bytes 2p .. 2p + 4. The entry of bytes 2p+1..2p+3
+  // (`middle`, its 4th byte multiplied away), then the bit of byte 2p (`before`) and of
+  // byte 2p+4 (`after`), of which only the low bits count; bit 0 / bit 1 of the result.
+  auto probe = [&](std::uint32_t middle, std::uint32_t before, std::uint32_t after) {
+    const std::uint32_t entry = (middle * core::kPairHashMultiplier) >> index_shift;
+    std::uint32_t passed;
+    if constexpr (kWide) {
+      const uint2 e = reinterpret_cast<const uint2*>(table)[entry];
+      passed = (__funnelshift_r(e.x, e.x, before) & 1u) | (__funnelshift_r(e.y, e.y, after) & 2u);
+    } else {
+      const std::uint32_t word = table[entry];
+      passed = ((word >> (before & 15)) & 1u) | ((word >> (16 + (after & 15))) << 1 & 2u);
+    }
+    if constexpr (kShort) {  // the short gate of both starts: their first two bytes
+      const std::uint32_t two0 = before & 0xffff, two1 = middle & 0xffff;
+      passed |= (short_gate[two0 >> 5] >> (two0 & 31)) & 1u;
+      passed |= (short_gate[two1 >> 5] >> (two1 & 31)) << 1 & 2u;
+    }
+    return passed;
+  };
   std::uint64_t counted = 0;
-  const std::uint32_t local_first = kScanStartsPerThread * threadIdx.x;
   const std::uint64_t tiles = (owned + kScanTileStarts - 1) / kScanTileStarts;
-  std::uint32_t w[kScanWindowWords], next[kScanWindowWords];
+  const std::uint32_t warp_offset = warp * kPairWarpStarts;
+  uint2 piece[kPairPieces], next[kPairPieces];
+  std::uint32_t after_tile = 0, next_after = 0;
   if (blockIdx.x < tiles)
-    load_scan_words(text, std::uint64_t{blockIdx.x} * kScanTileStarts + local_first, readable, next);
+    load_pair_pieces(text, std::uint64_t{blockIdx.x} * kScanTileStarts + warp_offset, readable, lane, next, next_after);
   for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const std::uint64_t first = t * kScanTileStarts + local_first;
-    for (int k = 0; k < kScanWindowWords; ++k) w[k] = next[k];
+    const std::uint64_t warp_first = t * kScanTileStarts + warp_offset;
+    for (int j = 0; j < kPairPieces; ++j) piece[j] = next[j];
+    after_tile = next_after;
     if (t + gridDim.x < tiles)
-      load_scan_words(text, (t + gridDim.x) * kScanTileStarts + local_first, readable, next);
-    if constexpr (kFold)
-      for (auto& x : w) x = static_cast<std::uint32_t>(core::fold_ascii_word(x));
+      load_pair_pieces(text, (t + gridDim.x) * kScanTileStarts + warp_offset, readable, lane, next, next_after);
+    if constexpr (kFold) {
+      for (auto& x : piece) {
+        x.x = static_cast<std::uint32_t>(core::fold_ascii_word(x.x));
+        x.y = static_cast<std::uint32_t>(core::fold_ascii_word(x.y));
+      }
+      after_tile = static_cast<std::uint32_t>(core::fold_ascii_word(after_tile));
+    }
+    // Bit 8 j + b: start b of piece j, at warp_first + 8 (lane + 32 j) + b.
     std::uint32_t candidates = 0;
 #pragma unroll
-    for (int p = 0; p < kScanStartsPerThread / 2; ++p) {
-      // Starts 2p and 2p + 1: bytes 2p .. 2p + 4. The entry of bytes 2p+1..2p+3 (hashed
-      // with the 4th byte of `middle` multiplied away), then the bit of byte 2p ("before")
-      // and of byte 2p+4 ("after"); the rotates use only their low 5 bits.
-      const int k = p >> 1;
-      const std::uint32_t middle = __funnelshift_r(w[k], w[k + 1], (p & 1) ? 24 : 8);  // bytes 2p+1..
-      const std::uint32_t before = (p & 1) ? w[k] >> 16 : w[k];                       // byte 2p lowest
-      const std::uint32_t after = (p & 1) ? w[k + 1] >> 16 : w[k + 1];               // byte 2p+4 lowest
-      const std::uint32_t entry = (middle * core::kPairHashMultiplier) >> index_shift;
-      std::uint32_t passed;
-      if constexpr (kWide) {
-        const uint2 e = reinterpret_cast<const uint2*>(table)[entry];
-        passed = (__funnelshift_r(e.x, e.x, before) & 1u) | (__funnelshift_r(e.y, e.y, after) << 1 & 2u);
-      } else {
-        const std::uint32_t word = table[entry];
-        passed = ((word >> (before & 15)) & 1u) | ((word >> (16 + (after & 15))) << 1 & 2u);
-      }
-      if constexpr (kShort) {
-        // The short gate of both starts: their first two bytes.
-        const std::uint32_t two0 = before & 0xffff, two1 = middle & 0xffff;
-        passed |= (short_gate[two0 >> 5] >> (two0 & 31)) & 1u;
-        passed |= (short_gate[two1 >> 5] >> (two1 & 31)) << 1 & 2u;
-      }
-      candidates |= passed << (2 * p);
+    for (int j = 0; j < kPairPieces; ++j) {
+      // The 4 bytes after piece j: lane + 1's first word (lane 31: piece j + 1's of lane 0).
+      const std::uint32_t next_first = j + 1 < kPairPieces ? piece[(j + 1) % kPairPieces].x : after_tile;
+      const std::uint32_t give = lane == 0 ? next_first : piece[j].x;
+      const std::uint32_t lo = piece[j].x, hi = piece[j].y;
+      const std::uint32_t tail = __shfl_sync(0xffffffffu, give, (lane + 1) & 31);
+      std::uint32_t bits = probe(__funnelshift_r(lo, hi, 8), lo, hi);
+      bits |= probe(__funnelshift_r(lo, hi, 24), lo >> 16, hi >> 16) << 2;
+      bits |= probe(__funnelshift_r(hi, tail, 8), hi, tail) << 4;
+      bits |= probe(__funnelshift_r(hi, tail, 24), hi >> 16, tail >> 16) << 6;
+      candidates |= bits << (8 * j);
     }
-    if (first + kScanStartsPerThread > owned)
-      candidates &= first >= owned ? 0u : (1u << (owned - first)) - 1;
+    if (warp_first + kPairWarpStarts > owned) {  // the text's end: only owned starts
+      for (int j = 0; j < kPairPieces; ++j) {
+        const std::uint64_t first = warp_first + 8ull * (lane + 32 * j);
+        const std::uint32_t keep = first >= owned ? 0u : first + 8 <= owned ? 0xffu : (1u << (owned - first)) - 1;
+        candidates &= ~(0xffu << (8 * j)) | (keep << (8 * j));
+      }
+    }
     // Append to the warp's queue; what does not fit is verified here by its thread.
+    auto start_of = [&](std::uint32_t bit) {
+      return static_cast<std::uint32_t>(warp_first) + 8 * (lane + 32 * (bit >> 3)) + (bit & 7);
+    };
     if (candidates) {
       unsigned slot = atomicAdd(queued, static_cast<unsigned>(__popc(candidates)));
       for (; candidates && slot < kPairQueueCapacity; candidates &= candidates - 1)
-        queue[slot++] = static_cast<std::uint32_t>(first) + static_cast<std::uint32_t>(__ffs(static_cast<int>(candidates)) - 1);
+        queue[slot++] = start_of(static_cast<std::uint32_t>(__ffs(static_cast<int>(candidates)) - 1));
       for (; candidates; candidates &= candidates - 1)
-        counted += verify_pair_candidate<kFold, kShort>(ix, text, first + __ffs(static_cast<int>(candidates)) - 1,
-                                                        readable, out);
+        counted += verify_pair_candidate<kFold, kShort>(
+            ix, pv, text, start_of(static_cast<std::uint32_t>(__ffs(static_cast<int>(candidates)) - 1)), readable, out);
     }
     __syncwarp();
     const unsigned n = min(*queued, static_cast<unsigned>(kPairQueueCapacity));
@@ -553,7 +667,7 @@ __global__ void __launch_bounds__(kScanThreads, kMinBlocks)
     if (n >= 32 || (last_tile && n > 0)) {
       const unsigned done = last_tile ? n : n & ~31u;  // whole rounds of 32; all at the end
       for (unsigned i = lane; i < done; i += 32)
-        counted += verify_pair_candidate<kFold, kShort>(ix, text, queue[i], readable, out);
+        counted += verify_pair_candidate<kFold, kShort>(ix, pv, text, queue[i], readable, out);
       const std::uint32_t carried = lane < n - done ? queue[done + lane] : 0;
       __syncwarp();
       if (lane < n - done) queue[lane] = carried;
