@@ -102,31 +102,17 @@ ApproxMatcher ApproxMatcher::compile(const std::vector<std::vector<std::uint8_t>
 
   const std::string& algo = options.algorithm;
   impl->backend = core::backend_for_algorithm(options.backend, algo, {"dp"}, {"wavefront"});
+  constexpr std::string_view kOperation = "approximate search";
   if (impl->backend == Backend::cpu) {
-    if (algo == "auto" || algo == "myers") {
-      impl->cpu_algorithm = cpu::ApproxAlgorithm::myers;
-      impl->algorithm = "myers";
-    } else if (algo == "dp") {
-      impl->cpu_algorithm = cpu::ApproxAlgorithm::dp;
-      impl->algorithm = "dp";
-    } else {
-      throw InvalidArgument("unknown algorithm '" + algo +
-                            "' for the cpu backend (expected auto, myers or dp; 'wavefront' "
-                            "runs on --backend cuda)");
-    }
+    using A = cpu::ApproxAlgorithm;
+    impl->cpu_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cpu, {{"myers", A::myers}, {"dp", A::dp}},
+                                                  "'wavefront' runs on --backend cuda", impl->algorithm);
     impl->device_label = "cpu (" + std::to_string(impl->threads) + " threads)";
   } else {
-    if (algo == "auto" || algo == "myers") {
-      impl->cuda_algorithm = cuda::ApproxAlgorithm::myers;
-      impl->algorithm = "myers";
-    } else if (algo == "wavefront") {
-      impl->cuda_algorithm = cuda::ApproxAlgorithm::wavefront;
-      impl->algorithm = "wavefront";
-    } else {
-      throw InvalidArgument("unknown algorithm '" + algo +
-                            "' for the cuda backend (expected auto, myers or wavefront; 'dp' "
-                            "runs on --backend cpu)");
-    }
+    using A = cuda::ApproxAlgorithm;
+    impl->cuda_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cuda,
+                                                   {{"myers", A::myers}, {"wavefront", A::wavefront}},
+                                                   "'dp' runs on --backend cpu", impl->algorithm);
     const std::uint64_t limit = cuda::approx_max_pattern_length(impl->cuda_algorithm);
     for (std::size_t i = 0; i < impl->patterns.size(); ++i)
       if (impl->patterns[i].size() > limit)

@@ -1,10 +1,12 @@
-// Backend choice shared by every operation's compile(): under `auto`, an algorithm that
-// exists on only one backend decides the backend; then resolve_backend() applies the rules
-// (cuda without a GPU is an error, auto picks the GPU when present).
+// Backend and algorithm choice shared by every operation's compile(): under `auto`, an
+// algorithm that exists on only one backend decides the backend; then resolve_backend()
+// applies the rules (cuda without a GPU is an error, auto picks the GPU when present); then
+// the algorithm's name is looked up in that backend's table.
 #pragma once
 
 #include <algorithm>
 #include <initializer_list>
+#include <string>
 #include <string_view>
 
 #include "warpmatch/common.hpp"
@@ -20,6 +22,33 @@ inline Backend backend_for_algorithm(Backend requested, std::string_view algorit
   if (requested == Backend::automatic && named(cpu_only)) requested = Backend::cpu;
   if (requested == Backend::automatic && named(cuda_only)) requested = Backend::cuda;
   return resolve_backend(requested);
+}
+
+/// One entry of a backend's algorithm table: the name users give and what it selects.
+template <class Algorithm>
+struct NamedAlgorithm {
+  std::string_view name;
+  Algorithm value;
+};
+
+/// The entry of `table` named `requested` ("auto": the first entry, the backend's default);
+/// `resolved` gets its name. An unknown name throws InvalidArgument naming the operation and
+/// the backend, listing the table, and adding `elsewhere` (e.g. "'dp' runs on --backend cpu").
+template <class Algorithm>
+Algorithm pick_algorithm(std::string_view requested, std::string_view operation, Backend backend,
+                         std::initializer_list<NamedAlgorithm<Algorithm>> table, std::string_view elsewhere,
+                         std::string& resolved) {
+  for (const NamedAlgorithm<Algorithm>& entry : table)
+    if (entry.name == requested || (requested == "auto" && &entry == table.begin())) {
+      resolved = entry.name;
+      return entry.value;
+    }
+  std::string expected = "auto";
+  for (std::size_t i = 0; i < table.size(); ++i)
+    expected += std::string(i + 1 == table.size() ? " or " : ", ") + std::string(table.begin()[i].name);
+  throw InvalidArgument("unknown algorithm '" + std::string(requested) + "' for " + std::string(operation) +
+                        " on the " + std::string(backend_name(backend)) + " backend (expected " + expected +
+                        (elsewhere.empty() ? "" : "; " + std::string(elsewhere)) + ")");
 }
 
 }  // namespace warpmatch::core

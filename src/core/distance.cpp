@@ -35,30 +35,18 @@ Plan resolve(const DistanceOptions& options) {
   plan.threads = options.threads > 0 ? options.threads : hardware_threads();
   const std::string& algo = options.algorithm;
   plan.backend = core::backend_for_algorithm(options.backend, algo, {"dp"}, {"tiles"});
+  constexpr std::string_view kOperation = "edit distance";
   if (plan.backend == Backend::cpu) {
-    if (algo == "auto" || algo == "myers") {
-      plan.algorithm = "myers";
-    } else if (algo == "dp") {
-      plan.algorithm = "dp";
-      plan.cpu_algorithm = cpu::DistanceAlgorithm::dp;
-      plan.threads = 1;
-    } else {
-      throw InvalidArgument("unknown algorithm '" + algo +
-                            "' for the cpu backend (expected auto, myers or dp; "
-                            "'tiles' runs on --backend cuda)");
-    }
+    using A = cpu::DistanceAlgorithm;
+    plan.cpu_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cpu, {{"myers", A::myers}, {"dp", A::dp}},
+                                                 "'tiles' runs on --backend cuda", plan.algorithm);
+    if (plan.cpu_algorithm == A::dp) plan.threads = 1;
     plan.device_label = "cpu (" + std::to_string(plan.threads) + " threads)";
   } else {
-    if (algo == "auto" || algo == "myers") {
-      plan.algorithm = "myers";
-    } else if (algo == "tiles") {
-      plan.algorithm = "tiles";
-      plan.cuda_algorithm = cuda::DistanceAlgorithm::tiles;
-    } else {
-      throw InvalidArgument("unknown algorithm '" + algo +
-                            "' for the cuda backend (expected auto, myers or tiles; "
-                            "'dp' runs on --backend cpu)");
-    }
+    using A = cuda::DistanceAlgorithm;
+    plan.cuda_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cuda,
+                                                  {{"myers", A::myers_stripes}, {"tiles", A::tiles}},
+                                                  "'dp' runs on --backend cpu", plan.algorithm);
     const auto devices = cuda::devices();
     if (options.device < 0 || options.device >= static_cast<int>(devices.size()))
       throw InvalidArgument("CUDA device " + std::to_string(options.device) + " does not exist (" +

@@ -61,37 +61,18 @@ ExactMatcher ExactMatcher::compile(ByteSpan pattern, const ExactOptions& options
   impl->backend = core::backend_for_algorithm(options.backend, algo, {"naive"},
                                               {"bf", "firstlast", "prefix"});
 
+  constexpr std::string_view kOperation = "exact search";
   if (impl->backend == Backend::cpu) {
-    if (algo == "auto" || algo == "fast") {
-      impl->cpu_algorithm = cpu::ExactAlgorithm::fast;
-      impl->algorithm = "fast";
-    } else if (algo == "naive") {
-      impl->cpu_algorithm = cpu::ExactAlgorithm::naive;
-      impl->algorithm = "naive";
-      impl->threads = 1;
-    } else {
-      throw InvalidArgument("unknown algorithm '" + algo +
-                            "' for the cpu backend (expected auto, fast or naive; "
-                            "'bf' runs on --backend cuda)");
-    }
+    using A = cpu::ExactAlgorithm;
+    impl->cpu_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cpu, {{"fast", A::fast}, {"naive", A::naive}},
+                                                  "'bf' runs on --backend cuda", impl->algorithm);
+    if (impl->cpu_algorithm == A::naive) impl->threads = 1;
   } else {
-    if (algo == "auto" || algo == "fast") {
-      impl->cuda_algorithm = cuda::ExactAlgorithm::fast;
-      impl->algorithm = "fast";
-    } else if (algo == "bf") {
-      impl->cuda_algorithm = cuda::ExactAlgorithm::bf;
-      impl->algorithm = "bf";
-    } else if (algo == "firstlast") {
-      impl->cuda_algorithm = cuda::ExactAlgorithm::first_last;
-      impl->algorithm = "firstlast";
-    } else if (algo == "prefix") {
-      impl->cuda_algorithm = cuda::ExactAlgorithm::prefix;
-      impl->algorithm = "prefix";
-    } else {
-      throw InvalidArgument("unknown algorithm '" + algo +
-                            "' for the cuda backend (expected auto, fast, firstlast, prefix or bf; "
-                            "'naive' runs on --backend cpu)");
-    }
+    using A = cuda::ExactAlgorithm;
+    impl->cuda_algorithm = core::pick_algorithm<A>(
+        algo, kOperation, Backend::cuda,
+        {{"fast", A::fast}, {"firstlast", A::first_last}, {"prefix", A::prefix}, {"bf", A::bf}},
+        "'naive' runs on --backend cpu", impl->algorithm);
   }
   if (impl->backend == Backend::cuda) {
     const auto devices = cuda::devices();

@@ -72,34 +72,18 @@ MultiMatcher MultiMatcher::compile(const std::vector<std::string>& patterns,
   const std::string& algo = options.algorithm;
   impl->backend = core::backend_for_algorithm(options.backend, algo, {"naive"}, {});
 
+  constexpr std::string_view kOperation = "multi-pattern search";
   cuda::MultiAlgorithm cuda_algorithm = cuda::MultiAlgorithm::fast;
   if (impl->backend == Backend::cpu) {
-    if (algo == "auto" || algo == "fast") {
-      impl->cpu_algorithm = cpu::MultiAlgorithm::fast;
-      impl->algorithm = "fast";
-    } else if (algo == "mbndm") {
-      impl->cpu_algorithm = cpu::MultiAlgorithm::mbndm;
-      impl->algorithm = "mbndm";
-    } else if (algo == "naive") {
-      impl->cpu_algorithm = cpu::MultiAlgorithm::naive;
-      impl->algorithm = "naive";
-      impl->threads = 1;
-    } else {
-      throw InvalidArgument("unknown algorithm '" + algo +
-                            "' for multi-pattern search on the cpu backend (expected auto, "
-                            "fast, mbndm or naive)");
-    }
+    using A = cpu::MultiAlgorithm;
+    impl->cpu_algorithm = core::pick_algorithm<A>(
+        algo, kOperation, Backend::cpu, {{"fast", A::fast}, {"mbndm", A::mbndm}, {"naive", A::naive}}, "",
+        impl->algorithm);
+    if (impl->cpu_algorithm == A::naive) impl->threads = 1;
   } else {
-    if (algo == "auto" || algo == "fast") {
-      impl->algorithm = "fast";
-    } else if (algo == "mbndm") {
-      cuda_algorithm = cuda::MultiAlgorithm::mbndm;
-      impl->algorithm = "mbndm";
-    } else {
-      throw InvalidArgument("unknown algorithm '" + algo +
-                            "' for multi-pattern search on the cuda backend (expected auto, "
-                            "fast or mbndm; 'naive' runs on --backend cpu)");
-    }
+    using A = cuda::MultiAlgorithm;
+    cuda_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cuda, {{"fast", A::fast}, {"mbndm", A::mbndm}},
+                                             "'naive' runs on --backend cpu", impl->algorithm);
   }
 
   impl->set = core::make_pattern_set(patterns, options.case_insensitive);

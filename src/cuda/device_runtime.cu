@@ -1,9 +1,12 @@
 // CUDA runtime plumbing: error messages, device discovery, build information.
+#include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cuda/device_runtime.cuh"
+#include "core/parallel.hpp"
 #include "cuda/exact_cuda.hpp"
 
 namespace warpmatch::cuda {
@@ -82,6 +85,37 @@ void throw_cuda_error(cudaError_t error, const char* call, int device) {
   msg += cudaGetErrorName(error);
   msg += "]";
   throw DeviceError(msg);
+}
+
+void parallel_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
+  constexpr std::size_t kPiece = 8u << 20;
+  constexpr int kThreads = 8;
+  const std::size_t pieces = (n + kPiece - 1) / kPiece;
+  if (pieces <= 1) {
+    if (n) std::memcpy(dst, src, n);
+    return;
+  }
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  core::parallel_for(pieces, std::min(hw, kThreads), [&](std::size_t i) {
+    const std::size_t off = i * kPiece;
+    std::memcpy(dst + off, src + off, std::min(kPiece, n - off));
+  });
+}
+
+bool is_pinned(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost || a.type == cudaMemoryTypeManaged;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
 }
 
 void require_device(int device) {

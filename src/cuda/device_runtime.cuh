@@ -6,10 +6,12 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "warpmatch/common.hpp"
 
@@ -198,5 +200,31 @@ class Event {
   int device_;
   cudaEvent_t event_ = nullptr;
 };
+
+// ---- host side of streaming and benchmarks ------------------------------------------
+
+/// Copies with several threads (8 MiB pieces): one memcpy into pinned memory reaches only
+/// ~10 GB/s, short of what PCIe takes.
+void parallel_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n);
+
+/// Whether `p` is page-locked (or managed) host memory, which the GPU copies from directly.
+bool is_pinned(const void* p);
+
+/// Median of timings (0 for none; the mean of the middle two for an even count).
+double median(std::vector<double> v);
+
+/// Median wall-clock milliseconds of `repeats` (at least 1) calls of `run`, after one
+/// warm-up call: how the host-fed benchmarks time a whole scan, transfers included.
+template <class Run>
+double median_wall_ms(int repeats, Run&& run) {
+  run();
+  std::vector<double> ms;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return median(std::move(ms));
+}
 
 }  // namespace warpmatch::cuda::detail

@@ -35,6 +35,9 @@ using detail::DeviceGuard;
 using detail::Event;
 using detail::PinnedBuffer;
 using detail::Stream;
+using detail::is_pinned;
+using detail::median;
+using detail::parallel_copy;
 namespace kn = kernels;
 
 constexpr std::uint64_t kMiB = 1ull << 20;
@@ -55,9 +58,6 @@ struct ExactPolicy {
   static constexpr int slots = 2;
   // Starts handed to the sink per call (bounds host memory for floods).
   static constexpr std::size_t sink_batch = std::size_t{1} << 20;
-  // Staging copies: pieces per thread and the most threads used.
-  static constexpr std::size_t copy_piece = 8 * kMiB;
-  static constexpr int copy_threads = 8;
 };
 
 /// Bytes past a chunk that kernels may load (16-byte vectors past the end, one look-ahead).
@@ -71,29 +71,6 @@ std::uint64_t positions_in(const core::Chunk& c, std::uint64_t m) {
   return std::min(c.owned_end, c.read_end - m + 1) - c.begin;
 }
 
-/// Copies with several threads: a single memcpy into pinned memory reaches only ~10 GB/s.
-void parallel_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
-  const std::size_t pieces = (n + ExactPolicy::copy_piece - 1) / ExactPolicy::copy_piece;
-  if (pieces <= 1) {
-    if (n) std::memcpy(dst, src, n);
-    return;
-  }
-  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  core::parallel_for(pieces, std::min(hw, ExactPolicy::copy_threads), [&](std::size_t i) {
-    const std::size_t off = i * ExactPolicy::copy_piece;
-    std::memcpy(dst + off, src + off, std::min(ExactPolicy::copy_piece, n - off));
-  });
-}
-
-bool is_pinned(const void* p) {
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return a.type == cudaMemoryTypeHost || a.type == cudaMemoryTypeManaged;
-}
-
 /// Test hook: WARPMATCH_CUDA_CHUNK_BYTES forces the owned bytes per chunk (tests use tiny
 /// values to put matches across chunk boundaries).
 std::uint64_t chunk_override() {
@@ -102,13 +79,6 @@ std::uint64_t chunk_override() {
   char* end = nullptr;
   const unsigned long long v = std::strtoull(s, &end, 10);
   return (end && *end == '\0') ? v : 0;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
 }
 
 // ---- kernel selection and launch ---------------------------------------------------------
@@ -585,14 +555,9 @@ ExactTiming bench_exact_host_fed(const core::ExactPattern& pattern, ByteSpan tex
   parallel_copy(pinned.get(), text.data(), text.size());
   const ByteSpan host_text(pinned.get(), text.size());
 
-  timing.count = exact_scan(pattern, host_text, algorithm, device, true, {});  // warm-up
-  std::vector<double> ms;
-  for (int r = 0; r < std::max(1, repeats); ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    exact_scan(pattern, host_text, algorithm, device, true, {});  // synchronises at its end
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  timing.median_ms = median(std::move(ms));
+  // exact_scan synchronises at its end.
+  timing.median_ms = detail::median_wall_ms(
+      repeats, [&] { timing.count = exact_scan(pattern, host_text, algorithm, device, true, {}); });
   return timing;
 }
 

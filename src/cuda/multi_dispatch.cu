@@ -26,6 +26,9 @@ using detail::DeviceGuard;
 using detail::Event;
 using detail::PinnedBuffer;
 using detail::Stream;
+using detail::is_pinned;
+using detail::median;
+using detail::parallel_copy;
 
 namespace {
 
@@ -54,30 +57,6 @@ DeviceBuffer<T> upload(const std::vector<T>& host, int device, std::uint64_t& to
                                             cudaMemcpyHostToDevice));
   total += std::max<std::size_t>(1, host.size()) * sizeof(T);
   return buf;
-}
-
-void parallel_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
-  constexpr std::size_t piece = 8u << 20;
-  const std::size_t pieces = (n + piece - 1) / piece;
-  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  core::parallel_for(pieces, std::min(hw, 8), [&](std::size_t i) {
-    const std::size_t off = i * piece;
-    std::memcpy(dst + off, src + off, std::min(piece, n - off));
-  });
-}
-
-bool is_pinned(const void* p) {
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return a.type == cudaMemoryTypeHost;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 }  // namespace
@@ -640,14 +619,8 @@ MultiTiming bench_multi_host_fed(const MultiDeviceTables& tables, ByteSpan text,
   pinned.reserve(text.size());
   parallel_copy(pinned.get(), text.data(), text.size());
   const ByteSpan host_text(pinned.get(), text.size());
-  timing.count = multi_scan(tables, host_text, true, {});  // warm-up
-  std::vector<double> ms;
-  for (int r = 0; r < std::max(1, repeats); ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    timing.count = multi_scan(tables, host_text, true, {});
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  timing.median_ms = median(std::move(ms));
+  timing.median_ms =
+      detail::median_wall_ms(repeats, [&] { timing.count = multi_scan(tables, host_text, true, {}); });
   return timing;
 }
 
