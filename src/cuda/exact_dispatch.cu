@@ -13,14 +13,10 @@
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
-#include <cstring>
-#include <thread>
 #include <vector>
 
 #include "core/chunking.hpp"
-#include "core/parallel.hpp"
 #include "cuda/device_runtime.cuh"
 #include "cuda/exact_cuda.hpp"
 #include "cuda/exact_kernels.cuh"

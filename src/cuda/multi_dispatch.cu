@@ -5,16 +5,11 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdlib>
-#include <cstring>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "core/chunking.hpp"
 #include "core/multi_pair_filter.hpp"
-#include "core/parallel.hpp"
 #include "cuda/device_runtime.cuh"
 #include "cuda/multi_cuda.hpp"
 #include "cuda/multi_kernels.cuh"
