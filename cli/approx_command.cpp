@@ -14,7 +14,9 @@
 
 #include "bench/bench_approx.hpp"
 #include "commands.hpp"
-#include "core/input.hpp"
+#include "io/input.hpp"
+#include "io/text_stream.hpp"
+#include "job_estimate.hpp"
 #include "output.hpp"
 #include "progress.hpp"
 #include "warpmatch/approx.hpp"
@@ -41,6 +43,7 @@ struct ApproxFlags {
   bool best_of_cluster = false;
   bool no_progress = false;
   std::int64_t max_hits = -1;
+  std::string window = "256M";  // --window
   std::string backend = "auto";
   std::string algorithm = "auto";
   std::string format = "auto";
@@ -110,22 +113,24 @@ struct Totals {
 
 class ApproxRun {
  public:
-  ApproxRun(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<std::string> files)
-      : flags_(flags), matcher_(matcher), files_(std::move(files)), out_(stdout) {
+  ApproxRun(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<std::string> files,
+            std::string backend_reason)
+      : flags_(flags), matcher_(matcher), files_(std::move(files)), out_(stdout),
+        backend_reason_(std::move(backend_reason)) {
     show_path_ = flags.with_filename || (files_.size() > 1 && !flags.no_filename);
     show_pattern_ = matcher.pattern_count() > 1;
   }
 
   int run() {
     const auto t0 = std::chrono::steady_clock::now();
-    const io::Format format = io::parse_format(flags_.format);
     for (const std::string& path : files_) {
       if (stop_all_) break;
       ++totals_.inputs;
       try {
-        const io::Input input = io::Input::open(path, format);
+        io::TextStream input = io::TextStream::open(path, stream_options());
         search_input(input);
       } catch (const Error& e) {
+        finish_input(path);  // hits before a corrupt part are printed; the count too
         out_.flush();
         report_input_error(path, e);
         ++totals_.errors;
@@ -140,47 +145,82 @@ class ApproxRun {
   }
 
  private:
-  void search_input(const io::Input& input) {
-    const bool fastx = input.format() != io::Format::plain;
-    std::uint64_t input_hits = 0, input_bytes = 0;
-    bool stop_input = false;
-    for (const io::Record& record : input.records()) {
-      if (stop_input || stop_all_) break;
-      const Location where{input.name(), fastx ? std::optional<std::string_view>(record.name) : std::nullopt};
-      const ByteSpan text = record.sequence;
-      input_bytes += text.size();
-      const auto t0 = std::chrono::steady_clock::now();
-      Progress bar(!flags_.no_progress && !flags_.quiet, text.size() * matcher_.pattern_count());
-      ScanProgress scan_progress;
-      ScanTicker ticker(bar, scan_progress);
-      bool first_hit = true;
-      matcher_.scan(text, [&](const ApproxMatch& hit) {
-        if (first_hit) {
-          ticker.stop();  // every end is found; the bar must not mix with the output
-          first_hit = false;
-        }
-        if (flags_.quiet) {
-          stop_all_ = true;
-          ++input_hits;
-          return false;
-        }
-        ++input_hits;
-        if (!flags_.count) print_match(where, text, hit);
-        if (flags_.max_hits >= 0 && static_cast<std::int64_t>(input_hits) >= flags_.max_hits) {
-          stop_input = true;
-          return false;
-        }
-        return true;
-      }, nullptr, &scan_progress);
-      ticker.stop();
-      totals_.scan_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // Windows overlap by the longest pattern's m + k (every alignment ending in a window's own
+  // ends lies inside it). Best mode and --best-per-cluster compare hits across the whole
+  // record, so their windows are whole records (memory grows with the largest record).
+  io::StreamOptions stream_options() const {
+    io::StreamOptions o;
+    o.format = io::parse_format(flags_.format);
+    o.threads = flags_.threads;
+    o.window_bytes = std::max<std::uint64_t>(parse_size(flags_.window), 1);
+    std::uint64_t overlap = 0;
+    for (std::size_t i = 0; i < matcher_.pattern_count(); ++i) {
+      const std::uint64_t m = matcher_.pattern_length(i);
+      const std::uint64_t k = matcher_.k() < 0 ? m : std::min<std::uint64_t>(m, static_cast<std::uint64_t>(matcher_.k()));
+      overlap = std::max(overlap, m + k);
     }
-    totals_.bytes += input_bytes;
-    totals_.hits += input_hits;
-    if (flags_.count && !flags_.quiet) print_count(input.name(), input_hits);
+    o.overlap = overlap;
+    if (flags_.best || flags_.best_of_cluster) o.window_bytes = o.mapped_window_bytes = std::uint64_t{1} << 62;
+    return o;
   }
 
-  void print_match(const Location& where, ByteSpan text, const ApproxMatch& hit) {
+  void search_input(io::TextStream& input) {
+    input_open_ = true;
+    const bool fastx = input.format() != io::Format::plain;
+    for (io::TextWindow w; !stop_input_ && !stop_all_ && input.next(w);) {
+      const Location where{input.name(), fastx ? std::optional<std::string_view>(w.record) : std::nullopt};
+      search_window(w, where);
+    }
+    finish_input(input.name());
+  }
+
+  void finish_input(const std::string& name) {
+    if (!input_open_) return;
+    input_open_ = false;
+    totals_.hits += input_hits_;
+    if (flags_.count && !flags_.quiet) print_count(name, input_hits_);
+    input_hits_ = 0;
+    stop_input_ = false;
+  }
+
+  // One window: the hits whose end lies after the bytes the last window also held (those
+  // ends were its own), at record offsets.
+  void search_window(const io::TextWindow& w, const Location& where) {
+    const ByteSpan text = w.data;
+    totals_.bytes += w.data.size() - w.repeated;
+    const auto t0 = std::chrono::steady_clock::now();
+    Progress bar(!flags_.no_progress && !flags_.quiet, text.size() * matcher_.pattern_count());
+    ScanProgress scan_progress;
+    ScanTicker ticker(bar, scan_progress);
+    bool first_hit = true;
+    matcher_.scan(text, [&](const ApproxMatch& local) {
+      if (local.end <= w.repeated) return true;
+      if (first_hit) {
+        ticker.stop();  // every end is found; the bar must not mix with the output
+        first_hit = false;
+      }
+      ++input_hits_;
+      if (flags_.quiet) {
+        stop_all_ = true;
+        return false;
+      }
+      if (!flags_.count) {
+        ApproxMatch hit = local;
+        hit.start += w.offset;
+        hit.end += w.offset;
+        print_match(where, text.subspan(local.start, local.end - local.start), hit);
+      }
+      if (flags_.max_hits >= 0 && static_cast<std::int64_t>(input_hits_) >= flags_.max_hits) {
+        stop_input_ = true;
+        return false;
+      }
+      return true;
+    }, nullptr, &scan_progress);
+    ticker.stop();
+    totals_.scan_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  void print_match(const Location& where, ByteSpan matched, const ApproxMatch& hit) {
     auto& buf = out_.buffer();
     if (flags_.json) {
       buf.append(std::string_view(R"({"type":"match","path":)"));
@@ -198,7 +238,7 @@ class ApproxRun {
       if (show_pattern_) fmt::format_to(std::back_inserter(buf), "{}:", hit.pattern);
       fmt::format_to(std::back_inserter(buf), "{}:{}:{}:", hit.start, hit.end, hit.distance);
       if (flags_.cigar) fmt::format_to(std::back_inserter(buf), "{}:", hit.cigar);
-      append_escaped_text(buf, text.subspan(hit.start, hit.end - hit.start));
+      append_escaped_text(buf, matched);
       buf.push_back('\n');
     }
     out_.maybe_flush();
@@ -244,6 +284,7 @@ class ApproxRun {
                    static_cast<unsigned long long>(totals_.hits), static_cast<long long>(matcher_.k()),
                    flags_.best ? " (best mode)" : "", seconds, totals_.scan_seconds, gcups,
                    std::string(backend).c_str(), matcher_.algorithm().c_str(), matcher_.device_label().c_str());
+      std::fprintf(stderr, "warpmatch stats: backend choice: %s\n", backend_reason_.c_str());
     }
   }
 
@@ -261,6 +302,10 @@ class ApproxRun {
   bool show_path_ = false;
   bool show_pattern_ = false;
   bool stop_all_ = false;
+  bool stop_input_ = false;   // --max-hits reached for the current input
+  bool input_open_ = false;
+  std::uint64_t input_hits_ = 0;
+  std::string backend_reason_;  // why this backend (--stats)
 };
 
 int run_approx(const ApproxFlags& flags) {
@@ -299,7 +344,18 @@ int run_approx(const ApproxFlags& flags) {
   ApproxOptions options;
   options.k = flags.k == kKUnset ? -1 : flags.k;  // -1: no bound (with --best)
   options.best = flags.best;
-  options.backend = parse_backend(flags.backend);
+  JobShape shape;
+  shape.operation = Operation::approx;
+  shape.patterns = patterns.size();
+  for (const auto& p : patterns) shape.pattern_length = std::max<std::uint64_t>(shape.pattern_length, p.size());
+  shape.threads = flags.threads;
+  // An algorithm that exists on one backend only (dp: cpu; wavefront: cuda) decides it.
+  const bool algorithm_decides = flags.algorithm == "dp" || flags.algorithm == "wavefront";
+  const BackendChoice choice =
+      resolve_backend_for(algorithm_decides ? std::string("auto") : flags.backend, files, shape);
+  options.backend = algorithm_decides && flags.backend == "auto" ? Backend::automatic
+                    : flags.backend == "auto"                  ? choice.backend
+                                                               : parse_backend(flags.backend);
   options.algorithm = flags.algorithm;
   options.case_insensitive = flags.ignore_case;
   options.threads = flags.threads;
@@ -308,9 +364,20 @@ int run_approx(const ApproxFlags& flags) {
   options.want_start = true;
   options.want_cigar = flags.cigar || flags.json;  // JSON lines always carry the alignment
   options.wavefront_blocks = flags.blocks;
-  const ApproxMatcher matcher = ApproxMatcher::compile(patterns, options);
+  ApproxMatcher matcher = [&] {
+    try {
+      return ApproxMatcher::compile(patterns, options);
+    } catch (const BackendUnavailable&) {
+      // auto: a GPU that looked present but cannot be used falls back to the CPU
+      if (flags.backend != "auto" || options.backend != Backend::cuda) throw;
+      options.backend = Backend::cpu;
+      return ApproxMatcher::compile(patterns, options);
+    }
+  }();
   if (flags.max_hits == 0) return 1;
-  return ApproxRun(flags, matcher, std::move(files)).run();
+  return ApproxRun(flags, matcher, std::move(files),
+                   algorithm_decides && flags.backend == "auto" ? "--algo " + flags.algorithm : choice.reason)
+      .run();
 }
 
 CommandRunner add_approx_command(CLI::App& app) {
@@ -344,6 +411,9 @@ CommandRunner add_approx_command(CLI::App& app) {
   cmd->add_flag("--no-progress", flags->no_progress, "Never draw the progress bar (drawn on a terminal for long scans)");
   cmd->add_option("--format", flags->format, "Input format: auto, plain, fasta, fastq")
       ->check(CLI::IsMember({"auto", "plain", "fasta", "fastq"}));
+  cmd->add_option("--window", flags->window,
+                  "Text bytes searched per window (inputs are streamed; windows overlap by m + k); "
+                  "--best and --best-per-cluster take whole records (default 256M)");
   cmd->footer(
       "Output: [PATH:][RECORD:][PATTERN:]START:END:DISTANCE[:CIGAR]:MATCH per hit (PATH with several\n"
       "inputs or -H, RECORD for FASTA/FASTQ, PATTERN with --patterns; END exclusive; START the\n"

@@ -11,7 +11,7 @@
 
 #include "bench/bench_distance.hpp"
 #include "commands.hpp"
-#include "core/input.hpp"
+#include "io/input.hpp"
 #include "output.hpp"
 #include "sequence_input.hpp"
 #include "warpmatch/distance.hpp"

@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "core/chunking.hpp"
-#include "core/input.hpp"
+#include "io/input.hpp"
+#include "io/text_stream.hpp"
+#include "job_estimate.hpp"
 #include "output.hpp"
 #include "progress.hpp"
 #include "warpmatch/exact.hpp"
@@ -43,15 +44,16 @@ struct FindFlags {
   int threads = 0;
   int device = 0;
   std::int64_t max_count = -1;
+  std::string window = "256M";  // --window: text bytes per streamed window
   MbndmGpuConfig mbndm;
 
   bool multi() const { return !patterns_e.empty() || !pattern_files.empty(); }
 };
 
-// Texts are searched in segments of this many start positions (overlapping by m - 1 bytes,
-// so no occurrence is lost or counted twice); between segments the progress bar advances
-// and early stops (-q, -m) take effect.
-constexpr std::uint64_t kSegmentBytes = 1ull << 30;
+// Mapped files are searched in windows of this many start positions (streamed inputs in
+// windows of --window bytes), overlapping by m - 1 bytes so no occurrence is lost or counted
+// twice; between windows the progress bar advances and early stops (-q, -m) take effect.
+constexpr std::uint64_t kMappedWindowBytes = 1ull << 30;
 
 struct Totals {
   std::uint64_t inputs = 0, errors = 0, bytes = 0, matches = 0;
@@ -65,21 +67,30 @@ template <class Matcher>
 class FindRun {
  public:
   // pattern_ids maps the matcher's pattern index to the one printed (multi only).
-  FindRun(const FindFlags& flags, const Matcher& matcher, std::vector<std::uint64_t> pattern_ids = {})
-      : flags_(flags), matcher_(matcher), pattern_ids_(std::move(pattern_ids)), out_(stdout) {
+  FindRun(const FindFlags& flags, const Matcher& matcher, std::string backend_reason,
+          std::vector<std::uint64_t> pattern_ids = {})
+      : flags_(flags), matcher_(matcher), backend_reason_(std::move(backend_reason)),
+        pattern_ids_(std::move(pattern_ids)), out_(stdout) {
     show_path_ = flags.with_filename || (flags.files.size() > 1 && !flags.no_filename);
   }
 
   int run() {
     const auto t0 = std::chrono::steady_clock::now();
-    const io::Format format = io::parse_format(flags_.format);
+    io::StreamOptions options;
+    options.format = io::parse_format(flags_.format);
+    options.overlap = longest_pattern() - 1;
+    options.threads = flags_.threads;
+    options.window_bytes = std::max<std::uint64_t>(parse_size(flags_.window), 1);
+    options.mapped_window_bytes = kMappedWindowBytes;
     for (const std::string& path : flags_.files) {
       if (stop_all_) break;
       ++totals_.inputs;
       try {
-        const io::Input input = io::Input::open(path, format);
+        io::TextStream input = io::TextStream::open(path, options);
         search_input(input);
       } catch (const Error& e) {
+        // Matches before a corrupt or truncated part are already printed; the counts too.
+        finish_input(path);
         out_.flush();
         report_input_error(path, e);
         ++totals_.errors;
@@ -100,70 +111,73 @@ class FindRun {
     else return matcher_.pattern_length();
   }
 
-  void search_input(const io::Input& input) {
-    std::uint64_t input_bytes = 0;
-    for (const auto& r : input.records()) input_bytes += r.sequence.size();
-    Progress progress(!flags_.no_progress && !flags_.quiet, input_bytes);
-    std::uint64_t input_matches = 0;
+  void search_input(io::TextStream& input) {
+    input_open_ = true;
+    Progress progress(!flags_.no_progress && !flags_.quiet, input.stored_bytes());
+    std::uint64_t shown = 0;
     if constexpr (kIsMulti<Matcher>) per_pattern_.assign(matcher_.pattern_count(), 0);
     const bool fastx = input.format() != io::Format::plain;
-    for (const io::Record& record : input.records()) {
-      if (stop_input_ || stop_all_) break;
-      const Location where{input.name(), fastx ? std::optional<std::string_view>(record.name)
-                                               : std::nullopt};
-      input_matches += search_record(record.sequence, where, progress);
+    for (io::TextWindow w; !stop_input_ && !stop_all_ && input.next(w);) {
+      const Location where{input.name(), fastx ? std::optional<std::string_view>(w.record) : std::nullopt};
+      input_matches_ += search_window(w, where);
+      totals_.bytes += w.owned;
+      const std::uint64_t at = input.stored_offset();
+      progress.advance(at > shown ? at - shown : 0);
+      shown = std::max(shown, at);
     }
     progress.finish();
-    totals_.bytes += input_bytes;
-    totals_.matches += input_matches;
+    finish_input(input.name());
+  }
+
+  // Counts (-c) of the input, then resets the per-input state; once per input, errors included.
+  void finish_input(const std::string& name) {
+    if (!input_open_) return;
+    input_open_ = false;
+    totals_.matches += input_matches_;
     if (flags_.count && !flags_.quiet) {
-      if constexpr (kIsMulti<Matcher>) print_pattern_counts(input.name());
-      else print_count(input.name(), input_matches);
+      if constexpr (kIsMulti<Matcher>) print_pattern_counts(name);
+      else print_count(name, input_matches_);
     }
+    input_matches_ = 0;
     stop_input_ = false;
     matches_this_input_ = 0;
   }
 
-  // Returns the number of matches found (counted or printed) in this record.
-  std::uint64_t search_record(ByteSpan text, const Location& where, Progress& progress) {
-    const std::uint64_t m = longest_pattern();
+  // Returns the number of matches found (counted or printed) with a start this window owns.
+  std::uint64_t search_window(const io::TextWindow& w, const Location& where) {
     std::uint64_t found = 0;
+    const ByteSpan window = w.data;
+    const std::uint64_t owned = w.owned;
     const auto t0 = std::chrono::steady_clock::now();
-    const auto segments = core::plan_chunks(text.size(), kSegmentBytes, m - 1);
-    for (const core::Chunk& seg : segments) {
-      const ByteSpan window = text.subspan(seg.begin, seg.read_end - seg.begin);
-      const std::uint64_t owned = seg.owned_end - seg.begin;
-      if constexpr (kIsMulti<Matcher>) {
-        // Shorter patterns also match inside a segment's overlap; those starts belong to
-        // the next segment, so with several segments only owned starts are taken.
-        const bool whole = segments.size() == 1;
-        if (flags_.count && flags_.max_count < 0 && whole) {
-          const auto counts = matcher_.count_per_pattern(window);
-          for (std::size_t i = 0; i < counts.size(); ++i) {
-            per_pattern_[i] += counts[i];
-            found += counts[i];
-          }
-        } else {
-          matcher_.scan(window, [&](const Match& hit) {
-            if (hit.start >= owned) return true;
-            ++found;
-            return on_match(where, text, seg.begin, hit);
-          });
+    const bool count_only = flags_.count && flags_.max_count < 0;
+    if constexpr (kIsMulti<Matcher>) {
+      if (count_only) {
+        // Shorter patterns also match inside the window's tail, whose starts belong to the
+        // next window: count the whole window, minus what lies entirely in the tail.
+        const auto counts = matcher_.count_per_pattern(window);
+        std::vector<std::uint64_t> tail;
+        if (owned < window.size()) tail = matcher_.count_per_pattern(window.subspan(owned));
+        for (std::size_t i = 0; i < counts.size(); ++i) {
+          const std::uint64_t n = counts[i] - (tail.empty() ? 0 : tail[i]);
+          per_pattern_[i] += n;
+          found += n;
         }
       } else {
-        if (flags_.count && flags_.max_count < 0) {
-          found += matcher_.count(window);  // count-only: the backends never materialise hits
-        } else {
-          found += matcher_.scan(window, [&](const Match& hit) {
-            return on_match(where, text, seg.begin, hit);
-          });
-        }
+        matcher_.scan(window, [&](const Match& hit) {
+          if (hit.start >= owned) return true;
+          ++found;
+          return on_match(where, window, w.offset, hit);
+        });
       }
-      progress.advance(owned);
-      if (stop_input_ || stop_all_) break;
+    } else {
+      // A single pattern of length m cannot start in the m - 1 byte tail: every hit is owned.
+      if (count_only) {
+        found += matcher_.count(window);  // count-only: the backends never materialise hits
+      } else {
+        found += matcher_.scan(window, [&](const Match& hit) { return on_match(where, window, w.offset, hit); });
+      }
     }
-    totals_.scan_seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    totals_.scan_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return found;
   }
 
@@ -173,7 +187,9 @@ class FindRun {
       return false;
     }
     if constexpr (kIsMulti<Matcher>) ++per_pattern_[hit.pattern];
-    if (!flags_.count) print_match(where, text, base + hit.start, base + hit.end, hit.pattern);
+    if (!flags_.count)
+      print_match(where, text.subspan(hit.start, hit.end - hit.start), base + hit.start, base + hit.end,
+                  hit.pattern);
     const bool more =
         flags_.max_count < 0 || static_cast<std::int64_t>(++matches_this_input_) < flags_.max_count;
     if (!more) stop_input_ = true;
@@ -184,7 +200,7 @@ class FindRun {
     return pattern_ids_.empty() ? index : pattern_ids_[index];
   }
 
-  void print_match(const Location& where, ByteSpan text, std::uint64_t start, std::uint64_t end,
+  void print_match(const Location& where, ByteSpan matched, std::uint64_t start, std::uint64_t end,
                    std::uint32_t pattern) {
     auto& buf = out_.buffer();
     if (flags_.json) {
@@ -199,7 +215,7 @@ class FindRun {
       if (show_path_) fmt::format_to(std::back_inserter(buf), "{}:", where.path);
       if (where.record) fmt::format_to(std::back_inserter(buf), "{}:", *where.record);
       fmt::format_to(std::back_inserter(buf), "{}:", start);
-      append_escaped_text(buf, text.subspan(start, end - start));
+      append_escaped_text(buf, matched);
       buf.push_back('\n');
     }
     out_.maybe_flush();
@@ -272,6 +288,7 @@ class FindRun {
                    static_cast<unsigned long long>(totals_.matches), seconds, totals_.scan_seconds,
                    gbps, std::string(backend).c_str(), matcher_.algorithm().c_str(),
                    device.c_str());
+      std::fprintf(stderr, "warpmatch stats: backend choice: %s\n", backend_reason_.c_str());
       if constexpr (kIsMulti<Matcher>) {
         const MultiCompileStats& c = matcher_.compile_stats();
         std::fprintf(stderr,
@@ -299,6 +316,7 @@ class FindRun {
 
   const FindFlags& flags_;
   const Matcher& matcher_;
+  std::string backend_reason_;  // why this backend (--stats)
   std::vector<std::uint64_t> pattern_ids_;
   Output out_;
   Totals totals_;
@@ -307,7 +325,22 @@ class FindRun {
   bool stop_input_ = false;  // -m reached for the current input
   std::uint64_t matches_this_input_ = 0;  // for -m
   bool stop_all_ = false;    // -q saw a match
+  bool input_open_ = false;
+  std::uint64_t input_matches_ = 0;
 };
+
+// Compiles for the chosen backend; under auto, a GPU that looked present but cannot be used
+// (driver files without a working device) falls back to the CPU.
+template <class Matcher, class Patterns, class Options>
+Matcher compile_with_fallback(const Patterns& patterns, Options options, bool automatic) {
+  try {
+    return Matcher::compile(patterns, options);
+  } catch (const BackendUnavailable&) {
+    if (!automatic || options.backend != Backend::cuda) throw;
+    options.backend = Backend::cpu;
+    return Matcher::compile(patterns, options);
+  }
+}
 
 // Patterns of -e (indices 0.., in order) then of each -f file (its line index, offset by
 // everything before it), so that with one -f a pattern's index is its line number - 1.
@@ -357,16 +390,22 @@ int run_multi(const FindFlags& flags) {
   std::vector<std::string> patterns;
   std::vector<std::uint64_t> ids;
   if (const int status = gather_patterns(flags, patterns, ids)) return status;
+  JobShape shape;
+  shape.operation = Operation::multi;
+  shape.patterns = patterns.size();
+  for (const std::string& p : patterns) shape.pattern_length = std::max<std::uint64_t>(shape.pattern_length, p.size());
+  shape.threads = flags.threads;
+  const BackendChoice choice = resolve_backend_for(flags.backend, flags.files, shape);
   MultiOptions options;
-  options.backend = parse_backend(flags.backend);
+  options.backend = choice.backend;
   options.algorithm = flags.algorithm;
   options.case_insensitive = flags.ignore_case;
   options.threads = flags.threads;
   options.device = flags.device;
   options.mbndm_gpu = flags.mbndm;
-  const MultiMatcher matcher = MultiMatcher::compile(patterns, options);
+  const MultiMatcher matcher = compile_with_fallback<MultiMatcher>(patterns, options, flags.backend == "auto");
   if (flags.max_count == 0) return 1;
-  return FindRun<MultiMatcher>(flags, matcher, std::move(ids)).run();
+  return FindRun<MultiMatcher>(flags, matcher, choice.reason, std::move(ids)).run();
 }
 
 int run_find(FindFlags flags) {
@@ -385,15 +424,21 @@ int run_find(FindFlags flags) {
     std::fprintf(stderr, "warpmatch: empty pattern: give at least one byte to search for\n");
     return 2;
   }
+  JobShape shape;
+  shape.operation = Operation::exact;
+  shape.pattern_length = flags.pattern.size();
+  shape.threads = flags.threads;
+  const BackendChoice choice = resolve_backend_for(flags.backend, flags.files, shape);
   ExactOptions options;
-  options.backend = parse_backend(flags.backend);
+  options.backend = choice.backend;
   options.algorithm = flags.algorithm;
   options.case_insensitive = flags.ignore_case;
   options.threads = flags.threads;
   options.device = flags.device;
-  const ExactMatcher matcher = ExactMatcher::compile(as_bytes(flags.pattern), options);
+  const ExactMatcher matcher =
+      compile_with_fallback<ExactMatcher>(as_bytes(flags.pattern), options, flags.backend == "auto");
   if (flags.max_count == 0) return 1;  // grep -m 0: read nothing, match nothing
-  return FindRun<ExactMatcher>(flags, matcher).run();
+  return FindRun<ExactMatcher>(flags, matcher, choice.reason).run();
 }
 
 CommandRunner add_find_command(CLI::App& app) {
@@ -442,6 +487,9 @@ CommandRunner add_find_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--format", flags->format, "Input format: auto, plain, fasta, fastq")
       ->check(CLI::IsMember({"auto", "plain", "fasta", "fastq"}));
+  cmd->add_option("--window", flags->window,
+                  "Text bytes searched per window of a streamed input (pipe, gzip/BGZF/zstd, "
+                  "FASTA/FASTQ); memory is about this plus ~150 MiB of read-ahead (default 256M)");
   cmd->add_flag("--no-progress", flags->no_progress, "Never draw the progress bar");
   cmd->footer(
       "Output: PATH:RECORD:START:MATCH per occurrence (PATH with several inputs or -H, RECORD\n"

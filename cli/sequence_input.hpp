@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "core/input.hpp"
+#include "io/input.hpp"
 
 namespace warpmatch::cli {
 

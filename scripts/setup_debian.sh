@@ -9,6 +9,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # test oracles, benchmark peers and real data
   ripgrep bowtie2-examples wamerican libedlib-dev libhyperscan-dev libdivsufsort-dev
+  libdeflate-dev libisal-dev libzstd-dev
+  seqkit tabix zstd
 )
 missing=()
 for p in "${packages[@]}"; do

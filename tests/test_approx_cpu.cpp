@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/approx_align.hpp"
-#include "core/input.hpp"
+#include "io/input.hpp"
 #include "cpu/approx_cpu.hpp"
 #include "warpmatch/approx.hpp"
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/approx_align.hpp"
-#include "core/input.hpp"
+#include "io/input.hpp"
 #include "cpu/approx_cpu.hpp"
 #include "cuda/approx_cuda.hpp"
 #include "cuda/exact_cuda.hpp"

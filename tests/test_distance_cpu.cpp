@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/input.hpp"
+#include "io/input.hpp"
 #include "warpmatch/distance.hpp"
 
 #ifdef WARPMATCH_HAVE_EDLIB

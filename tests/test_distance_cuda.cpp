@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/distance_tune.hpp"
-#include "core/input.hpp"
+#include "io/input.hpp"
 #include "cuda/distance_cuda.hpp"
 #include "warpmatch/distance.hpp"
 

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/input.hpp"
+#include "io/input.hpp"
 
 namespace fs = std::filesystem;
 using warpmatch::ByteSpan;
@@ -291,7 +291,7 @@ TEST_F(Gzip, CorruptDataIsAnError) {
   for (std::size_t i = 12; i < 40; ++i) bad[i] = static_cast<char>(~bad[i]);  // deflate data
   const std::string p = write("bad.gz", bad);
   const std::string msg = error_of([&] { Input::open(p); });
-  EXPECT_EQ(msg.rfind(p + ": corrupt gzip data (", 0), 0u) << msg;
+  EXPECT_EQ(msg.rfind(p + ": corrupt gzip data at compressed byte offset ", 0), 0u) << msg;
 
   // A wrong CRC in the trailer.
   std::string crc = gz;
@@ -300,17 +300,20 @@ TEST_F(Gzip, CorruptDataIsAnError) {
             std::string::npos);
 
   // Bytes after the member that are neither padding nor another member.
-  EXPECT_EQ(error_of([&] { Input::from_bytes("g.gz", vec(gzip_bytes("x") + "junk")); }),
-            "g.gz: corrupt gzip data (trailing garbage after gzip member)");
+  const std::string x = gzip_bytes("x");
+  EXPECT_EQ(error_of([&] { Input::from_bytes("g.gz", vec(x + "junk")); }),
+            "g.gz: corrupt gzip data at compressed byte offset " + std::to_string(x.size()) +
+                " (trailing garbage after gzip member)");
 }
 
 TEST_F(Gzip, TruncatedIsAnError) {
   const std::string gz = gzip_bytes(std::string(100000, 'A') + "BCD");
   const std::string p = write("trunc.gz", gz.substr(0, gz.size() - 10));
   EXPECT_EQ(error_of([&] { Input::open(p); }),
-            p + ": corrupt gzip data (unexpected end of file)");
+            p + ": corrupt gzip data at compressed byte offset " + std::to_string(gz.size() - 10) +
+                " (unexpected end of file inside a gzip member)");
   EXPECT_EQ(error_of([&] { Input::from_bytes("m.gz", vec("\x1f\x8b")); }),
-            "m.gz: corrupt gzip data (unexpected end of file)");
+            "m.gz: corrupt gzip data at compressed byte offset 2 (unexpected end of file inside a gzip member)");
 }
 
 // ---- FASTA ---------------------------------------------------------------------------------

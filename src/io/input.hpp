@@ -1,6 +1,7 @@
-// Reading inputs for every command: plain files (memory-mapped), pipes and stdin (read()),
-// gzip (detected by content), FASTA and FASTQ (detected by content; one record per sequence,
-// line breaks removed). Backend-neutral; the CLI and the library's users call it.
+// Whole inputs in memory, for the commands that need whole sequences (distance, lcs, pattern
+// files): plain files (memory-mapped), pipes and stdin (read()), gzip / BGZF / zstd
+// (detected by content), FASTA and FASTQ (detected by content; one record per sequence, line
+// breaks removed). Searches read inputs as bounded streams instead (text_stream.hpp).
 #pragma once
 
 #include <memory>
@@ -13,6 +14,8 @@ namespace warpmatch::io {
 
 enum class Format { automatic, plain, fasta, fastq };
 std::string_view format_name(Format f);
+/// FASTA when the content starts with '>', FASTQ when with '@' and its third line with '+'.
+Format detect_format(ByteSpan head);
 Format parse_format(std::string_view name);  // "auto" | "plain" | "fasta" | "fastq"
 
 /// A problem with one input (missing, unreadable, a directory, corrupt gzip, malformed
@@ -41,7 +44,7 @@ class Input {
 
   const std::string& name() const;   // the path as given; "(standard input)" for "-"
   Format format() const;             // resolved: plain, fasta or fastq
-  bool was_gzip() const;
+  bool was_gzip() const;             // decompressed (gzip, BGZF or zstd)
   ByteSpan bytes() const;            // whole (decompressed) content
   const std::vector<Record>& records() const;  // plain: exactly one record with empty name
 

@@ -1,12 +1,14 @@
-// Input layer: mmap for regular files, read() for pipes/devices, zlib for gzip, and
-// zero-copy-where-possible FASTA/FASTQ parsing (see input.hpp).
-#include "core/input.hpp"
+// Whole inputs: mmap for regular files, read() for pipes/devices, the stream decoders of
+// decompress.hpp for gzip / BGZF / zstd, and zero-copy-where-possible FASTA/FASTQ parsing.
+#include "io/input.hpp"
+
+#include "io/byte_source.hpp"
+#include "io/decompress.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -19,12 +21,9 @@ namespace warpmatch::io {
 
 namespace {
 
-// zlib and read() take 32-bit / ssize_t counts: feed them at most this much at a time.
+// read() takes ssize_t counts: at most this much at a time.
 constexpr std::size_t kMaxIoChunk = std::size_t{1} << 30;
 constexpr std::size_t kReadBlock = std::size_t{1} << 20;
-// inflate() CRCs each call's whole output on return: small calls keep that re-read in cache
-// (1 GiB calls measured ~2x slower overall).
-constexpr std::size_t kInflateChunk = std::size_t{1} << 18;
 
 [[noreturn]] void fail(const std::string& name, const std::string& what) {
   throw InputError(name + ": " + what);
@@ -111,76 +110,6 @@ class RawBuffer {
   fail(name, "out of memory (needed " + std::to_string(bytes) + " bytes)");
 }
 
-bool is_gzip(ByteSpan b) { return b.size() >= 2 && b[0] == 0x1f && b[1] == 0x8b; }
-
-// Decompresses all gzip members of `src` (as gunzip does); trailing zero padding is ignored,
-// any other trailing bytes are an error rather than silently dropped.
-RawBuffer gunzip(const std::string& name, ByteSpan src) {
-  auto corrupt = [&](const std::string& why) -> void {
-    fail(name, "corrupt gzip data (" + why + ")");
-  };
-  z_stream zs{};
-  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) fail(name, "cannot initialise zlib");
-  struct Guard {
-    z_stream* z;
-    ~Guard() { inflateEnd(z); }
-  } guard{&zs};
-
-  RawBuffer out;
-  // The gzip trailer holds the size mod 2^32: a good first guess for one member < 4 GiB.
-  // Capped by deflate's best ratio (~1032:1) so a corrupt trailer can't demand huge memory.
-  std::size_t hint = 0;
-  if (src.size() >= 18) {
-    const std::uint8_t* t = src.data() + src.size() - 4;
-    hint = std::size_t{t[0]} | std::size_t{t[1]} << 8 | std::size_t{t[2]} << 16 |
-           std::size_t{t[3]} << 24;
-    hint = std::min<std::size_t>(hint, src.size() * 1032);
-  }
-  // Headroom so inflate can finish (check the trailer) without a doubling at the very end.
-  if (!out.reserve(hint + (std::size_t{1} << 16))) fail_oom(name, hint);
-
-  const std::uint8_t* in = src.data();
-  std::size_t in_left = src.size();
-  for (;;) {
-    if (zs.avail_in == 0 && in_left > 0) {
-      const std::size_t n = std::min(in_left, kMaxIoChunk);
-      zs.next_in = const_cast<Bytef*>(in);
-      zs.avail_in = static_cast<uInt>(n);
-      in += n;
-      in_left -= n;
-    }
-    if (out.spare() == 0 && !out.grow_for(1)) fail_oom(name, out.capacity() * 2);
-    const std::size_t room = std::min(out.spare(), kInflateChunk);
-    zs.next_out = out.end();
-    zs.avail_out = static_cast<uInt>(room);
-    const int rc = inflate(&zs, Z_NO_FLUSH);
-    out.commit(room - zs.avail_out);
-
-    if (rc == Z_OK) continue;
-    if (rc == Z_STREAM_END) {
-      const std::size_t rest = zs.avail_in + in_left;
-      if (rest == 0) break;
-      const std::uint8_t* p = src.data() + (src.size() - rest);
-      if (is_gzip({p, rest})) {  // another member follows (e.g. `cat a.gz b.gz`)
-        inflateReset(&zs);
-        continue;
-      }
-      if (std::all_of(p, p + rest, [](std::uint8_t c) { return c == 0; })) break;
-      corrupt("trailing garbage after gzip member");
-    }
-    if (rc == Z_BUF_ERROR) {
-      // We always offer output space, so no progress means the input ran out mid-stream.
-      if (zs.avail_in == 0 && in_left == 0) corrupt("unexpected end of file");
-      continue;
-    }
-    if (rc == Z_MEM_ERROR) fail(name, "out of memory while decompressing gzip data");
-    if (rc == Z_NEED_DICT) corrupt("needs a preset dictionary");
-    corrupt(zs.msg ? zs.msg : "invalid data");
-  }
-  out.shrink_to_fit();
-  return out;
-}
-
 // Reads an fd to EOF in large blocks (pipes, stdin, character devices, /proc files).
 RawBuffer read_all(const std::string& name, int fd) {
   RawBuffer buf;
@@ -241,7 +170,9 @@ std::string first_word(const std::uint8_t* p, std::size_t n) {
   return std::string(reinterpret_cast<const char*>(p), i);
 }
 
-Format detect(ByteSpan b) {
+}  // namespace
+
+Format detect_format(ByteSpan b) {
   if (b.empty()) return Format::plain;
   if (b[0] == '>') return Format::fasta;
   if (b[0] == '@') {
@@ -256,8 +187,6 @@ Format detect(ByteSpan b) {
   }
   return Format::plain;
 }
-
-}  // namespace
 
 // ---- Impl ----------------------------------------------------------------------------------
 
@@ -286,8 +215,18 @@ struct Input::Impl {
 
   // Replaces compressed content by its decompression, releasing the compressed bytes.
   void decompress_if_gzip() {
-    if (!is_gzip(content)) return;
-    RawBuffer out = gunzip(name, content);
+    const Compression kind = detect_compression(content.first(std::min<std::size_t>(content.size(), 18)));
+    if (kind == Compression::none) return;
+    std::unique_ptr<ByteSource> src =
+        decompressing_source(name, kind, std::make_unique<MemorySource>(content));
+    RawBuffer out;
+    for (;;) {
+      if (out.spare() < kReadBlock && !out.grow_for(kReadBlock)) fail_oom(name, out.capacity() * 2);
+      const std::size_t n = src->read(out.end(), std::min(out.spare(), kMaxIoChunk));
+      if (n == 0) break;
+      out.commit(n);
+    }
+    out.shrink_to_fit();
     unmap();
     std::vector<std::uint8_t>().swap(vec);
     buf = std::move(out);
@@ -296,7 +235,7 @@ struct Input::Impl {
   }
 
   void parse(Format requested) {
-    format = requested == Format::automatic ? detect(content) : requested;
+    format = requested == Format::automatic ? detect_format(content) : requested;
     switch (format) {
       case Format::fasta: parse_fasta(); break;
       case Format::fastq: parse_fastq(); break;

@@ -1,0 +1,88 @@
+// The end-to-end cost model behind `auto` (see warpmatch/cost_model.hpp): estimated seconds
+// on each backend = start-up + bytes / the slowest of (input rate, transfer, scan rate).
+#include "warpmatch/cost_model.hpp"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+#include "core/cost_model_tuning.hpp"
+
+namespace warpmatch {
+
+bool gpu_visible_without_init() {
+  if (!build_info().cuda_compiled) return false;
+  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v && (!*v || std::strcmp(v, "-1") == 0))
+    return false;
+  if (::access("/dev/nvidia0", F_OK) == 0) return true;
+  if (DIR* d = ::opendir("/proc/driver/nvidia/gpus")) {
+    bool any = false;
+    while (dirent* e = ::readdir(d)) any = any || e->d_name[0] != '.';
+    ::closedir(d);
+    return any;
+  }
+  return false;
+}
+
+BackendChoice choose_backend(const JobShape& job) {
+  static const core::CostModelPolicy policy = core::CostModelPolicy::from_environment();
+  const core::CostModelPolicy& p = policy;
+  const int threads = job.threads > 0 ? job.threads
+                                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Unknown sizes (pipes) are taken as 1 GiB: large enough that the rates decide.
+  const double gb = (job.text_bytes ? static_cast<double>(job.text_bytes) : double(1ull << 30)) / 1e9;
+  const double patterns = static_cast<double>(std::max<std::uint64_t>(job.patterns, 1));
+
+  double cpu_gbps = 0, cuda_scan_gbps = 0;
+  switch (job.operation) {
+    case Operation::exact:
+      cpu_gbps = p.cpu_exact_gbps_per_thread * threads;
+      cuda_scan_gbps = p.cuda_exact_scan_gbps;
+      break;
+    case Operation::multi: {
+      const double per_thread = std::min(p.cpu_exact_gbps_per_thread,
+                                         p.cpu_multi_gbps_per_thread_1000 * 1000.0 / patterns);
+      cpu_gbps = std::max(per_thread, p.cpu_multi_gbps_per_thread_1000 / 10) * threads;
+      cuda_scan_gbps = p.cuda_multi_scan_gbps;
+      break;
+    }
+    case Operation::approx:
+      cpu_gbps = p.cpu_approx_gbps_per_thread_pattern * threads / patterns;
+      cuda_scan_gbps = p.cuda_approx_pattern_gbps / patterns;
+      break;
+  }
+  double input_gbps = std::numeric_limits<double>::infinity();
+  const char* where = "in memory";
+  switch (job.source) {
+    case TextSource::memory: break;
+    case TextSource::stream: input_gbps = p.pipe_gbps, where = "streamed"; break;
+    case TextSource::gzip: input_gbps = p.gzip_gbps, where = "gzip"; break;
+    case TextSource::parallel_decode: input_gbps = p.parallel_decode_gbps, where = "BGZF/zstd"; break;
+  }
+  BackendChoice c;
+  c.cpu_seconds = gb / std::min(cpu_gbps, input_gbps);
+  const bool gpu = gpu_visible_without_init();
+  c.cuda_seconds = gpu ? p.cuda_start_seconds +
+                             gb / std::min({cuda_scan_gbps, p.cuda_host_feed_gbps, input_gbps})
+                       : std::numeric_limits<double>::infinity();
+  c.backend = c.cuda_seconds < c.cpu_seconds ? Backend::cuda : Backend::cpu;
+  char line[256];
+  if (!gpu) {
+    std::snprintf(line, sizeof line, "auto: cpu (no GPU visible)");
+  } else {
+    std::snprintf(line, sizeof line,
+                  "auto: %s (estimated cpu %.3f s vs cuda %.3f s incl. %.2f s start-up; %.3g GB %s)",
+                  c.backend == Backend::cuda ? "cuda" : "cpu", c.cpu_seconds, c.cuda_seconds,
+                  p.cuda_start_seconds, gb, where);
+  }
+  c.reason = line;
+  return c;
+}
+
+}  // namespace warpmatch

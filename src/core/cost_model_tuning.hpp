@@ -1,0 +1,47 @@
+// Rates of the end-to-end cost model (cost_model.cpp), each with the measurement that set it.
+// Environment overrides (WARPMATCH_COST_<NAME>, in the same units) are read here only.
+#pragma once
+
+#include <cstdlib>
+#include <string>
+
+namespace warpmatch::core {
+
+struct CostModelPolicy {
+  // CUDA context creation, first allocation and module load in a new process: `find -c` of a
+  // 100-byte file took 0.42 s with --backend cuda vs 0.003 s with cpu (H200, issue 12).
+  double cuda_start_seconds = 0.35;
+  // Host-to-device copy of page-cache text by the exact/multi pipelines: 11 GB/s measured
+  // for `find -c` over 8 GiB on the H200 (pinned-buffer bound is 55 GB/s, PERF.md).
+  double cuda_host_feed_gbps = 11.0;
+  // Exact search, one pattern, CPU: 88 GB/s over 16 threads on 8 GiB (H200 host) = 5.5/thread.
+  double cpu_exact_gbps_per_thread = 5.5;
+  // Multi-pattern, CPU: 1000 English words over 8 GiB in 2.19 s on 16 threads = 0.245 GB/s
+  // per thread; small sets run near the exact rate (scaled by 1000 / patterns, capped).
+  double cpu_multi_gbps_per_thread_1000 = 0.245;
+  // Multi-pattern, GPU: 1.69 TB/s resident for 1000 literals (bench multi, H200).
+  double cuda_multi_scan_gbps = 1690.0;
+  double cuda_exact_scan_gbps = 2760.0;  // bench find, resident, H200
+  // Approximate search, CPU: a 20-mer at k = 2 runs ~0.17 GB/s per thread (issue 15).
+  double cpu_approx_gbps_per_thread_pattern = 0.17;
+  // Approximate search, GPU: 1000 20-mers over 256 MiB in 0.86 - 0.52 s = 0.34 s: about
+  // 800 GB/s of (text bytes x patterns) (issue 15, H200).
+  double cuda_approx_pattern_gbps = 800.0;
+  // Input rates that bound every backend (this project's decoders on the H200 host):
+  double pipe_gbps = 4.0;             // read() of a pipe + FASTA line removal, one thread
+  double gzip_gbps = 0.9;             // ISA-L, one stream
+  double parallel_decode_gbps = 6.0;  // BGZF / zstd on 16 threads
+
+  static CostModelPolicy from_environment() {
+    CostModelPolicy p;
+    auto override = [](const char* name, double& value) {
+      if (const char* s = std::getenv(name); s && *s) value = std::strtod(s, nullptr);
+    };
+    override("WARPMATCH_COST_CUDA_START_SECONDS", p.cuda_start_seconds);
+    override("WARPMATCH_COST_CUDA_HOST_FEED_GBPS", p.cuda_host_feed_gbps);
+    override("WARPMATCH_COST_CPU_EXACT_GBPS_PER_THREAD", p.cpu_exact_gbps_per_thread);
+    return p;
+  }
+};
+
+}  // namespace warpmatch::core

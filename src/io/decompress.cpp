@@ -1,0 +1,409 @@
+// gzip (ISA-L), BGZF (libdeflate, parallel) and zstd (libzstd) sources; see decompress.hpp.
+#include "io/decompress.hpp"
+
+#include <isa-l/igzip_lib.h>
+#include <libdeflate.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace warpmatch::io {
+
+std::string_view compression_name(Compression c) {
+  switch (c) {
+    case Compression::none: return "none";
+    case Compression::gzip: return "gzip";
+    case Compression::bgzf: return "bgzf";
+    case Compression::zstd: return "zstd";
+  }
+  return "unknown";
+}
+
+namespace {
+
+bool is_gzip_magic(ByteSpan b) { return b.size() >= 2 && b[0] == 0x1f && b[1] == 0x8b; }
+
+// A BGZF block header (SAM spec 4.1): a gzip member with FEXTRA whose first subfield is
+// 'B' 'C' of length 2 holding BSIZE = the block's total size - 1.
+bool is_bgzf_header(ByteSpan b) {
+  return b.size() >= 18 && is_gzip_magic(b) && b[2] == 8 && (b[3] & 4) && b[10] == 6 && b[11] == 0 &&
+         b[12] == 'B' && b[13] == 'C' && b[14] == 2 && b[15] == 0;
+}
+
+std::uint32_t le32(const std::uint8_t* p) {
+  return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
+         std::uint32_t{p[3]} << 24;
+}
+
+// The compressed input seen through a window: straight from memory for a mapped file, else
+// a growing buffer refilled from the source. Keeps the last bytes consumed so a decoder may
+// give back what its bit buffer read ahead (ISA-L reads up to 8 bytes beyond a member).
+class CompressedReader {
+ public:
+  CompressedReader(std::string name, std::unique_ptr<ByteSource> src)
+      : name_(std::move(name)), src_(std::move(src)), mem_(dynamic_cast<MemorySource*>(src_.get())) {
+    if (mem_) {
+      data_ = mem_->rest();
+      eof_ = true;
+    }
+  }
+
+  const std::string& name() const { return name_; }
+  ByteSpan available() const { return data_.subspan(pos_); }
+  std::uint64_t offset() const { return base_ + pos_; }  // of available()[0] in the input
+  bool at_end() { return available().empty() && !fill(1); }
+
+  // Tries to have at least `want` bytes available; false when the input ends first.
+  bool fill(std::size_t want) {
+    while (available().size() < want && !eof_) {
+      // Keep up to kHistory consumed bytes, move the rest to the front, read more.
+      const std::size_t keep_from = pos_ > kHistory ? pos_ - kHistory : 0;
+      const std::size_t live = data_.size() - keep_from;
+      const std::size_t cap = std::max({buf_.size(), live + want + kHistory, kBlock});
+      if (buf_.size() < cap) {
+        std::vector<std::uint8_t> bigger(cap);
+        std::memcpy(bigger.data(), data_.data() + keep_from, live);
+        buf_.swap(bigger);
+      } else if (keep_from > 0) {
+        std::memmove(buf_.data(), data_.data() + keep_from, live);
+      }
+      base_ += keep_from;
+      pos_ -= keep_from;
+      std::size_t size = live;
+      const std::size_t got = src_->read(buf_.data() + size, buf_.size() - size);
+      if (got == 0) eof_ = true;
+      size += got;
+      data_ = ByteSpan(buf_.data(), size);
+    }
+    return available().size() >= want;
+  }
+  void consume(std::size_t n) { pos_ += n; }
+  void give_back(std::size_t n) { pos_ -= std::min(n, pos_); }
+
+  [[noreturn]] void corrupt(std::string_view format, const std::string& why) const {
+    throw InputError(name_ + ": corrupt " + std::string(format) + " data at compressed byte offset " +
+                     std::to_string(offset()) + " (" + why + ")");
+  }
+
+ private:
+  static constexpr std::size_t kHistory = 16;
+  static constexpr std::size_t kBlock = std::size_t{4} << 20;
+  std::string name_;
+  std::unique_ptr<ByteSource> src_;
+  MemorySource* mem_;
+  std::vector<std::uint8_t> buf_;
+  ByteSpan data_;
+  std::size_t pos_ = 0;
+  std::uint64_t base_ = 0;
+  bool eof_ = false;
+};
+
+// ---- gzip: ISA-L streaming inflate, one member after another ------------------------------
+
+class GzipSource final : public ByteSource {
+ public:
+  GzipSource(std::string name, std::unique_ptr<ByteSource> raw) : in_(std::move(name), std::move(raw)) {
+    start_member();
+  }
+
+  std::size_t read(std::uint8_t* out, std::size_t capacity) override {
+    std::size_t done = 0;
+    while (done < capacity && !finished_) {
+      // What is decoded goes out before anything that may throw (the caller searches it).
+      if (state_.block_state == ISAL_BLOCK_FINISH) {
+        if (done > 0) return done;
+        next_member();
+        continue;
+      }
+      if (in_.available().empty() && !in_.fill(1)) {
+        if (done > 0) return done;
+        in_.corrupt("gzip", "unexpected end of file inside a gzip member");
+      }
+      const ByteSpan avail = in_.available();
+      const std::size_t offer = std::min<std::size_t>(avail.size(), std::size_t{1} << 30);
+      state_.next_in = const_cast<std::uint8_t*>(avail.data());
+      state_.avail_in = static_cast<std::uint32_t>(offer);
+      const std::size_t room = std::min<std::size_t>(capacity - done, std::size_t{1} << 30);
+      state_.next_out = out + done;
+      state_.avail_out = static_cast<std::uint32_t>(room);
+      const int rc = isal_inflate(&state_);
+      in_.consume(offer - state_.avail_in);
+      done += room - state_.avail_out;
+      if (rc != ISAL_DECOMP_OK) fail(rc);
+    }
+    return done;
+  }
+  std::uint64_t raw_offset() const override { return in_.offset(); }
+
+ private:
+  void start_member() {
+    isal_inflate_init(&state_);
+    state_.crc_flag = ISAL_GZIP;
+  }
+
+  // After a member: another member, zero padding (ignored) or the end; anything else is an error.
+  void next_member() {
+    // ISA-L's bit buffer may hold bytes past the member's trailer: give them back.
+    in_.give_back(static_cast<std::size_t>(state_.read_in_length / 8));
+    if (in_.at_end()) {
+      finished_ = true;
+      return;
+    }
+    in_.fill(2);
+    if (is_gzip_magic(in_.available())) {
+      start_member();
+      return;
+    }
+    // Trailing zero padding (tape blocks) is allowed, as gunzip allows it.
+    for (;;) {
+      const ByteSpan a = in_.available();
+      if (a.empty()) break;
+      if (std::any_of(a.begin(), a.end(), [](std::uint8_t c) { return c != 0; }))
+        in_.corrupt("gzip", "trailing garbage after gzip member");
+      in_.consume(a.size());
+      if (!in_.fill(1)) break;
+    }
+    finished_ = true;
+  }
+
+  [[noreturn]] void fail(int rc) const {
+    switch (rc) {
+      case ISAL_INCORRECT_CHECKSUM: in_.corrupt("gzip", "checksum mismatch");
+      case ISAL_INVALID_WRAPPER: in_.corrupt("gzip", "invalid gzip header");
+      case ISAL_UNSUPPORTED_METHOD: in_.corrupt("gzip", "unsupported compression method");
+      case ISAL_NEED_DICT: in_.corrupt("gzip", "needs a preset dictionary");
+      default: in_.corrupt("gzip", "invalid deflate data");
+    }
+  }
+
+  CompressedReader in_;
+  inflate_state state_{};
+  bool finished_ = false;
+};
+
+// ---- BGZF: independent blocks, decoded in parallel ------------------------------------------
+
+class BgzfSource final : public ByteSource {
+ public:
+  BgzfSource(std::string name, std::unique_ptr<ByteSource> raw, int threads)
+      : in_(std::move(name), std::move(raw)) {
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    threads_ = threads > 0 ? static_cast<unsigned>(threads) : hw;
+    for (unsigned i = 0; i < threads_; ++i) decoders_.push_back(libdeflate_alloc_decompressor());
+  }
+  ~BgzfSource() override {
+    for (auto* d : decoders_) libdeflate_free_decompressor(d);
+  }
+
+  std::size_t read(std::uint8_t* out, std::size_t capacity) override {
+    std::size_t done = 0;
+    while (done < capacity) {
+      if (out_pos_ == out_.size()) {
+        // The good blocks before a bad one are delivered first; then its error.
+        if (pending_error_) {
+          if (done > 0) return done;
+          raise();
+        }
+        if (done > 0) return done;  // decoded bytes go out before a batch that may throw
+        if (tail_) return tail_->read(out, capacity);
+        if (!decode_batch()) {
+          if (tail_) continue;  // a plain gzip member follows the blocks
+          break;
+        }
+        continue;
+      }
+      const std::size_t n = std::min(capacity - done, out_.size() - out_pos_);
+      std::memcpy(out + done, out_.data() + out_pos_, n);
+      out_pos_ += n;
+      done += n;
+    }
+    return done;
+  }
+  std::uint64_t raw_offset() const override { return tail_ ? tail_->raw_offset() : in_.offset(); }
+
+ private:
+  struct Block {
+    std::size_t in_offset, in_size, out_offset, out_size;
+    std::uint64_t input_offset;  // in the whole compressed input, for messages
+  };
+
+  // Reads whole blocks (up to ~kBatchIn compressed / kBatchOut decompressed bytes) and decodes
+  // them on all threads into out_. False at the end of the input.
+  bool decode_batch() {
+    out_.clear();
+    out_pos_ = 0;
+    blocks_.clear();
+    std::size_t in_bytes = 0, out_bytes = 0;
+    while (in_bytes < kBatchIn && out_bytes < kBatchOut) {
+      if (!in_.fill(in_bytes + 18)) {
+        if (in_.available().size() > in_bytes) truncated(in_bytes);
+        break;
+      }
+      const ByteSpan head = in_.available().subspan(in_bytes);
+      if (!is_bgzf_header(head)) {
+        if (!blocks_.empty()) break;  // decode what we have first
+        switch_to_gzip();             // a plain gzip member follows: stream the rest
+        return false;
+      }
+      const std::size_t size = std::size_t{head[16]} | std::size_t{head[17]} << 8;
+      const std::size_t block = size + 1;
+      if (block < 26) {
+        in_.consume(in_bytes);
+        in_.corrupt("BGZF", "block size " + std::to_string(block) + " is too small");
+      }
+      if (!in_.fill(in_bytes + block)) truncated(in_bytes);
+      const std::uint8_t* p = in_.available().data() + in_bytes;
+      const std::size_t isize = le32(p + block - 4);
+      if (isize > 65536) {
+        in_.consume(in_bytes);
+        in_.corrupt("BGZF", "block claims " + std::to_string(isize) + " bytes (at most 65536)");
+      }
+      blocks_.push_back({in_bytes, block, out_bytes, isize, in_.offset() + in_bytes});
+      in_bytes += block;
+      out_bytes += isize;
+    }
+    if (blocks_.empty()) return false;
+    out_.resize(out_bytes);
+    const std::uint8_t* base = in_.available().data();
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::size_t> bad{SIZE_MAX};
+    auto work = [&](unsigned t) {
+      for (std::size_t i; (i = next.fetch_add(1)) < blocks_.size();) {
+        const Block& b = blocks_[i];
+        std::size_t got = 0;
+        const auto rc = libdeflate_gzip_decompress(decoders_[t], base + b.in_offset, b.in_size,
+                                                   out_.data() + b.out_offset, b.out_size, &got);
+        if (rc != LIBDEFLATE_SUCCESS || got != b.out_size) {
+          std::size_t seen = bad.load();
+          while (i < seen && !bad.compare_exchange_weak(seen, i)) {}
+        }
+      }
+    };
+    const unsigned n = static_cast<unsigned>(std::min<std::size_t>(threads_, blocks_.size()));
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < n; ++t) pool.emplace_back(work, t);
+    work(0);
+    for (auto& th : pool) th.join();
+    if (const std::size_t i = bad.load(); i != SIZE_MAX) {
+      // Deliver the good blocks before the bad one, then report it (matches before it stand).
+      out_.resize(blocks_[i].out_offset);
+      error_at_ = blocks_[i].input_offset;
+      pending_error_ = true;
+    }
+    in_.consume(in_bytes);
+    return true;
+  }
+
+  [[noreturn]] void truncated(std::size_t in_bytes) {
+    in_.consume(in_bytes);
+    in_.corrupt("BGZF", "unexpected end of file inside a block");
+  }
+  [[noreturn]] void raise() const {
+    throw InputError(in_.name() + ": corrupt BGZF data at compressed byte offset " +
+                     std::to_string(error_at_) + " (invalid deflate data or checksum mismatch)");
+  }
+
+  void switch_to_gzip();
+
+  static constexpr std::size_t kBatchIn = std::size_t{16} << 20;
+  static constexpr std::size_t kBatchOut = std::size_t{64} << 20;
+  CompressedReader in_;
+  unsigned threads_ = 1;
+  std::vector<libdeflate_decompressor*> decoders_;
+  std::vector<Block> blocks_;
+  std::vector<std::uint8_t> out_;
+  std::size_t out_pos_ = 0;
+  bool pending_error_ = false;
+  std::uint64_t error_at_ = 0;
+  std::unique_ptr<ByteSource> tail_;  // a non-BGZF gzip member after BGZF blocks
+
+};
+
+// What remains of the input after BGZF blocks, as a source of its own (for a gzip decoder).
+class RestSource final : public ByteSource {
+ public:
+  explicit RestSource(CompressedReader& in) : in_(in) {}
+  std::size_t read(std::uint8_t* out, std::size_t capacity) override {
+    if (in_.available().empty() && !in_.fill(1)) return 0;
+    const ByteSpan a = in_.available();
+    const std::size_t n = std::min(capacity, a.size());
+    std::memcpy(out, a.data(), n);
+    in_.consume(n);
+    return n;
+  }
+  std::uint64_t raw_offset() const override { return in_.offset(); }
+
+ private:
+  CompressedReader& in_;
+};
+
+void BgzfSource::switch_to_gzip() {
+  tail_ = std::make_unique<GzipSource>(in_.name(), std::make_unique<RestSource>(in_));
+}
+
+// ---- zstd: streaming, frames one after another ----------------------------------------------
+
+class ZstdSource final : public ByteSource {
+ public:
+  ZstdSource(std::string name, std::unique_ptr<ByteSource> raw)
+      : in_(std::move(name), std::move(raw)), ctx_(ZSTD_createDStream()) {
+    ZSTD_initDStream(ctx_);
+  }
+  ~ZstdSource() override { ZSTD_freeDStream(ctx_); }
+
+  std::size_t read(std::uint8_t* out, std::size_t capacity) override {
+    std::size_t done = 0;
+    while (done < capacity && !finished_) {
+      if (in_.available().empty() && !in_.fill(1)) {
+        if (done > 0) return done;
+        if (frame_open_) in_.corrupt("zstd", "unexpected end of file inside a frame");
+        finished_ = true;
+        break;
+      }
+      const ByteSpan a = in_.available();
+      ZSTD_inBuffer in{a.data(), a.size(), 0};
+      ZSTD_outBuffer o{out + done, capacity - done, 0};
+      const std::size_t rc = ZSTD_decompressStream(ctx_, &o, &in);
+      in_.consume(in.pos);
+      done += o.pos;
+      if (ZSTD_isError(rc)) in_.corrupt("zstd", ZSTD_getErrorName(rc));
+      frame_open_ = rc != 0;
+      if (o.pos == 0 && in.pos == 0) break;  // needs more output room than offered
+    }
+    return done;
+  }
+  std::uint64_t raw_offset() const override { return in_.offset(); }
+
+ private:
+  CompressedReader in_;
+  ZSTD_DStream* ctx_;
+  bool frame_open_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+Compression detect_compression(ByteSpan head) {
+  if (is_bgzf_header(head)) return Compression::bgzf;
+  if (is_gzip_magic(head)) return Compression::gzip;
+  if (head.size() >= 4 && le32(head.data()) == 0xFD2FB528u) return Compression::zstd;
+  return Compression::none;
+}
+
+std::unique_ptr<ByteSource> decompressing_source(std::string name, Compression kind,
+                                                 std::unique_ptr<ByteSource> raw, int threads) {
+  switch (kind) {
+    case Compression::gzip: return std::make_unique<GzipSource>(std::move(name), std::move(raw));
+    case Compression::bgzf:
+      return std::make_unique<BgzfSource>(std::move(name), std::move(raw), threads);
+    case Compression::zstd: return std::make_unique<ZstdSource>(std::move(name), std::move(raw));
+    case Compression::none: break;
+  }
+  return raw;
+}
+
+}  // namespace warpmatch::io

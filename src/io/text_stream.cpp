@@ -1,0 +1,533 @@
+// Streaming inputs: record parsing over any byte source and windows with overlap (see
+// text_stream.hpp). The FASTA/FASTQ rules and messages are those of Input (input.cpp): a
+// record's name is its header's first word, line breaks ("\n", "\r\n") are removed, blank
+// lines are skipped, and errors name the input and the line.
+#include "io/text_stream.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <vector>
+
+namespace warpmatch::io {
+
+namespace {
+
+constexpr std::size_t kParseBlock = std::size_t{8} << 20;   // bytes read per refill
+constexpr std::size_t kProbeBytes = std::size_t{64} << 10;  // what format detection looks at
+constexpr std::size_t kReadAheadSlot = std::size_t{16} << 20;
+constexpr int kReadAheadSlots = 4;
+constexpr std::uint64_t kFirstWindow = std::uint64_t{64} << 20;  // window buffer grows from this
+
+bool is_blank(std::uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
+
+// Records of one input, front to back: next_record() opens the next one (its name), then
+// read_sequence() gives its bytes (line breaks removed) until it returns 0.
+class RecordParser {
+ public:
+  RecordParser(std::string name, std::unique_ptr<ByteSource> src, Format format, std::string head)
+      : name_(std::move(name)), src_(std::move(src)), format_(format) {
+    buf_size_ = std::max(kParseBlock, head.size());
+    buf_.reset(new std::uint8_t[buf_size_]);
+    std::memcpy(buf_.get(), head.data(), head.size());
+    len_ = head.size();
+  }
+
+  bool next_record(std::string& record_name) {
+    if (pending_) std::rethrow_exception(pending_);
+    switch (format_) {
+      case Format::fasta: return next_fasta(record_name);
+      case Format::fastq: return next_fastq(record_name);
+      default:
+        if (plain_done_) return false;
+        plain_done_ = true;
+        record_name.clear();
+        return true;
+    }
+  }
+
+  std::size_t read_sequence(std::uint8_t* out, std::size_t cap) {
+    switch (format_) {
+      case Format::fasta: return read_fasta(out, cap);
+      case Format::fastq: return read_fastq(out, cap);
+      default: return read_plain(out, cap);
+    }
+  }
+
+  std::uint64_t raw_offset() const { return src_->raw_offset(); }
+
+ private:
+  [[noreturn]] void fail_line(std::uint64_t line, const std::string& what) const {
+    if (pending_) std::rethrow_exception(pending_);  // the data ended early because of it
+    throw InputError(name_ + ": line " + std::to_string(line) + ": " + what);
+  }
+
+  // Moves the unread bytes to the front and reads more; false at the end of the input. An
+  // error of the source (corrupt compressed data) ends the input here and is rethrown at
+  // the next record, so the bytes before it are delivered and searched first.
+  bool refill() {
+    if (eof_) return false;
+    try {
+      return refill_from_source();
+    } catch (const InputError&) {
+      pending_ = std::current_exception();
+      eof_ = true;
+      return false;
+    }
+  }
+  bool refill_from_source() {
+    if (pos_ > 0) {
+      std::memmove(buf_.get(), buf_.get() + pos_, len_ - pos_);
+      len_ -= pos_;
+      pos_ = 0;
+    }
+    if (len_ == buf_size_) {
+      std::unique_ptr<std::uint8_t[]> bigger(new std::uint8_t[buf_size_ * 2]);
+      std::memcpy(bigger.get(), buf_.get(), len_);
+      buf_ = std::move(bigger);
+      buf_size_ *= 2;
+    }
+    const std::size_t got = src_->read(buf_.get() + len_, buf_size_ - len_);
+    if (got == 0) eof_ = true;
+    len_ += got;
+    return got > 0;
+  }
+  bool has_byte() { return pos_ < len_ || refill(); }
+
+  // Copies the current line's bytes into out (at most cap), without its "\n" / "\r\n" (a
+  // final "\r" before the end of the input is dropped too). line_ended: "\n" or the end was
+  // reached (and consumed). Returns the bytes copied.
+  std::size_t copy_line(std::uint8_t* out, std::size_t cap, bool& line_ended) {
+    std::size_t done = 0;
+    line_ended = false;
+    while (done < cap) {
+      if (pos_ == len_ && !refill()) {
+        line_ended = true;
+        break;
+      }
+      const std::uint8_t* p = buf_.get() + pos_;
+      const std::size_t avail = len_ - pos_;
+      const auto* nl = static_cast<const std::uint8_t*>(std::memchr(p, '\n', avail));
+      const std::size_t line_len = nl ? static_cast<std::size_t>(nl - p) : avail;
+      std::size_t take = std::min(line_len, cap - done);
+      std::size_t copy = take;
+      const bool reaches_nl = nl && take == line_len;
+      if (reaches_nl && copy > 0 && p[copy - 1] == '\r') --copy;
+      if (!nl && take == avail && take > 0 && p[take - 1] == '\r') {
+        // A '\r' at the end of what is buffered: kept until we know whether "\n" or the end
+        // of the input follows it (then it is a line break) or not (then it is data).
+        --take;
+        copy = take;
+        std::memcpy(out + done, p, copy);
+        done += copy;
+        pos_ += take;
+        if (!refill()) {  // the input ends with "\r": dropped
+          ++pos_;
+          line_ended = true;
+          break;
+        }
+        if (buf_[pos_ + 1] != '\n' && done < cap) {  // data '\r'
+          out[done++] = '\r';
+          ++pos_;
+        }
+        continue;
+      }
+      std::memcpy(out + done, p, copy);
+      done += copy;
+      pos_ += take;
+      if (reaches_nl) {
+        ++pos_;
+        ++line_;
+        line_ended = true;
+        break;
+      }
+    }
+    return done;
+  }
+
+  // Skips the current line; returns its length without the line break ("\r\n" counts as a
+  // break), and whether there was a line at all (false at the end of the input).
+  bool skip_line(std::uint64_t& length, std::uint8_t* first = nullptr) {
+    if (!has_byte()) return false;
+    if (first) *first = buf_[pos_];
+    length = 0;
+    std::uint8_t scratch[4096];
+    for (bool ended = false; !ended;) length += copy_line(scratch, sizeof scratch, ended);
+    return true;
+  }
+
+  // A header line's first word (after the leading '>' or '@', which is consumed already).
+  std::string read_name() {
+    std::string word;
+    bool in_word = true;
+    std::uint8_t chunk[4096];
+    for (bool ended = false; !ended;) {
+      const std::size_t n = copy_line(chunk, sizeof chunk, ended);
+      for (std::size_t i = 0; i < n && in_word; ++i) {
+        if (is_blank(chunk[i])) in_word = false;
+        else word.push_back(static_cast<char>(chunk[i]));
+      }
+    }
+    return word;
+  }
+
+  // Skips blank lines ("" or "\r"); false at the end of the input.
+  bool skip_blank_lines() {
+    for (;;) {
+      if (!has_byte()) return false;
+      const std::uint8_t c = buf_[pos_];
+      if (c == '\n') {
+        ++pos_;
+        ++line_;
+        continue;
+      }
+      if (c == '\r') {
+        if (pos_ + 1 >= len_) refill();
+        if (pos_ + 1 >= len_) {  // "\r" at the very end: a blank last line
+          ++pos_;
+          continue;
+        }
+        if (buf_[pos_ + 1] == '\n') {
+          pos_ += 2;
+          ++line_;
+          continue;
+        }
+      }
+      return true;
+    }
+  }
+
+  // ---- plain ----
+  std::size_t read_plain(std::uint8_t* out, std::size_t cap) {
+    if (pos_ < len_) {  // the probed head first
+      const std::size_t n = std::min(cap, len_ - pos_);
+      std::memcpy(out, buf_.get() + pos_, n);
+      pos_ += n;
+      if (pos_ == len_) buf_.reset(), buf_size_ = 0, pos_ = len_ = 0;
+      return n;
+    }
+    if (pending_) std::rethrow_exception(pending_);
+    std::size_t done = 0;
+    try {
+      while (done < cap) {  // straight into the window, no intermediate buffer
+        const std::size_t got = src_->read(out + done, cap - done);
+        if (got == 0) break;
+        done += got;
+      }
+    } catch (const InputError&) {
+      if (done == 0) throw;
+      pending_ = std::current_exception();  // after the bytes before it
+    }
+    return done;
+  }
+
+  // ---- FASTA ----
+  bool next_fasta(std::string& record_name) {
+    if (!skip_blank_lines()) return false;
+    if (buf_[pos_] != '>') fail_line(line_ + 1, "sequence data before the first '>' header");
+    ++pos_;
+    record_name = read_name();
+    line_start_ = true;
+    return true;
+  }
+
+  std::size_t read_fasta(std::uint8_t* out, std::size_t cap) {
+    std::size_t done = 0;
+    while (done < cap) {
+      if (line_start_) {
+        if (!skip_blank_lines()) break;
+        if (buf_[pos_] == '>') break;  // the next record
+        line_start_ = false;
+      }
+      bool ended = false;
+      done += copy_line(out + done, cap - done, ended);
+      if (ended) line_start_ = true;
+    }
+    return done;
+  }
+
+  // ---- FASTQ ----
+  bool next_fastq(std::string& record_name) {
+    if (!skip_blank_lines()) return false;
+    header_line_ = line_ + 1;
+    if (buf_[pos_] != '@') fail_line(header_line_, "expected a FASTQ header line starting with '@'");
+    ++pos_;
+    record_name = read_name();
+    fastq_name_ = record_name;
+    if (!has_byte()) truncated("sequence");
+    seq_len_ = 0;
+    in_sequence_ = true;
+    return true;
+  }
+
+  [[noreturn]] void truncated(const char* missing) const {
+    fail_line(header_line_, "truncated FASTQ record '" + fastq_name_ + "' (no " + missing + " line)");
+  }
+
+  std::size_t read_fastq(std::uint8_t* out, std::size_t cap) {
+    if (!in_sequence_) return 0;
+    bool ended = false;
+    const std::size_t n = copy_line(out, cap, ended);
+    seq_len_ += n;
+    if (!ended) return n;
+    in_sequence_ = false;
+    // The '+' line and the quality line, checked against the sequence.
+    std::uint64_t plus_len = 0, qual_len = 0;
+    std::uint8_t plus_first = 0;
+    const std::uint64_t plus_line = line_ + 1;
+    if (!skip_line(plus_len, &plus_first)) truncated("'+'");
+    if (plus_len == 0 || plus_first != '+')
+      fail_line(plus_line, "expected a '+' line in FASTQ record '" + fastq_name_ + "'");
+    const std::uint64_t qual_line = line_ + 1;
+    if (!skip_line(qual_len)) truncated("quality");
+    if (qual_len != seq_len_)
+      fail_line(qual_line, "FASTQ record '" + fastq_name_ + "' has " + std::to_string(seq_len_) +
+                               " bases but " + std::to_string(qual_len) + " quality values");
+    return n;
+  }
+
+  std::string name_;
+  std::unique_ptr<ByteSource> src_;
+  Format format_;
+  std::exception_ptr pending_;  // the source's error, once the bytes before it are out
+  std::unique_ptr<std::uint8_t[]> buf_;  // not zeroed: a fresh 8 MiB costs no page faults
+  std::size_t buf_size_ = 0;
+  std::size_t pos_ = 0, len_ = 0;
+  bool eof_ = false;
+  std::uint64_t line_ = 0;  // line breaks consumed so far
+  bool plain_done_ = false;
+  bool line_start_ = true;
+  // FASTQ record in progress
+  bool in_sequence_ = false;
+  std::uint64_t seq_len_ = 0, header_line_ = 0;
+  std::string fastq_name_;
+};
+
+}  // namespace
+
+struct TextStream::Impl {
+  std::string name;
+  Format format = Format::plain;
+  Compression compression = Compression::none;
+  StreamOptions options;
+  std::uint64_t stored_bytes = 0;
+
+  // Mapped plain file: windows point into the mapping.
+  ByteSpan mapped;
+  std::shared_ptr<const void> mapping;
+  std::uint64_t mapped_pos = 0;
+  bool mapped_done = false;
+
+  // Everything else: parsed into a window buffer.
+  std::unique_ptr<RecordParser> parser;
+  std::unique_ptr<std::uint8_t[]> window;
+  std::size_t window_capacity = 0;
+  std::size_t carry = 0;           // bytes the next window repeats from the last one,
+  std::size_t carry_from = 0;      // found at this offset of `window`
+  std::string record_name;
+  std::uint64_t record_index = 0;
+  std::uint64_t record_offset = 0; // offset of window[0] in the record
+  bool in_record = false;
+  bool started = false;
+  std::exception_ptr pending_error;  // met after the bytes of the last window
+
+  bool next_mapped(TextWindow& w) {
+    if (mapped_done) return false;
+    const std::uint64_t n = mapped.size();
+    const std::uint64_t end = std::min(n, mapped_pos + std::max<std::uint64_t>(options.mapped_window_bytes, 1));
+    const std::uint64_t read_end = std::min(n, end + options.overlap);
+    w.record = {};
+    w.record_index = 0;
+    w.offset = mapped_pos;
+    w.data = mapped.subspan(mapped_pos, read_end - mapped_pos);
+    w.first = mapped_pos == 0;
+    w.repeated = w.first ? 0 : std::min(n, mapped_pos + options.overlap) - mapped_pos;
+    w.last = end == n;
+    w.owned = w.last ? w.data.size() : end - mapped_pos;
+    mapped_pos = end;
+    mapped_done = w.last;
+    return true;
+  }
+
+  void grow(std::uint64_t capacity) {
+    std::unique_ptr<std::uint8_t[]> bigger(new std::uint8_t[capacity]);
+    if (window_capacity) std::memcpy(bigger.get(), window.get(), window_capacity);
+    window = std::move(bigger);
+    window_capacity = capacity;
+  }
+
+  bool next_parsed(TextWindow& w) {
+    if (pending_error) std::rethrow_exception(pending_error);
+    if (!in_record) {
+      if (!parser->next_record(record_name)) return false;
+      if (started) ++record_index;
+      started = true;
+      in_record = true;
+      carry = 0;
+      record_offset = 0;
+      w.first = true;
+    } else {
+      w.first = false;
+      // The last window's bytes after its owned starts open this one (moved only now: the
+      // caller searched them in place until this call).
+      std::memmove(window.get(), window.get() + carry_from, carry);
+    }
+    const std::uint64_t cap = carry + options.window_bytes;
+    std::size_t size = carry;
+    try {
+      while (size < cap) {
+        // Grown as filled (not zeroed): a window as large as a whole record (approx --best)
+        // takes only what the record needs.
+        if (size == window_capacity) grow(std::min<std::uint64_t>(cap, std::max<std::uint64_t>(2 * window_capacity, kFirstWindow)));
+        const std::size_t got = parser->read_sequence(window.get() + size, window_capacity - size);
+        if (got == 0) break;
+        size += got;
+      }
+    } catch (const InputError&) {
+      if (size == carry) throw;
+      // The bytes before corrupt data are searched (all of them: nothing follows), then the
+      // next call reports the error.
+      pending_error = std::current_exception();
+      w.record = record_name;
+      w.record_index = record_index;
+      w.offset = record_offset;
+      w.data = ByteSpan(window.get(), size);
+      w.owned = size;
+      w.repeated = carry;
+      w.last = false;
+      return true;
+    }
+    const bool last = size < cap;  // the record ended before the window filled up
+    w.record = record_name;
+    w.record_index = record_index;
+    w.offset = record_offset;
+    w.data = ByteSpan(window.get(), size);
+    w.repeated = carry;
+    w.last = last;
+    w.owned = last ? size : size - std::min<std::uint64_t>(options.overlap, size);
+    if (last) {
+      in_record = false;
+    } else {
+      carry_from = w.owned;
+      carry = size - w.owned;
+      record_offset += w.owned;
+    }
+    return true;
+  }
+};
+
+namespace {
+
+// A source whose next read rethrows an error met earlier.
+class FailingSource final : public ByteSource {
+ public:
+  FailingSource(std::exception_ptr error, std::uint64_t offset) : error_(std::move(error)), offset_(offset) {}
+  std::size_t read(std::uint8_t*, std::size_t) override { std::rethrow_exception(error_); }
+  std::uint64_t raw_offset() const override { return offset_; }
+
+ private:
+  std::exception_ptr error_;
+  std::uint64_t offset_;
+};
+
+// Probes the decompressed content's first bytes for the format, keeping them for the parser.
+std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<ByteSource> raw, ByteSpan mapped,
+                                              std::shared_ptr<const void> mapping, std::uint64_t stored,
+                                              const StreamOptions& options) {
+  auto impl = std::make_unique<TextStream::Impl>();
+  impl->name = name;
+  impl->options = options;
+  if (impl->options.window_bytes == 0) impl->options.window_bytes = 1;
+  impl->stored_bytes = stored;
+
+  // Compression by the stored bytes' first 18 bytes.
+  std::string head;
+  if (!mapped.empty()) {
+    impl->compression = detect_compression(mapped.first(std::min<std::size_t>(mapped.size(), 18)));
+  } else {
+    head.resize(18);
+    std::size_t got = 0;
+    while (got < head.size()) {
+      const std::size_t n = raw->read(reinterpret_cast<std::uint8_t*>(head.data()) + got, head.size() - got);
+      if (n == 0) break;
+      got += n;
+    }
+    head.resize(got);
+    impl->compression = detect_compression(as_bytes(head));
+    raw = std::make_unique<PushbackSource>(std::move(head), std::move(raw));
+    head.clear();
+  }
+  std::unique_ptr<ByteSource> src = decompressing_source(name, impl->compression, std::move(raw), options.threads);
+  if (options.read_ahead && (impl->compression != Compression::none || mapped.empty()))
+    src = read_ahead(std::move(src), kReadAheadSlot, kReadAheadSlots);
+
+  // Format by the content's first bytes.
+  if (impl->compression == Compression::none && !mapped.empty()) {
+    impl->format = options.format == Format::automatic ? detect_format(mapped) : options.format;
+    if (impl->format == Format::plain) {
+      impl->mapped = mapped;
+      impl->mapping = std::move(mapping);
+      return impl;
+    }
+    // A mapped FASTA/FASTQ is parsed from the mapping (MemorySource: no read() copies).
+    impl->parser = std::make_unique<RecordParser>(name, std::move(src), impl->format, std::string());
+    return impl;
+  }
+  head.resize(kProbeBytes);
+  std::size_t got = 0;
+  try {
+    while (got < head.size()) {
+      const std::size_t n = src->read(reinterpret_cast<std::uint8_t*>(head.data()) + got, head.size() - got);
+      if (n == 0) break;
+      got += n;
+    }
+  } catch (const InputError&) {
+    // Corrupt data within the probe: the bytes before it are searched first, then next()
+    // reports the error, as for corruption further on.
+    src = std::make_unique<FailingSource>(std::current_exception(), src->raw_offset());
+  }
+  head.resize(got);
+  impl->format = options.format == Format::automatic ? detect_format(as_bytes(head)) : options.format;
+  impl->parser = std::make_unique<RecordParser>(name, std::move(src), impl->format, std::move(head));
+  return impl;
+}
+
+}  // namespace
+
+TextStream TextStream::open(const std::string& path, const StreamOptions& options) {
+  RawInput raw = open_raw(path);
+  return TextStream(open_stream(raw.name, std::move(raw.source), raw.mapped, raw.mapping, raw.size_hint, options));
+}
+
+TextStream TextStream::from_bytes(std::string name, ByteSpan bytes, const StreamOptions& options) {
+  // Served through a read() source (not as a mapping) so tests exercise the copying path.
+  auto src = std::make_unique<MemorySource>(bytes);
+  struct Reader final : ByteSource {
+    explicit Reader(std::unique_ptr<MemorySource> m) : m_(std::move(m)) {}
+    std::size_t read(std::uint8_t* out, std::size_t cap) override { return m_->read(out, cap); }
+    std::uint64_t raw_offset() const override { return m_->raw_offset(); }
+    std::unique_ptr<MemorySource> m_;
+  };
+  return TextStream(open_stream(std::move(name), std::make_unique<Reader>(std::move(src)), {}, nullptr,
+                                bytes.size(), options));
+}
+
+bool TextStream::next(TextWindow& window) {
+  return impl_->parser ? impl_->next_parsed(window) : impl_->next_mapped(window);
+}
+
+const std::string& TextStream::name() const { return impl_->name; }
+Format TextStream::format() const { return impl_->format; }
+Compression TextStream::compression() const { return impl_->compression; }
+bool TextStream::is_mapped() const { return !impl_->parser; }
+std::uint64_t TextStream::stored_bytes() const { return impl_->stored_bytes; }
+std::uint64_t TextStream::stored_offset() const {
+  return impl_->parser ? impl_->parser->raw_offset() : impl_->mapped_pos;
+}
+
+TextStream::TextStream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TextStream::TextStream(TextStream&&) noexcept = default;
+TextStream& TextStream::operator=(TextStream&&) noexcept = default;
+TextStream::~TextStream() = default;
+
+}  // namespace warpmatch::io

@@ -1,0 +1,88 @@
+// Streaming inputs for search: any input (file, pipe, stdin; gzip, BGZF or zstd inside;
+// plain, FASTA or FASTQ) delivered as windows of one record's text in bounded memory, each
+// window repeating the last `overlap` bytes of the one before, so a search that needs to see
+// `overlap` bytes beyond a start position finds every match exactly once: a window owns the
+// start positions [0, owned) of its data; the starts after them are owned by the next window
+// of the same record, which begins with those bytes.
+//
+//   io::TextStream in = io::TextStream::open("genome.fa.gz", {.overlap = m - 1});
+//   for (io::TextWindow w; in.next(w);)
+//     scan(w.data) and keep the hits with start < w.owned, at record offset w.offset + start
+//
+// Regular uncompressed plain files are mapped and their windows point into the mapping (no
+// copy); everything else is read, decompressed (on a thread of its own, overlapped with the
+// search) and, for FASTA/FASTQ, stripped of line breaks into a window buffer. Memory is about
+// window_bytes + overlap + the read-ahead and decoder buffers, whatever the input's size.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "io/decompress.hpp"
+#include "io/input.hpp"
+
+namespace warpmatch::io {
+
+struct StreamOptions {
+  Format format = Format::automatic;
+  /// Text bytes new in each window (the window holds up to window_bytes + overlap).
+  std::uint64_t window_bytes = std::uint64_t{256} << 20;
+  /// New bytes per window of a mapped plain file (no copy: large windows cost no memory).
+  std::uint64_t mapped_window_bytes = std::uint64_t{1} << 30;
+  /// Bytes each window repeats from the one before (m - 1 for exact search).
+  std::uint64_t overlap = 0;
+  /// Threads decoding BGZF blocks (0 = all cores).
+  int threads = 0;
+  /// Read and decompress on a thread of their own, ahead of the search.
+  bool read_ahead = true;
+};
+
+/// One window of one record's text.
+struct TextWindow {
+  std::string_view record;     // FASTA/FASTQ: the record's name; plain: empty
+  std::uint64_t record_index = 0;
+  std::uint64_t offset = 0;    // offset of data[0] within the record (64-bit)
+  ByteSpan data;               // valid until the next call of next()
+  std::uint64_t owned = 0;     // starts [0, owned) belong to this window
+  /// Bytes at the front of data that the record's previous window held too (0 in a first
+  /// window). A search that reports by end position (approx) owns the ends > repeated.
+  std::uint64_t repeated = 0;
+  bool first = false;          // the record's first window (an empty record has one window)
+  bool last = false;           // the record's last window: owned == data.size()
+};
+
+class TextStream {
+ public:
+  /// path "-" is standard input. Throws InputError naming the path (missing, a directory,
+  /// unreadable); errors in the data (corrupt compression, malformed FASTA/FASTQ) are thrown
+  /// by next(), after the windows before them.
+  static TextStream open(const std::string& path, const StreamOptions& options = {});
+  /// In-memory content (tests); `name` is used in messages.
+  static TextStream from_bytes(std::string name, ByteSpan bytes, const StreamOptions& options = {});
+
+  /// The next window; false at the end of the input.
+  bool next(TextWindow& window);
+
+  const std::string& name() const;
+  Format format() const;             // resolved: plain, fasta or fastq
+  Compression compression() const;
+  bool is_mapped() const;            // a regular uncompressed file, searched in place
+  /// Bytes of the file as stored (compressed size for compressed files); 0 when unknown.
+  std::uint64_t stored_bytes() const;
+  /// Bytes of the file as stored consumed so far (for a progress bar).
+  std::uint64_t stored_offset() const;
+
+  TextStream(TextStream&&) noexcept;
+  TextStream& operator=(TextStream&&) noexcept;
+  ~TextStream();
+
+  struct Impl;
+
+ private:
+  explicit TextStream(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace warpmatch::io

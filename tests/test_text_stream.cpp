@@ -1,0 +1,403 @@
+// Streaming inputs (io::TextStream): windows with overlap equal the whole input for every
+// format and compression, whatever the window size; records spanning windows; gzip members,
+// BGZF blocks and zstd frames split anywhere; corrupt and truncated data reported with the
+// compressed byte offset after the windows before it; searches over windows equal searches
+// of the whole text (exact and multi-pattern), on a pipe too.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <libdeflate.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "io/input.hpp"
+#include "io/text_stream.hpp"
+#include "warpmatch/exact.hpp"
+#include "warpmatch/multi.hpp"
+
+namespace fs = std::filesystem;
+using namespace warpmatch;
+using io::Format;
+using io::TextStream;
+using io::TextWindow;
+
+namespace {
+
+std::string str(ByteSpan b) { return std::string(reinterpret_cast<const char*>(b.data()), b.size()); }
+
+std::string gzip_member(const std::string& data, int level = 6) {
+  z_stream zs{};
+  EXPECT_EQ(deflateInit2(&zs, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&zs, data.size()) + 32, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// BGZF as bgzip writes it (SAM spec 4.1): blocks of at most `block` input bytes, each a gzip
+// member with the 'BC' extra field, then the empty EOF block.
+std::string bgzf(const std::string& data, std::size_t block = 65280) {
+  libdeflate_compressor* c = libdeflate_alloc_compressor(6);
+  std::string out;
+  auto put_block = [&](const std::string& piece) {
+    std::string deflated(libdeflate_deflate_compress_bound(c, piece.size()), '\0');
+    const std::size_t n = libdeflate_deflate_compress(c, piece.data(), piece.size(), deflated.data(), deflated.size());
+    EXPECT_GT(n, 0u);
+    deflated.resize(n);
+    const std::size_t bsize = 18 + n + 8 - 1;
+    const unsigned char header[18] = {0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, 'B', 'C', 2, 0,
+                                      static_cast<unsigned char>(bsize & 0xff),
+                                      static_cast<unsigned char>(bsize >> 8)};
+    out.append(reinterpret_cast<const char*>(header), 18);
+    out += deflated;
+    const std::uint32_t crc = static_cast<std::uint32_t>(
+        ::crc32(0, reinterpret_cast<const Bytef*>(piece.data()), static_cast<uInt>(piece.size())));
+    const std::uint32_t isize = static_cast<std::uint32_t>(piece.size());
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(crc >> (8 * i)));
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(isize >> (8 * i)));
+  };
+  for (std::size_t i = 0; i < data.size(); i += block) put_block(data.substr(i, block));
+  put_block("");  // the EOF marker block
+  libdeflate_free_compressor(c);
+  return out;
+}
+
+std::string zstd_frame(const std::string& data) {
+  std::string out(ZSTD_compressBound(data.size()), '\0');
+  const std::size_t n = ZSTD_compress(out.data(), out.size(), data.data(), data.size(), 3);
+  EXPECT_FALSE(ZSTD_isError(n));
+  out.resize(n);
+  return out;
+}
+
+struct Record {
+  std::string name, seq;
+  friend bool operator==(const Record&, const Record&) = default;
+};
+
+// Every record reassembled from the windows' owned bytes, checking the overlap contract.
+std::vector<Record> reassemble(TextStream& s, std::uint64_t overlap) {
+  std::vector<Record> out;
+  std::string prev_tail;
+  for (TextWindow w; s.next(w);) {
+    if (w.first) {
+      EXPECT_EQ(w.offset, 0u);
+      out.push_back({std::string(w.record), ""});
+    } else {
+      // The window starts with the bytes the last one did not own.
+      EXPECT_EQ(str(w.data.first(std::min(w.data.size(), prev_tail.size()))), prev_tail);
+    }
+    EXPECT_EQ(out.back().seq.size(), w.offset);
+    EXPECT_LE(w.owned, w.data.size());
+    if (w.last) EXPECT_EQ(w.owned, w.data.size());
+    else EXPECT_EQ(w.data.size() - w.owned, std::min<std::uint64_t>(overlap, w.data.size()));
+    out.back().seq += str(w.data.first(w.owned));
+    prev_tail = str(w.data.subspan(w.owned));
+  }
+  return out;
+}
+
+std::vector<Record> whole(const std::string& name, const std::string& content, Format f = Format::automatic) {
+  const io::Input in = io::Input::from_bytes(name, {content.begin(), content.end()}, f);
+  std::vector<Record> out;
+  for (const auto& r : in.records()) out.push_back({r.name, str(r.sequence)});
+  return out;
+}
+
+std::string random_dna(std::mt19937_64& rng, std::size_t n, const char* alphabet = "ACGT") {
+  const std::size_t k = std::strlen(alphabet);
+  std::string s(n, 'A');
+  for (char& c : s) c = alphabet[rng() % k];
+  return s;
+}
+
+// FASTA with random line widths, CRLF or LF, blank lines, empty records.
+std::string random_fasta(std::mt19937_64& rng, int records) {
+  std::string f;
+  const bool crlf = rng() % 2;
+  const std::string nl = crlf ? "\r\n" : "\n";
+  for (int r = 0; r < records; ++r) {
+    f += ">rec" + std::to_string(r) + " description " + std::to_string(rng() % 100) + nl;
+    const std::size_t len = rng() % 5 == 0 ? 0 : rng() % 300;
+    const std::string seq = random_dna(rng, len, "ACGTN");
+    const std::size_t width = 1 + rng() % 70;
+    for (std::size_t i = 0; i < seq.size(); i += width) {
+      f += seq.substr(i, width) + nl;
+      if (rng() % 20 == 0) f += nl;  // a blank line
+    }
+  }
+  return f;
+}
+
+std::string random_fastq(std::mt19937_64& rng, int records) {
+  std::string f;
+  for (int r = 0; r < records; ++r) {
+    const std::string seq = random_dna(rng, rng() % 200);
+    f += "@read" + std::to_string(r) + " x\n" + seq + "\n+\n" + std::string(seq.size(), 'I') + "\n";
+  }
+  return f;
+}
+
+class TempDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::path(::testing::TempDir()) / "warpmatch-stream-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string write(const std::string& name, const std::string& content) {
+    const std::string p = (dir_ / name).string();
+    std::ofstream(p, std::ios::binary) << content;
+    return p;
+  }
+  fs::path dir_;
+};
+
+// The streamed records equal the whole input's for sizes down to one byte per window.
+void expect_streams_like_whole(const std::string& name, const std::string& stored, const std::string& plain,
+                               std::mt19937_64& rng) {
+  const std::vector<Record> want = whole(name, plain);
+  for (int trial = 0; trial < 12; ++trial) {
+    io::StreamOptions o;
+    o.window_bytes = trial < 3 ? 1 + trial : 1 + rng() % 500;
+    o.overlap = rng() % 12;
+    o.read_ahead = rng() % 2;
+    o.threads = 1 + static_cast<int>(rng() % 3);
+    TextStream s = TextStream::from_bytes(name, as_bytes(stored), o);
+    EXPECT_EQ(reassemble(s, o.overlap), want) << name << " window " << o.window_bytes << " overlap " << o.overlap;
+  }
+}
+
+}  // namespace
+
+TEST(TextStream, PlainFastaFastqEqualWholeInputAtAnyWindow) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 4; ++round) {
+    const std::string plain = random_dna(rng, 3000, "ACGT\n\r>@+");
+    const std::string fa = random_fasta(rng, 20);
+    const std::string fq = random_fastq(rng, 20);
+    for (const std::string* text : {&plain, &fa, &fq}) {
+      expect_streams_like_whole("t", *text, *text, rng);
+      expect_streams_like_whole("t.gz", gzip_member(*text), *text, rng);
+      expect_streams_like_whole("t.bgz", bgzf(*text, 1 + rng() % 700), *text, rng);
+      expect_streams_like_whole("t.zst", zstd_frame(*text), *text, rng);
+    }
+  }
+}
+
+TEST(TextStream, GzipMembersAndZstdFramesSplitAnywhere) {
+  std::mt19937_64 rng(5);
+  const std::string fa = random_fasta(rng, 30);
+  for (int trial = 0; trial < 20; ++trial) {
+    // Cut the text at random points; compress each piece separately (some empty).
+    std::vector<std::size_t> cuts{0, fa.size()};
+    for (int i = 0; i < 4; ++i) cuts.push_back(rng() % fa.size());
+    std::sort(cuts.begin(), cuts.end());
+    std::string gz, zs;
+    for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+      const std::string piece = fa.substr(cuts[i], cuts[i + 1] - cuts[i]);
+      gz += gzip_member(piece, 1 + static_cast<int>(rng() % 9));
+      zs += zstd_frame(piece);
+    }
+    expect_streams_like_whole("m.gz", gz, fa, rng);
+    expect_streams_like_whole("m.zst", zs, fa, rng);
+  }
+}
+
+TEST(TextStream, BgzfFollowedByPlainGzipMember) {
+  std::mt19937_64 rng(9);
+  const std::string a = random_fasta(rng, 5), b = random_dna(rng, 500) + "\n";
+  expect_streams_like_whole("mix.gz", bgzf(a, 100) + gzip_member(b), a + b, rng);
+}
+
+TEST_F(TempDir, FilesAndPipesStreamLikeWholeInput) {
+  std::mt19937_64 rng(3);
+  const std::string fa = random_fasta(rng, 50);
+  const std::vector<Record> want = whole("x", fa);
+  const std::map<std::string, std::string> stored = {
+      {"plain.fa", fa}, {"g.fa.gz", gzip_member(fa)}, {"b.fa.gz", bgzf(fa, 333)}, {"z.fa.zst", zstd_frame(fa)}};
+  for (const auto& [name, bytes] : stored) {
+    const std::string path = write(name, bytes);
+    io::StreamOptions o;
+    o.window_bytes = 97;
+    o.overlap = 7;
+    TextStream file = TextStream::open(path, o);
+    EXPECT_EQ(reassemble(file, o.overlap), want) << name;
+    // The same bytes through a FIFO (the read() path).
+    const std::string fifo = (dir_ / (name + ".fifo")).string();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << bytes; });
+    TextStream piped = TextStream::open(fifo, o);
+    EXPECT_EQ(reassemble(piped, o.overlap), want) << name << " through a FIFO";
+    writer.join();
+  }
+}
+
+TEST_F(TempDir, MappedPlainFileWindowsPointIntoTheFile) {
+  const std::string content = std::string(10000, 'a') + "needle" + std::string(5000, 'b');
+  const std::string path = write("big.txt", content);
+  io::StreamOptions o;
+  o.mapped_window_bytes = 4096;
+  o.overlap = 5;
+  TextStream s = TextStream::open(path, o);
+  EXPECT_TRUE(s.is_mapped());
+  EXPECT_EQ(reassemble(s, o.overlap), (std::vector<Record>{{"", content}}));
+}
+
+TEST(TextStream, EmptyInputsAndEmptyRecords) {
+  TextStream empty = TextStream::from_bytes("e", {});
+  EXPECT_EQ(reassemble(empty, 3), (std::vector<Record>{{"", ""}}));
+  TextStream fa = TextStream::from_bytes("f", as_bytes(">a\n>b\nAC\n>c\n"));
+  EXPECT_EQ(reassemble(fa, 3), (std::vector<Record>{{"a", ""}, {"b", "AC"}, {"c", ""}}));
+  io::StreamOptions o;
+  o.format = Format::fasta;
+  TextStream none = TextStream::from_bytes("n", {}, o);
+  EXPECT_TRUE(reassemble(none, 0).empty());
+}
+
+namespace {
+
+// Message of the InputError thrown while reading all of `s`, and the bytes seen before it.
+std::string read_until_error(TextStream& s, std::string& before) {
+  try {
+    for (TextWindow w; s.next(w);) before += str(w.data.first(w.owned));
+  } catch (const io::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(TextStream, CorruptAndTruncatedDataNameTheOffset) {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += std::to_string(i * 7919) + "\n";
+  io::StreamOptions o;
+  o.window_bytes = 4096;
+  struct Case {
+    std::string name, bytes, expect;
+  };
+  const std::string gz = gzip_member(text), bg = bgzf(text, 4000), zs = zstd_frame(text);
+  std::string bg_bad = bg;
+  // Corrupt the deflate data of the 10th BGZF block: the 9 before it are delivered first.
+  std::size_t at = 0;
+  for (int b = 0; b < 9; ++b) at += 1 + (static_cast<unsigned char>(bg[at + 16]) | static_cast<unsigned char>(bg[at + 17]) << 8);
+  for (std::size_t i = at + 20; i < at + 40; ++i) bg_bad[i] = static_cast<char>(~bg_bad[i]);
+  const std::vector<Case> cases = {
+      {"t.gz", gz.substr(0, gz.size() / 2), "t.gz: corrupt gzip data at compressed byte offset "},
+      {"t.bgz", bg.substr(0, bg.size() / 2 + 7), "t.bgz: corrupt BGZF data at compressed byte offset "},
+      {"b.bgz", bg_bad, "b.bgz: corrupt BGZF data at compressed byte offset " + std::to_string(at)},
+      {"t.zst", zs.substr(0, zs.size() / 2), "t.zst: corrupt zstd data at compressed byte offset "},
+      {"junk.gz", gz + "junk", "junk.gz: corrupt gzip data at compressed byte offset "},
+  };
+  for (const Case& c : cases) {
+    TextStream s = TextStream::from_bytes(c.name, as_bytes(c.bytes), o);
+    std::string before;
+    const std::string msg = read_until_error(s, before);
+    EXPECT_EQ(msg.rfind(c.expect, 0), 0u) << c.name << ": " << msg;
+    EXPECT_EQ(text.rfind(before, 0), 0u) << c.name << ": the bytes before the error are the text's";
+    if (c.name == "b.bgz") EXPECT_EQ(before.size(), 9u * 4000u);
+    if (c.name == "junk.gz") {
+      EXPECT_EQ(before, text);
+      EXPECT_NE(msg.find("trailing garbage"), std::string::npos);
+    }
+  }
+}
+
+TEST(TextStream, MalformedFastxMessagesMatchWholeInput) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"d.fa", "ACGT\n>x\nAC\n"},
+      {"x.fq", "@r1\nACGT\n+\nIIII\n@r2\nACGTA\n-\nIIIII\n"},
+      {"y.fq", "@r1\nACGT\n+\nIIII\n@r3\nACGTA\n+\nIII\n"},
+      {"z.fq", "@r1\nACGT\n+\nIIII\n@r2\nAC\n"},
+      {"w.fq", "@r1\nACGT\n+\nIIII\n@r2"},
+  };
+  for (const auto& [name, content] : bad) {
+    std::string whole_msg;
+    try {
+      io::Input::from_bytes(name, {content.begin(), content.end()}, name.ends_with(".fa") ? Format::fasta : Format::fastq);
+    } catch (const io::InputError& e) {
+      whole_msg = e.what();
+    }
+    ASSERT_FALSE(whole_msg.empty()) << name;
+    for (std::uint64_t window : {1, 3, 1000}) {
+      io::StreamOptions o;
+      o.window_bytes = window;
+      o.format = name.ends_with(".fa") ? Format::fasta : Format::fastq;
+      TextStream s = TextStream::from_bytes(name, as_bytes(content), o);
+      std::string before;
+      EXPECT_EQ(read_until_error(s, before), whole_msg) << name << " window " << window;
+    }
+  }
+}
+
+// Searching window by window (hits with start < owned, offsets shifted) equals searching the
+// whole record: one pattern and pattern sets of mixed lengths, with patterns straddling every
+// window boundary.
+TEST(TextStream, WindowedSearchEqualsWholeSearch) {
+  std::mt19937_64 rng(21);
+  const std::string text = random_dna(rng, 20000, "AC");
+  ExactOptions eo;
+  eo.backend = Backend::cpu;
+  MultiOptions mo;
+  mo.backend = Backend::cpu;
+  const std::vector<std::string> set = {"A", "CA", "ACCA", "AACAC", "CACACACAC"};
+  const ExactMatcher exact = ExactMatcher::compile(as_bytes("ACCAC"), eo);
+  const MultiMatcher multi = MultiMatcher::compile(set, mo);
+  std::vector<Match> want_exact, want_multi;
+  exact.scan(as_bytes(text), [&](const Match& m) { want_exact.push_back(m); return true; });
+  multi.scan(as_bytes(text), [&](const Match& m) { want_multi.push_back(m); return true; });
+  for (std::uint64_t window : {1, 2, 5, 64, 999, 100000}) {
+    for (int which = 0; which < 2; ++which) {
+      io::StreamOptions o;
+      o.window_bytes = window;
+      o.overlap = which == 0 ? 4 : multi.max_pattern_length() - 1;
+      TextStream s = TextStream::from_bytes("t", as_bytes(text), o);
+      std::vector<Match> got;
+      std::vector<std::uint64_t> counts(set.size());
+      for (TextWindow w; s.next(w);) {
+        auto keep = [&](const Match& m) {
+          if (m.start < w.owned) got.push_back({m.pattern, m.start + w.offset, m.end + w.offset});
+          return true;
+        };
+        if (which == 0) {
+          exact.scan(w.data, keep);
+        } else {
+          multi.scan(w.data, keep);
+          // Counting as the CLI does: the window minus its tail.
+          const auto all = multi.count_per_pattern(w.data);
+          const auto tail = multi.count_per_pattern(w.data.subspan(w.owned));
+          for (std::size_t i = 0; i < set.size(); ++i) counts[i] += all[i] - tail[i];
+        }
+      }
+      EXPECT_EQ(got, which == 0 ? want_exact : want_multi) << "window " << window;
+      if (which == 1) {
+        for (std::size_t i = 0; i < set.size(); ++i)
+          EXPECT_EQ(counts[i], static_cast<std::uint64_t>(std::count_if(
+                                   want_multi.begin(), want_multi.end(), [&](const Match& m) { return m.pattern == i; })))
+              << "window " << window << " pattern " << i;
+      }
+    }
+  }
+}
