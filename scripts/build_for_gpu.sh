@@ -7,6 +7,10 @@
 #   .device/warpmatch_tests.gz   GoogleTest binary, GPU tests included (stripped, gzip)
 #   .device/rg                   ripgrep, the exact-search peer (the GPU machine has none)
 #   .device/lib/                 rg's shared libraries that may be missing there (libpcre2-8)
+#   .device/seqkit.gz            seqkit, the FASTA peer of `bench e2e` (gzip: unpacked by run_on_gpu.sh)
+#   .device/zstd/                zstd and its libraries (lib/), the .zst peer's decompressor of
+#                                `bench e2e`, with run-zstd (sets LD_LIBRARY_PATH for it alone);
+#                                run_on_gpu.sh uses it only where the machine has no zstd
 #   .device/words                word list for the generated benchmark text
 #   .device/lambda_virus.fa.gz   a small genome (if present here)
 #   .device/COMMIT               git commit of this build ("+dirty" when uncommitted changes)
@@ -57,13 +61,13 @@ is_system_lib() {
     *) return 1 ;;
   esac
 }
-# Copies the non-system shared libraries of binary $1 into $stage/lib.
+# Copies the non-system shared libraries of binary $1 into $2 (default $stage/lib).
 carry_libs() {
-  local bin=$1 name path
+  local bin=$1 dest=${2:-$stage/lib} name path
   while read -r name _ path _; do
     [[ -n ${path:-} && -f $path ]] || continue
     is_system_lib "$name" && continue
-    cp -L "$path" "$stage/lib/$name"
+    cp -L "$path" "$dest/$name"
     echo "  carried $name (needed by $(basename "$bin"))"
   done < <(ldd "$bin" | grep '=>')
 }
@@ -81,6 +85,30 @@ if rg_path=$(command -v rg); then
   carry_libs "$stage/rg"
 else
   echo "  warning: no rg here; the benchmark's ripgrep rows will be skipped on the GPU machine"
+fi
+
+# Peers of `warpmatch bench e2e` the GPU machine lacks: seqkit (a Go binary that needs only
+# libc) and zstd, whose libraries (libzstd, liblzma, liblz4, libz) go to zstd/lib so that they
+# never shadow the machine's own for other programs.
+if seqkit_path=$(command -v seqkit); then
+  cp -L "$seqkit_path" "$stage/seqkit"
+  carry_libs "$stage/seqkit"
+else
+  echo "  warning: no seqkit here (apt-get install seqkit); bench e2e's FASTA peer will be skipped there"
+fi
+if zstd_path=$(command -v zstd); then
+  mkdir -p "$stage/zstd/lib"
+  cp -L "$zstd_path" "$stage/zstd/zstd"
+  carry_libs "$stage/zstd/zstd" "$stage/zstd/lib"
+  cat >"$stage/zstd/run-zstd" <<'WRAPPER'
+#!/bin/sh
+# zstd with the libraries carried next to it (for the GPU machine; see build_for_gpu.sh).
+d=${0%/*}
+LD_LIBRARY_PATH="$d/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$d/zstd" "$@"
+WRAPPER
+  chmod +x "$stage/zstd/run-zstd"
+else
+  echo "  warning: no zstd here; bench e2e's .zst peer will be skipped on a machine without zstd"
 fi
 
 if [[ -r /usr/share/dict/words ]]; then
@@ -121,12 +149,15 @@ echo "$commit" >"$stage/COMMIT"
 say "smoke test here (no GPU here: GPU parts report none)"
 "$stage/warpmatch" info || echo "  warning: '$stage/warpmatch info' failed here"
 [[ -x $stage/rg ]] && LD_LIBRARY_PATH="$root/$stage/lib" "$stage/rg" --version | sed -n 1p || true
+[[ -x $stage/seqkit ]] && "$stage/seqkit" version || true
+[[ -x $stage/zstd/run-zstd ]] && "$stage/zstd/run-zstd" --version || true
 
 say "sizes"
 cat "$stage/MANIFEST.txt"
-# The CUDA binaries are ~28 MB each; gzip keeps the carried folder under the transfer limit
-# (run_on_gpu.sh unpacks them on the GPU machine).
+# The CUDA binaries are ~28 MB each (seqkit 15 MB); gzip keeps the carried folder under the
+# transfer limit (run_on_gpu.sh unpacks them on the GPU machine).
 gzip -6 -f "$stage/warpmatch" "$stage/warpmatch_tests"
+[[ -f $stage/seqkit ]] && gzip -6 -f "$stage/seqkit"
 stage_bytes=$(du -sb "$stage" | cut -f1)
 # what else travels: tracked + untracked-not-ignored files
 tree_bytes=$(git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)

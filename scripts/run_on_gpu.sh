@@ -10,6 +10,10 @@
 #         find    `warpmatch bench find` (1 GiB text, ripgrep peer)      -> $OUT/bench_find.{log,json}
 #         bench   every registered benchmark (WM_BENCHES, default: find multi approx distance
 #                 lcs), tables appended to $OUT/bench.log, JSON to $OUT/bench_<op>.json
+#         e2e     `warpmatch bench e2e` (the CLI end to end, 8 GiB text + 1 GiB FASTA generated in
+#                 $WM_E2E_DIR or /tmp; ripgrep, seqkit, zstd carried) -> $OUT/bench_e2e.{log,json}
+#                 Not part of `all`: run it in a call of its own (limit WM_E2E_TIMEOUT, default 540 s),
+#                 e.g. run(command="bash scripts/run_on_gpu.sh info e2e", carry=[".device"], timeout_s=600)
 #         all     info tests bench (the default)
 #   EXTRA BENCH ARGS go to every benchmark, e.g. `find -- --bytes 256M --repeats 3`.
 #   Environment: WM_TESTS_TIMEOUT (s, default 200), WM_BENCH_TIMEOUT (s, default 330),
@@ -25,6 +29,7 @@ OUT=${OUT:-/tmp/warpmatch-out}
 mkdir -p "$OUT"
 tests_timeout=${WM_TESTS_TIMEOUT:-200}
 bench_timeout=${WM_BENCH_TIMEOUT:-150}  # per benchmark
+e2e_timeout=${WM_E2E_TIMEOUT:-540}
 
 steps=()
 extra=()
@@ -32,8 +37,8 @@ while (($#)); do
   case "$1" in
     --) shift; extra=("$@"); break ;;
     all) steps+=(info tests bench) ;;
-    info|tests|bench|find) steps+=("$1") ;;
-    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, all)" >&2; exit 2 ;;
+    info|tests|bench|find|e2e) steps+=("$1") ;;
+    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, e2e, all)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -47,7 +52,7 @@ for f in "$D"/data/*.fq.gz; do [[ -e $f ]] && mkdir -p $bt2/reads && cp -n "$f" 
 [[ -r $D/words && ! -e /usr/share/dict/words ]] && mkdir -p /usr/share/dict && cp "$D/words" /usr/share/dict/words
 
 # build_for_gpu.sh stages the binaries gzipped (transfer limit).
-for z in "$D"/warpmatch.gz "$D"/warpmatch_tests.gz; do
+for z in "$D"/warpmatch.gz "$D"/warpmatch_tests.gz "$D"/seqkit.gz; do
   [[ -f $z ]] && gzip -dc "$z" >"${z%.gz}"
 done
 if [[ ! -x $D/warpmatch && ! -f $D/warpmatch ]]; then
@@ -55,7 +60,7 @@ if [[ ! -x $D/warpmatch && ! -f $D/warpmatch ]]; then
        "carry .device (carry=[\".device\"])" >&2
   exit 2
 fi
-chmod +x "$D"/warpmatch "$D"/warpmatch_tests "$D"/rg 2>/dev/null
+chmod +x "$D"/warpmatch "$D"/warpmatch_tests "$D"/rg "$D"/seqkit "$D"/zstd/zstd "$D"/zstd/run-zstd 2>/dev/null
 
 export PATH="$D:$PATH"
 export LD_LIBRARY_PATH="$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -144,6 +149,23 @@ step_find() {
     "${words[@]}" "${rg[@]}" --commit "$commit" "${extra[@]}" 2>&1 | tee "$OUT/bench_find.log"
 }
 
+# The command line end to end next to its peers (bench/bench_e2e.cpp): the carried ripgrep and
+# seqkit, the machine's zstd or else the carried one (its libraries apart, through run-zstd).
+step_e2e() {
+  local args=(--json "$OUT/bench_e2e.json" --commit "$commit")
+  [[ -r $D/words ]] && args+=(--words "$D/words")
+  if [[ -x $D/rg ]]; then args+=(--rg "$D/rg"); elif ! command -v rg >/dev/null; then args+=(--rg none); fi
+  if [[ -x $D/seqkit ]]; then args+=(--seqkit "$D/seqkit"); elif ! command -v seqkit >/dev/null; then args+=(--seqkit none); fi
+  if ! command -v zstd >/dev/null; then
+    if [[ -x $D/zstd/run-zstd ]]; then args+=(--zstd "$D/zstd/run-zstd"); else args+=(--zstd none); fi
+  fi
+  [[ -n ${WM_E2E_DIR:-} ]] && args+=(--dir "$WM_E2E_DIR")
+  echo "free space for the generated data: $(df -h "${WM_E2E_DIR:-${TMPDIR:-/tmp}}" | tail -1)"
+  timeout --kill-after=10 "$e2e_timeout" "$D/warpmatch" bench e2e "${args[@]}" "${extra[@]}" 2>&1 |
+    tee "$OUT/bench_e2e.log"
+  return "${PIPESTATUS[0]}"
+}
+
 for s in "${steps[@]}"; do
   banner "$s"
   t0=$SECONDS
@@ -161,5 +183,10 @@ for log in "$OUT/bench_find.log" "$OUT/bench.log"; do
   echo "-- $(basename "$log") (targets):"
   grep -iE 'target|MET|bench [a-z]+: rc' "$log" | grep -v '^$' | head -60
 done
+if [[ -f $OUT/bench_e2e.log ]]; then
+  echo "-- bench_e2e.log (targets):"
+  sed -n '/^targets (PERF.md/,$p' "$OUT/bench_e2e.log" | head -40
+  grep -E '^(!!!|warpmatch bench e2e: error)' "$OUT/bench_e2e.log" | head -5
+fi
 echo "-- files in \$OUT: $(cd "$OUT" && ls | tr '\n' ' ')"
 exit $worst

@@ -1,0 +1,37 @@
+// `warpmatch bench e2e`: the command line timed as a user runs it — process start to exit,
+// peak memory from wait4 — on generated files warm in the page cache, next to the peers
+// (ripgrep, seqkit, zcat/zstd | ripgrep, StringZilla when importable) in the same run.
+// Jobs (issue 12): 1 one rare word in a big text file, 2 the same through a pipe, 3 1000 words
+// with -f, 4 an 8-mer in a FASTA, 5 that FASTA as gzip / BGZF / zstd, 6 a 100-byte file,
+// 7 `distance --pairs` on 100,172 pairs. Prints a table, writes JSON.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace warpmatch::bench {
+
+struct BenchE2EOptions {
+  std::uint64_t text_bytes = 8ull << 30;   // English-like text of jobs 1-3
+  std::uint64_t fasta_bytes = 1ull << 30;  // FASTA of jobs 4-5 (compressed copies for 5)
+  std::uint64_t pairs = 100172;            // job 7: pairs of the cross product (317 x 316)
+  int repeats = 3;                         // timed runs after one warm-up (median reported)
+  int threads = 0;                         // -j for warpmatch and the peers; 0 = their default
+  std::string json_path = "bench_e2e.json";
+  std::string dir;                         // where the data goes; "" = $TMPDIR or /tmp
+  bool keep = false;                       // keep the generated data
+  std::string words_file = "/usr/share/dict/words";  // "" or unreadable = built-in words
+  std::string rg_path = "rg";              // "none" skips the peer
+  std::string seqkit_path = "seqkit";      // "none" skips the peer
+  std::string zstd_path = "zstd";          // decompressor of the .zst peer; "none" skips it
+  std::string commit;                      // "" = git rev-parse HEAD of the source tree
+  std::string rows;                        // "" = all; else e.g. "1,2,5" or "word,gz,tiny"
+  bool skip_gpu = false;                   // no --backend cuda rows
+  double run_timeout_s = 600;              // a run taking longer is killed (row failed)
+};
+
+/// Runs the end-to-end benchmark; returns a process exit status (0 ok, 2 error, a failed
+/// warpmatch or peer run, or a count that disagrees).
+int run_bench_e2e(const BenchE2EOptions& options);
+
+}  // namespace warpmatch::bench
