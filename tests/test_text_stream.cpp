@@ -401,3 +401,35 @@ TEST(TextStream, WindowedSearchEqualsWholeSearch) {
     }
   }
 }
+
+// Large FASTA takes the bulk line-removal path (all threads): mapped and piped, LF and CRLF,
+// lines of any width, blank lines, a '\r' inside a line (data) and '>' inside a line (data).
+TEST_F(TempDir, LargeFastaBulkLineRemovalEqualsWholeInput) {
+  std::mt19937_64 rng(77);
+  for (const char* nl : {"\n", "\r\n"}) {
+    std::string fa;
+    for (int r = 0; r < 3; ++r) {
+      fa += ">big" + std::to_string(r) + "\n";
+      std::size_t target = fa.size() + (r == 1 ? 100 : 6u << 20);
+      while (fa.size() < target) {
+        std::string line = random_dna(rng, 1 + rng() % 120);
+        if (rng() % 1000 == 0) line[rng() % line.size()] = '\r';
+        if (rng() % 1000 == 0) line += ">";
+        fa += line + nl;
+        if (rng() % 500 == 0) fa += nl;
+      }
+    }
+    const std::vector<Record> want = whole("x", fa);
+    const std::string path = write("big.fa", fa);
+    for (int threads : {1, 3}) {
+      io::StreamOptions o;
+      o.window_bytes = 5u << 20;
+      o.overlap = 9;
+      o.threads = threads;
+      TextStream mapped = TextStream::open(path, o);
+      EXPECT_EQ(reassemble(mapped, o.overlap), want) << "mapped, threads " << threads;
+      TextStream copied = TextStream::from_bytes("x", as_bytes(fa), o);
+      EXPECT_EQ(reassemble(copied, o.overlap), want) << "read(), threads " << threads;
+    }
+  }
+}

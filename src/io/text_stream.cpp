@@ -7,17 +7,23 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <thread>
 #include <vector>
+
+#include "io/worker_pool.hpp"
 
 namespace warpmatch::io {
 
 namespace {
 
-constexpr std::size_t kParseBlock = std::size_t{8} << 20;   // bytes read per refill
+constexpr std::size_t kParseBlock = std::size_t{32} << 20;  // bytes read per refill
+// FASTA sequence of at least this much is freed of line breaks on all threads at once.
+constexpr std::size_t kBulkBytes = std::size_t{4} << 20;
 constexpr std::size_t kProbeBytes = std::size_t{64} << 10;  // what format detection looks at
 constexpr std::size_t kReadAheadSlot = std::size_t{16} << 20;
 constexpr int kReadAheadSlots = 4;
 constexpr std::uint64_t kFirstWindow = std::uint64_t{64} << 20;  // window buffer grows from this
+constexpr std::uint64_t kFirstWindowBytes = std::uint64_t{1} << 20;  // a stream's first window
 
 bool is_blank(std::uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
 
@@ -25,11 +31,21 @@ bool is_blank(std::uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c =
 // read_sequence() gives its bytes (line breaks removed) until it returns 0.
 class RecordParser {
  public:
-  RecordParser(std::string name, std::unique_ptr<ByteSource> src, Format format, std::string head)
-      : name_(std::move(name)), src_(std::move(src)), format_(format) {
+  RecordParser(std::string name, std::unique_ptr<ByteSource> src, Format format, std::string head, int threads)
+      : name_(std::move(name)), src_(std::move(src)), format_(format), threads_(threads) {
+    if (auto* mem = dynamic_cast<MemorySource*>(src_.get()); mem && head.empty()) {
+      // A mapped file: parsed in place, no copy into a parse buffer.
+      const ByteSpan all = mem->rest();
+      base_ = all.data();
+      len_ = all.size();
+      mem->skip(all.size());
+      eof_ = true;
+      return;
+    }
     buf_size_ = std::max(kParseBlock, head.size());
     buf_.reset(new std::uint8_t[buf_size_]);
     std::memcpy(buf_.get(), head.data(), head.size());
+    base_ = buf_.get();
     len_ = head.size();
   }
 
@@ -77,7 +93,7 @@ class RecordParser {
   }
   bool refill_from_source() {
     if (pos_ > 0) {
-      std::memmove(buf_.get(), buf_.get() + pos_, len_ - pos_);
+      std::memmove(buf_.get(), base_ + pos_, len_ - pos_);
       len_ -= pos_;
       pos_ = 0;
     }
@@ -86,6 +102,7 @@ class RecordParser {
       std::memcpy(bigger.get(), buf_.get(), len_);
       buf_ = std::move(bigger);
       buf_size_ *= 2;
+      base_ = buf_.get();
     }
     const std::size_t got = src_->read(buf_.get() + len_, buf_size_ - len_);
     if (got == 0) eof_ = true;
@@ -105,7 +122,7 @@ class RecordParser {
         line_ended = true;
         break;
       }
-      const std::uint8_t* p = buf_.get() + pos_;
+      const std::uint8_t* p = base_ + pos_;
       const std::size_t avail = len_ - pos_;
       const auto* nl = static_cast<const std::uint8_t*>(std::memchr(p, '\n', avail));
       const std::size_t line_len = nl ? static_cast<std::size_t>(nl - p) : avail;
@@ -126,7 +143,7 @@ class RecordParser {
           line_ended = true;
           break;
         }
-        if (buf_[pos_ + 1] != '\n' && done < cap) {  // data '\r'
+        if (base_[pos_ + 1] != '\n' && done < cap) {  // data '\r'
           out[done++] = '\r';
           ++pos_;
         }
@@ -149,7 +166,7 @@ class RecordParser {
   // break), and whether there was a line at all (false at the end of the input).
   bool skip_line(std::uint64_t& length, std::uint8_t* first = nullptr) {
     if (!has_byte()) return false;
-    if (first) *first = buf_[pos_];
+    if (first) *first = base_[pos_];
     length = 0;
     std::uint8_t scratch[4096];
     for (bool ended = false; !ended;) length += copy_line(scratch, sizeof scratch, ended);
@@ -175,7 +192,7 @@ class RecordParser {
   bool skip_blank_lines() {
     for (;;) {
       if (!has_byte()) return false;
-      const std::uint8_t c = buf_[pos_];
+      const std::uint8_t c = base_[pos_];
       if (c == '\n') {
         ++pos_;
         ++line_;
@@ -187,7 +204,7 @@ class RecordParser {
           ++pos_;
           continue;
         }
-        if (buf_[pos_ + 1] == '\n') {
+        if (base_[pos_ + 1] == '\n') {
           pos_ += 2;
           ++line_;
           continue;
@@ -201,9 +218,9 @@ class RecordParser {
   std::size_t read_plain(std::uint8_t* out, std::size_t cap) {
     if (pos_ < len_) {  // the probed head first
       const std::size_t n = std::min(cap, len_ - pos_);
-      std::memcpy(out, buf_.get() + pos_, n);
+      std::memcpy(out, base_ + pos_, n);
       pos_ += n;
-      if (pos_ == len_) buf_.reset(), buf_size_ = 0, pos_ = len_ = 0;
+      if (pos_ == len_) buf_.reset(), base_ = nullptr, buf_size_ = 0, pos_ = len_ = 0;
       return n;
     }
     if (pending_) std::rethrow_exception(pending_);
@@ -224,7 +241,7 @@ class RecordParser {
   // ---- FASTA ----
   bool next_fasta(std::string& record_name) {
     if (!skip_blank_lines()) return false;
-    if (buf_[pos_] != '>') fail_line(line_ + 1, "sequence data before the first '>' header");
+    if (base_[pos_] != '>') fail_line(line_ + 1, "sequence data before the first '>' header");
     ++pos_;
     record_name = read_name();
     line_start_ = true;
@@ -236,8 +253,12 @@ class RecordParser {
     while (done < cap) {
       if (line_start_) {
         if (!skip_blank_lines()) break;
-        if (buf_[pos_] == '>') break;  // the next record
+        if (base_[pos_] == '>') break;  // the next record
         line_start_ = false;
+      }
+      if (len_ - pos_ >= kBulkBytes && cap - done >= kBulkBytes) {
+        done += remove_line_breaks(out + done, cap - done);
+        continue;
       }
       bool ended = false;
       done += copy_line(out + done, cap - done, ended);
@@ -246,11 +267,66 @@ class RecordParser {
     return done;
   }
 
+  // Sequence lines in bulk, on all threads: the buffered bytes up to the next header (or as
+  // many as fit in out) with every "\n" and every "\r" before a "\n" removed (a blank line is
+  // a lone "\n"), as copy_line would remove them line by line. Stops on a line start.
+  std::size_t remove_line_breaks(std::uint8_t* out, std::size_t cap) {
+    const std::uint8_t* p = base_ + pos_;
+    std::size_t n = std::min(len_ - pos_, cap);
+    // Up to the next header: "\n>" starts one (a '>' inside a line is sequence data).
+    for (const std::uint8_t* q = p; (q = static_cast<const std::uint8_t*>(std::memchr(q, '>', n - (q - p))));) {
+      if (q > p && q[-1] == '\n') {
+        n = static_cast<std::size_t>(q - p);
+        break;
+      }
+      ++q;
+      if (q >= p + n) break;
+    }
+    // End on a line break so the next call starts a line (a partial last line is left for
+    // copy_line); a '\r' just before the end is decided by the byte after it, so also left.
+    const auto* last_nl = static_cast<const std::uint8_t*>(memrchr(p, '\n', n));
+    if (!last_nl) return 0;
+    n = static_cast<std::size_t>(last_nl - p) + 1;
+    if (!pool_) pool_ = std::make_unique<WorkerPool>(threads_ > 0 ? static_cast<unsigned>(threads_)
+                                                                  : std::max(1u, std::thread::hardware_concurrency()));
+    const std::size_t pieces = std::min<std::size_t>(pool_->size() * 4, std::max<std::size_t>(1, n / (1 << 20)));
+    const std::size_t step = (n + pieces - 1) / pieces;
+    // A byte is dropped when it is '\n', or '\r' followed by '\n' (the byte after a piece is
+    // still inside [p, p + n) or is the final '\n').
+    auto dropped = [&](std::size_t j) { return p[j] == '\n' || (p[j] == '\r' && p[j + 1] == '\n'); };
+    std::vector<std::size_t> kept(pieces + 1, 0);
+    pool_->run(pieces, [&](std::size_t i) {
+      const std::size_t a = i * step, b = std::min(n, a + step);
+      std::size_t drop = 0;
+      for (std::size_t j = a; j < b; ++j) drop += dropped(j);
+      kept[i + 1] = (b > a ? b - a : 0) - drop;
+    });
+    for (std::size_t i = 0; i < pieces; ++i) kept[i + 1] += kept[i];
+    pool_->run(pieces, [&](std::size_t i) {
+      const std::size_t a = i * step, b = std::min(n, a + step);
+      std::uint8_t* o = out + kept[i];
+      // Whole runs between line breaks are copied at once.
+      for (std::size_t j = a; j < b;) {
+        const auto* nl = static_cast<const std::uint8_t*>(std::memchr(p + j, '\n', b - j));
+        std::size_t e = nl ? static_cast<std::size_t>(nl - p) : b;  // run [j, e)
+        std::size_t run = e - j;
+        if (nl && run > 0 && p[e - 1] == '\r') --run;
+        else if (!nl && run > 0 && p[e - 1] == '\r' && dropped(e - 1)) --run;  // "\r" | "\n" across pieces
+        std::memcpy(o, p + j, run);
+        o += run;
+        j = nl ? e + 1 : e;
+      }
+    });
+    pos_ += n;
+    line_start_ = true;
+    return kept[pieces];
+  }
+
   // ---- FASTQ ----
   bool next_fastq(std::string& record_name) {
     if (!skip_blank_lines()) return false;
     header_line_ = line_ + 1;
-    if (buf_[pos_] != '@') fail_line(header_line_, "expected a FASTQ header line starting with '@'");
+    if (base_[pos_] != '@') fail_line(header_line_, "expected a FASTQ header line starting with '@'");
     ++pos_;
     record_name = read_name();
     fastq_name_ = record_name;
@@ -290,6 +366,9 @@ class RecordParser {
   std::unique_ptr<ByteSource> src_;
   Format format_;
   std::exception_ptr pending_;  // the source's error, once the bytes before it are out
+  int threads_;
+  std::unique_ptr<WorkerPool> pool_;  // FASTA line removal, started at the first large block
+  const std::uint8_t* base_ = nullptr;   // buf_, or the mapped file parsed in place
   std::unique_ptr<std::uint8_t[]> buf_;  // not zeroed: a fresh 8 MiB costs no page faults
   std::size_t buf_size_ = 0;
   std::size_t pos_ = 0, len_ = 0;
@@ -330,6 +409,7 @@ struct TextStream::Impl {
   bool in_record = false;
   bool started = false;
   std::exception_ptr pending_error;  // met after the bytes of the last window
+  std::uint64_t window_bytes_now = 0;  // this window's new bytes (growing to window_bytes)
 
   bool next_mapped(TextWindow& w) {
     if (mapped_done) return false;
@@ -372,7 +452,10 @@ struct TextStream::Impl {
       // caller searched them in place until this call).
       std::memmove(window.get(), window.get() + carry_from, carry);
     }
-    const std::uint64_t cap = carry + options.window_bytes;
+    // Windows grow from 1 MiB to window_bytes, so the first results of a pipe (and -q, -m)
+    // come after 1 MiB, not after a whole window.
+    const std::uint64_t cap = carry + window_bytes_now;
+    window_bytes_now = std::min<std::uint64_t>(options.window_bytes, window_bytes_now * 2);
     std::size_t size = carry;
     try {
       while (size < cap) {
@@ -438,6 +521,7 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
   impl->name = name;
   impl->options = options;
   if (impl->options.window_bytes == 0) impl->options.window_bytes = 1;
+  impl->window_bytes_now = std::min<std::uint64_t>(impl->options.window_bytes, kFirstWindowBytes);
   impl->stored_bytes = stored;
 
   // Compression by the stored bytes' first 18 bytes.
@@ -470,7 +554,7 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
       return impl;
     }
     // A mapped FASTA/FASTQ is parsed from the mapping (MemorySource: no read() copies).
-    impl->parser = std::make_unique<RecordParser>(name, std::move(src), impl->format, std::string());
+    impl->parser = std::make_unique<RecordParser>(name, std::move(src), impl->format, std::string(), options.threads);
     return impl;
   }
   head.resize(kProbeBytes);
@@ -488,7 +572,7 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
   }
   head.resize(got);
   impl->format = options.format == Format::automatic ? detect_format(as_bytes(head)) : options.format;
-  impl->parser = std::make_unique<RecordParser>(name, std::move(src), impl->format, std::move(head));
+  impl->parser = std::make_unique<RecordParser>(name, std::move(src), impl->format, std::move(head), options.threads);
   return impl;
 }
 

@@ -1,0 +1,118 @@
+// The command line on streamed inputs: a multi-GiB pipe searched in bounded memory, endless
+// pipes stopped by -q / -m, compressed inputs (gzip, BGZF, zstd) giving the plain file's
+// output, a corrupt input reported after its matches with the other inputs still searched,
+// and `auto` never starting CUDA for a small job (--stats says why).
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "cli_test_support.hpp"
+
+using warpmatch_test::CliResult;
+using warpmatch_test::quote;
+
+namespace {
+
+class CliStream : public warpmatch_test::CliTest {
+ protected:
+  // Runs `pipeline` (a /bin/sh command line, "$WM" = the CLI) and returns its result and the
+  // peak resident memory of its largest process (wait4's rusage of the shell's children).
+  CliResult shell(const std::string& pipeline, long* max_rss_kib = nullptr) {
+    const std::string out = (dir_ / ".out").string(), err = (dir_ / ".err").string();
+    const std::string cmd = "export WM=" + quote(warpmatch_test::cli_path()) + "; " + pipeline;
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      std::freopen(out.c_str(), "w", stdout);
+      std::freopen(err.c_str(), "w", stderr);
+      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    int status = 0;
+    struct rusage usage {};
+    ::wait4(pid, &status, 0, &usage);
+    if (max_rss_kib) *max_rss_kib = usage.ru_maxrss;
+    CliResult r;
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = warpmatch_test::read_file(out);
+    r.err = warpmatch_test::read_file(err);
+    return r;
+  }
+};
+
+}  // namespace
+
+TEST_F(CliStream, TwoGibPipeIsSearchedInBoundedMemory) {
+  // 2 GiB of "needle\n" lines through a pipe: counted exactly, memory far below the input.
+  const std::uint64_t bytes = 2ull << 30, line = 7;
+  const std::uint64_t expected = bytes / line + (bytes % line >= 6 ? 1 : 0);
+  long rss_kib = 0;
+  const CliResult r = shell("yes needle | head -c " + std::to_string(bytes) + " | \"$WM\" find -c needle", &rss_kib);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, std::to_string(expected) + "\n");
+  EXPECT_LT(rss_kib, 1200L * 1024) << "peak memory " << rss_kib << " KiB for a 2 GiB pipe";
+}
+
+TEST_F(CliStream, EndlessPipeStopsAtFirstMatchOrMaxCount) {
+  // `yes` never ends: only an early stop can finish these (timeout guards a hang).
+  CliResult q = shell("timeout 60 sh -c 'yes needle | \"$WM\" find -q needle'; echo \"rc=$?\"");
+  EXPECT_EQ(q.out, "rc=0\n") << q.err;
+  CliResult m = shell("timeout 60 sh -c 'yes needle | \"$WM\" find -m 3 needle'; echo \"rc=$?\"");
+  EXPECT_EQ(m.out, "0:needle\n7:needle\n14:needle\nrc=0\n") << m.err;
+  CliResult a = shell("timeout 60 sh -c 'yes GATTACA | \"$WM\" approx -k 1 --max-hits 2 GATTACA'; echo \"rc=$?\"");
+  EXPECT_EQ(a.status, 0);
+  EXPECT_NE(a.out.find("rc=0"), std::string::npos) << a.out << a.err;
+}
+
+TEST_F(CliStream, CompressedInputsPrintWhatThePlainFilePrints) {
+  std::string fa;
+  for (int r = 0; r < 40; ++r) {
+    fa += ">r" + std::to_string(r) + "\n";
+    for (int l = 0; l < 50; ++l) fa += (l % 7 == r % 7 ? "ACGTGGATCCTTGA" : "ACGTACGTACGTAC") + std::string("\n");
+  }
+  const auto plain = file("g.fa", fa);
+  const CliResult want = run({"find", "GGATCC", plain.string()});
+  ASSERT_EQ(want.status, 0);
+  const std::string p = quote(plain.string());
+  for (const std::string compress : {"gzip -c", "bgzip -c", "zstd -q -c"}) {
+    const std::string name = compress.substr(0, compress.find(' '));
+    if (shell("command -v " + name).status != 0) {
+      ADD_FAILURE() << name << " is not installed (scripts/setup_debian.sh installs it)";
+      continue;
+    }
+    const CliResult file_run = shell(compress + " " + p + " > g.z && \"$WM\" find GGATCC g.z");
+    EXPECT_EQ(file_run.out, want.out) << name;
+    const CliResult pipe_run = shell(compress + " " + p + " | \"$WM\" find --window 100 GGATCC");
+    EXPECT_EQ(pipe_run.out, want.out) << name << " through a pipe";
+    const CliResult approx_file = shell(compress + " " + p + " | \"$WM\" approx -k 1 --window 50 GGATCC");
+    EXPECT_EQ(approx_file.out, run({"approx", "-k", "1", "GGATCC", plain.string()}).out) << name;
+  }
+}
+
+TEST_F(CliStream, CorruptInputIsReportedAfterItsMatchesAndOthersAreSearched) {
+  std::string text;
+  for (int i = 0; i < 200000; ++i) text += "line " + std::to_string(i) + " needle\n";
+  file("t.txt", text);
+  // Truncate a gzip of it: the matches before the cut are printed, then the error (exit 2),
+  // and the next input is still searched.
+  const CliResult r = shell("cd " + quote(dir_.string()) +
+                            " && gzip -c t.txt | head -c 300000 > cut.gz && \"$WM\" find -c needle cut.gz t.txt");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("cut.gz: corrupt gzip data at compressed byte offset"), std::string::npos) << r.err;
+  const auto first = r.out.substr(0, r.out.find('\n'));
+  ASSERT_EQ(first.rfind("cut.gz:", 0), 0u) << r.out;
+  EXPECT_GT(std::stoull(first.substr(7)), 1000u) << "matches before the cut are counted";
+  EXPECT_NE(r.out.find("t.txt:200000\n"), std::string::npos) << r.out;
+}
+
+TEST_F(CliStream, AutoOnASmallJobNamesItsChoice) {
+  const auto f = file("tiny.txt", "a needle in a haystack\n");
+  const CliResult r = run({"find", "--stats", "-c", "needle", f.string()});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "1\n");
+  EXPECT_NE(r.err.find("backend choice: auto: cpu"), std::string::npos) << r.err;
+  const CliResult forced = run({"find", "--stats", "--backend", "cpu", "-c", "needle", f.string()});
+  EXPECT_NE(forced.err.find("backend choice: --backend cpu"), std::string::npos) << forced.err;
+}
