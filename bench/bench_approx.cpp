@@ -37,6 +37,7 @@ namespace {
 
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
+using support::git_commit;
 using support::median_ms;
 
 std::vector<std::uint64_t> parse_list(const std::string& s) {
@@ -45,22 +46,6 @@ std::vector<std::uint64_t> parse_list(const std::string& s) {
   for (std::string item; std::getline(ss, item, ',');)
     if (!item.empty()) out.push_back(std::stoull(item));
   return out;
-}
-
-std::string git_commit() {
-  std::string out;
-#ifdef WARPMATCH_SOURCE_DIR
-  const std::string command = std::string("git -C '") + WARPMATCH_SOURCE_DIR + "' rev-parse HEAD 2>/dev/null";
-#else
-  const std::string command = "git rev-parse HEAD 2>/dev/null";
-#endif
-  if (FILE* p = popen(command.c_str(), "r")) {
-    char buf[128];
-    while (fgets(buf, sizeof buf, p)) out += buf;
-    pclose(p);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out.empty() ? "unknown" : out;
 }
 
 /// Random bytes drawn from `letters` (xorshift: fast enough for 1 GiB).
@@ -167,7 +152,7 @@ int run_bench_approx(const BenchApproxOptions& options) {
   const std::vector<std::uint64_t> lengths = parse_list(options.lengths);
   const std::vector<std::uint64_t> pieces = parse_list(options.wavefront_blocks);
   const int threads = options.threads > 0 ? options.threads : hardware_threads();
-  const std::string commit = options.commit.empty() ? git_commit() : options.commit;
+  const std::string commit = git_commit(options.commit);
   std::vector<DeviceInfo> devices;
   if (!options.skip_gpu) devices = cuda::devices();
   const bool gpu = !devices.empty();

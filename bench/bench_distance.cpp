@@ -116,7 +116,7 @@ std::string fmt_ms(double v) { return v > 0 ? fmt::format("{:.3f}", v) : "-"; }
 int run_bench_distance(const BenchDistanceOptions& options) {
   const auto bench_t0 = Clock::now();
   const int threads = options.threads > 0 ? options.threads : hardware_threads();
-  const std::string commit = options.commit.empty() ? git_commit() : options.commit;
+  const std::string commit = git_commit(options.commit);
   std::vector<DeviceInfo> devices;
   if (!options.skip_gpu) devices = cuda::devices();
   const bool gpu = !devices.empty();

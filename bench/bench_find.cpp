@@ -56,6 +56,7 @@ namespace {
 
 using json = nlohmann::json;
 using support::fmt_ratio;
+using support::trim;
 using Clock = std::chrono::steady_clock;
 
 // ---- fixed parameters of the generated text ---------------------------------------------
@@ -125,13 +126,6 @@ std::string lower_ascii(std::string_view w) {
   for (char& c : s)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
   return s;
-}
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 double gb_per_s(std::uint64_t bytes, double ms) {
@@ -251,29 +245,6 @@ SpawnResult spawn_capture(const std::vector<std::string>& argv) {
   r.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
-}
-
-std::string trim(std::string s) {
-  s.erase(s.find_last_not_of(" \t\r\n") + 1);
-  s.erase(0, s.find_first_not_of(" \t\r\n"));
-  return s;
-}
-
-std::string git_commit() {
-#ifdef WARPMATCH_SOURCE_DIR
-  const std::string dir = WARPMATCH_SOURCE_DIR;
-  std::error_code ec;
-  if (!std::filesystem::exists(std::filesystem::path(dir) / ".git", ec)) return "unknown";
-  auto head = spawn_capture({"git", "-C", dir, "rev-parse", "HEAD"});
-  if (!head.started || head.exit_code != 0) return "unknown";
-  std::string commit = trim(head.out);
-  if (commit.empty()) return "unknown";
-  auto st = spawn_capture({"git", "-C", dir, "status", "--porcelain", "--untracked-files=no"});
-  if (st.started && st.exit_code == 0 && !trim(st.out).empty()) commit += "+dirty";
-  return commit;
-#else
-  return "unknown";
-#endif
 }
 
 // ---- the vocabulary and the text ---------------------------------------------------------
@@ -625,7 +596,7 @@ void time_cpu(Row& row, int repeats, Fn&& fn) {
     if (i == 0) row.count = c;
     else if (c != row.count) row.note = fmt::format("count changed between repeats ({} vs {})", row.count, c);
   }
-  row.median_ms = median_of(row.samples_ms);
+  row.median_ms = support::median(row.samples_ms);
 }
 
 void run_rg(Row& row, const std::vector<std::string>& argv, int repeats) {
@@ -658,7 +629,7 @@ void run_rg(Row& row, const std::vector<std::string>& argv, int repeats) {
     row.samples_ms.push_back(r.ms);
   }
   row.count = first;
-  row.median_ms = median_of(row.samples_ms);
+  row.median_ms = support::median(row.samples_ms);
 }
 
 std::string fmt_num(double v, int decimals) {
@@ -686,7 +657,7 @@ int run(const BenchFindOptions& options) {
   }
   const int hw = hardware_threads();
   const int cpu_threads = options.threads > 0 ? options.threads : hw;
-  const std::string commit = !options.commit.empty() ? options.commit : git_commit();
+  const std::string commit = support::git_commit(options.commit);
   const std::string cpu_model = read_first_match("/proc/cpuinfo", "model name");
 
   // ---- device ----

@@ -161,7 +161,7 @@ int run_bench_lcs(std::uint64_t large_bytes, bool with_100mb, int repeats, int t
   utsname host{};
   uname(&host);
   doc["benchmark"] = "lcs";
-  doc["commit"] = commit_arg.empty() ? git_commit() : commit_arg;
+  doc["commit"] = git_commit(commit_arg);
   doc["host"] = host.nodename;
   doc["cpu_threads"] = cpu_threads;
   doc["device"] = gpu ? gpus[0].name : "none";

@@ -384,7 +384,7 @@ class Runner {
 int run_bench_multi(const BenchMultiOptions& o) {
   const auto t_start = Clock::now();
   Runner run(o);
-  const std::string commit = o.commit.empty() ? git_commit() : o.commit;
+  const std::string commit = git_commit(o.commit);
   const auto devices = cuda_devices();
   utsname host{};
   ::uname(&host);

@@ -2,30 +2,51 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
 
 #include <fmt/format.h>
 
 namespace warpmatch::bench::support {
 
-std::string git_commit() {
+std::string trim(std::string s) {
+  s.erase(s.find_last_not_of(" \t\r\n") + 1);
+  s.erase(0, s.find_first_not_of(" \t\r\n"));
+  return s;
+}
+
+namespace {
+
+/// Standard output of a shell command (standard error discarded); "" when it fails.
+std::string command_output(const std::string& command) {
+  std::string out;
+  FILE* p = ::popen((command + " 2>/dev/null").c_str(), "r");
+  if (!p) return out;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  return ::pclose(p) == 0 ? out : std::string();
+}
+
+}  // namespace
+
+std::string git_commit(const std::string& given) {
+  if (!given.empty()) return given;
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    std::ifstream file(exe.parent_path() / "COMMIT");
+    std::string stamp;
+    if (file && std::getline(file, stamp) && !trim(stamp).empty()) return trim(stamp);
+  }
 #ifdef WARPMATCH_SOURCE_DIR
-  const std::string cmd = std::string("git -C '") + WARPMATCH_SOURCE_DIR + "' rev-parse HEAD 2>/dev/null";
-  if (FILE* p = ::popen(cmd.c_str(), "r")) {
-    char buf[128] = {};
-    const bool ok = std::fgets(buf, sizeof buf, p) != nullptr;
-    ::pclose(p);
-    std::string s = ok ? buf : "";
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-    if (!s.empty()) return s;
+  const std::string git = std::string("git -C '") + WARPMATCH_SOURCE_DIR + "' ";
+  if (std::string head = trim(command_output(git + "rev-parse HEAD")); !head.empty()) {
+    if (!trim(command_output(git + "status --porcelain --untracked-files=no")).empty()) head += "+dirty";
+    return head;
   }
 #endif
   return "unknown";
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 std::string fmt_ratio(double v) {

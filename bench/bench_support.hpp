@@ -8,22 +8,31 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/timing.hpp"
 #include "warpmatch/common.hpp"
 
 namespace warpmatch::bench::support {
 
-/// HEAD of the source tree's git checkout, or "unknown".
-std::string git_commit();
+/// The commit stamp every benchmark records (table header and JSON): `given` (a --commit flag)
+/// when not empty; else the COMMIT file next to the running executable (scripts/build_for_gpu.sh
+/// writes .device/COMMIT beside the binaries it carries to the GPU machine); else
+/// `git rev-parse HEAD` of the source tree this was compiled from (WARPMATCH_SOURCE_DIR), with
+/// "+dirty" when tracked files differ from it, as build_for_gpu.sh stamps; else "unknown".
+std::string git_commit(const std::string& given = {});
 
-/// Upper median of the samples (the element at size / 2 once sorted); 0 when empty.
-double median(std::vector<double> v);
+/// The median of the samples, the library's (core/timing.hpp): the mean of the two middle values
+/// for an even count; 0 when empty.
+using core::median;
+
+/// `s` without leading and trailing blanks (spaces, tabs, line ends).
+std::string trim(std::string s);
 
 /// Milliseconds elapsed since t0.
 inline double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// Runs fn max(1, repeats) times; the upper median of the wall times in milliseconds.
+/// Runs fn max(1, repeats) times; the median of the wall times in milliseconds.
 template <class Fn>
 double median_ms(int repeats, Fn&& fn) {
   std::vector<double> ms;
@@ -32,8 +41,7 @@ double median_ms(int repeats, Fn&& fn) {
     fn();
     ms.push_back(ms_since(t0));
   }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return median(std::move(ms));
 }
 
 /// A ratio for the tables: "-" when not positive or not finite, else "12.34x" (or "123x").

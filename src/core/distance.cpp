@@ -7,6 +7,7 @@
 
 #include "core/backend_choice.hpp"
 #include "core/distance_tune.hpp"
+#include "core/timing.hpp"
 #include "cpu/distance_cpu.hpp"
 #include "cuda/distance_cuda.hpp"
 #include "cuda/exact_cuda.hpp"
@@ -210,8 +211,7 @@ TileModel calibrate_tile_model(int device, std::int64_t length, int repeats) {
       cuda::edit_distance(pa, pb, -1, cuda::DistanceAlgorithm::tiles, bs, device);  // warm-up
       for (int r = 0; r < std::max(1, repeats); ++r)
         ms.push_back(cuda::edit_distance(pa, pb, -1, cuda::DistanceAlgorithm::tiles, bs, device).kernel_ms);
-      std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-      measurements.push_back({bs, len, len, ms[ms.size() / 2]});
+      measurements.push_back({bs, len, len, core::median(std::move(ms))});
     }
   }
   return fit_tile_model(base, measurements);

@@ -587,13 +587,9 @@ ApproxTiming bench_approx(const core::ApproxPattern& pattern, const core::Approx
     stop.synchronize();
     if (r >= 0) total_ms.push_back(stop.ms_since(start));
   }
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  timing.search_ms = median(search_ms);
-  timing.kernel_ms = median(kernel_ms);
-  timing.end_to_end_ms = median(total_ms);
+  timing.search_ms = detail::median(search_ms);
+  timing.kernel_ms = detail::median(kernel_ms);
+  timing.end_to_end_ms = detail::median(total_ms);
   return timing;
 }
 

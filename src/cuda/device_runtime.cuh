@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/timing.hpp"
 #include "warpmatch/common.hpp"
 
 namespace warpmatch::cuda::detail {
@@ -211,7 +212,7 @@ void parallel_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n);
 bool is_pinned(const void* p);
 
 /// Median of timings (0 for none; the mean of the middle two for an even count).
-double median(std::vector<double> v);
+using core::median;
 
 /// Median wall-clock milliseconds of `repeats` (at least 1) calls of `run`, after one
 /// warm-up call: how the host-fed benchmarks time a whole scan, transfers included.
