@@ -216,6 +216,8 @@ CommandRunner add_distance_command(CLI::App& app) {
       "JSON: {\"type\":\"distance\",\"a\":A,\"b\":B,\"distance\":D,\"cigar\":C (with --align)};\n"
       "over K: \"distance\":null,\"over_k\":true,\"k\":K.\n"
       "Exit status: 0 computed (every pair within K), 1 some pair over K, 2 error.\n"
+      "Inputs are read whole into memory (an alignment needs both sequences at once), through the\n"
+      "same input layer as find: plain, gzip, BGZF, zstd, FASTA/FASTQ (detected by content).\n"
       "Examples:\n"
       "  warpmatch distance -s kitten sitting                 3\n"
       "  warpmatch distance --align a.fa b.fa                 distance and alignment\n"

@@ -450,7 +450,8 @@ CommandRunner add_find_command(CLI::App& app) {
       cmd->add_option("PATTERN", flags->pattern,
                       "The bytes to search for (taken literally); absent with -e / -f");
   cmd->add_option("FILE", flags->files,
-                  "Inputs: plain, gzip, FASTA or FASTQ (detected by content); '-' or none = stdin");
+                  "Inputs: plain, gzip, BGZF, zstd, FASTA or FASTQ (detected by content), streamed in "
+                  "bounded memory; '-' or none = stdin");
   cmd->add_option("-e,--pattern", flags->patterns_e,
                   "A pattern of the set (repeatable); PATTERN is then an input")
       ->allow_extra_args(false);
@@ -498,7 +499,11 @@ CommandRunner add_find_command(CLI::App& app) {
       "ones included, ordered by (start, pattern); JSON \"pattern\" is the pattern's index: -e\n"
       "patterns first (0, 1, ...), then each -f file's line number - 1 (empty lines are skipped\n"
       "but counted; duplicates each report). -c prints [PATH:]PATTERN:COUNT for every pattern\n"
-      "that occurred. Exit status: 0 match, 1 no match, 2 error.\n"
+      "that occurred. Exit status: 0 match, 1 no match, 2 error (a corrupt or truncated input is\n"
+      "reported with its byte offset after the matches before it; the other inputs are searched).\n"
+      "Inputs are streamed: files of any size and endless pipes work in bounded memory (--window).\n"
+      "--backend auto weighs the job (bytes, where they come from, patterns) by a cost model and\n"
+      "starts CUDA only when the GPU wins end to end; --stats prints the choice and its estimate.\n"
       "Examples:\n"
       "  warpmatch find GGATCC lambda.fa.gz             BamHI sites in a phage genome\n"
       "  warpmatch find -c the a.txt b.txt.gz           count per file\n"

@@ -120,7 +120,7 @@ CommandRunner add_lcs_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "lcs", "Longest common substring of two sequences (seed paper 004), or their MEMs");
   cmd->set_help_flag("--help", "Print this help and exit");
-  cmd->add_option("A", flags->a, "First sequence: a file (plain, gzip, FASTA/FASTQ first record)")
+  cmd->add_option("A", flags->a, "First sequence: a file (plain, gzip, BGZF, zstd, FASTA/FASTQ first record)")
       ->required();
   cmd->add_option("B", flags->b, "Second sequence, as A")->required();
   cmd->add_flag("-s,--strings", flags->literal, "A and B are literal strings, not files");
@@ -141,7 +141,8 @@ CommandRunner add_lcs_command(CLI::App& app) {
       "Output: a summary line, then A_POS<TAB>B_POS<TAB>SUBSTRING per occurrence pair in (A, B)\n"
       "order (0-based byte offsets; bytes outside printable ASCII escaped as \\xNN). With\n"
       "--min-length: A_POS<TAB>B_POS<TAB>LENGTH per MEM. Exit status: 0 a common substring\n"
-      "(or MEM) exists, 1 none, 2 error.\n"
+      "(or MEM) exists, 1 none, 2 error. Inputs are read whole into memory (a suffix array needs\n"
+      "both at once): plain, gzip, BGZF, zstd, FASTA/FASTQ (detected by content).\n"
       "Examples:\n"
       "  warpmatch lcs -s 'hello world' 'yellow wood'\n"
       "  warpmatch lcs --json a.fa.gz b.fa.gz\n"
