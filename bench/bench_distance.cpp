@@ -26,7 +26,7 @@
 #include "bench/bench_distance.hpp"
 #include "bench/bench_support.hpp"
 #include "core/distance_tune.hpp"
-#include "core/input.hpp"
+#include "io/input.hpp"
 #include "cuda/distance_cuda.hpp"
 #include "cuda/exact_cuda.hpp"
 #include "warpmatch/distance.hpp"
