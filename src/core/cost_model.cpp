@@ -30,9 +30,9 @@ bool gpu_visible_without_init() {
   return false;
 }
 
-BackendChoice choose_backend(const JobShape& job) {
-  static const core::CostModelPolicy policy = core::CostModelPolicy::from_environment();
-  const core::CostModelPolicy& p = policy;
+namespace core {
+
+BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& p, bool gpu) {
   const int threads = job.threads > 0 ? job.threads
                                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // Unknown sizes (pipes) are taken as 1 GiB: large enough that the rates decide.
@@ -67,7 +67,6 @@ BackendChoice choose_backend(const JobShape& job) {
   }
   BackendChoice c;
   c.cpu_seconds = gb / std::min(cpu_gbps, input_gbps);
-  const bool gpu = gpu_visible_without_init();
   c.cuda_seconds = gpu ? p.cuda_start_seconds +
                              gb / std::min({cuda_scan_gbps, p.cuda_host_feed_gbps, input_gbps})
                        : std::numeric_limits<double>::infinity();
@@ -83,6 +82,13 @@ BackendChoice choose_backend(const JobShape& job) {
   }
   c.reason = line;
   return c;
+}
+
+}  // namespace core
+
+BackendChoice choose_backend(const JobShape& job) {
+  static const core::CostModelPolicy policy = core::CostModelPolicy::from_environment();
+  return core::estimate_backends(job, policy, gpu_visible_without_init());
 }
 
 }  // namespace warpmatch

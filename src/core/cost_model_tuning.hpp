@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "warpmatch/cost_model.hpp"
+
 namespace warpmatch::core {
 
 struct CostModelPolicy {
@@ -43,5 +45,9 @@ struct CostModelPolicy {
     return p;
   }
 };
+
+/// The model itself, for a given policy and GPU presence (choose_backend() passes the
+/// environment's policy and what the driver's files say); tests call it directly.
+BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& policy, bool gpu_visible);
 
 }  // namespace warpmatch::core
