@@ -2,13 +2,22 @@
 // on this GPU (runs the tiles kernel at every block size, fits launch / latency / step by
 // least squares) and stores it in the user's cache directory, where later runs of
 // `warpmatch distance --algo tiles` find it. `--show` prints the stored model only.
+#include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <memory>
+#include <random>
+#include <thread>
 
 #include "commands.hpp"
+#include "core/cost_model_tuning.hpp"
 #include "core/distance_tune.hpp"
+#include "core/timing.hpp"
 #include "output.hpp"
+#include "warpmatch/approx.hpp"
 #include "warpmatch/common.hpp"
+#include "warpmatch/exact.hpp"
+#include "warpmatch/multi.hpp"
 
 namespace warpmatch::cli {
 namespace {
@@ -19,7 +28,107 @@ struct TuneFlags {
   int repeats = 3;
   bool show = false;
   bool json = false;
+  bool cost_model = false;
+  std::string cost_bytes = "512M";
 };
+
+// Seconds of f(): one warm-up, then the median of three runs.
+template <class F>
+double seconds_of(F&& f) {
+  f();
+  std::vector<double> t;
+  for (int i = 0; i < 3; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return core::median(t);
+}
+
+// `tune --cost-model`: measures the rates `auto` weighs on this machine (the CPU's scan rates
+// per thread, CUDA's start-up and host-fed rate) and stores them where every later run's
+// cost model reads them. Rates it does not measure keep their values.
+int run_cost_model_calibration(const TuneFlags& flags) {
+  core::CostModelPolicy p = core::CostModelPolicy::load();
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const std::uint64_t n = std::max<std::uint64_t>(parse_size(flags.cost_bytes), 1 << 20);
+  std::mt19937_64 rng(7);
+  // English-like text and patterns from the system word list when there is one (a set of
+  // real words is the costly case of multi-pattern search); else random letters.
+  std::vector<std::string> dict;
+  {
+    std::ifstream in("/usr/share/dict/words");
+    for (std::string w; std::getline(in, w);)
+      if (w.size() >= 4 && w.find('\'') == std::string::npos) dict.push_back(w);
+  }
+  std::vector<std::uint8_t> text;
+  text.reserve(n + 64);
+  while (text.size() < n) {
+    if (dict.empty()) {
+      text.push_back(static_cast<std::uint8_t>('a' + rng() % 26));
+      continue;
+    }
+    const std::string& w = dict[rng() % dict.size()];
+    text.insert(text.end(), w.begin(), w.end());
+    text.push_back(' ');
+  }
+  text.resize(n);
+  const ByteSpan all(text.data(), text.size());
+  const double gb = static_cast<double>(n) / 1e9;
+
+  ExactOptions eo;
+  eo.backend = Backend::cpu;
+  const ExactMatcher exact = ExactMatcher::compile(as_bytes("qxzjv"), eo);
+  p.cpu_exact_gbps_per_thread = gb / seconds_of([&] { exact.count(all); }) / threads;
+
+  std::vector<std::string> words;
+  for (int i = 0; i < 1000; ++i) {
+    if (!dict.empty()) {
+      words.push_back(dict[rng() % dict.size()]);
+      continue;
+    }
+    std::string w(4 + rng() % 9, 'a');
+    for (char& c : w) c = static_cast<char>('a' + rng() % 26);
+    words.push_back(w);
+  }
+  MultiOptions mo;
+  mo.backend = Backend::cpu;
+  const MultiMatcher multi = MultiMatcher::compile(words, mo);
+  p.cpu_multi_gbps_per_thread_1000 = gb / seconds_of([&] { multi.count_per_pattern(all); }) / threads;
+
+  const std::uint64_t dna_n = std::min<std::uint64_t>(n, 64ull << 20);
+  std::vector<std::uint8_t> dna(dna_n);
+  for (auto& c : dna) c = static_cast<std::uint8_t>("ACGT"[rng() % 4]);
+  ApproxOptions ao;
+  ao.backend = Backend::cpu;
+  ao.k = 2;
+  ao.want_start = false;
+  const ApproxMatcher approx = ApproxMatcher::compile(as_bytes("ACGTTGCAACGTTGCAACGT"), ao);
+  p.cpu_approx_gbps_per_thread_pattern =
+      static_cast<double>(dna_n) / 1e9 / seconds_of([&] { approx.scan(ByteSpan(dna.data(), dna_n), [](const ApproxMatch&) { return true; }); }) / threads;
+
+  bool gpu = false;
+  if (build_info().cuda_compiled) {
+    // The first CUDA call of this process is its start-up: context, module load, first buffers.
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!cuda_devices().empty()) {
+      ExactOptions go;
+      go.backend = Backend::cuda;
+      go.device = flags.device;
+      const ExactMatcher on_gpu = ExactMatcher::compile(as_bytes("qxzjv"), go);
+      on_gpu.count(ByteSpan(text.data(), 1 << 20));
+      p.cuda_start_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      p.cuda_host_feed_gbps = gb / seconds_of([&] { on_gpu.count(all); });
+      gpu = true;
+    }
+  }
+  const std::string path = core::cost_model_path();
+  core::save_cost_model(p, path);
+  std::printf("cost model rates on this machine (%d threads, %s of text%s), stored in %s:\n", threads,
+              flags.cost_bytes.c_str(), gpu ? "" : "; no GPU: CUDA rates unchanged", path.c_str());
+  p.for_each([](const char* name, double& v) { std::printf("  %-36s %10.4f\n", name, v); });
+  return 0;
+}
 
 void print_model(const tune::TileModel& model, const std::string& path, bool json) {
   Output out(stdout);
@@ -56,6 +165,7 @@ void print_model(const tune::TileModel& model, const std::string& path, bool jso
 }
 
 int run_tune(const TuneFlags& flags) {
+  if (flags.cost_model) return run_cost_model_calibration(flags);
   const auto devices = cuda_devices();
   if (flags.show) {
     const tune::TileModel model = tune::tile_model_for_device(flags.device);
@@ -84,7 +194,12 @@ CommandRunner add_tune_command(CLI::App& app) {
   cmd->add_option("--repeats", flags->repeats, "Timed repeats per block size (median)")->check(CLI::PositiveNumber);
   cmd->add_flag("--show", flags->show, "Print the stored model (or the defaults) without measuring");
   cmd->add_flag("--json", flags->json, "One JSON object");
-  cmd->footer("The model is stored in $XDG_CACHE_HOME/warpmatch (default ~/.cache/warpmatch), one file per GPU name.");
+  cmd->add_flag("--cost-model", flags->cost_model,
+                "Measure the rates --backend auto weighs (CPU scans per thread, CUDA start-up and "
+                "host-fed rate) and store them for every later run");
+  cmd->add_option("--cost-bytes", flags->cost_bytes, "Text generated for --cost-model (default 512M)");
+  cmd->footer("The model is stored in $XDG_CACHE_HOME/warpmatch (default ~/.cache/warpmatch), one file per GPU name;\n"
+              "--cost-model writes cost_model.txt there (WARPMATCH_COST_<NAME> overrides a rate per run).");
   return [flags] { return run_tune(*flags); };
 }
 

@@ -116,3 +116,20 @@ TEST_F(CliStream, AutoOnASmallJobNamesItsChoice) {
   const CliResult forced = run({"find", "--stats", "--backend", "cpu", "-c", "needle", f.string()});
   EXPECT_NE(forced.err.find("backend choice: --backend cpu"), std::string::npos) << forced.err;
 }
+
+TEST_F(CliStream, TuneCostModelStoresMeasuredRates) {
+  const std::string cache = (dir_ / "cache").string();
+  const CliResult r = shell("XDG_CACHE_HOME=" + quote(cache) + " \"$WM\" tune --cost-model --cost-bytes 4M");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string stored = warpmatch_test::read_file(dir_ / "cache" / "warpmatch" / "cost_model.txt");
+  for (const char* key : {"cpu_exact_gbps_per_thread", "cpu_multi_gbps_per_thread_1000",
+                          "cpu_approx_gbps_per_thread_pattern", "cuda_start_seconds"}) {
+    const auto at = stored.find(std::string(key) + " ");
+    ASSERT_NE(at, std::string::npos) << key << " missing in\n" << stored;
+    EXPECT_GT(std::stod(stored.substr(at + std::string(key).size() + 1)), 0.0) << key;
+  }
+  // A later run reads them (and still answers correctly).
+  const auto f = file("t.txt", "needle\n");
+  const CliResult after = shell("XDG_CACHE_HOME=" + quote(cache) + " \"$WM\" find -c needle " + quote(f.string()));
+  EXPECT_EQ(after.out, "1\n");
+}

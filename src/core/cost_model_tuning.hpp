@@ -1,8 +1,8 @@
 // Rates of the end-to-end cost model (cost_model.cpp), each with the measurement that set it.
-// Environment overrides (WARPMATCH_COST_<NAME>, in the same units) are read here only.
+// Rates measured on this machine by `warpmatch tune --cost-model` replace them (a file in the
+// user's cache directory); environment overrides (WARPMATCH_COST_<NAME>, same units) last.
 #pragma once
 
-#include <cstdlib>
 #include <string>
 
 #include "warpmatch/cost_model.hpp"
@@ -34,17 +34,31 @@ struct CostModelPolicy {
   double gzip_gbps = 0.9;             // ISA-L, one stream
   double parallel_decode_gbps = 6.0;  // BGZF / zstd on 16 threads
 
-  static CostModelPolicy from_environment() {
-    CostModelPolicy p;
-    auto override = [](const char* name, double& value) {
-      if (const char* s = std::getenv(name); s && *s) value = std::strtod(s, nullptr);
-    };
-    override("WARPMATCH_COST_CUDA_START_SECONDS", p.cuda_start_seconds);
-    override("WARPMATCH_COST_CUDA_HOST_FEED_GBPS", p.cuda_host_feed_gbps);
-    override("WARPMATCH_COST_CPU_EXACT_GBPS_PER_THREAD", p.cpu_exact_gbps_per_thread);
-    return p;
+  /// The rates by name (the stored file's keys and WARPMATCH_COST_<NAME> overrides).
+  template <class F>
+  void for_each(F&& f) {
+    f("cuda_start_seconds", cuda_start_seconds);
+    f("cuda_host_feed_gbps", cuda_host_feed_gbps);
+    f("cpu_exact_gbps_per_thread", cpu_exact_gbps_per_thread);
+    f("cpu_multi_gbps_per_thread_1000", cpu_multi_gbps_per_thread_1000);
+    f("cuda_multi_scan_gbps", cuda_multi_scan_gbps);
+    f("cuda_exact_scan_gbps", cuda_exact_scan_gbps);
+    f("cpu_approx_gbps_per_thread_pattern", cpu_approx_gbps_per_thread_pattern);
+    f("cuda_approx_pattern_gbps", cuda_approx_pattern_gbps);
+    f("pipe_gbps", pipe_gbps);
+    f("gzip_gbps", gzip_gbps);
+    f("parallel_decode_gbps", parallel_decode_gbps);
   }
+
+  /// The defaults above, then the rates `warpmatch tune --cost-model` measured on this
+  /// machine (cost_model_path()), then WARPMATCH_COST_<NAME> environment overrides.
+  static CostModelPolicy load();
 };
+
+/// Where `warpmatch tune --cost-model` stores the measured rates ("" without a cache directory).
+std::string cost_model_path();
+/// Writes `policy` as "name value" lines; throws Error naming the path when it cannot.
+void save_cost_model(const CostModelPolicy& policy, const std::string& path);
 
 /// The model itself, for a given policy and GPU presence (choose_backend() passes the
 /// environment's policy and what the driver's files say); tests call it directly.
