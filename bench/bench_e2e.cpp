@@ -981,6 +981,9 @@ struct JobSpec {
   int number;
   std::string id;
 };
+/// The backends of warpmatch's rows (cuda rows are skipped, with the reason, without a GPU).
+const std::vector<std::string> kBackends = {"auto", "cpu", "cuda"};
+
 constexpr JobSpec kJobs[] = {{1, "word"}, {2, "stdin"}, {3, "words"}, {4, "fasta"}, {5, "gz"},
                              {5, "bgzf"}, {5, "zst"},   {6, "tiny"},  {7, "pairs"}};
 
@@ -1223,7 +1226,6 @@ class Bench {
              Parse parse, std::string unit, bool stats_always = false) const;
   Row wm_pipe_row(const std::string& backend, const std::string& feed, const std::vector<std::string>& args) const;
   std::vector<std::string> rg_args(const std::vector<std::string>& args) const;
-  std::vector<std::string> backends() const;
   void print_table() const;
   json to_json(bool complete, int exit_status) const;
   void write_json(bool complete, int exit_status) const;
@@ -1325,12 +1327,6 @@ void Bench::generate(const std::vector<std::string>& ids) {
   }
 }
 
-std::vector<std::string> Bench::backends() const {
-  std::vector<std::string> b{"auto", "cpu"};
-  b.push_back("cuda");  // skipped (with the reason) when there is no GPU
-  return b;
-}
-
 std::vector<std::string> Bench::wm(const std::string& sub, const std::string& backend,
                                    std::vector<std::string> args, bool stats) const {
   std::vector<std::string> argv{env_.exe, sub};
@@ -1405,7 +1401,7 @@ void Bench::plan(const std::vector<std::string>& ids) {
       if (id != "words") j.expected_occurrences = j.expected_lines = text_->planted;
       if (id == "word") {
         j.title = fmt::format("one rare word, {} text", fmt_size(j.bytes));
-        for (const auto& b : backends()) j.rows.push_back(wm_row(b, "find", {"-c", word, file}, Parse::count, "occurrences"));
+        for (const auto& b : kBackends) j.rows.push_back(wm_row(b, "find", {"-c", word, file}, Parse::count, "occurrences"));
         j.rows.push_back(peer_row("ripgrep -F -c", rg_args({"-e", word, file}), Parse::count, "lines", env_.rg));
         j.targets = {gb(60), {"auto", Metric::vs_peer, 10, true, ">= 10x ripgrep"},
                      {"cuda", Metric::scan_gbps, 40, true, "GPU scan >= 40 GB/s (--stats)"}};
@@ -1419,7 +1415,7 @@ void Bench::plan(const std::vector<std::string>& ids) {
         j.targets = {gb(3), rss};
       } else {
         j.title = fmt::format("{} words -f, {} text", vocab_.list_words.size(), fmt_size(j.bytes));
-        for (const auto& b : backends())
+        for (const auto& b : kBackends)
           j.rows.push_back(wm_row(b, "find", {"-c", "-f", words_path_.string(), file}, Parse::pattern_counts,
                                   "sum over patterns"));
         j.rows.push_back(peer_row("ripgrep -F -c -f", rg_args({"-f", words_path_.string(), file}), Parse::count,
@@ -1433,7 +1429,7 @@ void Bench::plan(const std::vector<std::string>& ids) {
       j.expected_occurrences = fasta_->occurrences;
       j.expected_lines = fasta_->lines_with;
       const std::string file = fasta_->path.string();
-      for (const auto& b : backends()) j.rows.push_back(wm_row(b, "find", {"-c", kmer, file}, Parse::count, "occurrences"));
+      for (const auto& b : kBackends) j.rows.push_back(wm_row(b, "find", {"-c", kmer, file}, Parse::count, "occurrences"));
       j.rows.push_back(peer_row("seqkit locate -P", {o_.seqkit_path, "locate", "-P", "-j", threads, "-p", kmer, file},
                                 Parse::seqkit_lines, "occurrences", env_.seqkit));
       j.targets = {gb(10)};
@@ -1458,7 +1454,7 @@ void Bench::plan(const std::vector<std::string>& ids) {
       j.bytes = kTinyBytes;
       j.title = "tiny file (100 bytes)";
       j.expected_occurrences = j.expected_lines = 1;
-      for (const auto& b : backends())
+      for (const auto& b : kBackends)
         j.rows.push_back(wm_row(b, "find", {"-c", word, tiny_path_.string()}, Parse::count, "occurrences"));
       j.rows.push_back(peer_row("ripgrep -F -c", rg_args({"-e", word, tiny_path_.string()}), Parse::count, "lines", env_.rg));
       j.targets = {{"auto", Metric::wall_ms, 10, false, "<= 10 ms"}};
@@ -1466,7 +1462,7 @@ void Bench::plan(const std::vector<std::string>& ids) {
       j.bytes = pairs_->bytes;
       j.bytes_note = "pairs file bytes";
       j.title = fmt::format("distance --pairs, {} pairs", pairs_->pairs);
-      for (const auto& b : backends())
+      for (const auto& b : kBackends)
         j.rows.push_back(wm_row(b, "distance", {"--pairs", pairs_->path.string()}, Parse::distance_sum,
                                 "sum of distances", true));
       // Optional: StringZilla (the Python API of StringZilla 4+, else 3's edit_distance); untested here.
@@ -1511,7 +1507,7 @@ void Bench::print_table() const {
       const std::string agrees = !r.agrees ? "n/a" : *r.agrees ? "yes" : "NO";
       std::string verdict = targets.empty() ? "" : targets + ": " + (!r.met ? "n/a" : *r.met ? "MET" : "NOT MET");
       if (r.inprocess_s) verdict += fmt::format(" [in-process {:.2f} ms]", *r.inprocess_s * 1e3);
-      if (r.scan_gbps && r.backend_used == "cuda") verdict += fmt::format(" [scan {:.1f} GB/s]", *r.scan_gbps);
+      if (r.scan_gbps && r.backend_used == "cuda" && j.bytes >= (64u << 20)) verdict += fmt::format(" [scan {:.1f} GB/s]", *r.scan_gbps);
       fmt::print("{:<2} {:<34} {:<28} {:>10} {:>8} {:>8.0f} {:>8} {:>11} {:>6}  {}\n", j.number, j.title, r.label(),
                  fmt_seconds(r.wall_s), fmt_num(metric_value(j, r, Metric::gbps), 2), r.rss_mib,
                  r.peer ? "peer" : support::fmt_ratio(r.vs_peer),

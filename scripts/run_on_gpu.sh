@@ -12,7 +12,8 @@
 #                 lcs), tables appended to $OUT/bench.log, JSON to $OUT/bench_<op>.json
 #         e2e     `warpmatch bench e2e` (the CLI end to end, 8 GiB text + 1 GiB FASTA generated in
 #                 $WM_E2E_DIR or /tmp; ripgrep, seqkit, zstd carried) -> $OUT/bench_e2e.{log,json}
-#                 Not part of `all`: run it in a call of its own (limit WM_E2E_TIMEOUT, default 540 s),
+#                 Not part of `all`: run it in a call of its own (limit WM_E2E_TIMEOUT, default 540 s;
+#                 about 370 s on an H100 host at the defaults, 3 repeats; 285 s with --repeats 2),
 #                 e.g. run(command="bash scripts/run_on_gpu.sh info e2e", carry=[".device"], timeout_s=600)
 #         all     info tests bench (the default)
 #   EXTRA BENCH ARGS go to every benchmark, e.g. `find -- --bytes 256M --repeats 3`.
