@@ -14,6 +14,7 @@
 #include "io/input.hpp"
 #include "output.hpp"
 #include "sequence_input.hpp"
+#include "warpmatch/cost_model.hpp"
 #include "warpmatch/distance.hpp"
 
 namespace warpmatch::cli {
@@ -152,6 +153,23 @@ int run_distance(const DistanceFlags& flags) {
     set.pairs.push_back({singles[0].name, singles[1].name, singles[0].sequence, singles[1].sequence});
   }
 
+  // auto: the cost model by DP cells (an algorithm on one backend only decides it).
+  std::string backend_reason = "--backend " + flags.backend;
+  if (flags.backend == "auto") {
+    if (flags.algorithm == "dp") {
+      options.backend = Backend::cpu, backend_reason = "--algo dp";
+    } else if (flags.algorithm == "tiles") {
+      options.backend = Backend::cuda, backend_reason = "--algo tiles";
+    } else {
+      JobShape shape;
+      shape.operation = Operation::distance;
+      shape.threads = flags.threads;
+      for (const auto& p : set.pairs) shape.cells += static_cast<std::uint64_t>(p.a.size()) * p.b.size();
+      const BackendChoice choice = choose_backend(shape);
+      options.backend = choice.backend;
+      backend_reason = choice.reason;
+    }
+  }
   const auto t0 = std::chrono::steady_clock::now();
   DistanceStats stats;
   std::vector<DistanceResult> results;
@@ -182,6 +200,7 @@ int run_distance(const DistanceFlags& flags) {
                  std::string(backend_name(stats.backend)).c_str(), stats.algorithm.c_str(),
                  stats.device.c_str(),
                  stats.block_size > 0 ? (", block size " + std::to_string(stats.block_size)).c_str() : "");
+    std::fprintf(stderr, "warpmatch stats: backend choice: %s\n", backend_reason.c_str());
   }
   return over > 0 ? 1 : 0;
 }

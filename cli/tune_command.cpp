@@ -16,6 +16,7 @@
 #include "output.hpp"
 #include "warpmatch/approx.hpp"
 #include "warpmatch/common.hpp"
+#include "warpmatch/distance.hpp"
 #include "warpmatch/exact.hpp"
 #include "warpmatch/multi.hpp"
 
@@ -107,6 +108,22 @@ int run_cost_model_calibration(const TuneFlags& flags) {
   p.cpu_approx_gbps_per_thread_pattern =
       static_cast<double>(dna_n) / 1e9 / seconds_of([&] { approx.scan(ByteSpan(dna.data(), dna_n), [](const ApproxMatch&) { return true; }); }) / threads;
 
+  // Edit distance of many short pairs (the --pairs case), cells per second per thread.
+  std::vector<std::vector<std::uint8_t>> seqs(2 * 20000);
+  for (auto& q : seqs) {
+    q.resize(100 + rng() % 201);
+    for (auto& c : q) c = static_cast<std::uint8_t>("ACGT"[rng() % 4]);
+  }
+  std::vector<std::pair<ByteSpan, ByteSpan>> pairs;
+  double cells = 0;
+  for (std::size_t i = 0; i + 1 < seqs.size(); i += 2) {
+    pairs.emplace_back(ByteSpan(seqs[i]), ByteSpan(seqs[i + 1]));
+    cells += static_cast<double>(seqs[i].size()) * static_cast<double>(seqs[i + 1].size());
+  }
+  DistanceOptions dopt;
+  dopt.backend = Backend::cpu;
+  p.cpu_distance_gcups_per_thread = cells / 1e9 / seconds_of([&] { edit_distance_batch(pairs, dopt); }) / threads;
+
   bool gpu = false;
   if (build_info().cuda_compiled) {
     // The first CUDA call of this process is its start-up: context, module load, first buffers.
@@ -119,6 +136,16 @@ int run_cost_model_calibration(const TuneFlags& flags) {
       on_gpu.count(ByteSpan(text.data(), 1 << 20));
       p.cuda_start_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       p.cuda_host_feed_gbps = gb / seconds_of([&] { on_gpu.count(all); });
+      // The pattern set's rate from host memory (its feed included), and distance's batch.
+      MultiOptions gm;
+      gm.backend = Backend::cuda;
+      gm.device = flags.device;
+      const MultiMatcher multi_gpu = MultiMatcher::compile(words, gm);
+      p.cuda_multi_scan_gbps = gb / seconds_of([&] { multi_gpu.count_per_pattern(all); });
+      DistanceOptions gd;
+      gd.backend = Backend::cuda;
+      gd.device = flags.device;
+      p.cuda_distance_gcups = cells / 1e9 / seconds_of([&] { edit_distance_batch(pairs, gd); });
       gpu = true;
     }
   }

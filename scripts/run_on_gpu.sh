@@ -162,6 +162,8 @@ step_e2e() {
   fi
   [[ -n ${WM_E2E_DIR:-} ]] && args+=(--dir "$WM_E2E_DIR")
   echo "free space for the generated data: $(df -h "${WM_E2E_DIR:-${TMPDIR:-/tmp}}" | tail -1)"
+  # `auto` weighs rates measured on this machine, as a user would after installing.
+  "$D/warpmatch" tune --cost-model --cost-bytes 1G 2>&1 | tee "$OUT/tune_cost_model.log"
   timeout --kill-after=10 "$e2e_timeout" "$D/warpmatch" bench e2e "${args[@]}" "${extra[@]}" 2>&1 |
     tee "$OUT/bench_e2e.log"
   return "${PIPESTATUS[0]}"

@@ -64,3 +64,15 @@ TEST(CostModel, NoGpuMeansCpuWithAReason) {
   const BackendChoice g = pick(Operation::multi, 8 * GiB, 1000);
   EXPECT_NE(g.reason.find("estimated cpu"), std::string::npos) << g.reason;
 }
+
+TEST(CostModel, DistanceByCells) {
+  JobShape pairs;
+  pairs.operation = Operation::distance;
+  pairs.threads = 16;
+  pairs.cells = 4'000'000'000ull;  // 100,172 pairs of 100-300 bytes: CPU 0.13 s vs CUDA 0.5 s
+  EXPECT_EQ(core::estimate_backends(pairs, core::CostModelPolicy{}, true).backend, Backend::cpu);
+  JobShape genome = pairs;
+  genome.cells = 1'000'000'000'000ull;  // 1 M x 1 M: the GPU (58 ms kernel)
+  EXPECT_EQ(core::estimate_backends(genome, core::CostModelPolicy{}, true).backend, Backend::cuda);
+  EXPECT_EQ(core::estimate_backends(genome, core::CostModelPolicy{}, false).backend, Backend::cpu);
+}

@@ -14,7 +14,7 @@
 
 namespace warpmatch {
 
-enum class Operation { exact, multi, approx };
+enum class Operation { exact, multi, approx, distance };
 
 /// Where the job's text comes from, which bounds its rate whatever the backend.
 enum class TextSource {
@@ -31,6 +31,7 @@ struct JobShape {
   std::uint64_t patterns = 1;        // patterns in the set
   std::uint64_t pattern_length = 1;  // longest pattern
   int threads = 0;                   // CPU threads the CPU backend would use; 0 = all
+  std::uint64_t cells = 0;           // distance: |A| x |B| summed over the pairs
 };
 
 struct BackendChoice {

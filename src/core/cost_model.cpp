@@ -103,6 +103,7 @@ BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& p, b
       cpu_gbps = p.cpu_approx_gbps_per_thread_pattern * threads / patterns;
       cuda_scan_gbps = p.cuda_approx_pattern_gbps / patterns;
       break;
+    case Operation::distance: break;  // by cells, below
   }
   double input_gbps = std::numeric_limits<double>::infinity();
   const char* where = "in memory";
@@ -113,6 +114,22 @@ BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& p, b
     case TextSource::parallel_decode: input_gbps = p.parallel_decode_gbps, where = "BGZF/zstd"; break;
   }
   BackendChoice c;
+  if (job.operation == Operation::distance) {
+    // Work is DP cells, not text bytes; the sequences are already in memory.
+    const double gcells = static_cast<double>(job.cells) / 1e9;
+    c.cpu_seconds = gcells / (p.cpu_distance_gcups_per_thread * threads);
+    c.cuda_seconds = gpu ? p.cuda_start_seconds + gcells / p.cuda_distance_gcups
+                         : std::numeric_limits<double>::infinity();
+    c.backend = c.cuda_seconds < c.cpu_seconds ? Backend::cuda : Backend::cpu;
+    char line[256];
+    if (!gpu) std::snprintf(line, sizeof line, "auto: cpu (no GPU visible)");
+    else
+      std::snprintf(line, sizeof line, "auto: %s (estimated cpu %.3f s vs cuda %.3f s incl. %.2f s start-up; %.3g G cells)",
+                    c.backend == Backend::cuda ? "cuda" : "cpu", c.cpu_seconds, c.cuda_seconds,
+                    p.cuda_start_seconds, gcells);
+    c.reason = line;
+    return c;
+  }
   c.cpu_seconds = gb / std::min(cpu_gbps, input_gbps);
   c.cuda_seconds = gpu ? p.cuda_start_seconds +
                              gb / std::min({cuda_scan_gbps, p.cuda_host_feed_gbps, input_gbps})

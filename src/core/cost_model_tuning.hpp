@@ -29,6 +29,11 @@ struct CostModelPolicy {
   // Approximate search, GPU: 1000 20-mers over 256 MiB in 0.86 - 0.52 s = 0.34 s: about
   // 800 GB/s of (text bytes x patterns) (issue 15, H200).
   double cuda_approx_pattern_gbps = 800.0;
+  // Edit distance (bit-parallel Myers) of 20,000 pairs of 100-300 bytes: 21.7 GCUPS per
+  // thread (`tune --cost-model` on the 2-core development machine); the GPU's batch kernel
+  // runs 12.3 TCUPS (bench distance, H200).
+  double cpu_distance_gcups_per_thread = 20.0;
+  double cuda_distance_gcups = 12300.0;
   // Input rates that bound every backend (this project's decoders on the H200 host):
   double pipe_gbps = 4.0;             // read() of a pipe + FASTA line removal, one thread
   double gzip_gbps = 0.9;             // ISA-L, one stream
@@ -45,6 +50,8 @@ struct CostModelPolicy {
     f("cuda_exact_scan_gbps", cuda_exact_scan_gbps);
     f("cpu_approx_gbps_per_thread_pattern", cpu_approx_gbps_per_thread_pattern);
     f("cuda_approx_pattern_gbps", cuda_approx_pattern_gbps);
+    f("cpu_distance_gcups_per_thread", cpu_distance_gcups_per_thread);
+    f("cuda_distance_gcups", cuda_distance_gcups);
     f("pipe_gbps", pipe_gbps);
     f("gzip_gbps", gzip_gbps);
     f("parallel_decode_gbps", parallel_decode_gbps);

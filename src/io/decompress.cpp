@@ -210,7 +210,14 @@ class BgzfSource final : public ByteSource {
         }
         if (done > 0) return done;  // decoded bytes go out before a batch that may throw
         if (tail_) return tail_->read(out, capacity);
-        if (!decode_batch()) {
+        if (capacity >= kDirectMin) {
+          // A large read: blocks decoded in parallel straight into the caller's buffer.
+          const std::size_t n = decode_blocks(out, capacity);
+          if (n > 0 || pending_error_) return n;
+          if (tail_) continue;
+          break;
+        }
+        if (decode_blocks(nullptr, kBatchOut) == 0 && !pending_error_) {
           if (tail_) continue;  // a plain gzip member follows the blocks
           break;
         }
@@ -231,14 +238,15 @@ class BgzfSource final : public ByteSource {
     std::uint64_t input_offset;  // in the whole compressed input, for messages
   };
 
-  // Reads whole blocks (up to ~kBatchIn compressed / kBatchOut decompressed bytes) and decodes
-  // them on all threads into out_. False at the end of the input.
-  bool decode_batch() {
+  // Reads whole blocks (up to ~kBatchIn compressed and `limit` decompressed bytes) and decodes
+  // them on all threads into dst, or into out_ when dst is null. Returns the bytes decoded
+  // (those before a corrupt block, whose error is then pending); 0 at the end of the input.
+  std::size_t decode_blocks(std::uint8_t* dst, std::size_t limit) {
     out_.clear();
     out_pos_ = 0;
     blocks_.clear();
     std::size_t in_bytes = 0, out_bytes = 0;
-    while (in_bytes < kBatchIn && out_bytes < kBatchOut) {
+    while (in_bytes < kBatchIn && out_bytes < limit) {
       if (!in_.fill(in_bytes + 18)) {
         if (in_.available().size() > in_bytes) truncated(in_bytes);
         break;
@@ -247,7 +255,7 @@ class BgzfSource final : public ByteSource {
       if (!is_bgzf_header(head)) {
         if (!blocks_.empty()) break;  // decode what we have first
         switch_to_gzip();             // a plain gzip member follows: stream the rest
-        return false;
+        return 0;
       }
       const std::size_t size = std::size_t{head[16]} | std::size_t{head[17]} << 8;
       const std::size_t block = size + 1;
@@ -262,12 +270,16 @@ class BgzfSource final : public ByteSource {
         in_.consume(in_bytes);
         in_.corrupt("BGZF", "block claims " + std::to_string(isize) + " bytes (at most 65536)");
       }
+      if (out_bytes + isize > limit && !blocks_.empty()) break;  // the next read takes it
       blocks_.push_back({in_bytes, block, out_bytes, isize, in_.offset() + in_bytes});
       in_bytes += block;
       out_bytes += isize;
     }
-    if (blocks_.empty()) return false;
-    out_.resize(out_bytes);
+    if (blocks_.empty()) return 0;
+    if (!dst) {
+      out_.resize(out_bytes);
+      dst = out_.data();
+    }
     const std::uint8_t* base = in_.available().data();
     std::atomic<std::size_t> next{0};
     std::atomic<std::size_t> bad{SIZE_MAX};
@@ -276,7 +288,7 @@ class BgzfSource final : public ByteSource {
         const Block& b = blocks_[i];
         std::size_t got = 0;
         const auto rc = libdeflate_gzip_decompress(decoders_[t], base + b.in_offset, b.in_size,
-                                                   out_.data() + b.out_offset, b.out_size, &got);
+                                                   dst + b.out_offset, b.out_size, &got);
         if (rc != LIBDEFLATE_SUCCESS || got != b.out_size) {
           std::size_t seen = bad.load();
           while (i < seen && !bad.compare_exchange_weak(seen, i)) {}
@@ -290,12 +302,13 @@ class BgzfSource final : public ByteSource {
     for (auto& th : pool) th.join();
     if (const std::size_t i = bad.load(); i != SIZE_MAX) {
       // Deliver the good blocks before the bad one, then report it (matches before it stand).
-      out_.resize(blocks_[i].out_offset);
+      out_bytes = blocks_[i].out_offset;
+      if (dst == out_.data()) out_.resize(out_bytes);
       error_at_ = blocks_[i].input_offset;
       pending_error_ = true;
     }
     in_.consume(in_bytes);
-    return true;
+    return out_bytes;
   }
 
   [[noreturn]] void truncated(std::size_t in_bytes) {
@@ -310,6 +323,7 @@ class BgzfSource final : public ByteSource {
   void switch_to_gzip();
 
   static constexpr std::size_t kBatchIn = std::size_t{16} << 20;
+  static constexpr std::size_t kDirectMin = std::size_t{1} << 20;  // reads this large skip out_
   static constexpr std::size_t kBatchOut = std::size_t{64} << 20;
   CompressedReader in_;
   unsigned threads_ = 1;

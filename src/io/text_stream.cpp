@@ -273,33 +273,54 @@ class RecordParser {
   std::size_t remove_line_breaks(std::uint8_t* out, std::size_t cap) {
     const std::uint8_t* p = base_ + pos_;
     std::size_t n = std::min(len_ - pos_, cap);
-    // Up to the next header: "\n>" starts one (a '>' inside a line is sequence data).
-    for (const std::uint8_t* q = p; (q = static_cast<const std::uint8_t*>(std::memchr(q, '>', n - (q - p))));) {
-      if (q > p && q[-1] == '\n') {
-        n = static_cast<std::size_t>(q - p);
-        break;
-      }
-      ++q;
-      if (q >= p + n) break;
+    if (!pool_) pool_ = std::make_unique<WorkerPool>(threads_ > 0 ? static_cast<unsigned>(threads_)
+                                                                  : std::max(1u, std::thread::hardware_concurrency()));
+    auto split = [&](std::size_t bytes) {
+      return std::min<std::size_t>(pool_->size() * 4, std::max<std::size_t>(1, bytes / (1 << 20)));
+    };
+    // Up to the next header: "\n>" starts one (a '>' inside a line is sequence data). Each
+    // piece looks for its first; the earliest ends the region.
+    {
+      const std::size_t pieces = split(n), step = (n + pieces - 1) / pieces;
+      std::vector<std::size_t> header(pieces, SIZE_MAX);
+      pool_->run(pieces, [&](std::size_t i) {
+        const std::size_t a = i * step, b = std::min(n, a + step);
+        for (std::size_t j = a; j < b;) {
+          const auto* q = static_cast<const std::uint8_t*>(std::memchr(p + j, '>', b - j));
+          if (!q) break;
+          const std::size_t at = static_cast<std::size_t>(q - p);
+          if (at > 0 && p[at - 1] == '\n') {
+            header[i] = at;
+            break;
+          }
+          j = at + 1;
+        }
+      });
+      for (std::size_t h : header)
+        if (h != SIZE_MAX) {
+          n = h;
+          break;
+        }
     }
     // End on a line break so the next call starts a line (a partial last line is left for
     // copy_line); a '\r' just before the end is decided by the byte after it, so also left.
     const auto* last_nl = static_cast<const std::uint8_t*>(memrchr(p, '\n', n));
     if (!last_nl) return 0;
     n = static_cast<std::size_t>(last_nl - p) + 1;
-    if (!pool_) pool_ = std::make_unique<WorkerPool>(threads_ > 0 ? static_cast<unsigned>(threads_)
-                                                                  : std::max(1u, std::thread::hardware_concurrency()));
-    const std::size_t pieces = std::min<std::size_t>(pool_->size() * 4, std::max<std::size_t>(1, n / (1 << 20)));
-    const std::size_t step = (n + pieces - 1) / pieces;
+    const std::size_t pieces = split(n), step = (n + pieces - 1) / pieces;
     // A byte is dropped when it is '\n', or '\r' followed by '\n' (the byte after a piece is
-    // still inside [p, p + n) or is the final '\n').
+    // still inside [p, p + n), which ends with '\n').
     auto dropped = [&](std::size_t j) { return p[j] == '\n' || (p[j] == '\r' && p[j + 1] == '\n'); };
     std::vector<std::size_t> kept(pieces + 1, 0);
     pool_->run(pieces, [&](std::size_t i) {
       const std::size_t a = i * step, b = std::min(n, a + step);
-      std::size_t drop = 0;
-      for (std::size_t j = a; j < b; ++j) drop += dropped(j);
-      kept[i + 1] = (b > a ? b - a : 0) - drop;
+      if (b <= a) return;
+      std::size_t newlines = 0;  // a plain loop the compiler vectorises
+      for (std::size_t j = a; j < b; ++j) newlines += p[j] == '\n';
+      std::size_t crlf = 0;      // only where the piece has a '\r' at all
+      if (std::memchr(p + a, '\r', b - a))
+        for (std::size_t j = a; j < b; ++j) crlf += p[j] == '\r' && p[j + 1] == '\n';
+      kept[i + 1] = (b - a) - newlines - crlf;
     });
     for (std::size_t i = 0; i < pieces; ++i) kept[i + 1] += kept[i];
     pool_->run(pieces, [&](std::size_t i) {
@@ -542,7 +563,10 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
     head.clear();
   }
   std::unique_ptr<ByteSource> src = decompressing_source(name, impl->compression, std::move(raw), options.threads);
-  if (options.read_ahead && (impl->compression != Compression::none || mapped.empty()))
+  // gzip, zstd and pipes are read on a thread of their own; BGZF is decoded on all threads
+  // straight into the parser's buffer instead (a read-ahead copy would cost more than it hides).
+  if (options.read_ahead && impl->compression != Compression::bgzf &&
+      (impl->compression != Compression::none || mapped.empty()))
     src = read_ahead(std::move(src), kReadAheadSlot, kReadAheadSlots);
 
   // Format by the content's first bytes.
@@ -553,7 +577,9 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
       impl->mapping = std::move(mapping);
       return impl;
     }
-    // A mapped FASTA/FASTQ is parsed from the mapping (MemorySource: no read() copies).
+    // A mapped FASTA/FASTQ is parsed from the mapping (MemorySource: no read() copies), in
+    // full windows from the start (growing windows are for a pipe's first results).
+    impl->window_bytes_now = impl->options.window_bytes;
     impl->parser = std::make_unique<RecordParser>(name, std::move(src), impl->format, std::string(), options.threads);
     return impl;
   }
