@@ -54,6 +54,7 @@ struct FindFlags {
 // windows of --window bytes), overlapping by m - 1 bytes so no occurrence is lost or counted
 // twice; between windows the progress bar advances and early stops (-q, -m) take effect.
 constexpr std::uint64_t kMappedWindowBytes = 1ull << 30;
+constexpr std::uint64_t kMappedWindowBytesCuda = 1ull << 40;
 
 struct Totals {
   std::uint64_t inputs = 0, errors = 0, bytes = 0, matches = 0;
@@ -81,7 +82,9 @@ class FindRun {
     options.overlap = longest_pattern() - 1;
     options.threads = flags_.threads;
     options.window_bytes = std::max<std::uint64_t>(parse_size(flags_.window), 1);
-    options.mapped_window_bytes = kMappedWindowBytes;
+    // The GPU pipelines stream host text in chunks of their own and set up their pinned
+    // staging per scan: a mapped file is one scan for them (a window per GiB is the CPU's).
+    options.mapped_window_bytes = matcher_.backend() == Backend::cuda ? kMappedWindowBytesCuda : kMappedWindowBytes;
     for (const std::string& path : flags_.files) {
       if (stop_all_) break;
       ++totals_.inputs;

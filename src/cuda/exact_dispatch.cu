@@ -45,7 +45,7 @@ struct ExactPolicy {
   static constexpr std::uint64_t direct_chunk = 256 * kMiB;
   // Pageable text: each slot pins a staging buffer of this size per call (pinning costs
   // about as much per byte as copying), so keep it moderate.
-  static constexpr std::uint64_t staged_chunk = 32 * kMiB;
+  static constexpr std::uint64_t staged_chunk = 64 * kMiB;  // was 32: 16 copy threads per chunk
   // Reporting from pinned text: bounds the hit buffers (a flood gives one 4-byte hit per
   // text byte).
   static constexpr std::uint64_t report_chunk = 64 * kMiB;
