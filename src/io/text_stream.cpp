@@ -457,6 +457,16 @@ struct TextStream::Impl {
     window_capacity = capacity;
   }
 
+  // The window's record, place and bytes (its ownership is the caller's to set).
+  void describe(TextWindow& w, std::size_t size, bool last) const {
+    w.record = record_name;
+    w.record_index = record_index;
+    w.offset = record_offset;
+    w.data = ByteSpan(window.get(), size);
+    w.repeated = carry;
+    w.last = last;
+  }
+
   bool next_parsed(TextWindow& w) {
     if (pending_error) std::rethrow_exception(pending_error);
     if (!in_record) {
@@ -492,22 +502,12 @@ struct TextStream::Impl {
       // The bytes before corrupt data are searched (all of them: nothing follows), then the
       // next call reports the error.
       pending_error = std::current_exception();
-      w.record = record_name;
-      w.record_index = record_index;
-      w.offset = record_offset;
-      w.data = ByteSpan(window.get(), size);
+      describe(w, size, false);
       w.owned = size;
-      w.repeated = carry;
-      w.last = false;
       return true;
     }
     const bool last = size < cap;  // the record ended before the window filled up
-    w.record = record_name;
-    w.record_index = record_index;
-    w.offset = record_offset;
-    w.data = ByteSpan(window.get(), size);
-    w.repeated = carry;
-    w.last = last;
+    describe(w, size, last);
     w.owned = last ? size : size - std::min<std::uint64_t>(options.overlap, size);
     if (last) {
       in_record = false;
