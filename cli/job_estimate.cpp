@@ -35,9 +35,10 @@ InputShape shape_of(const std::string& path) {
   if (fd != 0) ::close(fd);
   if (got > 0) {
     switch (io::detect_compression(ByteSpan(head, static_cast<std::size_t>(got)))) {
-      case io::Compression::gzip: s.source = TextSource::gzip, s.bytes *= kAssumedRatio; break;
-      case io::Compression::bgzf:
-      case io::Compression::zstd: s.source = TextSource::parallel_decode, s.bytes *= kAssumedRatio; break;
+      // gzip and zstd decode one stream on one thread; BGZF on all threads.
+      case io::Compression::gzip:
+      case io::Compression::zstd: s.source = TextSource::gzip, s.bytes *= kAssumedRatio; break;
+      case io::Compression::bgzf: s.source = TextSource::parallel_decode, s.bytes *= kAssumedRatio; break;
       case io::Compression::none:
         if (head[0] == '>' || head[0] == '@') s.source = TextSource::stream;  // FASTA/FASTQ parsing
         break;

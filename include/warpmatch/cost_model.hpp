@@ -20,8 +20,8 @@ enum class Operation { exact, multi, approx, distance };
 enum class TextSource {
   memory,   // in memory or a regular file in the page cache (mapped)
   stream,   // a pipe or FASTA/FASTQ parsing: read and copied on the CPU
-  gzip,     // single-stream gzip: one decoding thread
-  parallel_decode,  // BGZF or zstd: decoded by several threads
+  gzip,     // one compressed stream (gzip, zstd): one decoding thread
+  parallel_decode,  // BGZF: blocks decoded by several threads
 };
 
 struct JobShape {

@@ -34,10 +34,12 @@ struct CostModelPolicy {
   // runs 12.3 TCUPS (bench distance, H200).
   double cpu_distance_gcups_per_thread = 20.0;
   double cuda_distance_gcups = 12300.0;
-  // Input rates that bound every backend (this project's decoders on the H200 host):
-  double pipe_gbps = 4.0;             // read() of a pipe + FASTA line removal, one thread
-  double gzip_gbps = 0.9;             // ISA-L, one stream
-  double parallel_decode_gbps = 6.0;  // BGZF / zstd on 16 threads
+  // Input rates that bound every backend, decompressed bytes of a 1 GiB random-ACGT FASTA on
+  // the H100 host's 16 cores (bench e2e at 86bd05c): `cat | find` 2.42 GB/s, .gz (ISA-L) 0.66,
+  // .zst 0.64 (one stream each: one thread), BGZF 2.75 (all threads).
+  double pipe_gbps = 2.4;
+  double gzip_gbps = 0.66;
+  double parallel_decode_gbps = 2.75;
 
   /// The rates by name (the stored file's keys and WARPMATCH_COST_<NAME> overrides).
   template <class F>

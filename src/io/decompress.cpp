@@ -1,6 +1,8 @@
 // gzip (ISA-L), BGZF (libdeflate, parallel) and zstd (libzstd) sources; see decompress.hpp.
 #include "io/decompress.hpp"
 
+#include "io/worker_pool.hpp"
+
 #include <isa-l/igzip_lib.h>
 #include <libdeflate.h>
 #include <zstd.h>
@@ -190,9 +192,9 @@ class GzipSource final : public ByteSource {
 class BgzfSource final : public ByteSource {
  public:
   BgzfSource(std::string name, std::unique_ptr<ByteSource> raw, int threads)
-      : in_(std::move(name), std::move(raw)) {
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    threads_ = threads > 0 ? static_cast<unsigned>(threads) : hw;
+      : in_(std::move(name), std::move(raw)),
+        threads_(threads > 0 ? static_cast<unsigned>(threads) : std::max(1u, std::thread::hardware_concurrency())),
+        pool_(threads_) {
     for (unsigned i = 0; i < threads_; ++i) decoders_.push_back(libdeflate_alloc_decompressor());
   }
   ~BgzfSource() override {
@@ -295,11 +297,8 @@ class BgzfSource final : public ByteSource {
         }
       }
     };
-    const unsigned n = static_cast<unsigned>(std::min<std::size_t>(threads_, blocks_.size()));
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < n; ++t) pool.emplace_back(work, t);
-    work(0);
-    for (auto& th : pool) th.join();
+    // One task per thread (each with its own decompressor), blocks taken in order.
+    pool_.run(std::min<std::size_t>(threads_, blocks_.size()), [&](std::size_t t) { work(static_cast<unsigned>(t)); });
     if (const std::size_t i = bad.load(); i != SIZE_MAX) {
       // Deliver the good blocks before the bad one, then report it (matches before it stand).
       out_bytes = blocks_[i].out_offset;
@@ -327,6 +326,7 @@ class BgzfSource final : public ByteSource {
   static constexpr std::size_t kBatchOut = std::size_t{64} << 20;
   CompressedReader in_;
   unsigned threads_ = 1;
+  WorkerPool pool_;  // started once: a batch of blocks costs no thread start
   std::vector<libdeflate_decompressor*> decoders_;
   std::vector<Block> blocks_;
   std::vector<std::uint8_t> out_;
