@@ -64,6 +64,10 @@ extern char** environ;
 namespace warpmatch::bench {
 namespace {
 
+using support::lower_ascii;
+using support::trim;
+using support::SplitMix64;
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -102,32 +106,6 @@ constexpr std::string_view kCommonEnglish[] = {
     "some", "her",  "would", "make",  "like",  "him",   "into",  "time",  "has",   "look"};
 
 // ---- small utilities -------------------------------------------------------------------------
-struct SplitMix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  std::uint64_t below(std::uint64_t n) {
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
-  }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-};
-
-std::string trim(std::string s) {
-  s.erase(s.find_last_not_of(" \t\r\n") + 1);
-  s.erase(0, s.find_first_not_of(" \t\r\n"));
-  return s;
-}
-
-std::string lower_ascii(std::string_view w) {
-  std::string s(w);
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-  return s;
-}
 
 std::string shell_quote(const std::string& s) {
   if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -1246,7 +1224,7 @@ class Bench {
 void Bench::probe(const fs::path& scratch) {
   env_.hw = hardware_threads();
   env_.cpu_model = first_field("/proc/cpuinfo", "model name");
-  env_.commit = !o_.commit.empty() ? o_.commit : support::git_commit();
+  env_.commit = support::git_commit(o_.commit);
   std::error_code ec;
   env_.exe = fs::read_symlink("/proc/self/exe", ec).string();
   if (ec) throw std::runtime_error("cannot read /proc/self/exe: " + ec.message());

@@ -56,7 +56,9 @@ namespace {
 
 using json = nlohmann::json;
 using support::fmt_ratio;
+using support::lower_ascii;
 using support::trim;
+using support::SplitMix64;
 using Clock = std::chrono::steady_clock;
 
 // ---- fixed parameters of the generated text ---------------------------------------------
@@ -94,18 +96,6 @@ constexpr std::string_view kCommonEnglish[] = {
     "thing", "our",   "just",   "name",   "good",   "sentence", "man",  "think", "say"};
 
 // ---- small utilities ----------------------------------------------------------------------
-struct SplitMix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  std::uint64_t below(std::uint64_t n) {  // uniform in [0, n)
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
-  }
-};
 
 std::uint64_t count_occurrences(std::string_view text, std::string_view pattern) {
   std::uint64_t n = 0;
@@ -118,13 +108,6 @@ std::uint64_t count_occurrences(std::string_view text, std::string_view pattern)
 std::string capitalized(std::string_view w) {
   std::string s(w);
   if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 32);
-  return s;
-}
-
-std::string lower_ascii(std::string_view w) {
-  std::string s(w);
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
   return s;
 }
 

@@ -63,4 +63,11 @@ nlohmann::json device_json(const DeviceInfo& d) {
           {"global_memory_bytes", d.global_memory_bytes}};
 }
 
+std::string lower_ascii(std::string_view w) {
+  std::string s(w);
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  return s;
+}
+
 }  // namespace warpmatch::bench::support

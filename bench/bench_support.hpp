@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,8 +26,25 @@ std::string git_commit(const std::string& given = {});
 /// for an even count; 0 when empty.
 using core::median;
 
+/// A small, fast, reproducible random generator (SplitMix64) for generated benchmark data.
+struct SplitMix64 {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  std::uint64_t below(std::uint64_t n) {  // uniform in [0, n)
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+  }
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // uniform in [0, 1)
+};
+
 /// `s` without leading and trailing blanks (spaces, tabs, line ends).
 std::string trim(std::string s);
+/// ASCII letters lowered, other bytes kept.
+std::string lower_ascii(std::string_view w);
 
 /// Milliseconds elapsed since t0.
 inline double ms_since(std::chrono::steady_clock::time_point t0) {

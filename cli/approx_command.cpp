@@ -413,7 +413,8 @@ CommandRunner add_approx_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "plain", "fasta", "fastq"}));
   cmd->add_option("--window", flags->window,
                   "Text bytes searched per window (inputs are streamed; windows overlap by m + k); "
-                  "--best and --best-per-cluster take whole records (default 256M)");
+                  "--best and --best-per-cluster take whole records (default 256M)")
+      ->check(size_check());
   cmd->footer(
       "Output: [PATH:][RECORD:][PATTERN:]START:END:DISTANCE[:CIGAR]:MATCH per hit (PATH with several\n"
       "inputs or -H, RECORD for FASTA/FASTQ, PATTERN with --patterns; END exclusive; START the\n"

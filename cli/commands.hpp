@@ -49,4 +49,19 @@ struct BenchRegistration {
 /// Parses sizes like "4096", "64K", "256M", "1G" (binary multiples).
 std::uint64_t parse_size(const std::string& text);
 
+/// A CLI11 check for a size option (--window): the parse error names the option, before any
+/// input is opened.
+inline CLI::Validator size_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          parse_size(text);
+          return {};
+        } catch (const std::exception& e) {
+          return e.what();
+        }
+      },
+      "SIZE");
+}
+
 }  // namespace warpmatch::cli

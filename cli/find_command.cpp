@@ -493,7 +493,8 @@ CommandRunner add_find_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "plain", "fasta", "fastq"}));
   cmd->add_option("--window", flags->window,
                   "Text bytes searched per window of a streamed input (pipe, gzip/BGZF/zstd, "
-                  "FASTA/FASTQ); memory is about this plus ~150 MiB of read-ahead (default 256M)");
+                  "FASTA/FASTQ); memory is about this plus ~150 MiB of read-ahead (default 256M)")
+      ->check(size_check());
   cmd->add_flag("--no-progress", flags->no_progress, "Never draw the progress bar");
   cmd->footer(
       "Output: PATH:RECORD:START:MATCH per occurrence (PATH with several inputs or -H, RECORD\n"

@@ -9,10 +9,10 @@
 #include <random>
 #include <thread>
 
+#include "bench/bench_support.hpp"
 #include "commands.hpp"
 #include "core/cost_model_tuning.hpp"
 #include "core/distance_tune.hpp"
-#include "core/timing.hpp"
 #include "output.hpp"
 #include "warpmatch/approx.hpp"
 #include "warpmatch/common.hpp"
@@ -33,17 +33,11 @@ struct TuneFlags {
   std::string cost_bytes = "512M";
 };
 
-// Seconds of f(): one warm-up, then the median of three runs.
+// Seconds of f(): one warm-up, then the median of three runs (the benchmarks' timing loop).
 template <class F>
 double seconds_of(F&& f) {
   f();
-  std::vector<double> t;
-  for (int i = 0; i < 3; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return core::median(t);
+  return bench::support::median_ms(3, f) / 1e3;
 }
 
 // `tune --cost-model`: measures the rates `auto` weighs on this machine (the CPU's scan rates

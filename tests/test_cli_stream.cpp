@@ -132,3 +132,16 @@ TEST_F(CliStream, TuneCostModelStoresMeasuredRates) {
   const CliResult after = shell("XDG_CACHE_HOME=" + quote(cache) + " \"$WM\" find -c needle " + quote(f.string()));
   EXPECT_EQ(after.out, "1\n");
 }
+
+TEST_F(CliStream, BadWindowSizeIsAUsageErrorNamingTheOption) {
+  const auto f = file("t.txt", "needle\n");
+  for (const std::string cmd : {"find", "approx"}) {
+    std::vector<std::string> args = {cmd, "--window", "5X"};
+    if (cmd == "approx") args.insert(args.end(), {"-k", "1"});
+    args.insert(args.end(), {"needle", f.string()});
+    const CliResult r = run(args);
+    EXPECT_EQ(r.status, 2) << cmd;
+    EXPECT_NE(r.err.find("--window: invalid size suffix in '5X'"), std::string::npos) << cmd << ": " << r.err;
+    EXPECT_EQ(r.err.find("t.txt"), std::string::npos) << "not an error of the input: " << r.err;
+  }
+}

@@ -14,7 +14,9 @@
 #include <thread>
 #include <vector>
 
+#include "compression_test_support.hpp"
 #include "io/input.hpp"
+#include "temp_dir_test.hpp"
 
 namespace fs = std::filesystem;
 using warpmatch::ByteSpan;
@@ -29,19 +31,7 @@ std::string str(ByteSpan b) { return std::string(reinterpret_cast<const char*>(b
 std::vector<std::uint8_t> vec(const std::string& s) { return {s.begin(), s.end()}; }
 
 // One gzip member of `data` (level 6), built in memory.
-std::string gzip_bytes(const std::string& data) {
-  z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&zs, data.size()), '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
+std::string gzip_bytes(const std::string& data) { return warpmatch_test::gzip_member(data); }
 
 // Message of the InputError that `f` throws ("" and a test failure if none).
 template <class F>
@@ -55,22 +45,9 @@ std::string error_of(F&& f) {
   return "";
 }
 
-class InputFiles : public ::testing::Test {
+class InputFiles : public warpmatch_test::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::path(::testing::TempDir()) / "warpmatch-input-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string write(const std::string& name, const std::string& content) {
-    const std::string p = (dir_ / name).string();
-    std::ofstream(p, std::ios::binary) << content;
-    return p;
-  }
+  InputFiles() : TempDirTest("warpmatch-input-") {}
   // Written through zlib's gzip file API, as gzip(1) would.
   std::string write_gz(const std::string& name, const std::string& content,
                        const char* mode = "wb") {
@@ -82,7 +59,6 @@ class InputFiles : public ::testing::Test {
     EXPECT_EQ(gzclose(f), Z_OK);
     return p;
   }
-  fs::path dir_;
 };
 
 // gzip cases get their own suite name (Gzip.*) but share the temp-dir fixture.

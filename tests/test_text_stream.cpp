@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "compression_test_support.hpp"
+#include "temp_dir_test.hpp"
 #include "io/input.hpp"
 #include "io/text_stream.hpp"
 #include "warpmatch/exact.hpp"
@@ -107,23 +108,9 @@ std::string random_fastq(std::mt19937_64& rng, int records) {
   return f;
 }
 
-class TempDir : public ::testing::Test {
+class TempDir : public warpmatch_test::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::path(::testing::TempDir()) / "warpmatch-stream-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string write(const std::string& name, const std::string& content) {
-    const std::string p = (dir_ / name).string();
-    std::ofstream(p, std::ios::binary) << content;
-    return p;
-  }
-  fs::path dir_;
+  TempDir() : TempDirTest("warpmatch-stream-") {}
 };
 
 // The streamed records equal the whole input's for sizes down to one byte per window.
