@@ -160,7 +160,10 @@ class ApproxRun {
       overlap = std::max(overlap, m + k);
     }
     o.overlap = overlap;
-    if (flags_.best || flags_.best_of_cluster) o.window_bytes = o.mapped_window_bytes = std::uint64_t{1} << 62;
+    if (flags_.best || flags_.best_of_cluster) {
+      o.window_bytes = o.mapped_window_bytes = std::uint64_t{1} << 62;
+      o.pipeline = false;  // one whole record in memory, not two
+    }
     return o;
   }
 

@@ -15,6 +15,9 @@
 #                 Not part of `all`: run it in a call of its own (limit WM_E2E_TIMEOUT, default 540 s;
 #                 about 370 s on an H100 host at the defaults, 3 repeats; 285 s with --repeats 2),
 #                 e.g. run(command="bash scripts/run_on_gpu.sh info e2e", carry=[".device"], timeout_s=600)
+#         inputs  the input layer's profile: bench e2e's FASTA (plain, .gz, BGZF, .zst) and text
+#                 generated once (WM_INPUTS_BYTES, default 1G), then `find -c --stats` on each
+#                 at -j 16/15/8/1, through stdin too, next to gzip/zstd -dc   -> $OUT/inputs.log
 #         all     info tests bench (the default)
 #   EXTRA BENCH ARGS go to every benchmark, e.g. `find -- --bytes 256M --repeats 3`.
 #   Environment: WM_TESTS_TIMEOUT (s, default 200), WM_BENCH_TIMEOUT (s, default 330),
@@ -38,8 +41,8 @@ while (($#)); do
   case "$1" in
     --) shift; extra=("$@"); break ;;
     all) steps+=(info tests bench) ;;
-    info|tests|bench|find|e2e) steps+=("$1") ;;
-    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, e2e, all)" >&2; exit 2 ;;
+    info|tests|bench|find|e2e|inputs) steps+=("$1") ;;
+    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, e2e, inputs, all)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -183,6 +186,41 @@ step_e2e() {
   timeout --kill-after=10 "$e2e_timeout" "$D/warpmatch" bench e2e "${args[@]}" "${extra[@]}" 2>&1 |
     tee "$OUT/bench_e2e.log"
   return "${PIPESTATUS[0]}"
+}
+
+# Where an input's time goes: `--stats` splits the wall time into scanning and the rest
+# (reading, decompressing, parsing); -j varies the cores the search and the parser take.
+step_inputs() {
+  local dir=${WM_E2E_DIR:-/tmp}/wm-inputs bytes=${WM_INPUTS_BYTES:-1G} f j
+  local W="$D/warpmatch" z=zstd
+  local T=(/usr/bin/time -f "%e s wall, %U s user, %S s sys, %M KB peak")
+  [[ -x /usr/bin/time ]] || T=(bash -c 'TIMEFORMAT="%R s wall, %U s user, %S s sys"; time "$@"' timed)
+  command -v zstd >/dev/null || z="$D/zstd/run-zstd"
+  rm -rf "$dir"; mkdir -p "$dir"
+  {
+    "$W" bench e2e --rows stdin,fasta,gz,bgzf,zst --bytes "$bytes" --fasta-bytes "$bytes" --repeats 1 \
+      --keep --dir "$dir" --no-gpu --rg none --seqkit none --zstd none --json "$dir/e2e.json" 2>&1 | tail -25
+    local data; data=$(dirname "$(find "$dir" -name genome.fa.gz | head -1)")
+    ls -la "$data"
+    for f in genome.fa genome.fa.gz genome.bgzf.fa.gz genome.fa.zst; do
+      for j in 16 15 8 1; do
+        echo "== find -c --backend cpu -j $j ACGTACGT $f"
+        "${T[@]}" "$W" find -c --stats --backend cpu -j "$j" \
+          ACGTACGT "$data/$f" 2>&1 | grep -v 'backend choice'
+      done
+    done
+    for j in 16 8; do
+      echo "== cat text.txt | find -c -j $j"
+      cat "$data/text.txt" | "${T[@]}" "$W" find -c --stats \
+        --backend cpu -j "$j" zyzzyva - 2>&1 | grep -v 'backend choice'
+    done
+    echo "== cat text.txt > /dev/null"; "${T[@]}" cat "$data/text.txt" >/dev/null
+    echo "== cat text.txt | cat > /dev/null"; "${T[@]}" bash -c "cat '$data/text.txt' | cat >/dev/null"
+    echo "== gzip -dc"; "${T[@]}" gzip -dc "$data/genome.fa.gz" >/dev/null
+    echo "== zstd -dc"; "${T[@]}" $z -dc -q "$data/genome.fa.zst" >/dev/null
+    command -v perf >/dev/null && echo "perf: present" || echo "perf: absent"
+  } 2>&1 | tee "$OUT/inputs.log"
+  rm -rf "$dir"
 }
 
 for s in "${steps[@]}"; do

@@ -122,6 +122,7 @@ void expect_streams_like_whole(const std::string& name, const std::string& store
     o.window_bytes = trial < 3 ? 1 + trial : 1 + rng() % 500;
     o.overlap = rng() % 12;
     o.read_ahead = rng() % 2;
+    o.pipeline = rng() % 2;  // windows built on the caller's thread or on a producer's
     o.threads = 1 + static_cast<int>(rng() % 3);
     TextStream s = TextStream::from_bytes(name, as_bytes(stored), o);
     EXPECT_EQ(reassemble(s, o.overlap), want) << name << " window " << o.window_bytes << " overlap " << o.overlap;
@@ -312,6 +313,7 @@ TEST(TextStream, WindowedSearchEqualsWholeSearch) {
       io::StreamOptions o;
       o.window_bytes = window;
       o.overlap = which == 0 ? 4 : multi.max_pattern_length() - 1;
+      o.pipeline = window % 2 == 0;
       TextStream s = TextStream::from_bytes("t", as_bytes(text), o);
       std::vector<Match> got;
       std::vector<std::uint64_t> counts(set.size());

@@ -1,6 +1,6 @@
 // Decompressing byte sources, detected by content: gzip (ISA-L's igzip, streaming, members
 // one after another), BGZF (the bioinformatics blocked gzip of `bgzip`: independent blocks
-// decoded in parallel with libdeflate), zstd (libzstd, streaming, frames one after another).
+// decoded in parallel, also with ISA-L), zstd (libzstd, streaming, frames one after another).
 // Each reads its compressed input through a bounded buffer (or straight from a mapped file)
 // and reports corrupt or truncated data with the input's name and the compressed byte offset.
 #pragma once

@@ -5,8 +5,12 @@
 #include "io/text_stream.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstring>
 #include <exception>
+#include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -420,12 +424,19 @@ struct TextStream::Impl {
   std::uint64_t mapped_pos = 0;
   bool mapped_done = false;
 
-  // Everything else: parsed into a window buffer.
+  // Everything else: parsed into window buffers, one at a time, or two in turn when a
+  // producer thread builds the next window while the caller searches the last (pipelined).
+  struct Buffer {
+    std::unique_ptr<std::uint8_t[]> bytes;
+    std::size_t capacity = 0;
+    std::string record;  // the record's name (the window's string_view points here)
+  };
   std::unique_ptr<RecordParser> parser;
-  std::unique_ptr<std::uint8_t[]> window;
-  std::size_t window_capacity = 0;
+  Buffer buffers[2];
+  int current = 0;                 // the buffer of the last window built
+  int buffer_count = 1;
   std::size_t carry = 0;           // bytes the next window repeats from the last one,
-  std::size_t carry_from = 0;      // found at this offset of `window`
+  std::size_t carry_from = 0;      // found at this offset of the current buffer
   std::string record_name;
   std::uint64_t record_index = 0;
   std::uint64_t record_offset = 0; // offset of window[0] in the record
@@ -452,25 +463,29 @@ struct TextStream::Impl {
     return true;
   }
 
-  void grow(std::uint64_t capacity) {
+  static void grow(Buffer& b, std::uint64_t capacity, std::size_t keep) {
     std::unique_ptr<std::uint8_t[]> bigger(new std::uint8_t[capacity]);
-    if (window_capacity) std::memcpy(bigger.get(), window.get(), window_capacity);
-    window = std::move(bigger);
-    window_capacity = capacity;
+    if (keep) std::memcpy(bigger.get(), b.bytes.get(), keep);
+    b.bytes = std::move(bigger);
+    b.capacity = capacity;
   }
 
   // The window's record, place and bytes (its ownership is the caller's to set).
-  void describe(TextWindow& w, std::size_t size, bool last) const {
-    w.record = record_name;
+  void describe(TextWindow& w, Buffer& b, std::size_t size, bool last) const {
+    b.record = record_name;
+    w.record = b.record;
     w.record_index = record_index;
     w.offset = record_offset;
-    w.data = ByteSpan(window.get(), size);
+    w.data = ByteSpan(b.bytes.get(), size);
     w.repeated = carry;
     w.last = last;
   }
 
   bool next_parsed(TextWindow& w) {
     if (pending_error) std::rethrow_exception(pending_error);
+    const int previous = current;
+    current = (current + 1) % buffer_count;
+    Buffer& b = buffers[current];
     if (!in_record) {
       if (!parser->next_record(record_name)) return false;
       if (started) ++record_index;
@@ -482,8 +497,10 @@ struct TextStream::Impl {
     } else {
       w.first = false;
       // The last window's bytes after its owned starts open this one (moved only now: the
-      // caller searched them in place until this call).
-      std::memmove(window.get(), window.get() + carry_from, carry);
+      // caller searched them in place until this call; a pipelined caller still reads them).
+      const Buffer& from = buffers[previous];
+      if (b.capacity < carry) grow(b, std::max<std::uint64_t>(carry, kFirstWindow), 0);
+      std::memmove(b.bytes.get(), from.bytes.get() + carry_from, carry);
     }
     // Windows grow from 1 MiB to window_bytes, so the first results of a pipe (and -q, -m)
     // come after 1 MiB, not after a whole window.
@@ -491,11 +508,13 @@ struct TextStream::Impl {
     window_bytes_now = std::min<std::uint64_t>(options.window_bytes, window_bytes_now * 2);
     std::size_t size = carry;
     try {
-      while (size < cap) {
+      while (size < cap && !closing.load(std::memory_order_relaxed)) {
         // Grown as filled (not zeroed): a window as large as a whole record (approx --best)
         // takes only what the record needs.
-        if (size == window_capacity) grow(std::min<std::uint64_t>(cap, std::max<std::uint64_t>(2 * window_capacity, kFirstWindow)));
-        const std::size_t got = parser->read_sequence(window.get() + size, window_capacity - size);
+        if (size == b.capacity) grow(b, std::min<std::uint64_t>(cap, std::max<std::uint64_t>(2 * b.capacity, kFirstWindow)), size);
+        // In steps, so a caller that stops early (-q, -m) does not wait for a whole window.
+        const std::size_t step = std::min<std::size_t>(b.capacity - size, kParseBlock);
+        const std::size_t got = parser->read_sequence(b.bytes.get() + size, step);
         if (got == 0) break;
         size += got;
       }
@@ -504,12 +523,12 @@ struct TextStream::Impl {
       // The bytes before corrupt data are searched (all of them: nothing follows), then the
       // next call reports the error.
       pending_error = std::current_exception();
-      describe(w, size, false);
+      describe(w, b, size, false);
       w.owned = size;
       return true;
     }
     const bool last = size < cap;  // the record ended before the window filled up
-    describe(w, size, last);
+    describe(w, b, size, last);
     w.owned = last ? size : size - std::min<std::uint64_t>(options.overlap, size);
     if (last) {
       in_record = false;
@@ -519,6 +538,89 @@ struct TextStream::Impl {
       record_offset += w.owned;
     }
     return true;
+  }
+
+  // ---- pipelined: a producer thread builds window i + 1 while the caller searches window i ----
+  // Window i is built into buffer i % 2 and reads its carry from window i - 1's buffer (which
+  // the caller only reads): it may start once window i - 2 is released, that is when the
+  // caller has asked for window i - 1.
+  struct Built {
+    TextWindow window;
+    bool end = false;
+    std::exception_ptr error;
+    std::uint64_t stored_offset = 0;
+  };
+  std::thread producer;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::optional<Built> ready;
+  std::uint64_t taken = 0;               // windows handed to the caller so far
+  std::atomic<bool> closing{false};
+  std::atomic<std::uint64_t> stored_done{0};  // stored bytes consumed by the windows handed out
+
+  void start_pipeline() {
+    buffer_count = 2;
+    producer = std::thread([this] { produce(); });
+  }
+
+  void produce() {
+    for (std::uint64_t i = 0;; ++i) {
+      {
+        std::unique_lock lock(mutex);
+        // Window i may overwrite window i - 2's buffer once the caller holds window i - 1.
+        changed.wait(lock, [&] { return closing.load() || (!ready && taken + 1 >= i); });
+        if (closing.load()) return;
+      }
+      Built b;
+      try {
+        b.end = !next_parsed(b.window);
+      } catch (...) {
+        b.error = std::current_exception();
+      }
+      b.stored_offset = parser->raw_offset();
+      const bool stop = b.end || b.error;
+      {
+        std::lock_guard lock(mutex);
+        ready = std::move(b);
+      }
+      changed.notify_all();
+      if (stop) return;
+    }
+  }
+
+  bool next_pipelined(TextWindow& w) {
+    std::optional<Built> b;
+    {
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return ready.has_value(); });
+      b = std::move(ready);
+      ready.reset();
+      ++taken;  // the window before this one is released
+    }
+    changed.notify_all();
+    stored_done.store(b->stored_offset);
+    if (b->error) {
+      ended = true;
+      std::rethrow_exception(b->error);
+    }
+    if (b->end) {
+      ended = true;
+      return false;
+    }
+    w = b->window;
+    return true;
+  }
+  bool ended = false;
+
+  ~Impl() {
+    if (producer.joinable()) {
+      closing.store(true);
+      {
+        std::lock_guard lock(mutex);  // the producer sees closing before it waits again
+      }
+      changed.notify_all();
+      producer.join();
+    }
   }
 };
 
@@ -566,8 +668,10 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
   }
   std::unique_ptr<ByteSource> src = decompressing_source(name, impl->compression, std::move(raw), options.threads);
   // gzip, zstd and pipes are read on a thread of their own; BGZF is decoded on all threads
-  // straight into the parser's buffer instead (a read-ahead copy would cost more than it hides).
-  if (options.read_ahead && impl->compression != Compression::bgzf &&
+  // straight into the parser's buffer instead (a read-ahead copy would cost more than it hides),
+  // and so is an uncompressed pipe when the window builder runs on a thread of its own.
+  const bool plain_pipe = impl->compression == Compression::none && mapped.empty();
+  if (options.read_ahead && impl->compression != Compression::bgzf && !(plain_pipe && options.pipeline) &&
       (impl->compression != Compression::none || mapped.empty()))
     src = read_ahead(std::move(src), kReadAheadSlot, kReadAheadSlots);
 
@@ -583,6 +687,7 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
     // full windows from the start (growing windows are for a pipe's first results).
     impl->window_bytes_now = impl->options.window_bytes;
     impl->parser = std::make_unique<RecordParser>(name, std::move(src), impl->format, std::string(), options.threads);
+    if (options.pipeline) impl->start_pipeline();
     return impl;
   }
   head.resize(kProbeBytes);
@@ -601,6 +706,7 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
   head.resize(got);
   impl->format = options.format == Format::automatic ? detect_format(as_bytes(head)) : options.format;
   impl->parser = std::make_unique<RecordParser>(name, std::move(src), impl->format, std::move(head), options.threads);
+  if (options.pipeline) impl->start_pipeline();
   return impl;
 }
 
@@ -625,7 +731,12 @@ TextStream TextStream::from_bytes(std::string name, ByteSpan bytes, const Stream
 }
 
 bool TextStream::next(TextWindow& window) {
-  return impl_->parser ? impl_->next_parsed(window) : impl_->next_mapped(window);
+  if (!impl_->parser) return impl_->next_mapped(window);
+  if (impl_->producer.joinable()) {
+    if (impl_->ended) return false;
+    return impl_->next_pipelined(window);
+  }
+  return impl_->next_parsed(window);
 }
 
 const std::string& TextStream::name() const { return impl_->name; }
@@ -634,7 +745,8 @@ Compression TextStream::compression() const { return impl_->compression; }
 bool TextStream::is_mapped() const { return !impl_->parser; }
 std::uint64_t TextStream::stored_bytes() const { return impl_->stored_bytes; }
 std::uint64_t TextStream::stored_offset() const {
-  return impl_->parser ? impl_->parser->raw_offset() : impl_->mapped_pos;
+  if (!impl_->parser) return impl_->mapped_pos;
+  return impl_->producer.joinable() ? impl_->stored_done.load() : impl_->parser->raw_offset();
 }
 
 TextStream::TextStream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

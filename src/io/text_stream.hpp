@@ -10,9 +10,10 @@
 //     scan(w.data) and keep the hits with start < w.owned, at record offset w.offset + start
 //
 // Regular uncompressed plain files are mapped and their windows point into the mapping (no
-// copy); everything else is read, decompressed (on a thread of its own, overlapped with the
-// search) and, for FASTA/FASTQ, stripped of line breaks into a window buffer. Memory is about
-// window_bytes + overlap + the read-ahead and decoder buffers, whatever the input's size.
+// copy); everything else is read, decompressed and, for FASTA/FASTQ, stripped of line breaks
+// into a window buffer, on threads of their own while the caller searches the window before
+// (`pipeline`). Memory is about 2 x (window_bytes + overlap) + the read-ahead and decoder
+// buffers, whatever the input's size.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,9 @@ struct StreamOptions {
   int threads = 0;
   /// Read and decompress on a thread of their own, ahead of the search.
   bool read_ahead = true;
+  /// Build the next window on a thread of its own while the caller searches the last one
+  /// (two window buffers: twice the memory). Mapped plain files need no building.
+  bool pipeline = true;
 };
 
 /// One window of one record's text.
