@@ -1,0 +1,68 @@
+// warpmatch._core — what the binding files share: bytes in (buffer protocol, str as UTF-8),
+// NumPy arrays out, the Python exception types. A thin layer: every rule about matching lives
+// in the C++ library; this layer converts, releases the GIL around compile and scan, and
+// converts back.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "warpmatch/common.hpp"
+
+namespace warpmatch::python {
+
+namespace nb = nanobind;
+
+/// A read-only view of one Python argument, held for the duration of a call (the GIL may be
+/// released while it lives): anything with the buffer protocol whose items are single bytes
+/// and which is C-contiguous (bytes, bytearray, memoryview, mmap, NumPy uint8/int8 arrays)
+/// without a copy, or a str as its UTF-8 bytes (the str caches them). Throws TypeError for
+/// anything else, naming `what` (GPU arrays: not supported yet, with the reason).
+class BytesArg {
+ public:
+  BytesArg(nb::handle obj, const char* what);
+  BytesArg(BytesArg&&) noexcept = default;
+  BytesArg& operator=(BytesArg&&) noexcept = default;
+  ~BytesArg();
+
+  ByteSpan span() const { return {data_, size_}; }
+  std::string str() const { return {reinterpret_cast<const char*>(data_), size_}; }
+
+ private:
+  std::unique_ptr<Py_buffer> view_;  // address-stable: released in the destructor
+  nb::object keep_;                  // the str whose UTF-8 bytes data_ points into
+  const std::uint8_t* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+/// True for a str or an object with the buffer protocol (one text, not a sequence of them).
+bool is_single_text(nb::handle obj);
+/// One text or a sequence of texts → views (`multi` tells which it was).
+std::vector<BytesArg> texts_arg(nb::handle obj, const char* what, bool& multi);
+
+/// A new NumPy array of `count` items of `dtype` holding a copy of `data` (count * itemsize
+/// bytes). NumPy owns the memory; the GIL must be held.
+nb::object numpy_array(nb::handle dtype, const void* data, std::size_t count);
+/// numpy.dtype(spec) for a list of (name, format, offset) fields and an item size.
+nb::object struct_dtype(std::initializer_list<std::tuple<const char*, const char*, int>> fields,
+                        int itemsize);
+/// numpy.dtype(name), e.g. "<u8".
+nb::object plain_dtype(const char* name);
+/// `array` viewed as warpmatch.Hits (an ndarray subclass; see _hits.py) with attributes.
+nb::object as_hits(nb::object array, nb::object records, nb::object cigars);
+
+/// Backend from "auto" / "cpu" / "cuda" (InvalidArgument otherwise).
+Backend backend_arg(const std::string& name);
+/// A non-negative count from an optional Python int: -1 for None; InvalidArgument when negative.
+std::int64_t optional_bound(const nb::object& value, const char* name);
+
+void bind_errors(nb::module_& m);
+void bind_matchers(nb::module_& m);
+void bind_sequences(nb::module_& m);
+void bind_records(nb::module_& m);
+
+}  // namespace warpmatch::python

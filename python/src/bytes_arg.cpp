@@ -1,0 +1,150 @@
+// Bytes in, NumPy out (see binding.hpp).
+#include <cstring>
+
+#include "binding.hpp"
+
+namespace warpmatch::python {
+
+using namespace nb::literals;
+
+namespace {
+
+// A module attribute looked up once and kept for the life of the process (never released:
+// a static nb::object would be released after the interpreter has shut down).
+nb::handle cached(const char* module, const char* attr) {
+  return nb::object(nb::module_::import_(module).attr(attr)).release();
+}
+
+bool is_gpu_array(nb::handle obj) {
+  return nb::hasattr(obj, "__cuda_array_interface__") ||
+         (nb::hasattr(obj, "__dlpack_device__") && !PyObject_CheckBuffer(obj.ptr()));
+}
+
+}  // namespace
+
+BytesArg::BytesArg(nb::handle obj, const char* what) {
+  if (PyUnicode_Check(obj.ptr())) {
+    Py_ssize_t n = 0;
+    const char* p = PyUnicode_AsUTF8AndSize(obj.ptr(), &n);
+    if (!p) throw nb::python_error();
+    keep_ = nb::borrow(obj);
+    data_ = reinterpret_cast<const std::uint8_t*>(p);
+    size_ = static_cast<std::size_t>(n);
+    return;
+  }
+  if (PyObject_CheckBuffer(obj.ptr())) {
+    auto view = std::make_unique<Py_buffer>();
+    if (PyObject_GetBuffer(obj.ptr(), view.get(), PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+      // A strided view (e.g. a[::2]) or an exporter refusing read access.
+      nb::python_error e;
+      throw nb::type_error((std::string(what) + ": expected a C-contiguous bytes-like object (" +
+                            e.what() + ")").c_str());
+    }
+    if (view->itemsize != 1) {
+      const std::string fmt = view->format ? view->format : "?";
+      const Py_ssize_t itemsize = view->itemsize;
+      PyBuffer_Release(view.get());
+      throw nb::type_error((std::string(what) + ": expected single-byte items (bytes, bytearray, "
+                            "memoryview, mmap, numpy uint8), got format '" + fmt + "' of " +
+                            std::to_string(itemsize) + " bytes per item")
+                               .c_str());
+    }
+    data_ = static_cast<const std::uint8_t*>(view->buf);
+    size_ = static_cast<std::size_t>(view->len);
+    view_ = std::move(view);
+    return;
+  }
+  const std::string type = nb::type_name(obj.type()).c_str();
+  if (is_gpu_array(obj))
+    throw nb::type_error((std::string(what) + ": GPU-resident arrays (" + type +
+                          ") are not accepted yet; copy the text to host memory first "
+                          "(e.g. cupy.asnumpy(x))")
+                             .c_str());
+  throw nb::type_error((std::string(what) + ": expected str or a bytes-like object (bytes, bytearray, "
+                        "memoryview, mmap, numpy uint8 array), got " + type)
+                           .c_str());
+}
+
+BytesArg::~BytesArg() {
+  if (view_) PyBuffer_Release(view_.get());
+}
+
+bool is_single_text(nb::handle obj) {
+  return PyUnicode_Check(obj.ptr()) || PyObject_CheckBuffer(obj.ptr());
+}
+
+std::vector<BytesArg> texts_arg(nb::handle obj, const char* what, bool& multi) {
+  std::vector<BytesArg> out;
+  multi = !is_single_text(obj);
+  if (!multi) {
+    out.emplace_back(obj, what);
+    return out;
+  }
+  if (!PySequence_Check(obj.ptr()) && !nb::hasattr(obj, "__iter__"))
+    throw nb::type_error((std::string(what) + ": expected str, a bytes-like object or a sequence of them, got " +
+                          nb::type_name(obj.type()).c_str())
+                             .c_str());
+  std::size_t i = 0;
+  for (nb::handle item : obj) {
+    const std::string name = std::string(what) + "[" + std::to_string(i++) + "]";
+    out.emplace_back(item, name.c_str());
+  }
+  return out;
+}
+
+nb::object plain_dtype(const char* name) {
+  static nb::handle dtype_fn = cached("numpy", "dtype");
+  return dtype_fn(name);
+}
+
+nb::object struct_dtype(std::initializer_list<std::tuple<const char*, const char*, int>> fields, int itemsize) {
+  static nb::handle dtype_fn = cached("numpy", "dtype");
+  nb::list names, formats, offsets;
+  for (const auto& [name, format, offset] : fields) {
+    names.append(nb::str(name));
+    formats.append(nb::str(format));
+    offsets.append(nb::int_(offset));
+  }
+  nb::dict spec;
+  spec["names"] = names;
+  spec["formats"] = formats;
+  spec["offsets"] = offsets;
+  spec["itemsize"] = nb::int_(itemsize);
+  return dtype_fn(spec);
+}
+
+nb::object numpy_array(nb::handle dtype, const void* data, std::size_t count) {
+  static nb::handle empty = cached("numpy", "empty");
+  nb::object array = empty(nb::int_(count), "dtype"_a = dtype);
+  if (count == 0) return array;
+  Py_buffer view;
+  if (PyObject_GetBuffer(array.ptr(), &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) throw nb::python_error();
+  std::memcpy(view.buf, data, static_cast<std::size_t>(view.len));
+  PyBuffer_Release(&view);
+  return array;
+}
+
+nb::object as_hits(nb::object array, nb::object records, nb::object cigars) {
+  static nb::handle hits_type = cached("warpmatch._hits", "Hits");
+  nb::object hits = array.attr("view")(hits_type);
+  hits.attr("records") = records;
+  hits.attr("cigars") = cigars;
+  return hits;
+}
+
+Backend backend_arg(const std::string& name) { return parse_backend(name); }
+
+std::int64_t optional_bound(const nb::object& value, const char* name) {
+  if (value.is_none()) return -1;
+  if (!PyIndex_Check(value.ptr()) || PyBool_Check(value.ptr()))
+    throw nb::type_error((std::string(name) + ": expected an int or None, got " +
+                          nb::type_name(value.type()).c_str()).c_str());
+  const long long v = PyLong_AsLongLong(nb::object(nb::steal(PyNumber_Index(value.ptr()))).ptr());
+  if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+  if (v < 0)
+    throw InvalidArgument(std::string(name) + " = " + std::to_string(v) +
+                          ": must be >= 0 (None for no bound)");
+  return v;
+}
+
+}  // namespace warpmatch::python

@@ -1,0 +1,466 @@
+// ExactMatcher (one pattern: warpmatch::ExactMatcher; a sequence: warpmatch::MultiMatcher) and
+// ApproxMatcher: compiled once with the GIL released, immutable, shared freely between threads;
+// scans with the GIL released; hits out as NumPy structured arrays.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "binding.hpp"
+#include "io/text_stream.hpp"
+#include "warpmatch/approx.hpp"
+#include "warpmatch/exact.hpp"
+#include "warpmatch/multi.hpp"
+
+namespace warpmatch::python {
+
+using namespace nb::literals;
+
+namespace {
+
+// ---- result rows (the NumPy dtypes below describe these layouts) ------------------------
+static_assert(sizeof(Match) == 24 && offsetof(Match, pattern) == 0 && offsetof(Match, start) == 8 &&
+              offsetof(Match, end) == 16);
+
+struct ApproxRow {
+  std::uint32_t pattern;
+  std::uint32_t distance;
+  std::uint64_t start;
+  std::uint64_t end;
+};
+static_assert(sizeof(ApproxRow) == 24);
+
+// A hit of a file search: which record (FASTA/FASTQ; 0 for plain text), at record offsets.
+struct FileRow {
+  std::uint64_t record;
+  std::uint32_t pattern;
+  std::uint32_t distance;
+  std::uint64_t start;
+  std::uint64_t end;
+};
+static_assert(sizeof(FileRow) == 32);
+
+nb::handle exact_dtype() {
+  static nb::handle d = struct_dtype({{"pattern", "<u4", 0}, {"start", "<u8", 8}, {"end", "<u8", 16}}, 24).release();
+  return d;
+}
+nb::handle approx_dtype() {
+  static nb::handle d =
+      struct_dtype({{"pattern", "<u4", 0}, {"start", "<u8", 8}, {"end", "<u8", 16}, {"distance", "<u4", 4}}, 24)
+          .release();
+  return d;
+}
+nb::handle exact_file_dtype() {
+  static nb::handle d =
+      struct_dtype({{"record", "<u8", 0}, {"pattern", "<u4", 8}, {"start", "<u8", 16}, {"end", "<u8", 24}}, 32)
+          .release();
+  return d;
+}
+nb::handle approx_file_dtype() {
+  static nb::handle d = struct_dtype({{"record", "<u8", 0},
+                                      {"pattern", "<u4", 8},
+                                      {"start", "<u8", 16},
+                                      {"end", "<u8", 24},
+                                      {"distance", "<u4", 12}},
+                                     32)
+                            .release();
+  return d;
+}
+
+nb::list bytes_list(const std::vector<std::string>& v) {
+  nb::list out;
+  for (const auto& s : v) out.append(nb::bytes(s.data(), s.size()));
+  return out;
+}
+
+// The input of a file search: a path (str or os.PathLike) or the file's content (bytes-like).
+struct FileSource {
+  std::optional<std::string> path;
+  std::optional<BytesArg> content;
+  FileSource(nb::handle source) {
+    if (PyUnicode_Check(source.ptr()) || nb::hasattr(source, "__fspath__")) {
+      nb::object p = nb::steal(PyOS_FSPath(source.ptr()));
+      if (!p.is_valid()) throw nb::python_error();
+      if (!PyUnicode_Check(p.ptr())) throw nb::type_error("source: a bytes path is not supported; pass str");
+      path = nb::cast<std::string>(p);
+    } else {
+      content.emplace(source, "source");
+    }
+  }
+  io::TextStream open(const io::StreamOptions& o) const {
+    return path ? io::TextStream::open(*path, o) : io::TextStream::from_bytes("(buffer)", content->span(), o);
+  }
+};
+
+io::StreamOptions stream_options(const std::string& format, std::uint64_t window_bytes) {
+  io::StreamOptions o;
+  o.format = io::parse_format(format);
+  if (window_bytes > 0) o.window_bytes = o.mapped_window_bytes = window_bytes;
+  return o;
+}
+
+// Streams a file through the input layer (windows with `overlap`), calling
+// scan(window, rows) for each window; record names collected in order.
+template <class ScanWindow>
+std::vector<std::string> stream_file(const FileSource& source, io::StreamOptions o, ScanWindow&& scan_window) {
+  std::vector<std::string> records;
+  io::TextStream stream = source.open(o);
+  for (io::TextWindow w; stream.next(w);) {
+    if (w.first) records.emplace_back(w.record);
+    scan_window(w);
+  }
+  return records;
+}
+
+nb::object file_hits(const std::vector<FileRow>& rows, const std::vector<std::string>& records, bool approx) {
+  nb::object array = numpy_array(approx ? approx_file_dtype() : exact_file_dtype(), rows.data(), rows.size());
+  nb::list names;
+  for (const auto& r : records) names.append(nb::str(r.data(), r.size()));
+  return as_hits(array, names, nb::none());
+}
+
+// ---- ExactMatcher -------------------------------------------------------------------------
+class PyExactMatcher {
+ public:
+  PyExactMatcher(nb::handle pattern_or_patterns, bool ignore_case, const std::string& backend, int threads,
+                 int device) {
+    std::vector<BytesArg> args = texts_arg(pattern_or_patterns, "pattern", multi_);
+    for (const auto& a : args) patterns_.push_back(a.str());
+    ignore_case_ = ignore_case;
+    backend_ = backend;
+    threads_ = threads;
+    device_ = device;
+    compile();
+  }
+
+  std::uint64_t count(nb::handle text) const {
+    BytesArg t(text, "text");
+    nb::gil_scoped_release release;
+    return single_ ? single_->count(t.span()) : set_->count(t.span());
+  }
+
+  nb::object counts(nb::handle text) const {
+    BytesArg t(text, "text");
+    std::vector<std::uint64_t> c;
+    {
+      nb::gil_scoped_release release;
+      if (single_) c = {single_->count(t.span())};
+      else c = set_->count_per_pattern(t.span());
+    }
+    return numpy_array(plain_dtype("<u8"), c.data(), c.size());
+  }
+
+  nb::object find(nb::handle text, std::uint64_t max_matches) const {
+    BytesArg t(text, "text");
+    std::vector<Match> hits;
+    {
+      nb::gil_scoped_release release;
+      const MatchSink sink = [&](const Match& x) {
+        hits.push_back(x);
+        return max_matches == 0 || hits.size() < max_matches;
+      };
+      if (single_) single_->scan(t.span(), sink);
+      else set_->scan(t.span(), sink);
+    }
+    return numpy_array(exact_dtype(), hits.data(), hits.size());
+  }
+
+  nb::object find_file(nb::handle source_obj, const std::string& format, std::uint64_t window_bytes) const {
+    FileSource source(source_obj);
+    io::StreamOptions o = stream_options(format, window_bytes);
+    o.threads = threads_;
+    o.overlap = longest() - 1;
+    std::vector<FileRow> rows;
+    std::vector<std::string> records;
+    {
+      nb::gil_scoped_release release;
+      records = stream_file(source, o, [&](const io::TextWindow& w) {
+        const MatchSink sink = [&](const Match& x) {
+          if (x.start >= w.owned) return false;  // ascending starts: the rest are the next window's
+          rows.push_back({w.record_index, x.pattern, 0, x.start + w.offset, x.end + w.offset});
+          return true;
+        };
+        if (single_) single_->scan(w.data, sink);
+        else set_->scan(w.data, sink);
+      });
+    }
+    return file_hits(rows, records, false);
+  }
+
+  std::size_t longest() const {
+    std::size_t m = 0;
+    for (const auto& p : patterns_) m = std::max(m, p.size());
+    return m;
+  }
+
+  nb::object patterns() const { return multi_ ? nb::object(bytes_list(patterns_)) : nb::object(nb::bytes(patterns_[0].data(), patterns_[0].size())); }
+  std::size_t pattern_count() const { return patterns_.size(); }
+  std::string backend() const { return std::string(backend_name(single_ ? single_->backend() : set_->backend())); }
+  std::string algorithm() const { return single_ ? single_->algorithm() : set_->algorithm(); }
+  bool ignore_case() const { return ignore_case_; }
+
+  nb::tuple state() const {
+    return nb::make_tuple(patterns(), ignore_case_, backend_, threads_, device_);
+  }
+  std::string repr() const {
+    return "warpmatch.ExactMatcher(" + std::to_string(patterns_.size()) + " pattern" +
+           (patterns_.size() == 1 ? "" : "s") + ", ignore_case=" + (ignore_case_ ? "True" : "False") +
+           ", backend='" + backend() + "', algorithm='" + algorithm() + "')";
+  }
+
+ private:
+  void compile() {
+    const Backend b = backend_arg(backend_);
+    nb::gil_scoped_release release;
+    if (multi_) {
+      MultiOptions o;
+      o.backend = b;
+      o.case_insensitive = ignore_case_;
+      o.threads = threads_;
+      o.device = device_;
+      set_.emplace(MultiMatcher::compile(patterns_, o));
+    } else {
+      ExactOptions o;
+      o.backend = b;
+      o.case_insensitive = ignore_case_;
+      o.threads = threads_;
+      o.device = device_;
+      single_.emplace(ExactMatcher::compile(as_bytes(patterns_[0]), o));
+    }
+  }
+
+  std::vector<std::string> patterns_;
+  bool multi_ = false;
+  bool ignore_case_ = false;
+  std::string backend_ = "auto";  // as requested: a pickled "auto" matcher resolves again where it lands
+  int threads_ = 0;
+  int device_ = 0;
+  std::optional<ExactMatcher> single_;
+  std::optional<MultiMatcher> set_;
+};
+
+// ---- ApproxMatcher ------------------------------------------------------------------------
+class PyApproxMatcher {
+ public:
+  PyApproxMatcher(nb::handle pattern_or_patterns, nb::object k, bool best, bool cigar, bool ignore_case,
+                  const std::string& backend, int threads, int device) {
+    std::vector<BytesArg> args = texts_arg(pattern_or_patterns, "pattern", multi_);
+    for (const auto& a : args) patterns_.emplace_back(a.span().begin(), a.span().end());
+    k_arg_ = k;
+    backend_ = backend;
+    opt_.k = optional_bound(k, "k");
+    opt_.best = best;
+    opt_.want_cigar = cigar;
+    opt_.case_insensitive = ignore_case;
+    opt_.backend = backend_arg(backend);
+    opt_.threads = threads;
+    opt_.device = device;
+    nb::gil_scoped_release release;
+    matcher_.emplace(ApproxMatcher::compile(patterns_, opt_));
+  }
+
+  nb::object find(nb::handle text) const {
+    BytesArg t(text, "text");
+    std::vector<ApproxRow> rows;
+    std::vector<std::string> cigars;
+    {
+      nb::gil_scoped_release release;
+      matcher_->scan(t.span(), [&](const ApproxMatch& h) {
+        rows.push_back({h.pattern, h.distance, h.start, h.end});
+        if (opt_.want_cigar) cigars.push_back(h.cigar);
+        return true;
+      });
+    }
+    nb::object array = numpy_array(approx_dtype(), rows.data(), rows.size());
+    if (!opt_.want_cigar) return array;
+    nb::list c;
+    for (const auto& s : cigars) c.append(nb::str(s.data(), s.size()));
+    return as_hits(array, nb::none(), c);
+  }
+
+  nb::object find_file(nb::handle source_obj, const std::string& format, std::uint64_t window_bytes) const {
+    FileSource source(source_obj);
+    io::StreamOptions o = stream_options(format, window_bytes);
+    o.threads = opt_.threads;
+    o.overlap = overlap();
+    // Best mode compares hits across a whole record: whole records as windows.
+    if (opt_.best) o.window_bytes = o.mapped_window_bytes = std::uint64_t{1} << 62;
+    std::vector<FileRow> rows;
+    std::vector<std::string> records;
+    {
+      nb::gil_scoped_release release;
+      records = stream_file(source, o, [&](const io::TextWindow& w) {
+        matcher_->scan(w.data, [&](const ApproxMatch& h) {
+          if (h.end <= w.repeated) return true;  // the previous window's end
+          rows.push_back({w.record_index, h.pattern, h.distance, h.start + w.offset, h.end + w.offset});
+          return true;
+        });
+      });
+    }
+    return file_hits(rows, records, true);
+  }
+
+  // Every alignment ending in a window's own ends lies within m + k bytes before its end.
+  std::uint64_t overlap() const {
+    std::uint64_t overlap = 0;
+    for (std::size_t i = 0; i < matcher_->pattern_count(); ++i) {
+      const std::uint64_t m = matcher_->pattern_length(i);
+      const std::uint64_t k =
+          matcher_->k() < 0 ? m : std::min<std::uint64_t>(m, static_cast<std::uint64_t>(matcher_->k()));
+      overlap = std::max(overlap, m + k);
+    }
+    return overlap;
+  }
+
+  nb::object patterns() const {
+    nb::list out;
+    for (const auto& p : patterns_) out.append(nb::bytes(p.data(), p.size()));
+    return multi_ ? nb::object(out) : nb::object(out[0]);
+  }
+  std::size_t pattern_count() const { return patterns_.size(); }
+  nb::object k() const { return k_arg_; }
+  bool best() const { return opt_.best; }
+  bool cigar() const { return opt_.want_cigar; }
+  std::string backend() const { return std::string(backend_name(matcher_->backend())); }
+  std::string algorithm() const { return matcher_->algorithm(); }
+  nb::tuple state() const {
+    return nb::make_tuple(patterns(), k_arg_, opt_.best, opt_.want_cigar, opt_.case_insensitive, backend_,
+                          opt_.threads, opt_.device);
+  }
+  std::string repr() const {
+    return "warpmatch.ApproxMatcher(" + std::to_string(patterns_.size()) + " pattern" +
+           (patterns_.size() == 1 ? "" : "s") + ", k=" + (k_arg_.is_none() ? "None" : std::to_string(opt_.k)) +
+           ", best=" + (opt_.best ? "True" : "False") + ", backend='" + backend() + "')";
+  }
+
+ private:
+  std::vector<std::vector<std::uint8_t>> patterns_;
+  bool multi_ = false;
+  nb::object k_arg_;
+  std::string backend_ = "auto";
+  ApproxOptions opt_;
+  std::optional<ApproxMatcher> matcher_;
+};
+
+constexpr const char* kExactDoc = R"(Exact search of one pattern or a set of patterns, compiled once.
+
+ExactMatcher(pattern_or_patterns, ignore_case=False, backend="auto", threads=0, device=0)
+
+pattern_or_patterns: one pattern (str as UTF-8, or any bytes-like object) or a sequence of
+    them. Every byte value is a character (NUL included). A set reports every occurrence of
+    every pattern, overlapping ones included, in ascending (start, pattern) order; duplicate
+    patterns each keep their own index.
+ignore_case: ASCII letters only; other bytes compare exactly.
+backend: "auto" (CUDA when a GPU is present, else the CPU), "cpu" or "cuda".
+threads: CPU threads (0 = all). device: CUDA device ordinal.
+
+The matcher is immutable: share it between threads. Scans release the GIL and read the text
+in place (bytes, bytearray, memoryview, mmap, NumPy uint8 arrays; str as UTF-8).
+
+>>> m = warpmatch.ExactMatcher(["he", "she", "hers"])
+>>> m.count("ushers")
+3
+>>> m.find("ushers").tolist()
+[(1, 1, 4), (0, 2, 4), (2, 2, 6)]
+>>> m.counts(b"ushers").tolist()
+[1, 1, 1]
+)";
+
+constexpr const char* kApproxDoc = R"(Approximate search: every end position within k edits, or the best ones.
+
+ApproxMatcher(pattern_or_patterns, k=None, best=False, cigar=False, ignore_case=False,
+              backend="auto", threads=0, device=0)
+
+Semi-global Levenshtein distance (edlib's HW mode): a hit is an end e (exclusive) with
+dist(e) = min over s of ED(pattern, text[s:e]) <= k; start is the largest s reaching that
+distance. best=True reports only the ends with the smallest distance (within k when given;
+k=None means no bound). k is required unless best=True; k >= len(pattern) is capped at it.
+cigar=True also recovers each alignment ('=' match, 'X' mismatch, 'I' a pattern byte absent
+from the text, 'D' a text byte absent from the pattern): find() then returns a Hits array
+whose .cigars lists them row by row.
+
+Hits come pattern by pattern (in the given order), each pattern's in ascending end.
+
+>>> m = warpmatch.ApproxMatcher("GATTACA", k=1)
+>>> m.find("xxGATACAxx")[["start", "end", "distance"]].tolist()
+[(2, 8, 1)]
+>>> warpmatch.ApproxMatcher("GATTACA", best=True, cigar=True).find("xxGATACAxx").cigars
+['2=1I4=']
+)";
+
+}  // namespace
+
+void bind_matchers(nb::module_& m) {
+  nb::class_<PyExactMatcher>(m, "ExactMatcher", kExactDoc)
+      .def(nb::init<nb::handle, bool, const std::string&, int, int>(), "pattern_or_patterns"_a,
+           "ignore_case"_a = false, "backend"_a = "auto", "threads"_a = 0, "device"_a = 0)
+      .def("count", &PyExactMatcher::count, "text"_a,
+           "Number of occurrences of all patterns, overlapping ones included.\n\n"
+           ">>> warpmatch.ExactMatcher('aa').count('aaaa')\n3")
+      .def("counts", &PyExactMatcher::counts, "text"_a,
+           "Occurrences per pattern as a uint64 array (one element for a single pattern).\n\n"
+           ">>> warpmatch.ExactMatcher(['a', 'b', 'a']).counts('abca').tolist()\n[2, 1, 2]")
+      .def("find", &PyExactMatcher::find, "text"_a, "max_matches"_a = 0,
+           "Every occurrence as a structured array with fields pattern (u4), start (u8), end (u8)\n"
+           "([start, end) byte offsets), in ascending (start, pattern) order. max_matches > 0 stops\n"
+           "after that many.\n\n"
+           ">>> warpmatch.ExactMatcher('ab').find(b'abab')['start'].tolist()\n[0, 2]")
+      .def("find_file", &PyExactMatcher::find_file, "source"_a, "format"_a = "auto", "window_bytes"_a = 0,
+           "Every occurrence in a file, streamed through the library's input layer in bounded\n"
+           "memory: source is a path (plain, FASTA, FASTQ; gzip, BGZF or zstd inside) or a\n"
+           "bytes-like object holding such a file. format: 'auto', 'plain', 'fasta' or 'fastq'.\n"
+           "Returns a Hits array with fields record (u8), pattern, start, end, offsets within the\n"
+           "record; .records lists the record names (FASTA/FASTQ header's first word; '' for plain).\n"
+           "window_bytes > 0 bounds the text searched per window (default: the input layer's).\n\n"
+           ">>> h = warpmatch.ExactMatcher('GAT').find_file(b'>r1\\nGA\\nTT\\n>r2\\nGATGAT\\n')\n"
+           ">>> [(h.records[r], s) for r, _, s, _ in h.tolist()]\n[('r1', 0), ('r2', 0), ('r2', 3)]")
+      .def_prop_ro("patterns", &PyExactMatcher::patterns, "The pattern (bytes), or the list of patterns as given.")
+      .def_prop_ro(
+          "overlap", [](const PyExactMatcher& self) { return self.longest() - 1; },
+          "Bytes a window must repeat from the one before (the longest pattern's length - 1).")
+      .def_prop_ro("pattern_count", &PyExactMatcher::pattern_count)
+      .def_prop_ro("ignore_case", &PyExactMatcher::ignore_case)
+      .def_prop_ro("backend", &PyExactMatcher::backend, "The resolved backend: 'cpu' or 'cuda'.")
+      .def_prop_ro("algorithm", &PyExactMatcher::algorithm, "The resolved algorithm name.")
+      .def("__getstate__", &PyExactMatcher::state)
+      .def("__setstate__",
+           [](PyExactMatcher& self, const nb::tuple& s) {
+             new (&self) PyExactMatcher(s[0], nb::cast<bool>(s[1]), nb::cast<std::string>(s[2]),
+                                        nb::cast<int>(s[3]), nb::cast<int>(s[4]));
+           })
+      .def("__repr__", &PyExactMatcher::repr);
+
+  nb::class_<PyApproxMatcher>(m, "ApproxMatcher", kApproxDoc)
+      .def(nb::init<nb::handle, nb::object, bool, bool, bool, const std::string&, int, int>(),
+           "pattern_or_patterns"_a, "k"_a = nb::none(), "best"_a = false, "cigar"_a = false,
+           "ignore_case"_a = false, "backend"_a = "auto", "threads"_a = 0, "device"_a = 0)
+      .def("find", &PyApproxMatcher::find, "text"_a,
+           "Every hit as a structured array with fields pattern (u4), start (u8), end (u8),\n"
+           "distance (u4); with cigar=True a Hits array whose .cigars holds the alignments.\n\n"
+           ">>> warpmatch.ApproxMatcher('abc', k=0).find('xabcx').tolist()\n[(0, 1, 4, 0)]")
+      .def("find_file", &PyApproxMatcher::find_file, "source"_a, "format"_a = "auto", "window_bytes"_a = 0,
+           "Every hit in a file (a path or a bytes-like file content; plain, FASTA, FASTQ, gzip,\n"
+           "BGZF, zstd), streamed in windows that overlap by m + k: a Hits array with fields record,\n"
+           "pattern, start, end, distance (record offsets; .records names the records). Best mode\n"
+           "reads each record whole and picks the best hits per record.")
+      .def_prop_ro("patterns", &PyApproxMatcher::patterns)
+      .def_prop_ro("pattern_count", &PyApproxMatcher::pattern_count)
+      .def_prop_ro("k", &PyApproxMatcher::k)
+      .def_prop_ro("best", &PyApproxMatcher::best)
+      .def_prop_ro("cigar", &PyApproxMatcher::cigar)
+      .def_prop_ro("backend", &PyApproxMatcher::backend)
+      .def_prop_ro("algorithm", &PyApproxMatcher::algorithm)
+      .def_prop_ro("overlap", &PyApproxMatcher::overlap,
+                   "Bytes a window must repeat from the one before (max over patterns of m + k).")
+      .def("__getstate__", &PyApproxMatcher::state)
+      .def("__setstate__",
+           [](PyApproxMatcher& self, const nb::tuple& s) {
+             new (&self) PyApproxMatcher(s[0], nb::borrow(s[1]), nb::cast<bool>(s[2]), nb::cast<bool>(s[3]),
+                                         nb::cast<bool>(s[4]), nb::cast<std::string>(s[5]), nb::cast<int>(s[6]),
+                                         nb::cast<int>(s[7]));
+           })
+      .def("__repr__", &PyApproxMatcher::repr);
+}
+
+}  // namespace warpmatch::python
