@@ -1,0 +1,166 @@
+"""warpmatch.dask on a distributed.LocalCluster (2 worker processes): the same rows as one
+process, for plain files split into byte ranges, FASTA split at records, gzip/FASTQ whole."""
+from __future__ import annotations
+
+import gzip
+import random
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+import warpmatch  # noqa: E402
+import warpmatch.dask as wd  # noqa: E402
+from conftest import approx_oracle, random_bytes  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, worker_dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    rng = random.Random(42)
+    d = tmp_path_factory.mktemp("dask")
+    plain = random_bytes(rng, 200_000, b"ACGT")
+    (d / "plain.txt").write_bytes(plain)
+    recs = [(f"chr{i}", random_bytes(rng, rng.randint(0, 9000), b"ACGT")) for i in range(30)]
+    fa = b"".join(b">" + n.encode() + b"\n" + b"\n".join(s[i : i + 60] for i in range(0, len(s), 60)) + b"\n"
+                  for n, s in recs)
+    (d / "genome.fa").write_bytes(fa)
+    fq = b"".join(b"@" + n.encode() + b"\n" + s[:300] + b"\n+\n" + b"#" * len(s[:300]) + b"\n" for n, s in recs)
+    (d / "reads.fq.gz").write_bytes(gzip.compress(fq))
+    (d / "empty.txt").write_bytes(b"")
+    return d, plain, recs
+
+
+def frames_equal(a, b):
+    import pandas as pd
+
+    a = a.reset_index(drop=True)
+    b = b.reset_index(drop=True)
+    for col in ("path", "record"):  # object or string dtype, same values
+        a[col] = a[col].astype(object)
+        b[col] = b[col].astype(object)
+    pd.testing.assert_frame_equal(a, b, check_dtype=False)
+    assert list(a.dtypes[2:]) == list(b.dtypes[2:])
+
+
+def find_all(text: bytes, p: bytes) -> list[int]:
+    out, i = [], text.find(p)
+    while i >= 0:
+        out.append(i)
+        i = text.find(p, i + 1)
+    return out
+
+
+def test_plan_splits(files):
+    d, plain, _ = files
+    pieces = wd.plan([d / "plain.txt", d / "genome.fa", d / "reads.fq.gz", d / "empty.txt"], blocksize=30_000)
+    kinds = {}
+    for path, kind, lo, hi in pieces:
+        kinds.setdefault((path.rsplit("/", 1)[1], kind), []).append((lo, hi))
+    assert len(kinds[("plain.txt", "range")]) == 7
+    assert len(kinds[("genome.fa", "records")]) > 3
+    fa = (d / "genome.fa").read_bytes()
+    for lo, hi in kinds[("genome.fa", "records")]:
+        assert fa[lo : lo + 1] == b">"  # every range starts at a record
+    assert kinds[("reads.fq.gz", "file")] == [(0, (d / "reads.fq.gz").stat().st_size)]
+    assert ("empty.txt", "file") in kinds
+
+
+def test_exact_plain_byte_ranges(client, files):
+    d, plain, _ = files
+    patterns = [b"ACGTA", b"GATTACA", b"TTTTTT"]
+    m = warpmatch.ExactMatcher(patterns, threads=1)
+    ddf = wd.search(m, d / "plain.txt", blocksize=7_777)
+    assert ddf.npartitions == 26
+    got = ddf.compute()
+    frames_equal(got, wd.search_local(m, d / "plain.txt"))
+    want = sorted((s, i) for i, p in enumerate(patterns) for s in find_all(plain, p))
+    assert list(zip(got["start"].tolist(), got["pattern"].tolist())) == want
+    assert set(got["record"]) <= {""} and set(got["path"]) == {str(d / "plain.txt")}
+
+
+@pytest.mark.parametrize("best", [False, True])
+def test_approx_plain_byte_ranges(client, files, best):
+    d, plain, _ = files
+    m = warpmatch.ApproxMatcher([b"GATTACAGAT", b"CCGGTTAA"], k=2, best=best, threads=1)
+    got = wd.search(m, d / "plain.txt", blocksize=9_999).compute()
+    local = wd.search_local(m, d / "plain.txt")
+    frames_equal(got, local)
+    whole = m.find(plain)  # one scan of the whole text, reordered by (end, pattern)
+    order = np.lexsort((whole["pattern"], whole["end"]))
+    assert got[["pattern", "start", "end", "distance"]].to_records(index=False).tolist() == \
+        [tuple(x) for x in whole[order].tolist()]
+
+
+def test_approx_small_oracle(client, tmp_path):
+    rng = random.Random(3)
+    text = random_bytes(rng, 400, b"ACG")
+    (tmp_path / "t.txt").write_bytes(text)
+    m = warpmatch.ApproxMatcher(b"ACGGA", k=1, threads=1)
+    got = wd.search(m, tmp_path / "t.txt", blocksize=37).compute()
+    assert list(zip(got["start"], got["end"], got["distance"])) == approx_oracle(text, b"ACGGA", 1, best=False)
+
+
+def test_fasta_records_and_compressed_and_many_files(client, files):
+    d, _, recs = files
+    paths = [d / "genome.fa", d / "reads.fq.gz", d / "plain.txt", d / "empty.txt"]
+    m = warpmatch.ExactMatcher([b"ACGTAC", b"GGGG"], threads=1)
+    got = wd.search(m, paths, blocksize=20_000).compute()
+    frames_equal(got, wd.search_local(m, paths))
+    fa = got[got["path"] == str(d / "genome.fa")]
+    assert fa["record_index"].max() == max(i for i, (_, s) in enumerate(recs) if b"GGGG" in s or b"ACGTAC" in s)
+    for _, row in fa.head(200).iterrows():
+        name, seq = recs[row["record_index"]]
+        assert row["record"] == name
+        assert seq[row["start"] : row["end"]] in (b"ACGTAC", b"GGGG")
+    a = warpmatch.ApproxMatcher(b"ACGTACGT", k=1, threads=1)
+    frames_equal(wd.search(a, paths, blocksize=20_000).compute(), wd.search_local(a, paths))
+
+
+def test_matcher_compiled_once_per_worker(client, files):
+    d, _, _ = files
+    m = warpmatch.ExactMatcher([b"CATCAT", b"TAGTAG", b"ACGTTT"], threads=1)  # new to the workers
+    before = client.run(wd.compiled_matchers)
+    ddf = wd.search(m, d / "plain.txt", blocksize=5_000)
+    assert ddf.npartitions == 40
+    ddf.compute()
+    after = client.run(wd.compiled_matchers)
+    grew = [after[w] - before[w] for w in after]
+    assert all(g <= 1 for g in grew) and sum(grew) >= 1, grew
+
+
+def test_edit_distances_partitioned(client):
+    import pandas as pd
+
+    rng = random.Random(5)
+    a = [random_bytes(rng, rng.randint(0, 200)) for _ in range(300)]
+    b = [random_bytes(rng, rng.randint(0, 200)) for _ in range(300)]
+    want = warpmatch.edit_distances(a, b, k=100)
+    s = wd.edit_distances(a, b, k=100, npartitions=7, threads=1)
+    assert s.npartitions == 7
+    assert s.compute().tolist() == want.tolist()
+    df = pd.DataFrame({"a": a, "b": b})
+    assert wd.edit_distances(df, npartitions=3).compute().tolist() == warpmatch.edit_distances(a, b).tolist()
+
+
+def test_bad_arguments(files):
+    d, _, _ = files
+    with pytest.raises(ValueError):
+        wd.search(warpmatch.ExactMatcher("A"), d / "plain.txt", blocksize=0)
+    with pytest.raises(TypeError):
+        wd.search("ACGT", d / "plain.txt")
+    with pytest.raises(ValueError):
+        wd.edit_distances(["a"], ["a", "b"])
+    with pytest.raises(FileNotFoundError):
+        wd.search(warpmatch.ExactMatcher("A"), d / "missing.txt")
