@@ -364,8 +364,11 @@ int run_approx(const ApproxFlags& flags) {
   options.threads = flags.threads;
   options.device = flags.device;
   options.best_of_cluster = flags.best_of_cluster;
-  options.want_start = true;
-  options.want_cigar = flags.cigar || flags.json;  // JSON lines always carry the alignment
+  // Counting and -q print no hit: no start or alignment is recovered (so -c is never slower
+  // than listing).
+  const bool lists_hits = !flags.count && !flags.quiet;
+  options.want_start = lists_hits;
+  options.want_cigar = lists_hits && (flags.cigar || flags.json);  // JSON lines always carry the alignment
   options.wavefront_blocks = flags.blocks;
   ApproxMatcher matcher = [&] {
     try {

@@ -152,7 +152,7 @@ class FindRun {
     const ByteSpan window = w.data;
     const std::uint64_t owned = w.owned;
     const auto t0 = std::chrono::steady_clock::now();
-    const bool count_only = flags_.count && flags_.max_count < 0;
+    const bool count_only = flags_.count && flags_.max_count < 0 && !flags_.quiet;  // -q stops at the first
     if constexpr (kIsMulti<Matcher>) {
       if (count_only) {
         // Shorter patterns also match inside the window's tail, whose starts belong to the

@@ -36,6 +36,7 @@ CommandRunner add_info_command(CLI::App& app) {
                        d.l2_bytes, d.clock_mhz);
       }
       buf.append(std::string_view("]}\n"));
+      out.flush();
       return 0;
     }
     fmt::format_to(std::back_inserter(buf), "warpmatch {}\n", build.version);
@@ -53,6 +54,7 @@ CommandRunner add_info_command(CLI::App& app) {
                      d.global_memory_bytes / 1073741824.0, d.l2_bytes / 1048576.0, d.clock_mhz);
     fmt::format_to(std::back_inserter(buf), "backend 'auto' uses: {}\n",
                    devices.empty() ? "cpu" : "cuda");
+    out.flush();
     return 0;
   };
 }

@@ -1,10 +1,12 @@
 // warpmatch — command-line entry. Commands register themselves (cli/*_command.cpp).
 // Exit status as grep: 0 something matched, 1 nothing matched, 2 an error (bad usage included).
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <exception>
 
 #include "commands.hpp"
+#include "output.hpp"
 #include "warpmatch/common.hpp"
 
 namespace warpmatch::cli {
@@ -54,7 +56,16 @@ int main(int argc, char** argv) {
 
   try {
     for (auto& [cmd, run] : runners)
-      if (cmd->parsed()) return run();
+      if (cmd->parsed()) {
+        const int status = run();
+        flush_stdout_or_throw();  // what went through printf / fmt::print directly
+        return status;
+      }
+  } catch (const WriteError& e) {
+    // grep: "write error", status 2. A reader that went away (EPIPE, SIGPIPE ignored by our
+    // parent) needs no message: with SIGPIPE at its default the process ends quietly anyway.
+    if (e.error_number() != EPIPE) std::fprintf(stderr, "warpmatch: %s\n", e.what());
+    return 2;
   } catch (const warpmatch::Error& e) {
     std::fprintf(stderr, "warpmatch: %s\n", e.what());
     return 2;

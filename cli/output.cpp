@@ -1,13 +1,40 @@
 #include "output.hpp"
 
+#include <cerrno>
+#include <cstring>
+
 namespace warpmatch::cli {
+
+WriteError::WriteError(int error_number)
+    : std::runtime_error(std::string("write error: standard output: ") + std::strerror(error_number)),
+      error_number_(error_number) {}
+
+namespace {
+void flush_or_throw(std::FILE* file) {
+  errno = 0;
+  if (std::fflush(file) != 0 || std::ferror(file)) {
+    const int error = errno != 0 ? errno : EIO;
+    std::clearerr(file);
+    throw WriteError(error);
+  }
+}
+}  // namespace
+
+void flush_stdout_or_throw() { flush_or_throw(stdout); }
 
 void Output::flush() {
   if (buf_.size() != 0) {
-    std::fwrite(buf_.data(), 1, buf_.size(), file_);
-    buf_.clear();
+    const std::size_t size = buf_.size();
+    errno = 0;
+    const std::size_t written = std::fwrite(buf_.data(), 1, size, file_);
+    buf_.clear();  // a failed write is not retried (the destructor flushes again)
+    if (written != size) {
+      const int error = errno != 0 ? errno : EIO;
+      std::clearerr(file_);
+      throw WriteError(error);
+    }
   }
-  std::fflush(file_);
+  flush_or_throw(file_);
 }
 
 void append_escaped_text(fmt::memory_buffer& out, ByteSpan bytes) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -14,11 +15,34 @@
 
 namespace warpmatch::cli {
 
+/// Writing the output failed (disk full, stdout closed, the reader of a pipe gone with
+/// SIGPIPE ignored). Not a warpmatch::Error, so no per-input handler takes it for an input's
+/// fault: it ends the command in main(), which prints "warpmatch: write error: standard
+/// output: REASON" and exits 2 as grep does (quietly for EPIPE: the reader left).
+class WriteError : public std::runtime_error {
+ public:
+  explicit WriteError(int error_number);
+  int error_number() const { return error_number_; }
+
+ private:
+  int error_number_;
+};
+
+/// Flushes stdout; throws WriteError if it or any earlier write to it failed.
+void flush_stdout_or_throw();
+
 /// Large-buffer writer to a FILE* (stdout): millions of match lines must not cost a syscall each.
+/// flush() throws WriteError when the bytes cannot be written (the destructor swallows it:
+/// commands flush before they return).
 class Output {
  public:
   explicit Output(std::FILE* f) : file_(f) {}
-  ~Output() { flush(); }
+  ~Output() {
+    try {
+      flush();
+    } catch (const WriteError&) {
+    }
+  }
   fmt::memory_buffer& buffer() { return buf_; }
   void maybe_flush() {
     if (buf_.size() >= (1u << 16)) flush();

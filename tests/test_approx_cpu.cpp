@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/approx_align.hpp"
@@ -548,4 +549,85 @@ TEST(ApproxCpu, ScanProgressEndsAtTextBytesTimesPatterns) {
       EXPECT_FALSE(plain.empty());
     }
   }
+}
+
+// Issue 16: a scan holds one segment's hits at a time. Tiny segments (the test hook) must give
+// the one-segment result: the same hits, for one pattern in the same order; for several
+// patterns segment by segment (pattern order within each), the same set.
+TEST(ApproxSegments, TinySegmentsGiveTheOneSegmentHitsInEveryMode) {
+  std::mt19937_64 rng(1616);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int alphabet = trial % 2 ? 2 : 4;
+    const std::size_t m = 1 + rng() % (trial % 5 == 0 ? 80 : 12);
+    const Bytes pattern = random_bytes(rng, m, alphabet);
+    const Bytes text = text_with_planted(rng, pattern, 200 + rng() % 3000, alphabet, 4, 2);
+    for (const int mode : {0, 1, 2, 3}) {  // all hits, best, best with bound, best per cluster
+      ApproxOptions o = options_k(static_cast<std::int64_t>(rng() % (m + 1)));
+      if (mode == 1) o.k = -1;
+      o.best = mode == 1 || mode == 2;
+      o.best_of_cluster = mode == 3;
+      o.want_cigar = true;
+      const auto whole = ApproxMatcher::compile(pattern, o).find_all(text);
+      for (const std::uint64_t segment : {1ull, 7ull, 64ull, 1000ull}) {
+        o.segment_ends = segment;
+        EXPECT_EQ(ApproxMatcher::compile(pattern, o).find_all(text), whole)
+            << "trial " << trial << " mode " << mode << " segment " << segment;
+      }
+    }
+  }
+}
+
+TEST(ApproxSegments, SeveralPatternsAreDeliveredSegmentBySegment) {
+  std::mt19937_64 rng(1617);
+  const std::vector<Bytes> patterns = {bytes_of("abab"), bytes_of("bba"), bytes_of("aaaaaaaa")};
+  const Bytes text = random_bytes(rng, 5000, 2);
+  ApproxOptions o = options_k(1);
+  auto whole = ApproxMatcher::compile(patterns, o).find_all(text);
+  o.segment_ends = 512;
+  const auto segmented = ApproxMatcher::compile(patterns, o).find_all(text);
+  // Order: by segment of the end, then pattern, then end.
+  for (std::size_t i = 1; i < segmented.size(); ++i) {
+    const auto key = [](const ApproxMatch& h) {
+      return std::tuple((h.end - 1) / 512, h.pattern, h.end);
+    };
+    EXPECT_LT(key(segmented[i - 1]), key(segmented[i])) << i;
+  }
+  auto sorted = segmented;
+  const auto by_pattern = [](const ApproxMatch& a, const ApproxMatch& b) {
+    return std::tie(a.pattern, a.end) < std::tie(b.pattern, b.end);
+  };
+  std::sort(sorted.begin(), sorted.end(), by_pattern);
+  EXPECT_EQ(sorted, whole);
+}
+
+TEST(ApproxSegments, SinkStopAndMaxHitsEndTheScanInTheFirstSegment) {
+  // 64 MiB of 'a' with "aaaa", k = 1: every end is a hit. Only the first segment may be
+  // searched once the sink stops (progress tells how far the scan went).
+  const Bytes text(64u << 20, 'a');
+  ApproxOptions o = options_k(1);
+  const auto matcher = ApproxMatcher::compile(bytes_of("aaaa"), o);
+  warpmatch::ScanProgress progress;
+  std::uint64_t seen = 0;
+  matcher.scan(text, [&](const ApproxMatch&) { return ++seen < 3; }, nullptr, &progress);
+  EXPECT_EQ(seen, 3u);
+  EXPECT_LE(progress.done.load(), std::uint64_t{1} << 23);
+  o.max_hits = 5;
+  warpmatch::ScanProgress limited;
+  EXPECT_EQ(ApproxMatcher::compile(bytes_of("aaaa"), o).scan(text, [](const ApproxMatch&) { return true; },
+                                                            nullptr, &limited),
+            5u);
+  EXPECT_LE(limited.done.load(), std::uint64_t{1} << 23);
+}
+
+TEST(ApproxSegments, BestModeOverManySegmentsFindsTheLaterMinimum) {
+  // The minimum lies in the last segment only; earlier segments hold worse hits.
+  Bytes text = bytes_of(std::string(3000, 'x') + "GATTAXA" + std::string(3000, 'y') + "GATTACA" + "zz");
+  ApproxOptions o;
+  o.best = true;
+  o.want_cigar = true;
+  const auto whole = ApproxMatcher::compile(bytes_of("GATTACA"), o).find_all(text);
+  ASSERT_EQ(whole.size(), 1u);
+  EXPECT_EQ(whole[0].distance, 0u);
+  o.segment_ends = 100;
+  EXPECT_EQ(ApproxMatcher::compile(bytes_of("GATTACA"), o).find_all(text), whole);
 }

@@ -326,3 +326,29 @@ TEST(MultiPatternFile, BadEscapesNameTheFileAndLine) {
     }
   }
 }
+
+// Issue 16: dense matches (every pattern at every start) are delivered in bounded rounds: a
+// chunk stops when it holds its share of matches and the next round resumes after it. The
+// result must equal the naive double loop, order included, on every algorithm and thread count.
+TEST(MultiCpu, DenseMatchesDeliveredInBoundedRoundsEqualTheDoubleLoop) {
+  std::vector<std::string> patterns;
+  for (int i = 1; i <= 100; ++i) patterns.push_back(std::string(static_cast<std::size_t>(i), 'a'));
+  patterns.push_back("a");  // a duplicate reports too
+  std::string text(40000, 'a');
+  text[12345] = 'b';
+  const auto want = cpu_matches(patterns, text, "naive");
+  ASSERT_GT(want.size(), std::size_t{3} << 20);  // more than one chunk's share
+  for (const char* algo : {"fast", "mbndm"})
+    for (const int threads : {1, 3}) expect_same(cpu_matches(patterns, text, algo, false, threads), want, algo);
+}
+
+TEST(MultiApi, DenseMatchesStopAtOnceWhenTheSinkSaysSo) {
+  std::vector<std::string> patterns;
+  for (int i = 1; i <= 100; ++i) patterns.push_back(std::string(static_cast<std::size_t>(i), 'a'));
+  const std::string text(8 << 20, 'a');
+  const auto m = MultiMatcher::compile(patterns, {.backend = Backend::cpu, .threads = 2});
+  std::uint64_t seen = 0;
+  EXPECT_EQ(m.scan(as_bytes(text), [&](const Match&) { return ++seen < 5; }), 5u);
+  const auto counts = m.count_per_pattern(as_bytes(text.substr(0, 1000)));
+  for (std::size_t i = 0; i < counts.size(); ++i) EXPECT_EQ(counts[i], 1000 - i) << i;
+}

@@ -61,6 +61,8 @@ struct ApproxOptions {
   int wavefront_blocks = 0;          // "wavefront": the paper's D (pieces); 0 = automatic
   /// Tuning and test hook: end positions per chunk of work (CPU task, GPU warp); 0 = auto.
   std::uint64_t chunk_ends = 0;
+  /// Test hook: end positions per segment of a scan (see ApproxSink); 0 = 2^23.
+  std::uint64_t segment_ends = 0;
 };
 
 /// One hit. `end` is exclusive; `start` is the largest s with ED(pattern, text[s:end]) ==
@@ -76,8 +78,14 @@ struct ApproxMatch {
   friend bool operator==(const ApproxMatch&, const ApproxMatch&) = default;
 };
 
-/// Receives hits pattern by pattern (compile order), each pattern's hits in ascending end;
-/// returns false to stop the scan.
+/// Receives hits segment by segment of the text (2^23 end positions each, the same on every
+/// backend; a text up to that size is one segment), in a segment pattern by pattern (compile
+/// order), each pattern's hits in ascending end; returns false to stop the scan. A segment's
+/// hits are found, delivered and freed before the next one is searched, so a scan holds at
+/// most one segment's hits (16 bytes per end) whatever the text, and stopping wastes at most
+/// one segment's work. With best_of_cluster a run of ends crossing a segment boundary is
+/// delivered with the segment where it ends. Best mode over more than one segment takes two
+/// passes: the minimum first, then every end attaining it (same hits as one pass).
 using ApproxSink = std::function<bool(const ApproxMatch&)>;
 
 /// How far a running scan is, for a progress display on another thread: `done` grows to

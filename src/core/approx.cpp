@@ -34,40 +34,71 @@ struct ApproxMatcher::Impl {
     return q;
   }
 
-  std::vector<std::vector<core::EndHit>> find_ends(ByteSpan text, ScanProgress* progress) const {
-    std::vector<core::ApproxQuery> queries;
-    for (const auto& p : patterns) queries.push_back(query_for(p));
-    std::atomic<std::uint64_t>* done = progress ? &progress->done : nullptr;
-    if (backend == Backend::cuda) {
-      auto out = cuda::approx_scan(patterns, queries, text, cuda_algorithm, options.wavefront_blocks,
-                                   options.device);
-      if (done) done->fetch_add(text.size() * patterns.size(), std::memory_order_relaxed);
-      return out;
-    }
-    std::vector<std::vector<core::EndHit>> out;
+  /// The ends of every pattern whose end lies in (own_begin, own_end] (text offsets), for
+  /// the given queries: the backend sees text[from, own_end) with from = own_begin - the
+  /// longest overlap (m + k), so every alignment ending in the segment lies inside it.
+  std::vector<std::vector<core::EndHit>> find_ends(ByteSpan text, std::uint64_t own_begin,
+                                                   std::uint64_t own_end,
+                                                   const std::vector<core::ApproxQuery>& queries) const {
+    std::uint64_t overlap = 0;
     for (std::size_t i = 0; i < patterns.size(); ++i)
-      out.push_back(cpu::approx_scan(patterns[i], text, queries[i], cpu_algorithm, threads, done));
+      overlap = std::max(overlap, core::approx_overlap(patterns[i].size(), queries[i].k));
+    const std::uint64_t from = own_begin > overlap ? own_begin - overlap : 0;
+    const ByteSpan piece = text.subspan(from, own_end - from);
+    std::vector<std::vector<core::EndHit>> out;
+    if (backend == Backend::cuda) {
+      out = cuda::approx_scan(patterns, queries, piece, cuda_algorithm, options.wavefront_blocks,
+                              options.device);
+    } else {
+      for (std::size_t i = 0; i < patterns.size(); ++i)
+        out.push_back(cpu::approx_scan(patterns[i], piece, queries[i], cpu_algorithm, threads));
+    }
+    for (auto& hits : out) {
+      // Ends at or before own_begin belong to the segment before (best mode: the piece's
+      // minimum may lie there, so the caller re-checks the minimum of what is kept).
+      const auto first = std::find_if(hits.begin(), hits.end(),
+                                      [&](const core::EndHit& h) { return from + h.end > own_begin; });
+      hits.erase(hits.begin(), first);
+      for (auto& h : hits) h.end += from;
+    }
     return out;
   }
 };
 
 namespace {
 
-/// Of each maximal run of consecutive end positions keep the smallest distance (leftmost).
-std::vector<core::EndHit> best_of_clusters(const std::vector<core::EndHit>& hits) {
+/// Of each maximal run of consecutive end positions keep the smallest distance (leftmost),
+/// across segments: the run still open at a segment's last end is carried to the next.
+struct ClusterCarry {
+  bool open = false;
+  core::EndHit best;
+  std::uint64_t last_end = 0;
+};
+
+std::vector<core::EndHit> best_of_clusters(const std::vector<core::EndHit>& hits, ClusterCarry& carry,
+                                           std::uint64_t segment_end, bool last_segment) {
   std::vector<core::EndHit> kept;
-  for (std::size_t a = 0; a < hits.size();) {
-    std::size_t b = a + 1;
-    core::EndHit best = hits[a];
-    while (b < hits.size() && hits[b].end == hits[b - 1].end + 1) {
-      if (hits[b].distance < best.distance) best = hits[b];
-      ++b;
+  for (const core::EndHit& h : hits) {
+    if (carry.open && h.end == carry.last_end + 1) {
+      if (h.distance < carry.best.distance) carry.best = h;
+      carry.last_end = h.end;
+    } else {
+      if (carry.open) kept.push_back(carry.best);
+      carry = {true, h, h.end};
     }
-    kept.push_back(best);
-    a = b;
+  }
+  // A run that stops before the segment's last end cannot continue in the next segment.
+  if (carry.open && (last_segment || carry.last_end < segment_end)) {
+    kept.push_back(carry.best);
+    carry.open = false;
   }
   return kept;
 }
+
+// End positions per segment: a segment's hits are found, delivered, then freed, so memory is
+// bounded by a segment (16 bytes per end at most: all of them can be hits) whatever the text,
+// and an early stop (the sink, max_hits) wastes at most one segment's work.
+constexpr std::uint64_t kSegmentEnds = std::uint64_t{1} << 23;
 
 }  // namespace
 
@@ -134,35 +165,77 @@ std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanSta
   const auto t0 = std::chrono::steady_clock::now();
   const Impl& im = *impl_;
   const ApproxOptions& opt = im.options;
+  const std::size_t np = im.patterns.size();
+  const std::uint64_t n = text.size();
+  const std::uint64_t segment = opt.segment_ends ? opt.segment_ends : kSegmentEnds;
+  std::atomic<std::uint64_t>* done = progress ? &progress->done : nullptr;
+  std::vector<core::ApproxQuery> queries;
+  for (const auto& p : im.patterns) queries.push_back(im.query_for(p));
+
+  // Best mode over more than one segment: a first pass finds each pattern's minimum d*
+  // (segment 0 in best mode, every later segment for ends within the minimum so far); the
+  // hits are then every end within d* (the same set: no end is below the minimum), found
+  // and delivered segment by segment like all-hits mode.
+  if (opt.best && n > segment) {
+    std::vector<std::uint32_t> best(np);
+    for (std::size_t i = 0; i < np; ++i) best[i] = queries[i].k;  // the bound (m when unset)
+    for (std::uint64_t b = 0; b < n; b += segment) {
+      const std::uint64_t e = std::min(n, b + segment);
+      std::vector<core::ApproxQuery> q = queries;
+      for (std::size_t i = 0; i < np; ++i) {
+        if (b > 0) q[i].mode = core::ApproxMode::all_within_k;
+        q[i].k = best[i];
+      }
+      const auto ends = im.find_ends(text, b, e, q);
+      for (std::size_t i = 0; i < np; ++i)
+        for (const core::EndHit& h : ends[i])
+          best[i] = std::min(best[i], h.distance);
+      if (done) done->fetch_add((e - b) * np, std::memory_order_relaxed);
+    }
+    // A pattern with no end within the bound keeps the bound: its query finds nothing.
+    for (std::size_t i = 0; i < np; ++i) {
+      queries[i].mode = core::ApproxMode::all_within_k;
+      queries[i].k = best[i];
+    }
+    done = nullptr;
+  }
+
   std::uint64_t delivered = 0;
   bool stopped = false;
-  const std::vector<std::vector<core::EndHit>> ends = text.empty()
-      ? std::vector<std::vector<core::EndHit>>(im.patterns.size())
-      : im.find_ends(text, progress);
   const bool want_start = opt.want_start || opt.want_cigar;
   constexpr std::size_t kBatch = 4096;  // hits recovered in parallel before delivery
-  for (std::size_t pi = 0; pi < im.patterns.size() && !stopped; ++pi) {
-    const core::ApproxPattern& pattern = im.patterns[pi];
-    const std::vector<core::EndHit> hits = opt.best_of_cluster ? best_of_clusters(ends[pi]) : ends[pi];
-    for (std::size_t a = 0; a < hits.size() && !stopped; a += kBatch) {
-      std::size_t count = std::min(kBatch, hits.size() - a);
-      if (opt.max_hits) count = std::min<std::uint64_t>(count, opt.max_hits - delivered);
-      std::vector<ApproxMatch> batch(count);
-      const int workers = (want_start && count > 16) ? im.threads : 1;
-      core::parallel_for(count, workers, [&](std::size_t i) {
-        const core::EndHit& h = hits[a + i];
-        ApproxMatch& out = batch[i];
-        out.pattern = static_cast<std::uint32_t>(pi);
-        out.end = h.end;
-        out.distance = h.distance;
-        if (want_start) out.start = core::recover_start(pattern, text, h.end, h.distance);
-        if (opt.want_cigar) out.cigar = core::recover_cigar(pattern, text, out.start, h.end, h.distance);
-      });
-      for (const ApproxMatch& match : batch) {
-        ++delivered;
-        if (!sink(match) || (opt.max_hits && delivered >= opt.max_hits)) {
-          stopped = true;
-          break;
+  std::vector<ClusterCarry> carry(np);
+  std::vector<ApproxMatch> batch;
+  for (std::uint64_t b = 0; b < n && !stopped; b += segment) {
+    const std::uint64_t e = std::min(n, b + segment);
+    const bool last = e == n;
+    const std::vector<std::vector<core::EndHit>> ends = im.find_ends(text, b, e, queries);
+    if (done) done->fetch_add((e - b) * np, std::memory_order_relaxed);
+    for (std::size_t pi = 0; pi < np && !stopped; ++pi) {
+      const core::ApproxPattern& pattern = im.patterns[pi];
+      const std::vector<core::EndHit> clustered =
+          opt.best_of_cluster ? best_of_clusters(ends[pi], carry[pi], e, last) : std::vector<core::EndHit>{};
+      const std::vector<core::EndHit>& hits = opt.best_of_cluster ? clustered : ends[pi];
+      for (std::size_t a = 0; a < hits.size() && !stopped; a += kBatch) {
+        std::size_t count = std::min(kBatch, hits.size() - a);
+        if (opt.max_hits) count = std::min<std::uint64_t>(count, opt.max_hits - delivered);
+        batch.assign(count, ApproxMatch{});
+        const int workers = (want_start && count > 16) ? im.threads : 1;
+        core::parallel_for(count, workers, [&](std::size_t i) {
+          const core::EndHit& h = hits[a + i];
+          ApproxMatch& out = batch[i];
+          out.pattern = static_cast<std::uint32_t>(pi);
+          out.end = h.end;
+          out.distance = h.distance;
+          if (want_start) out.start = core::recover_start(pattern, text, h.end, h.distance);
+          if (opt.want_cigar) out.cigar = core::recover_cigar(pattern, text, out.start, h.end, h.distance);
+        });
+        for (const ApproxMatch& match : batch) {
+          ++delivered;
+          if (!sink(match) || (opt.max_hits && delivered >= opt.max_hits)) {
+            stopped = true;
+            break;
+          }
         }
       }
     }
