@@ -18,6 +18,10 @@
 #         inputs  the input layer's profile: bench e2e's FASTA (plain, .gz, BGZF, .zst) and text
 #                 generated once (WM_INPUTS_BYTES, default 1G), then `find -c --stats` on each
 #                 at -j 16/15/8/1, through stdin too, next to gzip/zstd -dc   -> $OUT/inputs.log
+#         feed    the GPU fed from the page cache: one word in an 8 GiB text (WM_FEED_BYTES),
+#                 `find -c --stats` with --backend cuda and cpu, twice each; a carried
+#                 .device/warpmatch_old.gz (an earlier build) runs too, for a before/after
+#                 -> $OUT/feed.log
 #         all     info tests bench (the default)
 #   EXTRA BENCH ARGS go to every benchmark, e.g. `find -- --bytes 256M --repeats 3`.
 #   Environment: WM_TESTS_TIMEOUT (s, default 200), WM_BENCH_TIMEOUT (s, default 330),
@@ -41,8 +45,8 @@ while (($#)); do
   case "$1" in
     --) shift; extra=("$@"); break ;;
     all) steps+=(info tests bench) ;;
-    info|tests|bench|find|e2e|inputs) steps+=("$1") ;;
-    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, e2e, inputs, all)" >&2; exit 2 ;;
+    info|tests|bench|find|e2e|inputs|feed) steps+=("$1") ;;
+    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, e2e, inputs, feed, all)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -220,6 +224,32 @@ step_inputs() {
     echo "== zstd -dc"; "${T[@]}" $z -dc -q "$data/genome.fa.zst" >/dev/null
     command -v perf >/dev/null && echo "perf: present" || echo "perf: absent"
   } 2>&1 | tee "$OUT/inputs.log"
+  rm -rf "$dir"
+}
+
+step_feed() {
+  local dir=${WM_E2E_DIR:-/tmp}/wm-feed bytes=${WM_FEED_BYTES:-8G} b r
+  local bins=("$D/warpmatch")
+  if [[ -f $D/warpmatch_old.gz ]]; then
+    gzip -dc "$D/warpmatch_old.gz" >"$D/warpmatch_old" && chmod +x "$D/warpmatch_old" && bins+=("$D/warpmatch_old")
+  fi
+  rm -rf "$dir"; mkdir -p "$dir"
+  {
+    "$D/warpmatch" bench e2e --rows word --bytes "$bytes" --repeats 1 --keep --dir "$dir" --no-gpu --rg none \
+      --seqkit none --zstd none --json "$dir/e2e.json" 2>&1 | grep -E '^1 ' | head -3
+    local text; text=$(find "$dir" -name text.txt | head -1)
+    ls -la "$text"
+    for r in 1 2; do
+      for b in "${bins[@]}"; do
+        for backend in cuda cpu; do
+          echo "== $(basename "$b") --backend $backend (run $r)"
+          local t0=$EPOCHREALTIME
+          "$b" find -c --stats --backend "$backend" Sherlock "$text" 2>&1 | grep -v 'backend choice'
+          awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "wall %.3f s\n", b - a}'
+        done
+      done
+    done
+  } 2>&1 | tee "$OUT/feed.log"
   rm -rf "$dir"
 }
 

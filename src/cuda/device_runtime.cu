@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "cuda/device_runtime.cuh"
+
+#include "core/host_copy.hpp"
 #include "core/parallel.hpp"
 #include "cuda/exact_cuda.hpp"
 
@@ -90,19 +92,68 @@ void throw_cuda_error(cudaError_t error, const char* call, int device) {
 void parallel_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
   // Page-cache text (a mapped file) is faulted in as it is copied: 8 MiB pieces on 8 threads
   // gave 4 copying threads for a 32 MiB chunk and 11 GB/s host-fed `find -c` over 8 GiB on the
-  // H200 (issue 12); 2 MiB pieces over up to 16 threads let every core fault and copy.
-  constexpr std::size_t kPiece = 2u << 20;
-  constexpr int kThreads = 16;
-  const std::size_t pieces = (n + kPiece - 1) / kPiece;
-  if (pieces <= 1) {
-    if (n) std::memcpy(dst, src, n);
-    return;
+  // H200 (issue 12); 2 MiB pieces on a persistent pool of up to 16 threads let every core
+  // fault and copy, with no thread started per chunk.
+  core::parallel_stream_copy(dst, src, n);
+}
+
+namespace {
+struct StagingCache {
+  std::mutex mutex;
+  std::vector<std::pair<std::uint8_t*, std::size_t>> free;  // buffers not in use
+  std::size_t cached_bytes = 0;
+};
+StagingCache& staging_cache() {
+  static StagingCache* c = new StagingCache;  // never destroyed: freed by the process's end
+  return *c;
+}
+}  // namespace
+
+void StagingBuffer::reserve(std::size_t bytes) {
+  bytes = std::max<std::size_t>(bytes, 1);
+  if (ptr_ && bytes_ >= bytes) return;
+  release();
+  {
+    // The smallest cached buffer that is large enough.
+    StagingCache& c = staging_cache();
+    std::lock_guard lock(c.mutex);
+    auto best = c.free.end();
+    for (auto it = c.free.begin(); it != c.free.end(); ++it)
+      if (it->second >= bytes && (best == c.free.end() || it->second < best->second)) best = it;
+    if (best != c.free.end()) {
+      ptr_ = best->first;
+      bytes_ = best->second;
+      c.cached_bytes -= bytes_;
+      c.free.erase(best);
+      return;
+    }
   }
-  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  core::parallel_for(pieces, std::min(hw, kThreads), [&](std::size_t i) {
-    const std::size_t off = i * kPiece;
-    std::memcpy(dst + off, src + off, std::min(kPiece, n - off));
-  });
+  void* p = nullptr;
+  const cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocPortable);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw_cuda_error(e, ("cudaHostAlloc(" + std::to_string(bytes) + " bytes)").c_str(), device_);
+  }
+  ptr_ = static_cast<std::uint8_t*>(p);
+  bytes_ = bytes;
+}
+
+void StagingBuffer::release() noexcept {
+  if (!ptr_) return;
+  StagingCache& c = staging_cache();
+  {
+    std::lock_guard lock(c.mutex);
+    if (c.cached_bytes + bytes_ <= kCachedBytes) {
+      c.free.emplace_back(ptr_, bytes_);
+      c.cached_bytes += bytes_;
+      ptr_ = nullptr;
+      bytes_ = 0;
+      return;
+    }
+  }
+  cudaFreeHost(ptr_);
+  ptr_ = nullptr;
+  bytes_ = 0;
 }
 
 bool is_pinned(const void* p) {

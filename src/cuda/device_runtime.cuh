@@ -144,6 +144,34 @@ class PinnedBuffer {
   std::size_t count_ = 0;
 };
 
+/// Page-locked staging for feeding host text to a GPU, from a process-wide cache: pinning
+/// costs about as much per byte as copying (two 64 MiB buffers take tens of milliseconds), so
+/// a scan after the first (a stream's next window, a FASTA record, the next call) takes the
+/// buffers of the one before. Released buffers stay cached (at most kCachedBytes in all).
+class StagingBuffer {
+ public:
+  explicit StagingBuffer(int device) : device_(device) {}
+  ~StagingBuffer() { release(); }
+  StagingBuffer(StagingBuffer&& o) noexcept
+      : device_(o.device_), ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+  StagingBuffer& operator=(StagingBuffer&&) = delete;
+  StagingBuffer(const StagingBuffer&) = delete;
+  StagingBuffer& operator=(const StagingBuffer&) = delete;
+
+  /// At least `bytes` (a cached buffer when one is large enough; contents undefined).
+  void reserve(std::size_t bytes);
+  std::uint8_t* get() const { return ptr_; }
+  std::size_t size() const { return bytes_; }
+
+  static constexpr std::size_t kCachedBytes = std::size_t{512} << 20;
+
+ private:
+  void release() noexcept;
+  int device_;
+  std::uint8_t* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
 /// A non-blocking stream (no implicit ordering with the legacy default stream).
 class Stream {
  public:

@@ -30,6 +30,7 @@ using detail::DeviceBuffer;
 using detail::DeviceGuard;
 using detail::Event;
 using detail::PinnedBuffer;
+using detail::StagingBuffer;
 using detail::Stream;
 using detail::is_pinned;
 using detail::median;
@@ -311,7 +312,7 @@ class ExactPipeline {
     Event h2d_done;  // the chunk's text has left the staging buffer
     Event counted;   // reporting: the chunk's hit count is on the host
     DeviceBuffer<std::uint8_t> text;
-    PinnedBuffer<std::uint8_t> staging;
+    StagingBuffer staging;  // from the process-wide cache: reused by the next scan
     CountScratch scratch;
     // Reporting only.
     DeviceBuffer<std::uint32_t> seg_counts, seg_offsets;  // fast: per segment; offsets[0] = 0

@@ -20,6 +20,7 @@ using detail::DeviceBuffer;
 using detail::DeviceGuard;
 using detail::Event;
 using detail::PinnedBuffer;
+using detail::StagingBuffer;
 using detail::Stream;
 using detail::is_pinned;
 using detail::median;
@@ -421,7 +422,7 @@ struct Slot {
         hits(device), sorted(device), sort_temp(device), host_hits(device) {}
   Stream stream;
   DeviceBuffer<std::uint8_t> text;
-  PinnedBuffer<std::uint8_t> staging;
+  StagingBuffer staging;  // from the process-wide cache: reused by the next scan
   DeviceBuffer<unsigned long long> counter;
   PinnedBuffer<unsigned long long> host_counter;
   DeviceBuffer<std::uint64_t> hits, sorted;

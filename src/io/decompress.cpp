@@ -1,7 +1,7 @@
 // gzip (ISA-L), BGZF (ISA-L, blocks in parallel) and zstd (libzstd) sources; see decompress.hpp.
 #include "io/decompress.hpp"
 
-#include "io/worker_pool.hpp"
+#include "core/worker_pool.hpp"
 
 #include <isa-l/igzip_lib.h>
 #include <zstd.h>
@@ -13,6 +13,8 @@
 #include <vector>
 
 namespace warpmatch::io {
+
+using core::WorkerPool;
 
 std::string_view compression_name(Compression c) {
   switch (c) {

@@ -1,6 +1,7 @@
 // A fixed set of threads that run one parallel loop at a time (the input layer's FASTA line
-// removal): run(n, f) calls f(0..n-1) spread over the threads and the caller, and returns
-// when all are done. Threads are started once, so a loop over a few MiB costs no spawning.
+// removal and BGZF blocks, the GPU feeders' host copies): run(n, f) calls f(0..n-1) spread
+// over the threads and the caller, and returns when all are done. Threads are started once,
+// so a loop over a few MiB costs no spawning. One caller at a time.
 #pragma once
 
 #include <algorithm>
@@ -12,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-namespace warpmatch::io {
+namespace warpmatch::core {
 
 class WorkerPool {
  public:
@@ -81,4 +82,4 @@ class WorkerPool {
   bool closing_ = false;
 };
 
-}  // namespace warpmatch::io
+}  // namespace warpmatch::core
