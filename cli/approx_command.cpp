@@ -394,12 +394,14 @@ CommandRunner add_approx_command(CLI::App& app) {
                   "The pattern (taken literally; omitted with --patterns), then inputs: plain, gzip, "
                   "FASTA or FASTQ; '-' or none = stdin");
   cmd->add_option("-k,--max-edits", flags->k, "Report every end position within K edits (K >= pattern "
-                  "length: every position); with --best, an upper bound");
+                  "length: every position); with --best, an upper bound")
+      ->check(integer_in(0));
   cmd->add_flag("--best", flags->best, "Only the minimal distance and every end attaining it (edlib HW)");
   cmd->add_option("--patterns", flags->patterns_file,
                   "Search every pattern of FILE (one per line, or FASTA/FASTQ records)");
   cmd->add_flag("--cigar", flags->cigar, "Print the alignment as an extended CIGAR (=, X, I, D)");
-  cmd->add_option("--max-hits", flags->max_hits, "Stop after N hits per input");
+  cmd->add_option("--max-hits", flags->max_hits, "Stop after N hits per input (-1 = no limit)")
+      ->check(integer_in(-1));
   cmd->add_flag("--best-per-cluster", flags->best_of_cluster,
                 "Of each run of consecutive end positions report only the best hit");
   cmd->add_flag("-i,--ignore-case", flags->ignore_case, "ASCII case-insensitive match");
@@ -413,7 +415,7 @@ CommandRunner add_approx_command(CLI::App& app) {
   cmd->add_option("--algo", flags->algorithm,
                   "auto; cpu: myers, dp (reference); cuda: myers, wavefront (seed paper 000)");
   cmd->add_option("--blocks", flags->blocks, "wavefront: the paper's D, pieces of the text (0 = auto)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_in(0));
   cmd->add_flag("--no-progress", flags->no_progress, "Never draw the progress bar (drawn on a terminal for long scans)");
   cmd->add_option("--format", flags->format, "Input format: auto, plain, fasta, fastq")
       ->check(CLI::IsMember({"auto", "plain", "fasta", "fastq"}));
@@ -424,7 +426,10 @@ CommandRunner add_approx_command(CLI::App& app) {
   cmd->footer(
       "Output: [PATH:][RECORD:][PATTERN:]START:END:DISTANCE[:CIGAR]:MATCH per hit (PATH with several\n"
       "inputs or -H, RECORD for FASTA/FASTQ, PATTERN with --patterns; END exclusive; START the\n"
-      "largest start attaining DISTANCE). Exit status: 0 hit, 1 no hit, 2 error.\n"
+      "largest start attaining DISTANCE). CIGAR (SAM's convention, the pattern the query, the text\n"
+      "the reference): '=' equal bytes, 'X' a mismatch, 'I' a pattern byte absent from the text,\n"
+      "'D' a text byte absent from the pattern. -c counts every input, 0 included; -q exits 0 at\n"
+      "the first hit, even when an input failed. Exit status: 0 hit, 1 no hit, 2 error.\n"
       "Examples:\n"
       "  warpmatch approx -k 2 GATTACA genome.fa.gz          every end within 2 edits\n"
       "  warpmatch approx --best --cigar ACGTTGCA reads.fq    best hits with alignments\n"

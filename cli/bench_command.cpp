@@ -55,8 +55,8 @@ CommandRunner add_bench_find(CLI::App& bench) {
   f->set_help_flag("--help", "Print this help and exit");
   f->add_option("--bytes", *bytes, "Size of the generated English-like text (e.g. 256M, 1G)");
   f->add_option("--repeats", find->repeats, "Timed repeats per measurement (median reported)")
-      ->check(CLI::PositiveNumber);
-  f->add_option("-j,--threads", find->threads, "CPU threads (0 = all)")->check(CLI::NonNegativeNumber);
+      ->check(integer_in(1));
+  f->add_option("-j,--threads", find->threads, "CPU threads (0 = all)")->check(integer_in(0));
   f->add_option("--json", find->json_path, "Where to write the JSON results");
   f->add_option("--rg", find->rg_path, "ripgrep executable ('none' to skip the peer)");
   f->add_option("--words", find->words_file, "Word list for the generated text (e.g. /usr/share/dict/words)");

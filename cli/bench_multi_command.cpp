@@ -19,8 +19,8 @@ CommandRunner add_bench_multi(CLI::App& bench) {
   b->add_option("--english-bytes", *english_bytes, "English text for the word-list workload");
   b->add_option("--english-words", opt->english_words, "Words taken from the list (0 = all)");
   b->add_option("--repeats", opt->repeats, "Timed repeats (median reported)")
-      ->check(CLI::PositiveNumber);
-  b->add_option("-j,--threads", opt->threads, "CPU threads (0 = all)")->check(CLI::NonNegativeNumber);
+      ->check(integer_in(1));
+  b->add_option("-j,--threads", opt->threads, "CPU threads (0 = all)")->check(integer_in(0));
   b->add_option("--json", opt->json_path, "Where to write the JSON results");
   b->add_option("--words", opt->words_file, "Word list for the English workload");
   b->add_option("--commit", opt->commit, "Commit recorded in the JSON (default: git rev-parse HEAD)");

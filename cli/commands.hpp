@@ -4,10 +4,14 @@
 // that runs it and yields the exit status (0 match, 1 none, 2 error).
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include <limits>
 
 #include <CLI/CLI.hpp>
 
@@ -17,12 +21,41 @@ using CommandRunner = std::function<int()>;
 /// Adds a subcommand to `parent` (the app, or the `bench` command) and returns its runner.
 using CommandSetup = std::function<CommandRunner(CLI::App& parent)>;
 
+/// A CLI11 check for a whole number in [min, max], before conversion, so the message names
+/// the option and says what is wrong in a few words: "--threads: must be >= 0 (got -1)",
+/// "-k: not a number: 'abc'", "-k: a number is required (got an empty value)",
+/// "-k: 99999999999999999999 is too large (at most 9223372036854775807)".
+inline CLI::Validator integer_in(long long min, long long max = std::numeric_limits<long long>::max()) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        if (text.empty()) return "a number is required (got an empty value)";
+        errno = 0;
+        char* end = nullptr;
+        const long long value = std::strtoll(text.c_str(), &end, 10);
+        if (end == text.c_str() || *end != '\0') return "not a number: '" + text + "'";
+        if (errno == ERANGE || value > max)
+          return text + " is too large (at most " + std::to_string(max) + ")";
+        if (value < min) return "must be >= " + std::to_string(min) + " (got " + text + ")";
+        return {};
+      },
+      "INT");
+}
+
+/// The most CPU threads an option accepts (0 = all cores; more threads than this is a typo).
+constexpr int kMaxThreads = 4096;
+
+/// --device N: a whole number >= 0 naming a GPU this process sees (checked only when the
+/// option is given: "--device: no CUDA device 99 (0 visible)").
+CLI::Validator device_check();
+
 /// --backend, -j/--threads and --device: the same on every operation's command.
 inline void add_backend_options(CLI::App* cmd, std::string& backend, int& threads, int& device) {
   cmd->add_option("--backend", backend, "cpu, cuda or auto (the GPU when present)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
-  cmd->add_option("-j,--threads", threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--device", device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  cmd->add_option("-j,--threads", threads, "CPU threads (0 = all cores; at most 4096)")
+      ->check(integer_in(0, kMaxThreads));
+  cmd->add_option("--device", device, "CUDA device ordinal (a GPU that `warpmatch info` lists)")
+      ->check(device_check());
 }
 
 struct CommandEntry {

@@ -24,6 +24,7 @@ struct DistanceFlags {
   std::vector<std::string> sequences;  // A B
   bool literal = false;
   std::optional<std::string> record;
+  std::string format = "auto";
   std::int64_t k = -1;
   bool align = false;
   std::vector<std::string> pairs;      // one TSV file, or two FASTA files
@@ -148,8 +149,15 @@ int run_distance(const DistanceFlags& flags) {
     set = flags.pairs.size() == 1 ? load_tsv_pairs(flags.pairs[0])
                                   : load_fasta_pairs(flags.pairs[0], flags.pairs[1]);
   } else {
-    singles.push_back(load_sequence(flags.sequences[0], flags.literal, flags.record));
-    singles.push_back(load_sequence(flags.sequences[1], flags.literal, flags.record));
+    // Both inputs are held whole, plus working memory linear in their lengths (bit-vectors,
+    // Hirschberg's rows): 2 bytes per input byte is the budget; an input past what fits
+    // stops being read there (a gzip bomb costs at most the limit).
+    const MemoryNeed need{"distance", 2, available_memory_bytes()};
+    const io::Format format = io::parse_format(flags.format);
+    singles.push_back(load_sequence(flags.sequences[0], flags.literal, flags.record, format, &need));
+    singles.push_back(load_sequence(flags.sequences[1], flags.literal, flags.record, format, &need));
+    need.check_total(singles[0].input.name(), singles[0].sequence.size(), singles[1].input.name(),
+                     singles[1].sequence.size());
     set.pairs.push_back({singles[0].name, singles[1].name, singles[0].sequence, singles[1].sequence});
   }
 
@@ -214,8 +222,10 @@ CommandRunner add_distance_command(CLI::App& app) {
       ->expected(0, 2);
   cmd->add_flag("-s,--string", flags->literal, "A and B are literal strings, not files");
   cmd->add_option("--record", flags->record, "FASTA/FASTQ record to use from each file (default: the first)");
+  cmd->add_option("--format", flags->format, "Input format: auto (by content), plain, fasta, fastq")
+      ->check(CLI::IsMember({"auto", "plain", "fasta", "fastq"}));
   cmd->add_option("-k,--max-distance", flags->k, "Stop early and report 'over K' beyond K edits (banded)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_in(0));
   cmd->add_flag("--align", flags->align, "Also print an optimal alignment as an extended CIGAR (=, X, I, D)");
   cmd->add_option("--pairs", flags->pairs,
                   "Many pairs: one file of tab-separated string pairs per line, or two FASTA files paired by order")
@@ -227,11 +237,12 @@ CommandRunner add_distance_command(CLI::App& app) {
                   "auto; cpu: myers (bit-parallel, default), dp (reference); cuda: myers (default), tiles (seed paper 001)");
   cmd->add_option("--block-size", flags->block_size,
                   "Tile side for --algo tiles (multiple of 32, 32..1024; default: the tuned model's choice)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_in(0));
   cmd->footer(
       "Output: the distance (with --align: distance TAB cigar); 'over K' when -k is exceeded.\n"
       "With --pairs: A_NAME TAB B_NAME TAB result per pair (tab-separated file: both names are\n"
-      "FILE:LINE). CIGAR: '=' keep A's byte, 'X' replace it, 'I' insert B's byte, 'D' delete A's.\n"
+      "FILE:LINE). CIGAR (SAM's convention, A the query, B the reference): '=' equal bytes, 'X' A's\n"
+      "byte replaced by B's, 'I' a byte of A absent from B, 'D' a byte of B absent from A.\n"
       "JSON: {\"type\":\"distance\",\"a\":A,\"b\":B,\"distance\":D,\"cigar\":C (with --align)};\n"
       "over K: \"distance\":null,\"over_k\":true,\"k\":K.\n"
       "Exit status: 0 computed (every pair within K), 1 some pair over K, 2 error.\n"
@@ -255,15 +266,15 @@ CommandRunner add_bench_distance(CLI::App& bench) {
       "distance", "Edit distance: GPU paper tiles (every block size, tuned), GPU bit-parallel, CPU, edlib");
   b->set_help_flag("--help", "Print this help and exit");
   b->add_option("--repeats", options->repeats, "Timed repeats per measurement (median reported)")
-      ->check(CLI::PositiveNumber);
-  b->add_option("-j,--threads", options->threads, "CPU threads (0 = all)")->check(CLI::NonNegativeNumber);
+      ->check(integer_in(1));
+  b->add_option("-j,--threads", options->threads, "CPU threads (0 = all)")->check(integer_in(0));
   b->add_option("--json", options->json_path, "Where to write the JSON results");
   b->add_option("--genome", options->genome_path, "Genome (FASTA, gzip ok) for the mutated-copy rows");
   b->add_option("--max-length", *max_length, "Largest random pair (1M; 10M adds a GPU-only row)");
   b->add_option("--edlib-max", *edlib_max, "Largest random pair measured with edlib (one thread, O(n d / 64))");
   b->add_option("--cpu-max", *cpu_max, "Largest random pair measured on the CPU backend");
   b->add_option("--batch-pairs", options->batch_pairs, "Pairs of 100-300 bytes in the batch row")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1));
   b->add_option("--commit", options->commit, "Commit recorded in the JSON (default: git rev-parse HEAD)");
   b->add_flag("--no-gpu", options->skip_gpu, "Skip the GPU rows");
   b->footer("Example: warpmatch bench distance --json distance.json");

@@ -30,6 +30,7 @@ struct FindFlags {
   std::vector<std::string> patterns_e;     // -e P (repeatable)
   std::vector<std::string> pattern_files;  // -f FILE (repeatable)
   bool fixed_lines = false;
+  bool include_zero = false;  // -c with a pattern set: also the patterns that did not occur
   bool count = false;
   bool ignore_case = false;
   bool json = false;
@@ -238,11 +239,12 @@ class FindRun {
     out_.maybe_flush();
   }
 
-  // -c with a pattern set: one line per pattern that occurred, [PATH:]PATTERN:COUNT.
+  // -c with a pattern set: one line per pattern that occurred (every pattern with
+  // --include-zero), [PATH:]PATTERN:COUNT.
   void print_pattern_counts(std::string_view path) {
     auto& buf = out_.buffer();
     for (std::size_t i = 0; i < per_pattern_.size(); ++i) {
-      if (per_pattern_[i] == 0) continue;
+      if (per_pattern_[i] == 0 && !flags_.include_zero) continue;
       const std::uint64_t id = shown_pattern(static_cast<std::uint32_t>(i));
       if (flags_.json) {
         buf.append(std::string_view(R"({"type":"count","path":)"));
@@ -360,17 +362,14 @@ int gather_patterns(const FindFlags& flags, std::vector<std::string>& patterns,
     ids.push_back(next++);
   }
   for (const std::string& path : flags.pattern_files) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream content;
-    if (in) content << in.rdbuf();
-    if (!in || in.bad()) {
-      std::fprintf(stderr, "warpmatch: %s: cannot read pattern file: %s\n", path.c_str(),
-                   std::strerror(errno));
-      return 2;
-    }
+    // Read as bytes (never as FASTA): '-' is stdin, gzip/zstd are decompressed; a directory,
+    // a missing or unreadable file is "PATH: reason".
     PatternList list;
     try {
-      list = parse_pattern_file(content.str(), flags.fixed_lines, path);
+      const io::Input in = io::Input::open(path, io::Format::plain);
+      const ByteSpan bytes = in.bytes();
+      list = parse_pattern_file(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                                flags.fixed_lines, path);
     } catch (const Error& e) {
       std::fprintf(stderr, "warpmatch: %s\n", e.what());
       return 2;
@@ -464,6 +463,8 @@ CommandRunner add_find_command(CLI::App& app) {
   cmd->add_flag("--fixed-lines", flags->fixed_lines, "Take -f lines verbatim (no escapes)");
   cmd->add_flag("-c,--count", flags->count,
                 "Print only the number of occurrences per input (per pattern with -e / -f)");
+  cmd->add_flag("--include-zero", flags->include_zero,
+                "With -c and -e / -f: also print the patterns that did not occur (count 0)");
   cmd->add_flag("-i,--ignore-case", flags->ignore_case, "ASCII case-insensitive match");
   cmd->add_flag("--json", flags->json,
                 "One JSON object per line: matches (or counts), then a summary");
@@ -473,22 +474,23 @@ CommandRunner add_find_command(CLI::App& app) {
   cmd->add_flag("-q,--quiet", flags->quiet, "No output; exit 0 at the first match");
   cmd->add_flag("-H,--with-filename", flags->with_filename, "Prefix each line with the input name");
   cmd->add_flag("-h,--no-filename", flags->no_filename, "Never prefix lines with the input name");
-  cmd->add_option("-m,--max-count", flags->max_count, "Stop after N matches per input");
+  cmd->add_option("-m,--max-count", flags->max_count, "Stop after N matches per input (-1 = no limit, as grep)")
+      ->check(integer_in(-1));
   add_backend_options(cmd, flags->backend, flags->threads, flags->device);
   cmd->add_option("--algo", flags->algorithm,
                   "auto; one pattern: cpu fast, naive; cuda fast, firstlast, bf (seed paper 003); "
                   "pattern sets: cpu fast, mbndm, naive; cuda fast, mbndm (seed paper 002)");
   cmd->add_option("--page-bytes", flags->mbndm.page_bytes,
                   "cuda mbndm: text page per block (0 = the paper's 1 KiB)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_in(0));
   cmd->add_option("--block-threads", flags->mbndm.threads_per_block,
                   "cuda mbndm: threads per block (0 = the paper's 512)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_in(0));
   cmd->add_option("--blocks", flags->mbndm.blocks, "cuda mbndm: blocks in the grid (0 = 64 per SM)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_in(0));
   cmd->add_option("--keywords-per-thread", flags->mbndm.keywords_per_thread,
                   "cuda mbndm: patterns packed in one thread's 64-bit word (0 = 1, the paper's)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_in(0));
   cmd->add_option("--format", flags->format, "Input format: auto, plain, fasta, fastq")
       ->check(CLI::IsMember({"auto", "plain", "fasta", "fastq"}));
   cmd->add_option("--window", flags->window,
@@ -503,8 +505,12 @@ CommandRunner add_find_command(CLI::App& app) {
       "ones included, ordered by (start, pattern); JSON \"pattern\" is the pattern's index: -e\n"
       "patterns first (0, 1, ...), then each -f file's line number - 1 (empty lines are skipped\n"
       "but counted; duplicates each report). -c prints [PATH:]PATTERN:COUNT for every pattern\n"
-      "that occurred. Exit status: 0 match, 1 no match, 2 error (a corrupt or truncated input is\n"
-      "reported with its byte offset after the matches before it; the other inputs are searched).\n"
+      "that occurred (every pattern with --include-zero); with one pattern [PATH:]COUNT for every\n"
+      "input, 0 included (grep). -m N with -c counts up to N. '-' is standard input, also among\n"
+      "files (named \"(standard input)\"). Exit status: 0 match, 1 no match, 2 error (a corrupt or\n"
+      "truncated input is reported with its byte offset after the matches before it; the other\n"
+      "inputs are searched); with -q a match gives 0 even when an input failed (grep).\n"
+      "Write errors (disk full, closed stdout) print 'write error' and give 2.\n"
       "Inputs are streamed: files of any size and endless pipes work in bounded memory (--window).\n"
       "--backend auto weighs the job (bytes, where they come from, patterns) by a cost model and\n"
       "starts CUDA only when the GPU wins end to end; --stats prints the choice and its estimate.\n"

@@ -24,6 +24,7 @@ struct LcsFlags {
   std::string a, b;
   bool literal = false;
   std::optional<std::string> record, record_a, record_b;
+  std::string format = "auto";
   std::uint64_t max_matches = 1000;
   std::uint64_t min_length = 0;  // 0 = longest common substring; >= 1 = MEMs
   bool json = false;
@@ -33,6 +34,8 @@ struct LcsFlags {
   int threads = 0;
   int device = 0;
 };
+
+constexpr double kLcsBytesPerInputByte = 45;
 
 // Substrings longer than this are shown cut, with their length (the positions are exact).
 constexpr std::size_t kShownBytes = 120;
@@ -47,8 +50,14 @@ void print_stats(const LcsRunInfo& run, const SequenceInput& a, const SequenceIn
 }
 
 int run_lcs(const LcsFlags& flags) {
-  const SequenceInput a = load_sequence(flags.a, flags.literal, flags.record_a ? flags.record_a : flags.record);
-  const SequenceInput b = load_sequence(flags.b, flags.literal, flags.record_b ? flags.record_b : flags.record);
+  // Both inputs and the suffix array of their concatenation are held at once: about 45 bytes
+  // per input byte (issue 16: a 100 MB file; 2 x 20 MB random DNA took 26). An input past
+  // what fits stops being read there (a gzip bomb costs at most the limit).
+  const MemoryNeed need{"lcs", kLcsBytesPerInputByte, available_memory_bytes()};
+  const io::Format format = io::parse_format(flags.format);
+  const SequenceInput a = load_sequence(flags.a, flags.literal, flags.record_a ? flags.record_a : flags.record, format, &need);
+  const SequenceInput b = load_sequence(flags.b, flags.literal, flags.record_b ? flags.record_b : flags.record, format, &need);
+  need.check_total(a.input.name(), a.sequence.size(), b.input.name(), b.sequence.size());
   LcsOptions options;
   options.backend = parse_backend(flags.backend);
   options.algorithm = flags.algorithm;
@@ -127,11 +136,14 @@ CommandRunner add_lcs_command(CLI::App& app) {
   cmd->add_option("--record", flags->record, "FASTA/FASTQ record to use in both inputs");
   cmd->add_option("--record-a", flags->record_a, "FASTA/FASTQ record of A");
   cmd->add_option("--record-b", flags->record_b, "FASTA/FASTQ record of B");
+  cmd->add_option("--format", flags->format, "Input format: auto (by content), plain, fasta, fastq")
+      ->check(CLI::IsMember({"auto", "plain", "fasta", "fastq"}));
   cmd->add_option("-m,--max-matches", flags->max_matches,
-                  "Occurrence pairs (or MEMs) printed; counts stay exact (default 1000)");
+                  "Occurrence pairs (or MEMs) printed; counts stay exact (default 1000)")
+      ->check(integer_in(0));
   cmd->add_option("-l,--min-length", flags->min_length,
                   "Print every maximal exact match of at least this length instead")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1));
   cmd->add_flag("--json", flags->json, "JSON lines: one lcs object, or one object per MEM");
   cmd->add_flag("--stats", flags->stats, "Print sizes, time, backend and device to stderr");
   add_backend_options(cmd, flags->backend, flags->threads, flags->device);
@@ -166,8 +178,8 @@ CommandRunner add_bench_lcs(CLI::App& bench) {
   cmd->add_option("--large", f->large, "Size of each input of the large random pair (default 50000000 = 50 MB)");
   cmd->add_flag("--with-100m", f->with_100mb, "Also run a random pair of 2 x 100 MB");
   cmd->add_option("--repeats", f->repeats, "Timed repeats per measurement (median reported)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("-j,--threads", f->threads, "CPU threads (0 = all)")->check(CLI::NonNegativeNumber);
+      ->check(integer_in(1));
+  cmd->add_option("-j,--threads", f->threads, "CPU threads (0 = all)")->check(integer_in(0));
   cmd->add_option("--json", f->json_path, "Where to write the JSON results");
   cmd->add_option("--commit", f->commit, "Commit recorded in the JSON (default: git rev-parse HEAD)");
   cmd->add_flag("--no-gpu", f->skip_gpu, "Skip the GPU rows");

@@ -18,6 +18,19 @@ std::vector<CommandEntry>& bench_registry() {
   static std::vector<CommandEntry> entries;
   return entries;
 }
+
+CLI::Validator device_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::string error = integer_in(0, std::numeric_limits<int>::max()).operator()(text);
+        if (!error.empty()) return error;
+        const std::size_t visible = warpmatch::cuda_devices().size();
+        if (std::stoull(text) >= visible)
+          return "no CUDA device " + text + " (" + std::to_string(visible) + " visible; see warpmatch info)";
+        return {};
+      },
+      "INT");
+}
 }  // namespace warpmatch::cli
 
 int main(int argc, char** argv) {

@@ -210,9 +210,9 @@ CommandRunner add_tune_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "tune", "Calibrate the edit-distance tile model on this GPU and store it (used by --algo tiles)");
   cmd->set_help_flag("--help", "Print this help and exit");
-  cmd->add_option("--device", flags->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device", flags->device, "CUDA device ordinal")->check(integer_in(0));
   cmd->add_option("--length", flags->length, "Length of the random calibration pair (e.g. 32K)");
-  cmd->add_option("--repeats", flags->repeats, "Timed repeats per block size (median)")->check(CLI::PositiveNumber);
+  cmd->add_option("--repeats", flags->repeats, "Timed repeats per block size (median)")->check(integer_in(1));
   cmd->add_flag("--show", flags->show, "Print the stored model (or the defaults) without measuring");
   cmd->add_flag("--json", flags->json, "One JSON object");
   cmd->add_flag("--cost-model", flags->cost_model,

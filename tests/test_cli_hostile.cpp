@@ -43,6 +43,14 @@ class CliHostile : public warpmatch_test::CliTest {
     r.err = warpmatch_test::read_file(err);
     return r;
   }
+
+  // The CLI with `args` run in dir_ (relative names as a user types them), `input` on stdin.
+  CliResult run(const std::vector<std::string>& args, const std::string& input = {}) {
+    file(".in", input);
+    std::string command = "\"$WM\"";
+    for (const auto& a : args) command += " " + quote(a);
+    return shell(command + " < .in");
+  }
 };
 
 // A shell command writing `bytes` bytes of the letter a.
@@ -130,4 +138,119 @@ TEST_F(CliHostile, ClosedPipeEndsQuietlyWithOrWithoutSigpipe) {
       shell("trap '' PIPE; { timeout 60 \"$WM\" find needle t.txt 2> wm.err; echo $? > rc; } | head -1; "
             "cat rc wm.err");
   EXPECT_EQ(ignored.out, "0:needle\n2\n");
+}
+
+TEST_F(CliHostile, LcsAndDistanceOfAGzipBombStopAtTheirLimitWithAClearError) {
+  // 64 MiB of one letter in 64 KiB of gzip; the memory these commands may take is set to
+  // 256 MiB (WARPMATCH_MEMORY_BYTES): lcs (45 bytes per input byte) stops reading at 5.7 MiB.
+  ASSERT_EQ(shell(letters("64M") + " | gzip -1 > bomb.gz && echo xyz > b.txt").status, 0);
+  long rss = 0;
+  const CliResult lcs = shell("WARPMATCH_MEMORY_BYTES=256M \"$WM\" lcs bomb.gz b.txt", &rss);
+  EXPECT_EQ(lcs.status, 2);
+  EXPECT_EQ(lcs.err, "warpmatch: bomb.gz: more than 5965232 bytes (the most lcs can take: it needs about 45 "
+                     "bytes of memory per input byte and 256 MiB are available)\n");
+  EXPECT_LT(rss, 100L * 1024);
+  const CliResult distance = shell("WARPMATCH_MEMORY_BYTES=64M \"$WM\" distance bomb.gz b.txt");
+  EXPECT_EQ(distance.status, 2);
+  EXPECT_NE(distance.err.find("bomb.gz: more than 33554432 bytes (the most distance can take"), std::string::npos)
+      << distance.err;
+  // Two inputs that fit one by one but not together: named with what they need.
+  ASSERT_EQ(shell(letters("4M") + " > four.txt").status, 0);
+  const CliResult both = shell("WARPMATCH_MEMORY_BYTES=256M \"$WM\" lcs four.txt four.txt");
+  EXPECT_EQ(both.status, 2);
+  EXPECT_EQ(both.err, "warpmatch: lcs of four.txt (4.0 MiB) and four.txt (4.0 MiB) needs about 360 MiB of "
+                      "memory (45 bytes per input byte); 256 MiB are available\n");
+  // find and approx stream the bomb in bounded memory.
+  const CliResult find = shell("\"$WM\" find -c aaaa bomb.gz", &rss);
+  EXPECT_EQ(find.out, std::to_string((64u << 20) - 3) + "\n") << find.err;
+}
+
+// --- low: option values ---------------------------------------------------------------------
+
+TEST_F(CliHostile, BadOptionValuesNameTheOptionInAFewWords) {
+  file("a.txt", "hello\n");
+  file("b.txt", "help\n");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"distance", "-k", "-1", "a.txt", "b.txt"}, "--max-distance: must be >= 0 (got -1)"},
+      {{"distance", "-k", "abc", "a.txt", "b.txt"}, "--max-distance: not a number: 'abc'"},
+      {{"find", "-j", "-1", "x", "a.txt"}, "--threads: must be >= 0 (got -1)"},
+      {{"find", "--threads", "1000000", "x", "a.txt"}, "--threads: 1000000 is too large (at most 4096)"},
+      {{"lcs", "-l", "0", "a.txt", "b.txt"}, "--min-length: must be >= 1 (got 0)"},
+      {{"lcs", "-m", "-1", "a.txt", "b.txt"}, "--max-matches: must be >= 0 (got -1)"},
+      {{"approx", "-k", "", "x", "a.txt"}, "--max-edits: a number is required (got an empty value)"},
+      {{"approx", "-k", "99999999999999999999", "x", "a.txt"},
+       "--max-edits: 99999999999999999999 is too large (at most 9223372036854775807)"},
+      {{"approx", "-k", "1", "--max-hits", "-2", "x", "a.txt"}, "--max-hits: must be >= -1 (got -2)"},
+      {{"find", "-m", "x1", "x", "a.txt"}, "--max-count: not a number: 'x1'"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CliResult r = run(args);
+    EXPECT_EQ(r.status, 2) << args[0] << " " << args[1];
+    EXPECT_EQ(r.err.substr(0, r.err.find('\n')), message);
+    EXPECT_LT(r.err.size(), 200u) << r.err;
+  }
+  // --threads 0 is every core; a GPU that is not there is an error (this machine may have some).
+  EXPECT_EQ(run({"find", "--threads", "0", "hello", "a.txt"}).out, "0:hello\n");
+  const CliResult device = run({"find", "--device", "99", "hello", "a.txt"});
+  EXPECT_EQ(device.status, 2);
+  EXPECT_NE(device.err.find("--device: no CUDA device 99 ("), std::string::npos) << device.err;
+}
+
+TEST_F(CliHostile, PatternFileThatIsADirectoryIsNamed) {
+  const CliResult r = run({"find", "-f", dir_.string(), "a.txt"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "warpmatch: " + dir_.string() + ": is a directory\n");
+  const CliResult approx = run({"approx", "-k", "1", "--patterns", dir_.string(), "a.txt"});
+  EXPECT_EQ(approx.status, 2);
+  EXPECT_NE(approx.err.find(dir_.string() + ": is a directory"), std::string::npos) << approx.err;
+}
+
+TEST_F(CliHostile, FormatPlainOnEveryCommandReadsHeadersAsText) {
+  file("a.fa", ">x\nACGT\n");
+  file("b.fa", ">y\nACGT\n");
+  // As FASTA the sequences are equal; as plain text the headers differ.
+  EXPECT_EQ(run({"distance", "a.fa", "b.fa"}).out, "0\n");
+  EXPECT_EQ(run({"distance", "--format", "plain", "a.fa", "b.fa"}).out, "1\n");
+  EXPECT_EQ(run({"lcs", "--format", "plain", "a.fa", "b.fa"}).out.substr(0, 9), "length 6,");  // "\nACGT\n"
+  EXPECT_EQ(run({"find", "--format", "plain", ">x", "a.fa"}).out, "0:>x\n");
+  EXPECT_EQ(run({"approx", "-k", "0", "--format", "plain", ">x", "a.fa"}).out, "0:2:0:>x\n");
+}
+
+TEST_F(CliHostile, CigarsFollowSamWithThePatternOrAAsTheQuery) {
+  // A byte of the query absent from the reference is 'I', in both commands.
+  const CliResult d = run({"distance", "-s", "--align", "GATTACA", "GATACA"});
+  EXPECT_EQ(d.out, "1\t2=1I4=\n") << d.err;
+  file("t.txt", "xxGATACAxx");
+  const CliResult a = run({"approx", "-k", "1", "--cigar", "--best", "GATTACA", "t.txt"});
+  EXPECT_NE(a.out.find(":2=1I4=:"), std::string::npos) << a.out;
+  for (const std::string cmd : {"distance", "approx"})
+    EXPECT_NE(run({cmd, "--help"}).out.find("SAM's convention"), std::string::npos) << cmd;
+}
+
+// --- grep conventions -------------------------------------------------------------------------
+
+TEST_F(CliHostile, GrepConventionsForCountsQuietAndStdin) {
+  file("a.txt", "hello\n");
+  file("b.txt", "nothing\n");
+  // -c with no match prints 0 per input (status 1).
+  CliResult c = run({"find", "-c", "zzz", "a.txt", "b.txt"});
+  EXPECT_EQ(c.out, "a.txt:0\nb.txt:0\n");
+  EXPECT_EQ(c.status, 1);
+  EXPECT_EQ(run({"approx", "-c", "-k", "0", "zzz", "a.txt"}).out, "0\n");
+  // With a pattern set, zero counts only when asked.
+  file("p.txt", "hello\nzzz\n");
+  EXPECT_EQ(run({"find", "-c", "-f", "p.txt", "a.txt"}).out, "0:1\n");
+  EXPECT_EQ(run({"find", "-c", "--include-zero", "-f", "p.txt", "a.txt"}).out, "0:1\n1:0\n");
+  // -m with -c counts up to N.
+  file("many.txt", "hello hello hello hello\n");
+  EXPECT_EQ(run({"find", "-c", "-m", "2", "hello", "many.txt"}).out, "2\n");
+  EXPECT_EQ(run({"approx", "-c", "-k", "0", "--max-hits", "2", "hello", "many.txt"}).out, "2\n");
+  // -q: a match wins over an error (0); no match with an error is 2.
+  EXPECT_EQ(run({"find", "-q", "hello", "missing.txt", "a.txt"}).status, 0);
+  EXPECT_EQ(run({"find", "-q", "zzz", "missing.txt", "a.txt"}).status, 2);
+  EXPECT_EQ(run({"approx", "-q", "-k", "0", "hello", "missing.txt", "a.txt"}).status, 0);
+  EXPECT_EQ(run({"find", "-q", "-c", "hello", "a.txt"}).out, "");
+  // '-' among files is standard input, named as grep names it.
+  const CliResult mixed = run({"find", "hello", "a.txt", "-", "b.txt"}, "hello stdin\n");
+  EXPECT_EQ(mixed.out, "a.txt:0:hello\n(standard input):0:hello\n");
 }

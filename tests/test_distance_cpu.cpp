@@ -405,13 +405,13 @@ TEST(DistanceApi, ApplyCigarRejectsInvalidAlignments) {
   std::int64_t cost = 0;
   EXPECT_EQ(warpmatch::apply_cigar(span(a), span(b), "2=1X", &cost), "abd");
   EXPECT_EQ(cost, 1);
-  EXPECT_EQ(warpmatch::apply_cigar(span(a), span(b), "2=1D1I", &cost), "abd");
+  EXPECT_EQ(warpmatch::apply_cigar(span(a), span(b), "2=1I1D", &cost), "abd");
   EXPECT_EQ(cost, 2);
   EXPECT_THROW(warpmatch::apply_cigar(span(a), span(b), "3=", &cost), warpmatch::InvalidArgument);
   EXPECT_THROW(warpmatch::apply_cigar(span(a), span(b), "2=", &cost), warpmatch::InvalidArgument);
   EXPECT_THROW(warpmatch::apply_cigar(span(a), span(b), "2=1Q", &cost), warpmatch::InvalidArgument);
   EXPECT_THROW(warpmatch::apply_cigar(span(a), span(b), "=", &cost), warpmatch::InvalidArgument);
-  EXPECT_THROW(warpmatch::apply_cigar(span(a), span(b), "2=1X1I", &cost), warpmatch::InvalidArgument);
+  EXPECT_THROW(warpmatch::apply_cigar(span(a), span(b), "2=1X1D", &cost), warpmatch::InvalidArgument);
 }
 
 // ---- CPU emulation of the GPU thread-per-pair batch kernel ----------------------------------

@@ -56,8 +56,9 @@ struct DistanceResult {
   /// The Levenshtein distance, or kDistanceOverK when it exceeds max_distance.
   std::int64_t distance = kDistanceOverK;
   /// With want_alignment and within k: run-length pairs over "=XID" turning A into B:
-  /// '=' keep A's byte, 'X' replace it by B's byte, 'I' insert B's byte, 'D' delete A's byte
-  /// (e.g. "2=1X3I"). Empty otherwise (and for two empty strings).
+  /// '=' keep A's byte, 'X' replace it by B's byte, 'I' a byte of A absent from B (deleted),
+  /// 'D' a byte of B absent from A (inserted) — SAM's convention with A the query and B the
+  /// reference, as approximate search's CIGAR with the pattern the query (e.g. "2=1X3D"). Empty otherwise (and for two empty strings).
   std::string cigar;
   bool over_k() const { return distance == kDistanceOverK; }
   friend bool operator==(const DistanceResult&, const DistanceResult&) = default;

@@ -129,7 +129,7 @@ void bind_sequences(nb::module_& m) {
       .def_ro("distance", &PyDistance::distance, "The Levenshtein distance; None when it exceeds k.")
       .def_ro("cigar", &PyDistance::cigar,
               "With align=True (and within k): run-length pairs over '=XID' turning a into b ('=' keep,\n"
-              "'X' replace, 'I' insert b's byte, 'D' delete a's byte); else None.")
+              "'X' replace, 'I' a byte of a absent from b, 'D' a byte of b absent from a: SAM's convention, a the query); else None.")
       .def("__eq__", [](const PyDistance& x, const PyDistance& y) { return x.distance == y.distance && x.cigar == y.cigar; })
       .def("__repr__", [](const PyDistance& x) {
         return "EditDistance(distance=" + (x.distance ? std::to_string(*x.distance) : std::string("None")) +
@@ -161,7 +161,7 @@ void bind_sequences(nb::module_& m) {
         "Global edit (Levenshtein) distance of a and b (str as UTF-8 or bytes-like), with an\n"
         "optional bound k (distance None beyond it, found faster) and an optimal alignment.\n\n"
         ">>> warpmatch.edit_distance('kitten', 'sitting', align=True)\n"
-        "EditDistance(distance=3, cigar='1X3=1X1=1I')\n"
+        "EditDistance(distance=3, cigar='1X3=1X1=1D')\n"
         ">>> warpmatch.edit_distance('kitten', 'sitting', k=2).distance is None\nTrue");
   m.def("edit_distances", &edit_distances_py, "seqs_a"_a, "seqs_b"_a, "k"_a = nb::none(), "cross"_a = false,
         "backend"_a = "auto", "threads"_a = 0, "device"_a = 0,

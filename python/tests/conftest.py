@@ -70,11 +70,9 @@ def approx_oracle(text: bytes, pattern: bytes, k: int | None, best: bool) -> lis
 def apply_cigar(a: bytes, b_piece: bytes, cigar: str, distance_convention: bool = False) -> tuple[bytes, int]:
     """Applies a '=XID' CIGAR to a (reading replacement/inserted bytes from b_piece).
 
-    Approximate search: 'I' is a pattern (a) byte absent from the text, 'D' a text byte
-    absent from the pattern. edit_distance (distance_convention): 'I' inserts b's byte,
-    'D' deletes a's byte."""
-    if distance_convention:
-        cigar = cigar.translate(str.maketrans("ID", "DI"))
+    One convention (SAM's, a the query): 'I' is a byte of a absent from b (the text),
+    'D' a byte of b absent from a. `distance_convention` is kept for callers; since issue 16
+    edit_distance uses the same convention as approximate search."""
     import re
 
     out, i, j, cost = bytearray(), 0, 0, 0

@@ -152,12 +152,12 @@ std::string apply_cigar(ByteSpan a, ByteSpan b, std::string_view cigar, std::int
           edits += op == 'X';
           ++i, ++j;
           break;
-        case 'I':
+        case 'D':  // a byte of B absent from A: inserted
           if (j >= b.size()) throw InvalidArgument("CIGAR inserts past the end of B");
           out.push_back(static_cast<char>(b[j++]));
           ++edits;
           break;
-        case 'D':
+        case 'I':  // a byte of A absent from B: deleted
           if (i >= a.size()) throw InvalidArgument("CIGAR deletes past the end of A");
           ++i;
           ++edits;

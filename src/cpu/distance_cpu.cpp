@@ -482,10 +482,10 @@ i64 full_dp_ops(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n, std:
       rev.push_back(a[i - 1] == b[j - 1] ? '=' : 'X');
       --i, --j;
     } else if (i > 0 && here == d[(i - 1) * w + j] + 1) {
-      rev.push_back('D');
+      rev.push_back('I');  // SAM: a byte of A (the query) absent from B
       --i;
     } else {
-      rev.push_back('I');
+      rev.push_back('D');  // SAM: a byte of B (the reference) absent from A
       --j;
     }
   }
@@ -499,11 +499,11 @@ i64 full_dp_ops(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n, std:
 void hirschberg(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n, i64 d, Band band,
                 int threads, std::vector<char>& ops) {
   if (m == 0) {
-    ops.insert(ops.end(), static_cast<std::size_t>(n), 'I');
+    ops.insert(ops.end(), static_cast<std::size_t>(n), 'D');
     return;
   }
   if (n == 0) {
-    ops.insert(ops.end(), static_cast<std::size_t>(m), 'D');
+    ops.insert(ops.end(), static_cast<std::size_t>(m), 'I');
     return;
   }
   constexpr i64 kBaseCells = 1 << 16;

@@ -110,10 +110,21 @@ class RawBuffer {
   fail(name, "out of memory (needed " + std::to_string(bytes) + " bytes)");
 }
 
+// The caller's cap on an input's size (Input::open's limit); 0 = none.
+struct SizeLimit {
+  std::uint64_t bytes = 0;
+  std::string reason;
+  void check(const std::string& name, std::uint64_t size) const {
+    if (bytes != 0 && size > bytes)
+      fail(name, "more than " + std::to_string(bytes) + " bytes" + (reason.empty() ? "" : " (" + reason + ")"));
+  }
+};
+
 // Reads an fd to EOF in large blocks (pipes, stdin, character devices, /proc files).
-RawBuffer read_all(const std::string& name, int fd) {
+RawBuffer read_all(const std::string& name, int fd, const SizeLimit& limit = {}) {
   RawBuffer buf;
   for (;;) {
+    limit.check(name, buf.size());
     if (buf.spare() < kReadBlock / 4 && !buf.grow_for(kReadBlock))
       fail_oom(name, buf.capacity() * 2);
     const ssize_t n = ::read(fd, buf.end(), std::min(buf.spare(), kMaxIoChunk));
@@ -214,7 +225,7 @@ struct Input::Impl {
   }
 
   // Replaces compressed content by its decompression, releasing the compressed bytes.
-  void decompress_if_gzip() {
+  void decompress_if_gzip(const SizeLimit& limit = {}) {
     const Compression kind = detect_compression(content.first(std::min<std::size_t>(content.size(), 18)));
     if (kind == Compression::none) return;
     std::unique_ptr<ByteSource> src =
@@ -225,6 +236,7 @@ struct Input::Impl {
       const std::size_t n = src->read(out.end(), std::min(out.spare(), kMaxIoChunk));
       if (n == 0) break;
       out.commit(n);
+      limit.check(name, out.size());
     }
     out.shrink_to_fit();
     unmap();
@@ -335,7 +347,9 @@ void Input::Impl::parse_fastq() {
 
 // ---- Input ---------------------------------------------------------------------------------
 
-Input Input::open(const std::string& path, Format format) {
+Input Input::open(const std::string& path, Format format, std::uint64_t limit_bytes,
+                  const std::string& limit_reason) {
+  const SizeLimit limit{limit_bytes, limit_reason};
   auto impl = std::make_unique<Impl>();
   const bool is_stdin = path == "-";
   impl->name = is_stdin ? "(standard input)" : path;
@@ -363,6 +377,7 @@ Input Input::open(const std::string& path, Format format) {
   bool mapped = false;
   if (S_ISREG(st.st_mode) && st.st_size > 0 && (!is_stdin || ::lseek(fd, 0, SEEK_CUR) == 0)) {
     const auto len = static_cast<std::size_t>(st.st_size);
+    limit.check(name, len);
     void* p = ::mmap(nullptr, len, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p != MAP_FAILED) {
       ::madvise(p, len, MADV_SEQUENTIAL);
@@ -373,10 +388,11 @@ Input Input::open(const std::string& path, Format format) {
     }
   }
   if (!mapped) {
-    impl->buf = read_all(name, fd);
+    impl->buf = read_all(name, fd, limit);
+    limit.check(name, impl->buf.size());
     impl->content = impl->buf.span();
   }
-  impl->decompress_if_gzip();
+  impl->decompress_if_gzip(limit);
   impl->parse(format);
   return Input(std::move(impl));
 }

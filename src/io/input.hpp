@@ -36,8 +36,11 @@ struct Record {
 /// files of many GiB cost no copy). Immutable after open(); movable.
 class Input {
  public:
-  /// path "-" is standard input. Throws InputError naming the path.
-  static Input open(const std::string& path, Format format = Format::automatic);
+  /// path "-" is standard input. Throws InputError naming the path. A non-zero `limit`
+  /// caps the (decompressed) content: past it open() stops reading and throws InputError
+  /// "PATH: more than LIMIT bytes (`limit_reason`)" — a gzip bomb costs at most the limit.
+  static Input open(const std::string& path, Format format = Format::automatic,
+                    std::uint64_t limit = 0, const std::string& limit_reason = {});
   /// In-memory content (tests, `-s` literal strings); `name` is used in messages.
   static Input from_bytes(std::string name, std::vector<std::uint8_t> bytes,
                           Format format = Format::automatic);
