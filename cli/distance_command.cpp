@@ -28,6 +28,7 @@ struct DistanceFlags {
   std::int64_t k = -1;
   bool align = false;
   std::vector<std::string> pairs;      // one TSV file, or two FASTA files
+  std::vector<std::string> all_vs_all; // two files: every record of one against every of the other
   bool json = false;
   bool stats = false;
   std::string backend = "auto";
@@ -126,6 +127,99 @@ void print_result(Output& out, const DistanceFlags& flags, const NamedPair& pair
   out.maybe_flush();
 }
 
+/// --all-vs-all A B: the |A| x |B| matrix of every record of A against every record of B
+/// (one-vs-many: A with one record). TSV: a header of B's names, then per record of A its
+/// name and one distance per column ("NA" over K); JSON: one object with a null over K.
+int run_matrix(const DistanceFlags& flags, DistanceOptions options) {
+  if (flags.align) throw InvalidArgument("--all-vs-all gives distances only (no --align)");
+  if (!flags.sequences.empty() || !flags.pairs.empty())
+    throw InvalidArgument("give either --all-vs-all A B, --pairs, or A B");
+  std::vector<io::Input> inputs;
+  inputs.push_back(io::Input::open(flags.all_vs_all[0]));
+  inputs.push_back(io::Input::open(flags.all_vs_all[1]));
+  std::vector<std::string> names[2];
+  std::vector<ByteSpan> seqs[2];
+  std::uint64_t bytes[2] = {0, 0};
+  for (int side = 0; side < 2; ++side) {
+    const io::Input& in = inputs[side];
+    const auto& records = in.records();
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      names[side].push_back(in.format() == io::Format::plain ? in.name()
+                            : records[i].name.empty() ? "#" + std::to_string(i) : records[i].name);
+      seqs[side].push_back(records[i].sequence);
+      bytes[side] += records[i].sequence.size();
+    }
+  }
+  std::string backend_reason = "--backend " + flags.backend;
+  if (flags.backend == "auto") {
+    JobShape shape;
+    shape.operation = Operation::distance;
+    shape.threads = flags.threads;
+    shape.cells = bytes[0] * bytes[1];
+    const BackendChoice choice = choose_backend(shape);
+    options.backend = choice.backend;
+    backend_reason = choice.reason;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  DistanceStats stats;
+  const std::vector<std::int64_t> d = edit_distance_matrix(seqs[0], seqs[1], options, &stats);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  Output out(stdout);
+  auto& buf = out.buffer();
+  const std::size_t cols = seqs[1].size();
+  std::uint64_t over = 0;
+  if (flags.json) {
+    buf.append(std::string_view(R"({"type":"matrix","a":[)"));
+    for (std::size_t i = 0; i < names[0].size(); ++i) {
+      if (i) buf.push_back(',');
+      append_json_string(buf, names[0][i]);
+    }
+    buf.append(std::string_view(R"(],"b":[)"));
+    for (std::size_t j = 0; j < cols; ++j) {
+      if (j) buf.push_back(',');
+      append_json_string(buf, names[1][j]);
+    }
+    fmt::format_to(std::back_inserter(buf), R"(],"k":{},"distances":[)", flags.k);
+    for (std::size_t i = 0; i < seqs[0].size(); ++i) {
+      buf.append(std::string_view(i ? ",[" : "["));
+      for (std::size_t j = 0; j < cols; ++j) {
+        const std::int64_t x = d[i * cols + j];
+        if (j) buf.push_back(',');
+        if (x == kDistanceOverK) buf.append(std::string_view("null")), ++over;
+        else fmt::format_to(std::back_inserter(buf), "{}", x);
+      }
+      buf.push_back(']');
+      out.maybe_flush();
+    }
+    buf.append(std::string_view("]}\n"));
+  } else {
+    for (std::size_t j = 0; j < cols; ++j) fmt::format_to(std::back_inserter(buf), "\t{}", names[1][j]);
+    buf.push_back('\n');
+    for (std::size_t i = 0; i < seqs[0].size(); ++i) {
+      buf.append(names[0][i]);
+      for (std::size_t j = 0; j < cols; ++j) {
+        const std::int64_t x = d[i * cols + j];
+        if (x == kDistanceOverK) buf.append(std::string_view("\tNA")), ++over;
+        else fmt::format_to(std::back_inserter(buf), "\t{}", x);
+      }
+      buf.push_back('\n');
+      out.maybe_flush();
+    }
+  }
+  out.flush();
+  if (flags.stats) {
+    std::fprintf(stderr,
+                 "warpmatch stats: %zu x %zu matrix, %llu pairs (%llu over k), %llu cells, %.6f s, backend %s, "
+                 "device %s\n",
+                 seqs[0].size(), cols, static_cast<unsigned long long>(stats.pairs),
+                 static_cast<unsigned long long>(over), static_cast<unsigned long long>(stats.cells), seconds,
+                 std::string(backend_name(stats.backend)).c_str(), stats.device.c_str());
+    std::fprintf(stderr, "warpmatch stats: backend choice: %s\n", backend_reason.c_str());
+  }
+  return over > 0 ? 1 : 0;
+}
+
 int run_distance(const DistanceFlags& flags) {
   DistanceOptions options;
   options.backend = parse_backend(flags.backend);
@@ -136,12 +230,13 @@ int run_distance(const DistanceFlags& flags) {
   options.device = flags.device;
   options.block_size = flags.block_size;
 
+  if (flags.k < -1) throw InvalidArgument("-k must be >= 0");
+  if (!flags.all_vs_all.empty()) return run_matrix(flags, options);
   const bool batch = !flags.pairs.empty();
   if (batch && !flags.sequences.empty())
     throw InvalidArgument("give either A B or --pairs, not both");
   if (!batch && flags.sequences.size() != 2)
     throw InvalidArgument("distance needs two sequences A B (or --pairs FILE)");
-  if (flags.k < -1) throw InvalidArgument("-k must be >= 0");
 
   PairSet set;
   std::vector<SequenceInput> singles;
@@ -230,7 +325,10 @@ CommandRunner add_distance_command(CLI::App& app) {
   cmd->add_option("--pairs", flags->pairs,
                   "Many pairs: one file of tab-separated string pairs per line, or two FASTA files paired by order")
       ->expected(1, 2);
-  cmd->add_flag("--json", flags->json, "One JSON object per pair");
+  cmd->add_option("--all-vs-all", flags->all_vs_all,
+                  "Every record of file A against every record of file B: a distance matrix (one-vs-many: A with one record)")
+      ->expected(2);
+  cmd->add_flag("--json", flags->json, "One JSON object per pair (--all-vs-all: one object with the matrix)");
   cmd->add_flag("--stats", flags->stats, "Print pairs, cells, time, GCUPS, backend and device to stderr");
   add_backend_options(cmd, flags->backend, flags->threads, flags->device);
   cmd->add_option("--algo", flags->algorithm,
@@ -245,6 +343,10 @@ CommandRunner add_distance_command(CLI::App& app) {
       "byte replaced by B's, 'I' a byte of A absent from B, 'D' a byte of B absent from A.\n"
       "JSON: {\"type\":\"distance\",\"a\":A,\"b\":B,\"distance\":D,\"cigar\":C (with --align)};\n"
       "over K: \"distance\":null,\"over_k\":true,\"k\":K.\n"
+      "With --all-vs-all A B: a header line of TAB + B's record names, then per record of A its\n"
+      "name and one distance per record of B (TAB-separated, \"NA\" over K); JSON:\n"
+      "{\"type\":\"matrix\",\"a\":[names],\"b\":[names],\"k\":K,\"distances\":[[row of A's first record],...]}\n"
+      "with null over K. On CUDA each sequence is uploaded once for the whole matrix.\n"
       "Exit status: 0 computed (every pair within K), 1 some pair over K, 2 error.\n"
       "Inputs are read whole into memory (an alignment needs both sequences at once), through the\n"
       "same input layer as find: plain, gzip, BGZF, zstd, FASTA/FASTQ (detected by content).\n"
@@ -253,6 +355,7 @@ CommandRunner add_distance_command(CLI::App& app) {
       "  warpmatch distance --align a.fa b.fa                 distance and alignment\n"
       "  warpmatch distance -k 100 --json a.fa b.fa           bounded, JSON\n"
       "  warpmatch distance --pairs pairs.tsv --stats         many pairs\n"
+      "  warpmatch distance --all-vs-all reads.fa refs.fa     the matrix of every read x every ref\n"
       "  warpmatch distance --backend cuda --algo tiles --block-size 256 a b   the paper's kernel");
   return [flags] { return run_distance(*flags); };
 }

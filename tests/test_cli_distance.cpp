@@ -194,3 +194,32 @@ TEST_F(CliDistance, AgreesWithTheLibraryOnLongerRandomFiles) {
     EXPECT_EQ(r.out, std::to_string(d) + "\n");
   }
 }
+
+// --all-vs-all: the matrix of every record of A against every record of B, TSV with a
+// header of B's names and "NA" over K, JSON with null over K, on every backend alike.
+TEST_F(CliDistance, AllVsAllPrintsTheMatrixInTsvAndJson) {
+  const auto fa = file("m_a.fa", ">r1\nkitten\n>r2\nchange\n>r3\n\n");
+  const auto fb = file("m_b.fa", ">s1\nsitting\n>s2\nchance\n");
+  const auto r = run({"distance", "--all-vs-all", fa.string(), fb.string()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "\ts1\ts2\nr1\t3\t6\nr2\t6\t1\nr3\t7\t6\n");
+  const auto k = run({"distance", "--all-vs-all", fa.string(), fb.string(), "-k", "3", "--json"});
+  EXPECT_EQ(k.status, 1) << k.err;  // some pair over K
+  const auto j = nlohmann::json::parse(k.out);
+  EXPECT_EQ(j["type"], "matrix");
+  EXPECT_EQ(j["a"], nlohmann::json({"r1", "r2", "r3"}));
+  EXPECT_EQ(j["b"], nlohmann::json({"s1", "s2"}));
+  EXPECT_EQ(j["distances"], nlohmann::json::parse("[[3,null],[null,1],[null,null]]"));
+  const auto tsv_k = run({"distance", "--all-vs-all", fa.string(), fb.string(), "-k", "3"});
+  EXPECT_EQ(tsv_k.out, "\ts1\ts2\nr1\t3\tNA\nr2\tNA\t1\nr3\tNA\tNA\n");
+  for (const char* backend : {"cpu", "cuda"}) {
+    const auto b = run({"distance", "--all-vs-all", fa.string(), fb.string(), "--backend", backend});
+    if (b.status == 2 && (b.err.find("no CUDA GPU") != std::string::npos ||
+                          b.err.find("no CUDA support") != std::string::npos))
+      continue;  // no GPU (or no CUDA in this build) here
+    EXPECT_EQ(b.out, r.out) << backend << ": " << b.err;
+  }
+  const auto bad = run({"distance", "--all-vs-all", fa.string(), fb.string(), "--align"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--all-vs-all"), std::string::npos) << bad.err;
+}

@@ -540,3 +540,33 @@ TEST(DistanceThreadKernelEmulation, TextBytesOutsideThePatternAndTooManyCodes) {
     ASSERT_EQ(emu_thread_kernel(wide, b), -2) << trial;
   }
 }
+
+// A cross product: every cell equals the plain-DP oracle (bounded by k), row-major, with
+// empty strings, one-vs-many (one row) and an empty side.
+TEST(DistanceCpu, MatrixEqualsTheOracleCellByCell) {
+  std::mt19937_64 rng(62);
+  std::vector<Bytes> a, b;
+  for (int i = 0; i < 9; ++i) a.push_back(random_bytes(rng, i == 0 ? 0 : rng() % 120, i % 3 == 0 ? 256 : 4));
+  for (int j = 0; j < 11; ++j) b.push_back(random_bytes(rng, j == 0 ? 0 : rng() % 150, 4));
+  std::vector<ByteSpan> sa, sb;
+  for (const auto& x : a) sa.emplace_back(x.data(), x.size());
+  for (const auto& y : b) sb.emplace_back(y.data(), y.size());
+  for (const std::int64_t k : {std::int64_t{-1}, std::int64_t{30}}) {
+    warpmatch::DistanceOptions o;
+    o.backend = warpmatch::Backend::cpu;
+    o.max_distance = k;
+    warpmatch::DistanceStats stats;
+    const auto m = warpmatch::edit_distance_matrix(sa, sb, o, &stats);
+    ASSERT_EQ(m.size(), a.size() * b.size());
+    EXPECT_EQ(stats.pairs, a.size() * b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      for (std::size_t j = 0; j < b.size(); ++j)
+        ASSERT_EQ(m[i * b.size() + j], bounded(oracle(a[i], b[j]), k)) << i << "," << j << " k " << k;
+    const auto one_row = warpmatch::edit_distance_matrix(std::span(sa).first(1), sb, o);
+    EXPECT_EQ(one_row, std::vector<std::int64_t>(m.begin(), m.begin() + static_cast<std::ptrdiff_t>(b.size())));
+  }
+  EXPECT_TRUE(warpmatch::edit_distance_matrix({}, sb).empty());
+  warpmatch::DistanceOptions aligned;
+  aligned.want_alignment = true;
+  EXPECT_THROW(warpmatch::edit_distance_matrix(sa, sb, aligned), warpmatch::InvalidArgument);
+}

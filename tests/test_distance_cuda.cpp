@@ -304,3 +304,30 @@ TEST(DistanceCuda, TuneCalibratesStoresAndChoosesACandidate) {
   EXPECT_EQ(loaded->choose_block_size(100000, 100000), chosen);
   std::filesystem::remove(path);
 }
+
+// The cross product with its string table (each string uploaded once) equals the CPU matrix
+// and the per-pair distance, across every group size, empty strings and a bound.
+TEST(DistanceCuda, MatrixWithSharedStringsEqualsCpu) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(61);
+  std::vector<Bytes> a, b;
+  for (int i = 0; i < 40; ++i) a.push_back(random_bytes(rng, i == 0 ? 0 : 20 + rng() % 700, i % 5 == 0 ? 256 : 4));
+  for (int j = 0; j < 33; ++j) b.push_back(random_bytes(rng, j == 0 ? 0 : 10 + rng() % 1500, 4));
+  b.push_back(random_bytes(rng, 3000, 4));  // a pattern side over 1024: the stripes fallback
+  std::vector<ByteSpan> sa, sb;
+  for (const auto& x : a) sa.push_back(span(x));
+  for (const auto& y : b) sb.push_back(span(y));
+  for (const std::int64_t k : {std::int64_t{-1}, std::int64_t{60}}) {
+    warpmatch::DistanceOptions o;
+    o.max_distance = k;
+    o.backend = warpmatch::Backend::cuda;
+    const auto gpu = warpmatch::edit_distance_matrix(sa, sb, o);
+    o.backend = warpmatch::Backend::cpu;
+    const auto cpu = warpmatch::edit_distance_matrix(sa, sb, o);
+    ASSERT_EQ(gpu.size(), a.size() * b.size());
+    EXPECT_EQ(gpu, cpu) << "k " << k;
+    for (std::size_t i = 0; i < a.size(); i += 7)
+      for (std::size_t j = 0; j < b.size(); ++j)
+        ASSERT_EQ(gpu[i * b.size() + j], cpu_distance(a[i], b[j], k)) << i << "," << j;
+  }
+}

@@ -86,6 +86,15 @@ std::vector<DistanceResult> edit_distance_batch(std::span<const std::pair<ByteSp
                                                 const DistanceOptions& options = {},
                                                 DistanceStats* stats = nullptr);
 
+/// Every string of `a` against every string of `b` (a cross product, e.g. reads against
+/// reads): the |a| x |b| distances row-major, out[i * b.size() + j] = distance(a[i], b[j]),
+/// kDistanceOverK beyond max_distance. Identical to edit_distance() per pair; on CUDA each
+/// string is uploaded once. One-vs-many is a matrix with one row. Distances only
+/// (want_alignment is an InvalidArgument).
+std::vector<std::int64_t> edit_distance_matrix(std::span<const ByteSpan> a, std::span<const ByteSpan> b,
+                                               const DistanceOptions& options = {},
+                                               DistanceStats* stats = nullptr);
+
 /// Applies an extended CIGAR to a; returns the result and, through `cost`, the number of
 /// X/I/D operations. Throws InvalidArgument when the CIGAR is malformed, does not consume
 /// all of a, or claims '=' where bytes differ (X where they are equal is allowed: still a

@@ -50,6 +50,16 @@ CopyPool& copy_pool() {
 
 }  // namespace
 
+void run_on_host_pool(std::size_t tasks, const std::function<void(std::size_t)>& fn) {
+  if (tasks <= 1) {
+    if (tasks == 1) fn(0);
+    return;
+  }
+  CopyPool& cp = copy_pool();
+  std::lock_guard lock(cp.turn);
+  cp.pool.run(tasks, fn);
+}
+
 void parallel_stream_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n, int threads) {
   const std::size_t pieces = (n + kPiece - 1) / kPiece;
   if (pieces <= 1 || threads == 1) {

@@ -87,5 +87,8 @@ ApproxTiming bench_approx(const core::ApproxPattern&, const core::ApproxQuery&, 
 namespace warpmatch::cuda {
 DistanceRun edit_distance(ByteSpan, ByteSpan, std::int64_t, DistanceAlgorithm, int, int) { unavailable(); }
 std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan, ByteSpan>>, std::int64_t,
-                                              int, double*) { unavailable(); }
+                                              int, double*, std::span<const ByteSpan>,
+                                              std::span<const std::pair<std::uint32_t, std::uint32_t>>) {
+  unavailable();
+}
 }  // namespace warpmatch::cuda

@@ -1,4 +1,5 @@
 // CUDA runtime plumbing: error messages, device discovery, build information.
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -154,6 +155,28 @@ void StagingBuffer::release() noexcept {
   cudaFreeHost(ptr_);
   ptr_ = nullptr;
   bytes_ = 0;
+}
+
+AsyncDeviceBuffer::AsyncDeviceBuffer(int device, cudaStream_t stream, std::size_t bytes) : stream_(stream) {
+  static std::mutex mutex;
+  static std::vector<int> kept;  // devices whose pool keeps freed memory
+  {
+    std::lock_guard lock(mutex);
+    if (std::find(kept.begin(), kept.end(), device) == kept.end()) {
+      cudaMemPool_t pool = nullptr;
+      std::uint64_t keep_all = UINT64_MAX;
+      WARPMATCH_CUDA_CHECK(device, cudaDeviceGetDefaultMemPool(&pool, device));
+      WARPMATCH_CUDA_CHECK(device, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all));
+      kept.push_back(device);
+    }
+  }
+  void* p = nullptr;
+  const cudaError_t e = cudaMallocAsync(&p, std::max<std::size_t>(bytes, 1), stream);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw_cuda_error(e, ("cudaMallocAsync(" + std::to_string(bytes) + " bytes)").c_str(), device);
+  }
+  ptr_ = static_cast<std::uint8_t*>(p);
 }
 
 bool is_pinned(const void* p) {

@@ -172,6 +172,25 @@ class StagingBuffer {
   std::size_t bytes_ = 0;
 };
 
+/// Device memory allocated and freed in stream order from the device's memory pool
+/// (cudaMallocAsync / cudaFreeAsync). The pool keeps freed memory for the next call (its
+/// release threshold is raised once per device), so per-call buffers cost neither cudaMalloc
+/// nor cudaFree's device-wide synchronisation.
+class AsyncDeviceBuffer {
+ public:
+  AsyncDeviceBuffer(int device, cudaStream_t stream, std::size_t bytes);
+  ~AsyncDeviceBuffer() {
+    if (ptr_) cudaFreeAsync(ptr_, stream_);
+  }
+  AsyncDeviceBuffer(const AsyncDeviceBuffer&) = delete;
+  AsyncDeviceBuffer& operator=(const AsyncDeviceBuffer&) = delete;
+  std::uint8_t* get() const { return ptr_; }
+
+ private:
+  cudaStream_t stream_;
+  std::uint8_t* ptr_ = nullptr;
+};
+
 /// A non-blocking stream (no implicit ordering with the legacy default stream).
 class Stream {
  public:

@@ -34,7 +34,11 @@ DistanceRun edit_distance(ByteSpan a, ByteSpan b, std::int64_t k, DistanceAlgori
 
 /// Many pairs, one warp per pair (Myers, 32-bit words, the warp's lanes hold the pattern's
 /// words); pairs too long for a warp's registers fall back to edit_distance per pair.
+/// `strings` / `ids` (optional): every pair is (strings[ids[i].first], strings[ids[i].second])
+/// — a cross product — and each string is uploaded once instead of once per pair.
 std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
-                                              std::int64_t k, int device, double* kernel_ms);
+                                              std::int64_t k, int device, double* kernel_ms,
+                                              std::span<const ByteSpan> strings = {},
+                                              std::span<const std::pair<std::uint32_t, std::uint32_t>> ids = {});
 
 }  // namespace warpmatch::cuda

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/parallel.hpp"
+#include "core/host_copy.hpp"
 #include "cuda/device_runtime.cuh"
 #include "cuda/distance_cuda.hpp"
 #include "cuda/distance_kernels.cuh"
@@ -191,23 +192,51 @@ namespace {
 /// kernel with that many lanes per pair. Metadata and bytes travel in one packed upload
 /// (metadata first, every string at a 4-byte aligned offset for the thread kernel's word
 /// loads, the buffer padded to a multiple of 4). Returns the raw distances.
+/// A cross product's strings, each uploaded once: pair i is (strings[ids[i].first],
+/// strings[ids[i].second]). Empty for plain pairs (each pair's bytes packed with it).
+struct StringTable {
+  std::span<const ByteSpan> strings;
+  std::span<const std::pair<std::uint32_t, std::uint32_t>> ids;
+  bool empty() const { return ids.empty(); }
+};
+
 std::vector<std::int64_t> run_batch_kernel(std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
                                            const std::vector<std::size_t>& members, int kind, int device,
-                                           Stream& stream, double* kernel_ms) {
+                                           Stream& stream, double* kernel_ms, const StringTable& table) {
   const std::size_t count = members.size();
   const std::size_t meta_bytes = count * sizeof(kn::BatchPair);  // a multiple of 8
   auto padded = [](std::size_t n) { return (n + 3) & ~std::size_t{3}; };
-  // Each pair's place in the bytes part (after the metadata), in `members` order.
-  std::vector<std::size_t> place(count + 1, 0);
-  for (std::size_t x = 0; x < count; ++x)
-    place[x + 1] = place[x] + padded(pairs[members[x]].first.size()) +
-                   padded(pairs[members[x]].second.size());
-  const std::size_t total = meta_bytes + place[count];
-  // Not value-initialised (no 20+ MB memset): every byte is written below, pads included.
-  const std::unique_ptr<std::uint8_t[]> host(new std::uint8_t[total]);
+  // Each pair's place in the bytes part (after the metadata), in `members` order; for a
+  // string table, each string's place instead.
+  const std::size_t places = table.empty() ? count : table.strings.size();
+  std::vector<std::size_t> place(places + 1, 0);
+  for (std::size_t x = 0; x < places; ++x)
+    place[x + 1] = place[x] + (table.empty() ? padded(pairs[members[x]].first.size()) +
+                                                   padded(pairs[members[x]].second.size())
+                                             : padded(table.strings[x].size()));
+  const std::size_t total = meta_bytes + place[places];
+  // Packed into pinned staging from the process-wide cache (a call after the first reuses it:
+  // no page faults, and the upload runs at the bus's speed), every byte written below.
+  detail::StagingBuffer host(device);
+  host.reserve(total);
   auto* meta = reinterpret_cast<kn::BatchPair*>(host.get());
   std::uint8_t* bytes = host.get() + meta_bytes;
+  auto put_string = [&](std::size_t at, ByteSpan s) {
+    if (!s.empty()) std::memcpy(bytes + at, s.data(), s.size());
+    if (padded(s.size()) > s.size()) std::memset(bytes + at + s.size(), 0, padded(s.size()) - s.size());
+  };
+  auto refer = [&](std::size_t x) {  // string table: metadata only, the strings are shared
+    auto [ia, ib] = table.ids[members[x]];
+    if (table.strings[ia].size() > table.strings[ib].size()) std::swap(ia, ib);
+    kn::BatchPair bp{};
+    bp.a_offset = static_cast<std::int64_t>(place[ia]);
+    bp.a_length = static_cast<std::int64_t>(table.strings[ia].size());
+    bp.b_offset = static_cast<std::int64_t>(place[ib]);
+    bp.b_length = static_cast<std::int64_t>(table.strings[ib].size());
+    std::memcpy(meta + x, &bp, sizeof bp);
+  };
   auto pack = [&](std::size_t x) {
+    if (!table.empty()) return refer(x);
     ByteSpan a = pairs[members[x]].first, b = pairs[members[x]].second;
     if (a.size() > b.size()) std::swap(a, b);
     std::size_t at = place[x];
@@ -225,15 +254,19 @@ std::vector<std::int64_t> run_batch_kernel(std::span<const std::pair<ByteSpan, B
     put(b);
     std::memcpy(meta + x, &bp, sizeof bp);
   };
-  // The members come size-sorted, so their strings are gathered from scattered places (and
-  // the fresh buffer is first touched here): spread the packing over the host's cores.
-  const std::size_t tasks = std::min<std::size_t>(64, count / 4096 + 1);
-  core::parallel_for(tasks, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())),
-                     [&](std::size_t t) {
-                       for (std::size_t x = t * count / tasks; x < (t + 1) * count / tasks; ++x) pack(x);
-                     });
-  DeviceBuffer<std::uint8_t> dhost(device, total);
-  DeviceBuffer<std::int64_t> ddist(device, count);
+  // The members come size-sorted, so their strings are gathered from scattered places:
+  // spread the packing over the host's persistent pool (no threads started per call).
+  if (!table.empty())
+    for (std::size_t x = 0; x < table.strings.size(); ++x) put_string(place[x], table.strings[x]);
+  const std::size_t tasks = std::min<std::size_t>(64, count / 2048 + 1);
+  core::run_on_host_pool(tasks, [&](std::size_t t) {
+    for (std::size_t x = t * count / tasks; x < (t + 1) * count / tasks; ++x) pack(x);
+  });
+  // Stream-ordered allocations from the device's pool: memory freed by the last call is
+  // reused without cudaMalloc's cost or cudaFree's device-wide synchronisation.
+  detail::AsyncDeviceBuffer dhost(device, stream.get(), total);
+  detail::AsyncDeviceBuffer ddist_bytes(device, stream.get(), count * sizeof(std::int64_t));
+  auto* ddist = reinterpret_cast<std::int64_t*>(ddist_bytes.get());
   WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dhost.get(), host.get(), total, cudaMemcpyHostToDevice, stream.get()));
   const auto* dmeta = reinterpret_cast<const kn::BatchPair*>(dhost.get());
   const std::uint8_t* dbytes = dhost.get() + meta_bytes;
@@ -242,21 +275,24 @@ std::vector<std::int64_t> run_batch_kernel(std::span<const std::pair<ByteSpan, B
   start.record(stream.get());
   if (kind == 0) {
     const auto blocks = static_cast<unsigned>((n + kn::kThreadBlock - 1) / kn::kThreadBlock);
-    kn::myers_thread_batch<<<blocks, kn::kThreadBlock, 0, stream.get()>>>(dbytes, dmeta, n, ddist.get());
+    kn::myers_thread_batch<<<blocks, kn::kThreadBlock, 0, stream.get()>>>(dbytes, dmeta, n, ddist);
     check_launch("myers_thread_batch", device);
   } else {
     const std::int64_t warps = (n * kind + 31) / 32;
     const auto blocks = static_cast<unsigned>((warps * 32 + 255) / 256);
-    if (kind == 8) kn::myers_batch<8><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, ddist.get());
-    else if (kind == 16) kn::myers_batch<16><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, ddist.get());
-    else kn::myers_batch<32><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, ddist.get());
+    if (kind == 8) kn::myers_batch<8><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, ddist);
+    else if (kind == 16) kn::myers_batch<16><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, ddist);
+    else kn::myers_batch<32><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, ddist);
     check_launch("myers_batch", device);
   }
   stop.record(stream.get());
-  std::vector<std::int64_t> dist(count);
-  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dist.data(), ddist.get(), count * sizeof(std::int64_t),
+  // Back through pinned memory too (the staging's metadata part has been uploaded by now:
+  // the copy is ordered after the upload on the stream).
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(host.get(), ddist, count * sizeof(std::int64_t),
                                                cudaMemcpyDeviceToHost, stream.get()));
   stream.synchronize();
+  std::vector<std::int64_t> dist(count);
+  std::memcpy(dist.data(), host.get(), count * sizeof(std::int64_t));
   if (kernel_ms) *kernel_ms += stop.ms_since(start);
   return dist;
 }
@@ -264,7 +300,12 @@ std::vector<std::int64_t> run_batch_kernel(std::span<const std::pair<ByteSpan, B
 }  // namespace
 
 std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
-                                              std::int64_t k, int device, double* kernel_ms) {
+                                              std::int64_t k, int device, double* kernel_ms,
+                                              std::span<const ByteSpan> strings,
+                                              std::span<const std::pair<std::uint32_t, std::uint32_t>> ids) {
+  const StringTable table{strings, ids};
+  if (!table.empty() && ids.size() != pairs.size())
+    throw InvalidArgument("edit_distance_batch: one string-table entry per pair is needed");
   detail::require_device(device);
   DeviceGuard guard(device);
   std::vector<std::int64_t> out(pairs.size(), 0);
@@ -303,7 +344,7 @@ std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan
   }
   Stream stream(device);
   if (!by_group[0].empty()) {
-    const std::vector<std::int64_t> dist = run_batch_kernel(pairs, by_group[0], 0, device, stream, kernel_ms);
+    const std::vector<std::int64_t> dist = run_batch_kernel(pairs, by_group[0], 0, device, stream, kernel_ms, table);
     std::array<std::vector<std::size_t>, 2> rerun;  // 8 lanes (<= 256 rows), 16 lanes
     for (std::size_t x = 0; x < by_group[0].size(); ++x) {
       const std::size_t i = by_group[0][x];
@@ -314,14 +355,14 @@ std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan
     }
     for (int r = 0; r < 2; ++r) {
       if (rerun[r].empty()) continue;
-      const std::vector<std::int64_t> again = run_batch_kernel(pairs, rerun[r], 8 << r, device, stream, kernel_ms);
+      const std::vector<std::int64_t> again = run_batch_kernel(pairs, rerun[r], 8 << r, device, stream, kernel_ms, table);
       for (std::size_t x = 0; x < rerun[r].size(); ++x) out[rerun[r][x]] = bounded(again[x], k);
     }
   }
   for (int g = 1; g < 3; ++g) {
     const auto& members = by_group[g];
     if (members.empty()) continue;
-    const std::vector<std::int64_t> dist = run_batch_kernel(pairs, members, 8 << g, device, stream, kernel_ms);
+    const std::vector<std::int64_t> dist = run_batch_kernel(pairs, members, 8 << g, device, stream, kernel_ms, table);
     for (std::size_t x = 0; x < members.size(); ++x) out[members[x]] = bounded(dist[x], k);
   }
   for (const std::size_t i : long_pairs) {
