@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli_test_support.hpp"
+#include "warpmatch/common.hpp"
 
 using warpmatch_test::CliResult;
 using warpmatch_test::quote;
@@ -92,15 +93,18 @@ TEST_F(CliHostile, HundredPatternsOverHundredMegabytesOfOneLetterStopAtOnce) {
   file("pats.txt", patterns);
   ASSERT_EQ(shell(letters("100000000") + " > a.txt").status, 0);
   long rss = 0;
+  // Where auto picks the GPU, the CUDA runtime and its pinned staging (the process-wide cache
+  // holds up to 512 MiB) come on top of the bounded hits: 1.2 GiB peak on the H100 host.
+  const long limit = (warpmatch::cuda_devices().empty() ? 800L : 1600L) * 1024;
   const CliResult head = shell("timeout 60 sh -c '\"$WM\" find -f pats.txt a.txt | head -1'", &rss);
   EXPECT_EQ(head.out, "0:a\n") << head.err;
-  EXPECT_LT(rss, 800L * 1024) << "peak " << rss << " KiB";
+  EXPECT_LT(rss, limit) << "peak " << rss << " KiB";
   const CliResult q = shell("timeout 60 \"$WM\" find -q -f pats.txt a.txt; echo rc=$?", &rss);
   EXPECT_EQ(q.out, "rc=0\n") << q.err;
-  EXPECT_LT(rss, 800L * 1024) << "peak " << rss << " KiB";
+  EXPECT_LT(rss, limit) << "peak " << rss << " KiB";
   const CliResult m = shell("timeout 60 \"$WM\" find -m 3 -f pats.txt a.txt", &rss);
   EXPECT_EQ(m.out, "0:a\n0:aa\n0:aaa\n") << m.err;
-  EXPECT_LT(rss, 800L * 1024) << "peak " << rss << " KiB";
+  EXPECT_LT(rss, limit) << "peak " << rss << " KiB";
   // -m with -c counts up to the limit (grep -c -m 3 prints 3).
   const CliResult mc = shell("timeout 60 \"$WM\" find -c -m 3 aaaa a.txt");
   EXPECT_EQ(mc.out, "3\n") << mc.err;
