@@ -21,6 +21,13 @@ struct InputShape {
 
 InputShape shape_of(const std::string& path) {
   InputShape s;
+  // Only regular files are opened here: opening a FIFO would wait for its writer, and the
+  // bytes it then sent would be lost to the search (issue 16).
+  struct stat path_st {};
+  if (path != "-" && (::stat(path.c_str(), &path_st) != 0 || !S_ISREG(path_st.st_mode))) {
+    s.source = TextSource::stream;
+    return s;
+  }
   const int fd = path == "-" ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return s;  // the search reports the error
   struct stat st {};

@@ -25,6 +25,14 @@ struct CliResult {
   std::string out, err;
 };
 
+// Built with AddressSanitizer (the `debug` preset): its shadow memory and quarantine make a
+// process's resident memory several times larger, so memory bounds are scaled by this.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr long kMemoryScale = 4;
+#else
+inline constexpr long kMemoryScale = 1;
+#endif
+
 inline std::string cli_path() {
   if (const char* p = std::getenv("WARPMATCH_CLI")) return p;
   return WARPMATCH_CLI_PATH;
