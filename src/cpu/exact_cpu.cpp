@@ -100,8 +100,12 @@ struct V {
 }  // namespace sse
 
 // ---- AVX2 kernels (only called when the CPU has AVX2) ------------------------------------
+#if defined(__clang__)  // clang (the fuzz preset) applies target attributes per function
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2")
+#endif
 namespace avx2 {
 struct V {
   using T = __m256i;
@@ -123,7 +127,11 @@ struct V {
 };
 #include "cpu/exact_cpu_kernel.hpp"
 }  // namespace avx2
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 namespace detail {
 namespace {

@@ -69,7 +69,7 @@ class CompressedReader {
       const std::size_t cap = std::max({buf_.size(), live + want + kHistory, kBlock});
       if (buf_.size() < cap) {
         std::vector<std::uint8_t> bigger(cap);
-        std::memcpy(bigger.data(), data_.data() + keep_from, live);
+        if (live) std::memcpy(bigger.data(), data_.data() + keep_from, live);  // data_ may be empty
         buf_.swap(bigger);
       } else if (keep_from > 0) {
         std::memmove(buf_.data(), data_.data() + keep_from, live);

@@ -511,8 +511,8 @@ struct TextStream::Impl {
       // The last window's bytes after its owned starts open this one (moved only now: the
       // caller searched them in place until this call; a pipelined caller still reads them).
       const Buffer& from = buffers[previous];
-      if (b.capacity < carry) grow(b, std::max<std::uint64_t>(carry, kFirstWindow), 0);
-      std::memmove(b.bytes.get(), from.bytes.get() + carry_from, carry);
+      if (b.capacity < carry) grow(b, std::max<std::uint64_t>(carry, next_capacity(b, carry)), 0);
+      if (carry) std::memmove(b.bytes.get(), from.bytes.get() + carry_from, carry);  // b may be unallocated
     }
     // Windows grow from 1 MiB to window_bytes, so the first results of a pipe (and -q, -m)
     // come after 1 MiB, not after a whole window.

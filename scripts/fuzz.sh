@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target (fuzz/fuzz_*.cpp) for SECONDS each (default 60) from its seed
+# corpus in fuzz/corpus/<target>, after building them with the `fuzz` preset (clang, ASan +
+# UBSan). New inputs go to build/fuzz/corpus/<target> (the seeds in the repository stay
+# small); a crash or a disagreement with the reference stops the run with its input saved as
+# build/fuzz/crash-* — turn it into a named regression test (tests/test_fuzz_regressions.cpp).
+#   scripts/fuzz.sh 600        ten minutes per target
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+cmake --preset fuzz > /dev/null
+cmake --build --preset fuzz -j "$(nproc)"
+status=0
+for target in input ops; do
+  work="build/fuzz/corpus/$target"
+  mkdir -p "$work"
+  echo "fuzz: $target for ${seconds}s"
+  if ! "build/fuzz/fuzz_$target" -max_total_time="$seconds" -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
+      -print_final_stats=1 -artifact_prefix=build/fuzz/ "$work" "fuzz/corpus/$target" 2>&1 |
+      grep -E "^(#[0-9]+ +DONE|Done|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|fuzz_|SUMMARY|artifact_prefix|Test unit written)"; then
+    :
+  fi
+  if [ "${PIPESTATUS[0]}" -ne 0 ]; then
+    echo "fuzz: $target FAILED (see build/fuzz/crash-* or leak-*/timeout-*)"
+    status=1
+  fi
+done
+exit "$status"
