@@ -22,6 +22,12 @@
 #                 `find -c --stats` with --backend cuda and cpu, twice each; a carried
 #                 .device/warpmatch_old.gz (an earlier build) runs too, for a before/after
 #                 -> $OUT/feed.log
+#         sanitize  (issue 16; UNTESTED until its first run on the GPU machine) compute-sanitizer's
+#                 memcheck, racecheck, initcheck and synccheck over the GPU tests, a bounded
+#                 subset for the slow tools (WM_SANITIZE_FILTER_<TOOL> overrides; memcheck takes
+#                 every CUDA suite), each under WM_SANITIZE_TIMEOUT s (default 120); needs
+#                 compute-sanitizer on PATH, in /usr/local/cuda/bin or carried as
+#                 .device/compute-sanitizer/  -> $OUT/sanitize.log (ERROR SUMMARY per tool)
 #         all     info tests bench (the default)
 #   EXTRA BENCH ARGS go to every benchmark, e.g. `find -- --bytes 256M --repeats 3`.
 #   Environment: WM_TESTS_TIMEOUT (s, default 200), WM_BENCH_TIMEOUT (s, default 330),
@@ -45,8 +51,8 @@ while (($#)); do
   case "$1" in
     --) shift; extra=("$@"); break ;;
     all) steps+=(info tests bench) ;;
-    info|tests|bench|find|e2e|inputs|feed) steps+=("$1") ;;
-    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, e2e, inputs, feed, all)" >&2; exit 2 ;;
+    info|tests|bench|find|e2e|inputs|feed|sanitize) steps+=("$1") ;;
+    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, e2e, inputs, feed, sanitize, all)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -251,6 +257,39 @@ step_feed() {
     done
   } 2>&1 | tee "$OUT/feed.log"
   rm -rf "$dir"
+}
+
+# compute-sanitizer over the GPU tests (issue 16). UNTESTED: written without a GPU; the first
+# run on the GPU machine should check the tool is found and each subset fits its limit.
+step_sanitize() {
+  local cs="" tool rc=0 r filter
+  for c in compute-sanitizer /usr/local/cuda/bin/compute-sanitizer "$D/compute-sanitizer/compute-sanitizer"; do
+    if command -v "$c" >/dev/null 2>&1; then cs=$c; break; fi
+  done
+  : >"$OUT/sanitize.log"
+  if [[ -z $cs ]]; then
+    echo "sanitize: compute-sanitizer not found (PATH, /usr/local/cuda/bin, .device/compute-sanitizer)" |
+      tee -a "$OUT/sanitize.log"
+    return 1
+  fi
+  local all_cuda='ApproxCuda.*:CudaExact.*:MultiCuda.*:DistanceCuda.*:LcsCuda.*:MemCuda.*'
+  # racecheck / initcheck / synccheck are 10-100x slower than memcheck: one small test per kernel family.
+  local small='ApproxCuda.PaperExampleAbabaInAaabbbaaHasDistanceOne:ApproxCuda.PatternLongerThanTextAndTinyTexts'
+  small+=':CudaExact.EdgeSizesEmptyOneByteAndPatternLongerThanText:CudaExact.FloodGivesOneMatchPerPosition'
+  small+=':MultiCuda.LongPatternsAndTextEnds:DistanceCuda.KnownVectorsEveryAlgorithm:DistanceCuda.EmptyIdenticalAndOneSided'
+  small+=':LcsCuda.EmptyAndOneByteInputs:LcsCuda.AdversarialInputsMatchTheOracle'
+  for tool in memcheck racecheck initcheck synccheck; do
+    local var="WM_SANITIZE_FILTER_${tool^^}"
+    filter=${!var:-$([[ $tool == memcheck ]] && echo "$all_cuda" || echo "$small")}
+    echo "== compute-sanitizer --tool $tool, tests $filter" | tee -a "$OUT/sanitize.log"
+    timeout --kill-after=10 "${WM_SANITIZE_TIMEOUT:-120}" "$cs" --tool "$tool" --error-exitcode 99 \
+      "$D/warpmatch_tests" --gtest_filter="$filter" >>"$OUT/sanitize.log" 2>&1
+    r=$?
+    echo "== $tool: exit $r" | tee -a "$OUT/sanitize.log"
+    ((r > rc)) && rc=$r
+  done
+  grep -E '^(== |========= ERROR SUMMARY|\[  (PASSED|FAILED|SKIPPED)  ?\] [0-9])' "$OUT/sanitize.log"
+  return $rc
 }
 
 for s in "${steps[@]}"; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh Debian 12 machine (as root): installs dependencies,
-# builds, runs every test with CTest. GPU tests skip with a message when no GPU is visible.
+# builds, runs every test with CTest, then builds the Python package and runs its pytest
+# suite (scripts/test_python.sh). GPU tests skip with a message when no GPU is visible.
 # Then (issue 16) the CPU suite again under ASan + UBSan (the `debug` preset) and each
 # libFuzzer target for a short fixed time (scripts/fuzz.sh); WARPMATCH_SANITIZE=0 skips both,
 # WARPMATCH_FUZZ_SECONDS sets the fuzzing time per target (default 30).
@@ -12,6 +13,9 @@ start=$SECONDS
 bash scripts/build.sh "$preset"
 ctest --preset "$preset" -j "$(nproc)" "$@"
 echo "test.sh: $preset build and tests took $((SECONDS - start)) s"
+start=$SECONDS
+bash scripts/test_python.sh
+echo "test.sh: Python package and tests took $((SECONDS - start)) s"
 if [ "${WARPMATCH_SANITIZE:-1}" != 0 ]; then
   start=$SECONDS
   cmake --preset debug > /dev/null
