@@ -962,7 +962,7 @@ struct JobSpec {
 /// The backends of warpmatch's rows (cuda rows are skipped, with the reason, without a GPU).
 const std::vector<std::string> kBackends = {"auto", "cpu", "cuda"};
 
-constexpr JobSpec kJobs[] = {{1, "word"}, {2, "stdin"}, {3, "words"}, {4, "fasta"}, {5, "gz"},
+const JobSpec kJobs[] = {{1, "word"}, {2, "stdin"}, {3, "words"}, {4, "fasta"}, {5, "gz"},
                              {5, "bgzf"}, {5, "zst"},   {6, "tiny"},  {7, "pairs"}};
 
 std::vector<std::string> parse_rows(const std::string& list) {

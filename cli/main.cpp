@@ -5,56 +5,16 @@
 #include <cstdio>
 #include <exception>
 
+#include "app.hpp"
 #include "commands.hpp"
 #include "output.hpp"
 #include "warpmatch/common.hpp"
 
-namespace warpmatch::cli {
-std::vector<CommandEntry>& command_registry() {
-  static std::vector<CommandEntry> entries;
-  return entries;
-}
-std::vector<CommandEntry>& bench_registry() {
-  static std::vector<CommandEntry> entries;
-  return entries;
-}
-
-CLI::Validator device_check() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        std::string error = integer_in(0, std::numeric_limits<int>::max()).operator()(text);
-        if (!error.empty()) return error;
-        const std::size_t visible = warpmatch::cuda_devices().size();
-        if (std::stoull(text) >= visible)
-          return "no CUDA device " + text + " (" + std::to_string(visible) + " visible; see warpmatch info)";
-        return {};
-      },
-      "INT");
-}
-}  // namespace warpmatch::cli
-
 int main(int argc, char** argv) {
   using namespace warpmatch::cli;
-  CLI::App app{"warpmatch — exact and approximate string matching on CUDA GPUs and all CPU cores"};
-  app.set_help_flag("--help", "Print this help and exit");
-  app.require_subcommand(1);
-  app.footer(
-      "Examples:\n"
-      "  warpmatch find GATTACA genome.fa.gz         every occurrence, per FASTA record\n"
-      "  warpmatch find -c -i error /var/log/syslog  count, ASCII case-insensitive\n"
-      "  warpmatch find --json --stats the big.txt   JSON lines and a summary\n"
-      "  warpmatch info                              build and GPUs seen\n"
-      "  warpmatch bench find --bytes 1G             benchmark against ripgrep\n"
-      "Run 'warpmatch COMMAND --help' for a command's options.");
-
-  auto& entries = command_registry();
-  std::sort(entries.begin(), entries.end(),
-            [](const CommandEntry& a, const CommandEntry& b) { return a.order < b.order; });
   std::vector<std::pair<CLI::App*, CommandRunner>> runners;
-  for (const auto& e : entries) {
-    CommandRunner run = e.setup(app);
-    runners.emplace_back(app.get_subcommand(e.name), std::move(run));
-  }
+  const std::unique_ptr<CLI::App> app_ptr = make_app(runners);
+  CLI::App& app = *app_ptr;
 
   try {
     app.parse(argc, argv);
