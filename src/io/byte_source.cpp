@@ -20,7 +20,7 @@ namespace warpmatch::io {
 
 std::size_t MemorySource::read(std::uint8_t* out, std::size_t capacity) {
   const std::size_t n = std::min(capacity, bytes_.size() - pos_);
-  std::memcpy(out, bytes_.data() + pos_, n);
+  if (n) std::memcpy(out, bytes_.data() + pos_, n);  // an empty span may have no data (UBSan)
   pos_ += n;
   return n;
 }
