@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -114,6 +115,30 @@ class CliTest : public ::testing::Test {
     const int raw = std::system(cmd.c_str());
     CliResult r;
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+
+  // Runs `pipeline` (/bin/sh, "$WM" = the CLI, in dir_) and returns its result and the peak
+  // resident memory of its largest process (wait4's rusage of the shell's children).
+  CliResult shell(const std::string& pipeline, long* max_rss_kib = nullptr) {
+    const std::string out = (dir_ / ".out").string(), err = (dir_ / ".err").string();
+    const std::string cmd = "export WM=" + quote(cli_path()) + "; cd " + quote(dir_.string()) +
+                            " && {\n" + pipeline + "\n}";
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      std::freopen(out.c_str(), "w", stdout);
+      std::freopen(err.c_str(), "w", stderr);
+      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    int status = 0;
+    struct rusage usage {};
+    ::wait4(pid, &status, 0, &usage);
+    if (max_rss_kib) *max_rss_kib = usage.ru_maxrss;
+    CliResult r;
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     r.out = read_file(out);
     r.err = read_file(err);
     return r;

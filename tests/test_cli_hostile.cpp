@@ -21,29 +21,6 @@ class CliHostile : public warpmatch_test::CliTest {
  protected:
   CliHostile() : CliTest("warpmatch_hostile_") {}
 
-  // Runs `pipeline` (/bin/sh, "$WM" = the CLI, in dir_) and returns its result and the peak
-  // resident memory of its largest process.
-  CliResult shell(const std::string& pipeline, long* max_rss_kib = nullptr) {
-    const std::string out = (dir_ / ".out").string(), err = (dir_ / ".err").string();
-    const std::string cmd = "export WM=" + quote(warpmatch_test::cli_path()) + "; cd " + quote(dir_.string()) +
-                            " && {\n" + pipeline + "\n}";
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      std::freopen(out.c_str(), "w", stdout);
-      std::freopen(err.c_str(), "w", stderr);
-      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    int status = 0;
-    struct rusage usage {};
-    ::wait4(pid, &status, 0, &usage);
-    if (max_rss_kib) *max_rss_kib = usage.ru_maxrss;
-    CliResult r;
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = warpmatch_test::read_file(out);
-    r.err = warpmatch_test::read_file(err);
-    return r;
-  }
 
   // The CLI with `args` run in dir_ (relative names as a user types them), `input` on stdin.
   CliResult run(const std::vector<std::string>& args, const std::string& input = {}) {

@@ -19,28 +19,6 @@ namespace {
 
 class CliStream : public warpmatch_test::CliTest {
  protected:
-  // Runs `pipeline` (a /bin/sh command line, "$WM" = the CLI) and returns its result and the
-  // peak resident memory of its largest process (wait4's rusage of the shell's children).
-  CliResult shell(const std::string& pipeline, long* max_rss_kib = nullptr) {
-    const std::string out = (dir_ / ".out").string(), err = (dir_ / ".err").string();
-    const std::string cmd = "export WM=" + quote(warpmatch_test::cli_path()) + "; " + pipeline;
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      std::freopen(out.c_str(), "w", stdout);
-      std::freopen(err.c_str(), "w", stderr);
-      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    int status = 0;
-    struct rusage usage {};
-    ::wait4(pid, &status, 0, &usage);
-    if (max_rss_kib) *max_rss_kib = usage.ru_maxrss;
-    CliResult r;
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = warpmatch_test::read_file(out);
-    r.err = warpmatch_test::read_file(err);
-    return r;
-  }
 };
 
 }  // namespace
