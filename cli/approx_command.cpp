@@ -19,6 +19,7 @@
 #include "job_estimate.hpp"
 #include "output.hpp"
 #include "progress.hpp"
+#include "sequence_options.hpp"
 #include "warpmatch/approx.hpp"
 
 namespace warpmatch::cli {
@@ -50,15 +51,20 @@ struct ApproxFlags {
   int threads = 0;
   int device = 0;
   int blocks = 0;
+  bool hamming = false;
+  SequenceFlags seq;
 };
 
-/// Patterns from --patterns: FASTA/FASTQ records, or one pattern per line (blank lines and a
-/// trailing carriage return ignored).
-std::vector<std::vector<std::uint8_t>> load_patterns(const std::string& path) {
+/// Patterns from --patterns: FASTA/FASTQ records (their names label BED/TSV rows), or one
+/// pattern per line (blank lines and a trailing carriage return ignored).
+std::vector<std::vector<std::uint8_t>> load_patterns(const std::string& path, std::vector<std::string>& names) {
   const io::Input input = io::Input::open(path);
   std::vector<std::vector<std::uint8_t>> patterns;
   if (input.format() != io::Format::plain) {
-    for (const auto& r : input.records()) patterns.emplace_back(r.sequence.begin(), r.sequence.end());
+    for (const auto& r : input.records()) {
+      patterns.emplace_back(r.sequence.begin(), r.sequence.end());
+      names.emplace_back(r.name);
+    }
   } else {
     const ByteSpan all = input.bytes();
     std::size_t begin = 0;
@@ -114,11 +120,12 @@ struct Totals {
 class ApproxRun {
  public:
   ApproxRun(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<std::string> files,
-            std::string backend_reason)
+            std::string backend_reason, PatternLabels labels)
       : flags_(flags), matcher_(matcher), files_(std::move(files)), out_(stdout),
-        backend_reason_(std::move(backend_reason)) {
+        backend_reason_(std::move(backend_reason)), labels_(std::move(labels)) {
     show_path_ = flags.with_filename || (files_.size() > 1 && !flags.no_filename);
     show_pattern_ = matcher.pattern_count() > 1;
+    if (flags.seq.tsv && !flags.count && !flags.quiet) append_tsv_header(out_.buffer());
   }
 
   int run() {
@@ -170,11 +177,44 @@ class ApproxRun {
   void search_input(io::TextStream& input) {
     input_open_ = true;
     const bool fastx = input.format() != io::Format::plain;
+    // The junction holds the last m + k bytes (every alignment ending past the record's end
+    // starts there) and m + k of its start; the stream's overlap is at least that.
+    CircularJunction junction(stream_options().overlap);
     for (io::TextWindow w; !stop_input_ && !stop_all_ && input.next(w);) {
       const Location where{input.name(), fastx ? std::optional<std::string_view>(w.record) : std::nullopt};
       search_window(w, where);
+      if (flags_.seq.circular && !stop_input_ && !stop_all_ && junction.add(w)) search_junction(junction, where);
     }
     finish_input(input.name());
+  }
+
+  // --circular: the hits of the record followed by its first m + k bytes that end past the
+  // record's end and start inside it (those ending inside are the record's own).
+  void search_junction(const CircularJunction& junction, const Location& where) {
+    const ByteSpan text = junction.text();
+    matcher_.scan(text, [&](const ApproxMatch& local) {
+      const auto at = junction.crossing(local.start, local.end);
+      if (!at) return true;
+      ApproxMatch hit = local;
+      hit.start = at->first;
+      hit.end = at->second;
+      return deliver(where, text.subspan(local.start, local.end - local.start), hit);
+    });
+  }
+
+  // One hit at record coordinates; false stops the scan (-q, --max-hits).
+  bool deliver(const Location& where, ByteSpan matched, const ApproxMatch& hit) {
+    ++input_hits_;
+    if (flags_.quiet) {
+      stop_all_ = true;
+      return false;
+    }
+    if (!flags_.count) print_match(where, matched, hit);
+    if (flags_.max_hits >= 0 && static_cast<std::int64_t>(input_hits_) >= flags_.max_hits) {
+      stop_input_ = true;
+      return false;
+    }
+    return true;
   }
 
   void finish_input(const std::string& name) {
@@ -202,22 +242,10 @@ class ApproxRun {
         ticker.stop();  // every end is found; the bar must not mix with the output
         first_hit = false;
       }
-      ++input_hits_;
-      if (flags_.quiet) {
-        stop_all_ = true;
-        return false;
-      }
-      if (!flags_.count) {
-        ApproxMatch hit = local;
-        hit.start += w.offset;
-        hit.end += w.offset;
-        print_match(where, text.subspan(local.start, local.end - local.start), hit);
-      }
-      if (flags_.max_hits >= 0 && static_cast<std::int64_t>(input_hits_) >= flags_.max_hits) {
-        stop_input_ = true;
-        return false;
-      }
-      return true;
+      ApproxMatch hit = local;
+      hit.start += w.offset;
+      hit.end += w.offset;
+      return deliver(where, text.subspan(local.start, local.end - local.start), hit);
     }, nullptr, &scan_progress);
     ticker.stop();
     totals_.scan_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -225,20 +253,36 @@ class ApproxRun {
 
   void print_match(const Location& where, ByteSpan matched, const ApproxMatch& hit) {
     auto& buf = out_.buffer();
-    if (flags_.json) {
+    if (flags_.seq.bed || flags_.seq.tsv) {
+      SequenceHit row;
+      row.chrom = where.record ? *where.record : where.path;
+      const std::string name = labels_.name(hit.pattern, hit.pattern);
+      row.name = name;
+      row.pattern = hit.pattern < labels_.texts.size() ? std::string_view(labels_.texts[hit.pattern]) : std::string_view();
+      row.start = hit.start;
+      row.end = hit.end;
+      row.score = hit.distance;
+      row.strand = hit.strand;
+      row.matched = std::string_view(reinterpret_cast<const char*>(matched.data()), matched.size());
+      if (flags_.seq.bed) append_bed_row(buf, row);
+      else append_tsv_row(buf, row);
+    } else if (flags_.json) {
       buf.append(std::string_view(R"({"type":"match","path":)"));
       append_json_string(buf, where.path);
       buf.append(std::string_view(R"(,"record":)"));
       if (where.record) append_json_string(buf, *where.record);
       else buf.append(std::string_view("null"));
-      fmt::format_to(std::back_inserter(buf), R"(,"pattern":{},"start":{},"end":{},"distance":{},"cigar":)",
+      fmt::format_to(std::back_inserter(buf), R"(,"pattern":{},"start":{},"end":{},"distance":{},)",
                      hit.pattern, hit.start, hit.end, hit.distance);
+      if (flags_.seq.shows_strand()) fmt::format_to(std::back_inserter(buf), R"("strand":"{}",)", hit.strand);
+      buf.append(std::string_view(R"("cigar":)"));
       append_json_string(buf, hit.cigar);
       buf.append(std::string_view("}\n"));
     } else {
       if (show_path_) fmt::format_to(std::back_inserter(buf), "{}:", where.path);
       if (where.record) fmt::format_to(std::back_inserter(buf), "{}:", *where.record);
       if (show_pattern_) fmt::format_to(std::back_inserter(buf), "{}:", hit.pattern);
+      if (flags_.seq.shows_strand()) fmt::format_to(std::back_inserter(buf), "{}:", hit.strand);
       fmt::format_to(std::back_inserter(buf), "{}:{}:{}:", hit.start, hit.end, hit.distance);
       if (flags_.cigar) fmt::format_to(std::back_inserter(buf), "{}:", hit.cigar);
       append_escaped_text(buf, matched);
@@ -309,14 +353,16 @@ class ApproxRun {
   bool input_open_ = false;
   std::uint64_t input_hits_ = 0;
   std::string backend_reason_;  // why this backend (--stats)
+  PatternLabels labels_;
 };
 
 int run_approx(const ApproxFlags& flags) {
   std::vector<std::vector<std::uint8_t>> patterns;
   std::vector<std::string> files;
+  PatternLabels labels;
   if (!flags.patterns_file.empty()) {
     try {
-      patterns = load_patterns(flags.patterns_file);
+      patterns = load_patterns(flags.patterns_file, labels.names);
     } catch (const Error& e) {
       std::fprintf(stderr, "warpmatch: --patterns %s\n", e.what());
       return 2;
@@ -336,6 +382,12 @@ int run_approx(const ApproxFlags& flags) {
     files.assign(flags.args.begin() + 1, flags.args.end());
   }
   if (files.empty()) files.push_back("-");
+  for (const auto& p : patterns) labels.texts.emplace_back(p.begin(), p.end());
+  if (flags.seq.circular && (flags.best || flags.best_of_cluster)) {
+    std::fprintf(stderr, "warpmatch: --circular works with -k (all hits within K), not with --best or "
+                         "--best-per-cluster\n");
+    return 2;
+  }
   if (flags.k == kKUnset && !flags.best) {
     std::fprintf(stderr, "warpmatch: approx needs -k K (the maximum number of edits) or --best\n");
     return 2;
@@ -364,6 +416,9 @@ int run_approx(const ApproxFlags& flags) {
   options.threads = flags.threads;
   options.device = flags.device;
   options.best_of_cluster = flags.best_of_cluster;
+  options.strand = flags.seq.parsed_strand();
+  options.iupac = flags.seq.iupac;
+  options.hamming = flags.hamming;
   // Counting and -q print no hit: no start or alignment is recovered (so -c is never slower
   // than listing).
   const bool lists_hits = !flags.count && !flags.quiet;
@@ -382,7 +437,8 @@ int run_approx(const ApproxFlags& flags) {
   }();
   if (flags.max_hits == 0) return 1;
   return ApproxRun(flags, matcher, std::move(files),
-                   algorithm_decides && flags.backend == "auto" ? "--algo " + flags.algorithm : choice.reason)
+                   algorithm_decides && flags.backend == "auto" ? "--algo " + flags.algorithm : choice.reason,
+                   std::move(labels))
       .run();
 }
 
@@ -405,7 +461,11 @@ CommandRunner add_approx_command(CLI::App& app) {
   cmd->add_flag("--best-per-cluster", flags->best_of_cluster,
                 "Of each run of consecutive end positions report only the best hit");
   cmd->add_flag("-i,--ignore-case", flags->ignore_case, "ASCII case-insensitive match");
-  cmd->add_flag("--json", flags->json, "One JSON object per line: hits (with cigar), then a summary");
+  CLI::Option* json = cmd->add_flag("--json", flags->json, "One JSON object per line: hits (with cigar), then a summary");
+  cmd->add_flag("--hamming", flags->hamming,
+                "Substitutions only (no indels): every window as long as the pattern with at most K "
+                "mismatches; DISTANCE = mismatches");
+  add_sequence_options(cmd, flags->seq, json);
   cmd->add_flag("--stats", flags->stats, "Print bytes, hits, time, GCUPS, backend and device to stderr");
   cmd->add_flag("-q,--quiet", flags->quiet, "No output; exit 0 at the first hit");
   cmd->add_flag("-c,--count", flags->count, "Print only the number of hits per input");
@@ -424,13 +484,15 @@ CommandRunner add_approx_command(CLI::App& app) {
                   "--best and --best-per-cluster take whole records (default 256M)")
       ->check(size_check());
   cmd->footer(
-      "Output: [PATH:][RECORD:][PATTERN:]START:END:DISTANCE[:CIGAR]:MATCH per hit (PATH with several\n"
+      std::string("Output: [PATH:][RECORD:][PATTERN:][STRAND:]START:END:DISTANCE[:CIGAR]:MATCH per hit (PATH with several\n") +
       "inputs or -H, RECORD for FASTA/FASTQ, PATTERN with --patterns; END exclusive; START the\n"
       "largest start attaining DISTANCE). CIGAR (SAM's convention, the pattern the query, the text\n"
       "the reference): '=' equal bytes, 'X' a mismatch, 'I' a pattern byte absent from the text,\n"
       "'D' a text byte absent from the pattern. -c counts every input, 0 included; -q exits 0 at\n"
-      "the first hit, even when an input failed. Exit status: 0 hit, 1 no hit, 2 error.\n"
+      "the first hit, even when an input failed. Exit status: 0 hit, 1 no hit, 2 error.\n" +
+      std::string(kSequenceHelp) +
       "Examples:\n"
+      "  warpmatch approx -k 3 --hamming --strand both --iupac --bed --patterns guides.fa g.fa\n"
       "  warpmatch approx -k 2 GATTACA genome.fa.gz          every end within 2 edits\n"
       "  warpmatch approx --best --cigar ACGTTGCA reads.fq    best hits with alignments\n"
       "  warpmatch approx -k 3 --patterns primers.txt --json genome.fa\n"

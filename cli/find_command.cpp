@@ -17,6 +17,7 @@
 #include "job_estimate.hpp"
 #include "output.hpp"
 #include "progress.hpp"
+#include "sequence_options.hpp"
 #include "warpmatch/exact.hpp"
 #include "warpmatch/multi.hpp"
 
@@ -47,8 +48,11 @@ struct FindFlags {
   std::int64_t max_count = -1;
   std::string window = "256M";  // --window: text bytes per streamed window
   MbndmGpuConfig mbndm;
+  SequenceFlags seq;
 
   bool multi() const { return !patterns_e.empty() || !pattern_files.empty(); }
+  /// Strands and IUPAC codes are searched by the pattern-set engine, even for one pattern.
+  bool sequence_search() const { return seq.iupac || seq.strand != "+"; }
 };
 
 // Mapped files are searched in windows of this many start positions (streamed inputs in
@@ -70,10 +74,11 @@ class FindRun {
  public:
   // pattern_ids maps the matcher's pattern index to the one printed (multi only).
   FindRun(const FindFlags& flags, const Matcher& matcher, std::string backend_reason,
-          std::vector<std::uint64_t> pattern_ids = {})
+          std::vector<std::uint64_t> pattern_ids = {}, PatternLabels labels = {})
       : flags_(flags), matcher_(matcher), backend_reason_(std::move(backend_reason)),
-        pattern_ids_(std::move(pattern_ids)), out_(stdout) {
+        pattern_ids_(std::move(pattern_ids)), labels_(std::move(labels)), out_(stdout) {
     show_path_ = flags.with_filename || (flags.files.size() > 1 && !flags.no_filename);
+    if (flags.seq.tsv && !flags.count && !flags.quiet) append_tsv_header(out_.buffer());
   }
 
   int run() {
@@ -121,9 +126,12 @@ class FindRun {
     std::uint64_t shown = 0;
     if constexpr (kIsMulti<Matcher>) per_pattern_.assign(matcher_.pattern_count(), 0);
     const bool fastx = input.format() != io::Format::plain;
+    CircularJunction junction(longest_pattern() - 1);
     for (io::TextWindow w; !stop_input_ && !stop_all_ && input.next(w);) {
       const Location where{input.name(), fastx ? std::optional<std::string_view>(w.record) : std::nullopt};
       input_matches_ += search_window(w, where);
+      if (flags_.seq.circular && !stop_input_ && !stop_all_ && junction.add(w))
+        input_matches_ += search_junction(junction, where);
       totals_.bytes += w.owned;
       const std::uint64_t at = input.stored_offset();
       progress.advance(at > shown ? at - shown : 0);
@@ -185,6 +193,23 @@ class FindRun {
     return found;
   }
 
+  // --circular: the hits across the record's end->start junction (they start in its tail).
+  std::uint64_t search_junction(const CircularJunction& junction, const Location& where) {
+    std::uint64_t found = 0;
+    const ByteSpan text = junction.text();
+    matcher_.scan(text, [&](const Match& hit) {
+      const auto at = junction.crossing(hit.start, hit.end);
+      if (!at) return true;
+      ++found;
+      if (flags_.count && flags_.max_count < 0 && !flags_.quiet) {
+        if constexpr (kIsMulti<Matcher>) ++per_pattern_[hit.pattern];
+        return true;
+      }
+      return on_match(where, text, at->first - hit.start, hit);  // printed at base + hit.start
+    });
+    return found;
+  }
+
   bool on_match(const Location& where, ByteSpan text, std::uint64_t base, const Match& hit) {
     if (flags_.quiet) {
       stop_all_ = true;
@@ -193,7 +218,7 @@ class FindRun {
     if constexpr (kIsMulti<Matcher>) ++per_pattern_[hit.pattern];
     if (!flags_.count)
       print_match(where, text.subspan(hit.start, hit.end - hit.start), base + hit.start, base + hit.end,
-                  hit.pattern);
+                  hit.pattern, hit.strand);
     const bool more =
         flags_.max_count < 0 || static_cast<std::int64_t>(++matches_this_input_) < flags_.max_count;
     if (!more) stop_input_ = true;
@@ -205,20 +230,34 @@ class FindRun {
   }
 
   void print_match(const Location& where, ByteSpan matched, std::uint64_t start, std::uint64_t end,
-                   std::uint32_t pattern) {
+                   std::uint32_t pattern, char strand) {
     auto& buf = out_.buffer();
-    if (flags_.json) {
+    if (flags_.seq.bed || flags_.seq.tsv) {
+      SequenceHit row;
+      row.chrom = where.record ? *where.record : where.path;
+      const std::string name = labels_.name(pattern, shown_pattern(pattern));
+      row.name = name;
+      row.pattern = pattern < labels_.texts.size() ? std::string_view(labels_.texts[pattern]) : std::string_view();
+      row.start = start;
+      row.end = end;
+      row.strand = strand;
+      row.matched = std::string_view(reinterpret_cast<const char*>(matched.data()), matched.size());
+      if (flags_.seq.bed) append_bed_row(buf, row);
+      else append_tsv_row(buf, row);
+    } else if (flags_.json) {
       buf.append(std::string_view(R"({"type":"match","path":)"));
       append_json_string(buf, where.path);
       buf.append(std::string_view(R"(,"record":)"));
       if (where.record) append_json_string(buf, *where.record);
       else buf.append(std::string_view("null"));
-      fmt::format_to(std::back_inserter(buf), R"(,"pattern":{},"start":{},"end":{}}})" "\n",
-                     shown_pattern(pattern), start, end);
+      fmt::format_to(std::back_inserter(buf), R"(,"pattern":{},"start":{},"end":{})", shown_pattern(pattern), start, end);
+      if (flags_.seq.shows_strand()) fmt::format_to(std::back_inserter(buf), R"(,"strand":"{}")", strand);
+      buf.append(std::string_view("}\n"));
     } else {
       if (show_path_) fmt::format_to(std::back_inserter(buf), "{}:", where.path);
       if (where.record) fmt::format_to(std::back_inserter(buf), "{}:", *where.record);
       fmt::format_to(std::back_inserter(buf), "{}:", start);
+      if (flags_.seq.shows_strand()) fmt::format_to(std::back_inserter(buf), "{}:", strand);
       append_escaped_text(buf, matched);
       buf.push_back('\n');
     }
@@ -277,7 +316,7 @@ class FindRun {
         fmt::format_to(std::back_inserter(buf),
                        R"(,"patterns":{},"compile_seconds":{:.6f},"compile_memory_bytes":{},)"
                        R"("device_memory_bytes":{})",
-                       c.patterns, c.seconds, c.memory_bytes, c.device_memory_bytes);
+                       matcher_.pattern_count(), c.seconds, c.memory_bytes, c.device_memory_bytes);
       }
       buf.append(std::string_view("}\n"));
     }
@@ -323,6 +362,7 @@ class FindRun {
   const Matcher& matcher_;
   std::string backend_reason_;  // why this backend (--stats)
   std::vector<std::uint64_t> pattern_ids_;
+  PatternLabels labels_;
   Output out_;
   Totals totals_;
   std::vector<std::uint64_t> per_pattern_;  // multi: counts of the current input
@@ -351,7 +391,7 @@ Matcher compile_with_fallback(const Patterns& patterns, Options options, bool au
 // everything before it), so that with one -f a pattern's index is its line number - 1.
 // Returns 2 after printing the error when a file cannot be read or the set is empty.
 int gather_patterns(const FindFlags& flags, std::vector<std::string>& patterns,
-                    std::vector<std::uint64_t>& ids) {
+                    std::vector<std::uint64_t>& ids, std::vector<std::string>& names) {
   std::uint64_t next = 0;
   for (const std::string& p : flags.patterns_e) {
     if (p.empty()) {
@@ -360,16 +400,31 @@ int gather_patterns(const FindFlags& flags, std::vector<std::string>& patterns,
     }
     patterns.push_back(p);
     ids.push_back(next++);
+    names.emplace_back();
   }
   for (const std::string& path : flags.pattern_files) {
     // Read as bytes (never as FASTA): '-' is stdin, gzip/zstd are decompressed; a directory,
     // a missing or unreadable file is "PATH: reason".
+    // A FASTA file of patterns (primers, guides) gives each its record name (BED/TSV name).
     PatternList list;
+    std::vector<std::string> file_names;
     try {
       const io::Input in = io::Input::open(path, io::Format::plain);
       const ByteSpan bytes = in.bytes();
-      list = parse_pattern_file(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
-                                flags.fixed_lines, path);
+      if (!flags.fixed_lines && !bytes.empty() && bytes[0] == '>') {
+        const io::Input fasta = io::Input::open(path, io::Format::fasta);
+        for (const auto& r : fasta.records()) {
+          list.line_index.push_back(list.patterns.size());
+          list.patterns.emplace_back(r.sequence.begin(), r.sequence.end());
+          file_names.emplace_back(r.name);
+        }
+        list.lines = list.patterns.size();
+        for (std::size_t i = 0; i < list.patterns.size(); ++i)
+          if (list.patterns[i].empty()) throw InvalidArgument(path + ": record '" + file_names[i] + "' has no sequence");
+      } else {
+        list = parse_pattern_file(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                                  flags.fixed_lines, path);
+      }
     } catch (const Error& e) {
       std::fprintf(stderr, "warpmatch: %s\n", e.what());
       return 2;
@@ -382,6 +437,7 @@ int gather_patterns(const FindFlags& flags, std::vector<std::string>& patterns,
     for (std::size_t i = 0; i < list.patterns.size(); ++i) {
       patterns.push_back(std::move(list.patterns[i]));
       ids.push_back(next + list.line_index[i]);
+      names.push_back(i < file_names.size() ? file_names[i] : std::string());
     }
     next += list.lines;
   }
@@ -391,7 +447,9 @@ int gather_patterns(const FindFlags& flags, std::vector<std::string>& patterns,
 int run_multi(const FindFlags& flags) {
   std::vector<std::string> patterns;
   std::vector<std::uint64_t> ids;
-  if (const int status = gather_patterns(flags, patterns, ids)) return status;
+  PatternLabels labels;
+  if (const int status = gather_patterns(flags, patterns, ids, labels.names)) return status;
+  labels.texts = patterns;
   JobShape shape;
   shape.operation = Operation::multi;
   shape.patterns = patterns.size();
@@ -405,9 +463,11 @@ int run_multi(const FindFlags& flags) {
   options.threads = flags.threads;
   options.device = flags.device;
   options.mbndm_gpu = flags.mbndm;
+  options.strand = flags.seq.parsed_strand();
+  options.iupac = flags.seq.iupac;
   const MultiMatcher matcher = compile_with_fallback<MultiMatcher>(patterns, options, flags.backend == "auto");
   if (flags.max_count == 0) return 1;
-  return FindRun<MultiMatcher>(flags, matcher, choice.reason, std::move(ids)).run();
+  return FindRun<MultiMatcher>(flags, matcher, choice.reason, std::move(ids), std::move(labels)).run();
 }
 
 int run_find(FindFlags flags) {
@@ -426,6 +486,10 @@ int run_find(FindFlags flags) {
     std::fprintf(stderr, "warpmatch: empty pattern: give at least one byte to search for\n");
     return 2;
   }
+  if (flags.sequence_search()) {
+    flags.patterns_e.push_back(flags.pattern);  // strands and IUPAC: the pattern-set engine
+    return run_multi(flags);
+  }
   JobShape shape;
   shape.operation = Operation::exact;
   shape.pattern_length = flags.pattern.size();
@@ -440,7 +504,9 @@ int run_find(FindFlags flags) {
   const ExactMatcher matcher =
       compile_with_fallback<ExactMatcher>(as_bytes(flags.pattern), options, flags.backend == "auto");
   if (flags.max_count == 0) return 1;  // grep -m 0: read nothing, match nothing
-  return FindRun<ExactMatcher>(flags, matcher, choice.reason).run();
+  PatternLabels labels;
+  labels.texts.push_back(flags.pattern);
+  return FindRun<ExactMatcher>(flags, matcher, choice.reason, {}, std::move(labels)).run();
 }
 
 CommandRunner add_find_command(CLI::App& app) {
@@ -466,8 +532,9 @@ CommandRunner add_find_command(CLI::App& app) {
   cmd->add_flag("--include-zero", flags->include_zero,
                 "With -c and -e / -f: also print the patterns that did not occur (count 0)");
   cmd->add_flag("-i,--ignore-case", flags->ignore_case, "ASCII case-insensitive match");
-  cmd->add_flag("--json", flags->json,
+  CLI::Option* json = cmd->add_flag("--json", flags->json,
                 "One JSON object per line: matches (or counts), then a summary");
+  add_sequence_options(cmd, flags->seq, json);
   cmd->add_flag("--stats", flags->stats,
                 "Print bytes, matches, time, backend, device (and pattern-set compile time and "
                 "memory) to stderr");
@@ -499,7 +566,8 @@ CommandRunner add_find_command(CLI::App& app) {
       ->check(size_check());
   cmd->add_flag("--no-progress", flags->no_progress, "Never draw the progress bar");
   cmd->footer(
-      "Output: PATH:RECORD:START:MATCH per occurrence (PATH with several inputs or -H, RECORD\n"
+      std::string("Output: PATH:RECORD:START[:STRAND]:MATCH per occurrence (PATH with several inputs or -H,\n") +
+      "RECORD for FASTA/FASTQ, STRAND with --strand - or both;\n"
       "for FASTA/FASTQ; START is the 0-based byte offset in the record; bytes outside printable\n"
       "ASCII are escaped as \\xNN). Pattern sets: every occurrence of every pattern, overlapping\n"
       "ones included, ordered by (start, pattern); JSON \"pattern\" is the pattern's index: -e\n"
@@ -514,8 +582,10 @@ CommandRunner add_find_command(CLI::App& app) {
       "Inputs are streamed: files of any size and endless pipes work in bounded memory (--window).\n"
       "--backend auto weighs the job (bytes, where they come from, patterns) by a cost model and\n"
       "starts CUDA only when the GPU wins end to end; --stats prints the choice and its estimate.\n"
+      + std::string(kSequenceHelp) +
       "Examples:\n"
       "  warpmatch find GGATCC lambda.fa.gz             BamHI sites in a phage genome\n"
+      "  warpmatch find --strand both --iupac --bed GGNCCR g.fa   both strands, degenerate bases, BED\n"
       "  warpmatch find -c the a.txt b.txt.gz           count per file\n"
       "  zcat big.gz | warpmatch find --json needle     JSON lines from stdin\n"
       "  warpmatch find -f words.txt --stats book.txt   every word of a list, compile stats\n"

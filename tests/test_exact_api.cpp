@@ -129,7 +129,7 @@ TEST(ExactApi, SinkReturningFalseStopsTheScan) {
     });
     EXPECT_EQ(delivered, 5u);
     ASSERT_EQ(got.size(), 5u);
-    for (std::uint64_t i = 0; i < 5; ++i) EXPECT_EQ(got[i], (Match{0, i, i + 2}));
+    for (std::uint64_t i = 0; i < 5; ++i) EXPECT_EQ(got[i], (Match{.pattern = 0, .start = i, .end = i + 2}));
   }
 }
 

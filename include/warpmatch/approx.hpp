@@ -32,6 +32,7 @@
 
 #include "warpmatch/common.hpp"
 #include "warpmatch/exact.hpp"  // ScanStats
+#include "warpmatch/sequence.hpp"
 
 namespace warpmatch {
 
@@ -51,6 +52,12 @@ struct ApproxOptions {
   Backend backend = Backend::automatic;
   std::string algorithm = "auto";
   bool case_insensitive = false;     // ASCII letters only
+  /// Sequence search (warpmatch/sequence.hpp): the strand(s) searched, IUPAC codes in the
+  /// patterns, and Hamming distance (substitutions only: every window as long as the pattern
+  /// with at most k mismatches; `distance` = mismatches, start = end - m).
+  Strand strand = Strand::forward;
+  bool iupac = false;
+  bool hamming = false;
   int threads = 0;                   // CPU threads; 0 = all hardware threads
   int device = 0;                    // CUDA device ordinal
   std::uint64_t max_hits = 0;        // stop a scan after this many hits (0 = no limit)
@@ -71,6 +78,7 @@ struct ApproxOptions {
 /// it to the pattern gives text[start:end], and its X + I + D count equals `distance`.
 struct ApproxMatch {
   std::uint32_t pattern = 0;         // index of the pattern in compile() order
+  char strand = '+';                 // '-': a hit of the pattern's reverse complement
   std::uint64_t start = 0;
   std::uint64_t end = 0;
   std::uint32_t distance = 0;
@@ -80,7 +88,7 @@ struct ApproxMatch {
 
 /// Receives hits segment by segment of the text (2^23 end positions each, the same on every
 /// backend; a text up to that size is one segment), in a segment pattern by pattern (compile
-/// order), each pattern's hits in ascending end; returns false to stop the scan. A segment's
+/// order; with Strand::both a pattern's '+' hits, then its '-' hits), each in ascending end; returns false to stop the scan. A segment's
 /// hits are found, delivered and freed before the next one is searched, so a scan holds at
 /// most one segment's hits (16 bytes per end) whatever the text, and stopping wastes at most
 /// one segment's work. With best_of_cluster a run of ends crossing a segment boundary is

@@ -32,6 +32,8 @@ struct Match {
   std::uint32_t pattern = 0;
   std::uint64_t start = 0;
   std::uint64_t end = 0;
+  char strand = '+';  // '-': the pattern's reverse complement matched (sequence search); last,
+                      // so that positional initialisers {pattern, start, end} stay valid
   friend bool operator==(const Match&, const Match&) = default;
 };
 

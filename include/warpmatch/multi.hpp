@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "warpmatch/common.hpp"
+#include "warpmatch/sequence.hpp"
 
 namespace warpmatch {
 
@@ -47,6 +48,13 @@ struct MultiOptions {
   bool case_insensitive = false;  // ASCII letters only
   int threads = 0;                // CPU threads; 0 = all hardware threads
   int device = 0;                 // CUDA device ordinal
+  /// Sequence search (warpmatch/sequence.hpp), for one pattern or many: the strand(s)
+  /// searched (a '-' hit has Match::strand '-', forward coordinates) and IUPAC codes, which
+  /// exact search expands into the plain sequences they stand for (at most 2^20 in all;
+  /// beyond that compile() says so: approximate search with Hamming k = 0 matches codes
+  /// directly). Pattern indices, counts and order stay those of the given patterns.
+  Strand strand = Strand::forward;
+  bool iupac = false;
   MbndmGpuConfig mbndm_gpu;
 };
 

@@ -17,7 +17,12 @@ namespace warpmatch {
 
 struct ApproxMatcher::Impl {
   ApproxOptions options;
+  // The searched patterns: each user pattern, and/or its reverse complement (Strand), in
+  // the order hits are delivered; user_index and strand say what each one reports as.
   std::vector<core::ApproxPattern> patterns;
+  std::vector<std::uint32_t> user_index;
+  std::vector<char> strand;
+  std::vector<std::size_t> user_lengths;
   Backend backend = Backend::cpu;
   std::string algorithm;
   cpu::ApproxAlgorithm cpu_algorithm = cpu::ApproxAlgorithm::myers;
@@ -118,17 +123,31 @@ ApproxMatcher ApproxMatcher::compile(const std::vector<std::vector<std::uint8_t>
   if (options.wavefront_blocks < 0) throw InvalidArgument("wavefront blocks must be >= 0 (0 = auto)");
   auto impl = std::make_shared<Impl>();
   impl->options = options;
+  const bool sequence = options.iupac || options.strand != Strand::forward;
+  auto add = [&](std::vector<std::uint8_t> bytes, std::size_t user, char strand) {
+    core::ApproxPattern p;
+    p.case_insensitive = options.case_insensitive;
+    p.iupac = options.iupac;
+    p.hamming = options.hamming;
+    p.bytes = std::move(bytes);
+    if (options.case_insensitive)
+      for (auto& c : p.bytes) c = core::fold_ascii(c);
+    impl->patterns.push_back(std::move(p));
+    impl->user_index.push_back(static_cast<std::uint32_t>(user));
+    impl->strand.push_back(strand);
+  };
   for (std::size_t i = 0; i < patterns.size(); ++i) {
     if (patterns[i].empty())
       throw InvalidArgument("pattern " + std::to_string(i) +
                             " is empty: approximate search needs at least one byte");
-    core::ApproxPattern p;
-    p.case_insensitive = options.case_insensitive;
-    p.bytes = patterns[i];
-    if (options.case_insensitive)
-      for (auto& c : p.bytes) c = core::fold_ascii(c);
-    impl->patterns.push_back(std::move(p));
+    impl->user_lengths.push_back(patterns[i].size());
+    const std::string what = "pattern " + std::to_string(i);
+    // The reverse complement also checks that every byte is a nucleotide or IUPAC code.
+    std::vector<std::uint8_t> minus = sequence ? reverse_complement(patterns[i], what) : std::vector<std::uint8_t>{};
+    if (options.strand != Strand::reverse) add(patterns[i], i, '+');
+    if (options.strand != Strand::forward) add(std::move(minus), i, '-');
   }
+  if (impl->patterns.size() > 0xffffffffull) throw InvalidArgument("too many patterns (limit 2^32 - 1 with both strands)");
   impl->threads = options.threads > 0 ? options.threads : hardware_threads();
 
   const std::string& algo = options.algorithm;
@@ -144,6 +163,9 @@ ApproxMatcher ApproxMatcher::compile(const std::vector<std::vector<std::uint8_t>
     impl->cuda_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cuda,
                                                    {{"myers", A::myers}, {"wavefront", A::wavefront}},
                                                    "'dp' runs on --backend cpu", impl->algorithm);
+    if (impl->cuda_algorithm == A::wavefront && (options.iupac || options.hamming))
+      throw InvalidArgument(std::string("the cuda 'wavefront' kernel compares plain bytes with edit distance; ") +
+                            (options.hamming ? "Hamming search" : "IUPAC codes") + " run on the 'myers' algorithm");
     const std::uint64_t limit = cuda::approx_max_pattern_length(impl->cuda_algorithm);
     for (std::size_t i = 0; i < impl->patterns.size(); ++i)
       if (impl->patterns[i].size() > limit)
@@ -190,7 +212,7 @@ std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanSta
       for (std::size_t i = 0; i < np; ++i)
         for (const core::EndHit& h : ends[i])
           best[i] = std::min(best[i], h.distance);
-      if (done) done->fetch_add((e - b) * np, std::memory_order_relaxed);
+      if (done) done->fetch_add((e - b) * im.user_lengths.size(), std::memory_order_relaxed);
     }
     // A pattern with no end within the bound keeps the bound: its query finds nothing.
     for (std::size_t i = 0; i < np; ++i) {
@@ -210,7 +232,7 @@ std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanSta
     const std::uint64_t e = std::min(n, b + segment);
     const bool last = e == n;
     const std::vector<std::vector<core::EndHit>> ends = im.find_ends(text, b, e, queries);
-    if (done) done->fetch_add((e - b) * np, std::memory_order_relaxed);
+    if (done) done->fetch_add((e - b) * im.user_lengths.size(), std::memory_order_relaxed);
     for (std::size_t pi = 0; pi < np && !stopped; ++pi) {
       const core::ApproxPattern& pattern = im.patterns[pi];
       const std::vector<core::EndHit> clustered =
@@ -224,7 +246,8 @@ std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanSta
         core::parallel_for(count, workers, [&](std::size_t i) {
           const core::EndHit& h = hits[a + i];
           ApproxMatch& out = batch[i];
-          out.pattern = static_cast<std::uint32_t>(pi);
+          out.pattern = im.user_index[pi];
+          out.strand = im.strand[pi];
           out.end = h.end;
           out.distance = h.distance;
           if (want_start) out.start = core::recover_start(pattern, text, h.end, h.distance);
@@ -260,10 +283,8 @@ std::vector<ApproxMatch> ApproxMatcher::find_all(ByteSpan text) const {
   return out;
 }
 
-std::size_t ApproxMatcher::pattern_count() const { return impl_->patterns.size(); }
-std::size_t ApproxMatcher::pattern_length(std::size_t index) const {
-  return impl_->patterns.at(index).size();
-}
+std::size_t ApproxMatcher::pattern_count() const { return impl_->user_lengths.size(); }
+std::size_t ApproxMatcher::pattern_length(std::size_t index) const { return impl_->user_lengths.at(index); }
 std::int64_t ApproxMatcher::k() const { return impl_->options.k; }
 Backend ApproxMatcher::backend() const { return impl_->backend; }
 const std::string& ApproxMatcher::algorithm() const { return impl_->algorithm; }

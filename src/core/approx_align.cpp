@@ -11,20 +11,47 @@ namespace warpmatch::core {
 
 namespace {
 constexpr std::uint32_t kInfinity = std::numeric_limits<std::uint32_t>::max() / 2;
+
+// Run-length '=' / 'X' of a window as long as the pattern (Hamming hits have no indels).
+std::string hamming_cigar(const ApproxPattern& pattern, ByteSpan window) {
+  std::string cigar;
+  std::size_t run = 0;
+  char op = 0;
+  for (std::size_t i = 0; i <= window.size(); ++i) {
+    const char next = i == window.size() ? 0 : (pattern.matches(pattern.bytes[i], window[i]) ? '=' : 'X');
+    if (next != op && run > 0) {
+      cigar += std::to_string(run);
+      cigar.push_back(op);
+      run = 0;
+    }
+    op = next;
+    ++run;
+  }
+  return cigar;
+}
 }  // namespace
 
 std::vector<std::uint32_t> reference_end_distances(const ApproxPattern& pattern, ByteSpan text) {
   const std::size_t m = pattern.size();
+  if (pattern.hamming) {
+    // Substitutions only: the mismatches of the window text[e - m, e), counted directly.
+    std::vector<std::uint32_t> out(text.size(), kNoWindow);
+    for (std::size_t e = m; e <= text.size(); ++e) {
+      std::uint32_t mismatches = 0;
+      for (std::size_t i = 0; i < m; ++i) mismatches += pattern.matches(pattern.bytes[i], text[e - m + i]) ? 0 : 1;
+      out[e - 1] = mismatches;
+    }
+    return out;
+  }
   std::vector<std::uint32_t> column(m + 1);
   for (std::size_t i = 0; i <= m; ++i) column[i] = static_cast<std::uint32_t>(i);
   std::vector<std::uint32_t> out(text.size());
   for (std::size_t j = 0; j < text.size(); ++j) {
-    const std::uint8_t c = pattern.text_byte(text[j]);
     std::uint32_t diagonal = column[0];  // D[0][j-1] = 0: free start in the text
     for (std::size_t i = 1; i <= m; ++i) {
       const std::uint32_t left = column[i];
       column[i] = std::min({left + 1, column[i - 1] + 1,
-                            diagonal + (pattern.bytes[i - 1] == c ? 0u : 1u)});
+                            diagonal + (pattern.matches(pattern.bytes[i - 1], text[j]) ? 0u : 1u)});
       diagonal = left;
     }
     out[j] = column[m];
@@ -50,6 +77,7 @@ std::vector<EndHit> reference_hits(const ApproxPattern& pattern, ByteSpan text,
 
 std::uint64_t recover_start(const ApproxPattern& pattern, ByteSpan text, std::uint64_t end,
                             std::uint32_t distance) {
+  if (pattern.hamming) return end - pattern.size();  // a Hamming hit spans the pattern exactly
   // R[i][j] = ED(last i pattern bytes, last j text bytes before `end`); the answer is the
   // smallest j with R[m][j] == distance (largest start). Any alignment of cost <= distance
   // stays in the band |i - j| <= distance, so out-of-band cells are infinite.
@@ -63,13 +91,13 @@ std::uint64_t recover_start(const ApproxPattern& pattern, ByteSpan text, std::ui
     const std::int64_t lo = std::max<std::int64_t>(0, j - d);
     const std::int64_t hi = std::min<std::int64_t>(m, j + d);
     if (lo >= 1) cur[lo - 1] = kInfinity;
-    const std::uint8_t c = pattern.text_byte(text[end - j]);
+    const std::uint8_t c = text[end - j];
     for (std::int64_t i = lo; i <= hi; ++i) {
       if (i == 0) {
         cur[0] = static_cast<std::uint32_t>(j);
         continue;
       }
-      const std::uint32_t diagonal = prev[i - 1] + (pattern.bytes[m - i] == c ? 0u : 1u);
+      const std::uint32_t diagonal = prev[i - 1] + (pattern.matches(pattern.bytes[m - i], c) ? 0u : 1u);
       cur[i] = std::min({diagonal, prev[i] + 1, cur[i - 1] + 1});
     }
     if (hi + 1 <= m) cur[hi + 1] = kInfinity;
@@ -82,6 +110,7 @@ std::uint64_t recover_start(const ApproxPattern& pattern, ByteSpan text, std::ui
 
 std::string recover_cigar(const ApproxPattern& pattern, ByteSpan text, std::uint64_t start,
                           std::uint64_t end, std::uint32_t distance) {
+  if (pattern.hamming) return hamming_cigar(pattern, text.subspan(start, end - start));
   const std::int64_t m = static_cast<std::int64_t>(pattern.size());
   const std::int64_t len = static_cast<std::int64_t>(end - start);
   const std::int64_t d = distance;
@@ -103,7 +132,7 @@ std::string recover_cigar(const ApproxPattern& pattern, ByteSpan text, std::uint
   };
   const std::uint8_t* t = text.data() + start;
   auto same = [&](std::int64_t i, std::int64_t j) {  // pattern byte i-1 vs text byte j-1
-    return pattern.bytes[i - 1] == pattern.text_byte(t[j - 1]);
+    return pattern.matches(pattern.bytes[i - 1], t[j - 1]);
   };
   for (std::int64_t i = 0; i <= m; ++i) {
     const std::int64_t jlo = std::max<std::int64_t>(0, i + lo_off);
@@ -162,7 +191,7 @@ bool cigar_is_valid(const ApproxPattern& pattern, ByteSpan text, std::uint64_t s
         case '=':
         case 'X': {
           if (i >= pattern.size() || j >= end) return false;
-          const bool same = pattern.bytes[i] == pattern.text_byte(text[j]);
+          const bool same = pattern.matches(pattern.bytes[i], text[j]);
           if (same != (op == '=')) return false;
           if (op == 'X') ++edits;
           ++i, ++j;

@@ -11,8 +11,12 @@
 
 namespace warpmatch::core {
 
+/// reference_end_distances() of an end with no window before it (Hamming, e < m).
+inline constexpr std::uint32_t kNoWindow = 0xffffffffu;
+
 /// dist(e) for every e in 1..n (index e - 1), by the plain DP over the whole text: column
 /// D[.][j], D[0][j] = 0, D[i][0] = i. Distances are exact (no cutoff). O(mn), one thread.
+/// Hamming patterns: the mismatches of text[e - m, e) counted directly (kNoWindow for e < m).
 std::vector<std::uint32_t> reference_end_distances(const ApproxPattern& pattern, ByteSpan text);
 
 /// The reference answer of a query: all ends within k, or the best ends (<= k).

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/exact_pattern.hpp"  // fold_ascii
+#include "core/nucleotide.hpp"     // iupac_match
 #include "warpmatch/common.hpp"
 
 namespace warpmatch::core {
@@ -13,10 +14,18 @@ namespace warpmatch::core {
 struct ApproxPattern {
   std::vector<std::uint8_t> bytes;  // folded with fold_ascii when case_insensitive
   bool case_insensitive = false;
+  bool iupac = false;               // degenerate codes match their bases (core/nucleotide.hpp)
+  bool hamming = false;             // substitutions only: every hit spans exactly size() bytes
 
   std::size_t size() const { return bytes.size(); }
   /// The text byte as the pattern sees it.
   std::uint8_t text_byte(std::uint8_t c) const { return case_insensitive ? fold_ascii(c) : c; }
+  /// Whether pattern byte `p` (one of `bytes`) matches the raw text byte `t`: every backend's
+  /// match tables and the references are built from this one predicate.
+  bool matches(std::uint8_t p, std::uint8_t t) const {
+    const std::uint8_t c = text_byte(t);
+    return iupac ? iupac_match(p, c, case_insensitive) : p == c;
+  }
 };
 
 /// What a backend finds: an end position (exclusive, 1..n, relative to the scanned text)

@@ -102,7 +102,7 @@ std::uint64_t ExactMatcher::scan(ByteSpan text, const MatchSink& sink, ScanStats
     impl_->run(text, /*count_only=*/false, [&](std::span<const std::uint64_t> starts) {
       for (const std::uint64_t s : starts) {
         ++delivered;
-        if (!sink(Match{0, s, s + m})) return false;
+        if (!sink(Match{.pattern = 0, .start = s, .end = s + m})) return false;
       }
       return true;
     });

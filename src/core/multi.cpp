@@ -6,10 +6,12 @@
 
 #include "core/backend_choice.hpp"
 #include "core/multi_patterns.hpp"
+#include "core/nucleotide.hpp"
 #include "cpu/multi_cpu.hpp"
 #include "cuda/exact_cuda.hpp"
 #include "cuda/multi_cuda.hpp"
 #include "warpmatch/multi.hpp"
+#include "warpmatch/sequence.hpp"
 
 namespace warpmatch {
 
@@ -26,6 +28,20 @@ struct MultiMatcher::Impl {
   int threads = 1;
   std::string device_label;
   MultiCompileStats stats;
+  // Sequence search (strands, IUPAC): the set holds each pattern's plain variants, user
+  // pattern by pattern, '+' before '-'; a literal reports as its user pattern and strand.
+  bool sequence = false;
+  std::size_t user_patterns = 0;
+  std::vector<std::uint32_t> literal_user;
+  std::vector<char> literal_strand;
+
+  Match reported(Match m) const {
+    if (sequence) {
+      m.strand = literal_strand[m.pattern];
+      m.pattern = literal_user[m.pattern];
+    }
+    return m;
+  }
 
   cpu::MultiTables cpu_tables() const { return {&set, &index, &plan, &trie}; }
 
@@ -54,6 +70,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // The CPU baseline packs as many keywords per 64-bit word as fit (the paper's M-BNDM);
 // windows are capped so that long patterns still share a word.
 constexpr int kCpuMbndmWindowCap = 16;
+
+// IUPAC expansion for exact search stops here (the literal engines take 10^6 patterns).
+constexpr std::uint64_t kMaxSequenceLiterals = std::uint64_t{1} << 20;
 
 }  // namespace
 
@@ -86,7 +105,34 @@ MultiMatcher MultiMatcher::compile(const std::vector<std::string>& patterns,
                                              "'naive' runs on --backend cpu", impl->algorithm);
   }
 
-  impl->set = core::make_pattern_set(patterns, options.case_insensitive);
+  impl->user_patterns = patterns.size();
+  impl->sequence = options.iupac || options.strand != Strand::forward;
+  if (impl->sequence) {
+    std::vector<std::string> literals;
+    for (std::size_t i = 0; i < patterns.size(); ++i) {
+      if (patterns[i].empty())
+        throw InvalidArgument("pattern " + std::to_string(i) + " is empty: a pattern needs at least one byte");
+      const std::string what = "pattern " + std::to_string(i);
+      const std::vector<std::uint8_t> rc = reverse_complement(as_bytes(patterns[i]), what);  // checks the bytes
+      for (const char strand : {'+', '-'}) {
+        if ((strand == '+' && options.strand == Strand::reverse) || (strand == '-' && options.strand == Strand::forward))
+          continue;
+        const std::string p = strand == '+' ? patterns[i] : std::string(rc.begin(), rc.end());
+        const std::size_t before = literals.size();
+        if (!options.iupac) literals.push_back(p);
+        else if (!core::expand_iupac(p, kMaxSequenceLiterals - before, literals))
+          throw InvalidArgument(what + " and those before it stand for more than " +
+                                std::to_string(kMaxSequenceLiterals) +
+                                " plain sequences (IUPAC codes expanded for exact search); search it "
+                                "approximately with Hamming distance 0, which matches codes directly");
+        impl->literal_user.insert(impl->literal_user.end(), literals.size() - before, static_cast<std::uint32_t>(i));
+        impl->literal_strand.insert(impl->literal_strand.end(), literals.size() - before, strand);
+      }
+    }
+    impl->set = core::make_pattern_set(literals, options.case_insensitive);
+  } else {
+    impl->set = core::make_pattern_set(patterns, options.case_insensitive);
+  }
   std::uint64_t memory = impl->set.bytes.size() + impl->set.offsets.size() * 8;
   const bool needs_index = impl->backend == Backend::cuda ? cuda_algorithm == cuda::MultiAlgorithm::fast
                                                           : impl->cpu_algorithm == cpu::MultiAlgorithm::fast;
@@ -139,16 +185,19 @@ std::uint64_t MultiMatcher::count(ByteSpan text, MultiScanStats* stats) const {
 }
 
 std::vector<std::uint64_t> MultiMatcher::count_per_pattern(ByteSpan text) const {
-  if (impl_->backend == Backend::cpu)
-    return cpu::multi_count_per_pattern(impl_->cpu_tables(), text, impl_->cpu_algorithm,
-                                        impl_->threads);
   std::vector<std::uint64_t> counts(impl_->set.size(), 0);
-  if (!text.empty())
+  if (impl_->backend == Backend::cpu) {
+    counts = cpu::multi_count_per_pattern(impl_->cpu_tables(), text, impl_->cpu_algorithm, impl_->threads);
+  } else if (!text.empty()) {
     impl_->run(text, false, [&](std::span<const Match> batch) {
       for (const Match& m : batch) ++counts[m.pattern];
       return true;
     });
-  return counts;
+  }
+  if (!impl_->sequence) return counts;
+  std::vector<std::uint64_t> per_user(impl_->user_patterns, 0);  // both strands, every variant
+  for (std::size_t i = 0; i < counts.size(); ++i) per_user[impl_->literal_user[i]] += counts[i];
+  return per_user;
 }
 
 std::uint64_t MultiMatcher::scan(ByteSpan text, const MatchSink& sink, MultiScanStats* stats) const {
@@ -158,7 +207,7 @@ std::uint64_t MultiMatcher::scan(ByteSpan text, const MatchSink& sink, MultiScan
     impl_->run(text, /*count_only=*/false, [&](std::span<const Match> batch) {
       for (const Match& m : batch) {
         ++delivered;
-        if (!sink(m)) return false;
+        if (!sink(impl_->reported(m))) return false;
       }
       return true;
     });
@@ -176,7 +225,7 @@ std::vector<Match> MultiMatcher::find_all(ByteSpan text) const {
   return out;
 }
 
-std::size_t MultiMatcher::pattern_count() const { return impl_->set.size(); }
+std::size_t MultiMatcher::pattern_count() const { return impl_->user_patterns; }
 std::size_t MultiMatcher::max_pattern_length() const { return impl_->set.max_length; }
 Backend MultiMatcher::backend() const { return impl_->backend; }
 const std::string& MultiMatcher::algorithm() const { return impl_->algorithm; }

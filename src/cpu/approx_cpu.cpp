@@ -44,16 +44,15 @@ inline int advance_block(Word& pv, Word& mv, Word eq, int hin, unsigned hbit) {
 struct MyersTables {
   std::size_t m = 0;
   std::size_t words = 0;
-  std::vector<Word> peq;  // [byte][word]: bit r of word w set when pattern[64w + r] == byte
+  std::vector<Word> peq;  // [byte][word]: bit r of word w set when pattern[64w + r] matches byte
 
   explicit MyersTables(const core::ApproxPattern& pattern)
       : m(pattern.size()), words((pattern.size() + kWordBits - 1) / kWordBits),
         peq(256 * words, 0) {
-    for (int c = 0; c < 256; ++c) {
-      const std::uint8_t t = pattern.text_byte(static_cast<std::uint8_t>(c));
+    for (int c = 0; c < 256; ++c)
       for (std::size_t i = 0; i < m; ++i)
-        if (pattern.bytes[i] == t) peq[c * words + i / kWordBits] |= Word{1} << (i % kWordBits);
-    }
+        if (pattern.matches(pattern.bytes[i], static_cast<std::uint8_t>(c)))
+          peq[c * words + i / kWordBits] |= Word{1} << (i % kWordBits);
   }
   int rows(std::size_t block) const {
     return static_cast<int>(std::min<std::size_t>(kWordBits, m - block * kWordBits));
@@ -162,6 +161,7 @@ std::vector<core::EndHit> approx_scan(const core::ApproxPattern& pattern, ByteSp
     if (bytes_done) bytes_done->fetch_add(text.size(), std::memory_order_relaxed);
     return hits;
   }
+  if (pattern.hamming) return hamming_scan(pattern, text, query, threads, bytes_done);
   if (threads <= 0) threads = hardware_threads();
 
   const MyersTables tables(pattern);

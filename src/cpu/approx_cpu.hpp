@@ -21,4 +21,11 @@ std::vector<core::EndHit> approx_scan(const core::ApproxPattern& pattern, ByteSp
                                       const core::ApproxQuery& query, ApproxAlgorithm algorithm,
                                       int threads, std::atomic<std::uint64_t>* bytes_done = nullptr);
 
+/// Hamming patterns (pattern.hamming): every end e >= m whose window text[e - m, e) has at
+/// most query.k mismatches (or the fewest, in best mode), ascending; approx_scan routes them
+/// here (src/cpu/approx_hamming_cpu.cpp).
+std::vector<core::EndHit> hamming_scan(const core::ApproxPattern& pattern, ByteSpan text,
+                                       const core::ApproxQuery& query, int threads,
+                                       std::atomic<std::uint64_t>* bytes_done = nullptr);
+
 }  // namespace warpmatch::cpu

@@ -332,7 +332,7 @@ std::uint64_t multi_scan(const MultiTables& tables, ByteSpan text, MultiAlgorith
       ChunkScratch scratch;
       stopped[k] = scan_chunk(
           tables, text, algorithm, ch.begin, ch.owned_end, scratch,
-          [&](std::uint32_t id, std::uint64_t at) { out.push_back(Match{id, at, at + tables.set->length(id)}); },
+          [&](std::uint32_t id, std::uint64_t at) { out.push_back(Match{.pattern = id, .start = at, .end = at + tables.set->length(id)}); },
           [&] { return out.size() >= kChunkMatches; });
       if (algorithm == MultiAlgorithm::mbndm)
         std::sort(out.begin(), out.end(), [](const Match& a, const Match& b) {

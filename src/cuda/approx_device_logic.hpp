@@ -129,7 +129,8 @@ WARPMATCH_HD std::uint32_t pack_passed(std::uint32_t row, Carry c) { return (row
 WARPMATCH_HD std::uint32_t passed_row(std::uint32_t v) { return v >> 2; }
 WARPMATCH_HD Carry passed_carry(std::uint32_t v) { return Carry{(v >> 1) & 1u, v & 1u}; }
 
-/// The Myers kernels' Eq tables. Rows: the pattern's distinct bytes in order of appearance,
+/// The Myers kernels' Eq tables. Rows: the classes of text bytes matching the same pattern bytes
+/// (core::ApproxPattern::matches; without IUPAC one distinct pattern byte each) in order of appearance,
 /// then one row matching no byte (zero_row); code maps a text byte to its row. The pattern
 /// sits at the bottom of its words, below `pad` dummy rows that every row matches (see
 /// real_rows). A column of the zero row with no carry leaves the initial state unchanged:
@@ -153,21 +154,50 @@ inline EqTables make_eq_tables(const core::ApproxPattern& p, std::uint32_t max_t
                                const MyersShape& shape) {
   const auto m = static_cast<std::uint32_t>(p.size());
   EqTables t;
-  std::vector<int> row_of_byte(256, -1);
+  // A row per class of text bytes that match the same distinct pattern bytes (one pattern
+  // byte each without IUPAC), ordered by the first pattern position the class matches.
+  std::vector<std::uint8_t> distinct;
+  std::vector<int> index_of(256, -1);
   for (const std::uint8_t b : p.bytes)
-    if (row_of_byte[b] < 0) row_of_byte[b] = static_cast<int>(t.zero_row++);
+    if (index_of[b] < 0) {
+      index_of[b] = static_cast<int>(distinct.size());
+      distinct.push_back(b);
+    }
+  std::vector<std::vector<bool>> class_of_row;  // which distinct pattern bytes each row matches
+  std::vector<int> row_of_text(256, -1);
+  std::vector<std::vector<bool>> signature(256, std::vector<bool>(distinct.size(), false));
+  for (int c = 0; c < 256; ++c)
+    for (std::size_t d = 0; d < distinct.size(); ++d)
+      signature[c][d] = p.matches(distinct[d], static_cast<std::uint8_t>(c));
+  for (std::size_t first = 0; first < distinct.size(); ++first)
+    for (int c = 0; c < 256; ++c) {
+      if (row_of_text[c] >= 0 || !signature[c][first]) continue;
+      bool earlier = false;  // the class is ordered under its first matching pattern byte
+      for (std::size_t d = 0; d < first && !earlier; ++d) earlier = signature[c][d];
+      if (earlier) continue;
+      int row = -1;
+      for (std::size_t r = 0; r < class_of_row.size() && row < 0; ++r)
+        if (class_of_row[r] == signature[c]) row = static_cast<int>(r);
+      if (row < 0) {
+        row = static_cast<int>(class_of_row.size());
+        class_of_row.push_back(signature[c]);
+      }
+      row_of_text[c] = row;
+    }
+  t.zero_row = static_cast<std::uint32_t>(class_of_row.size());
   t.code.resize(256);
-  for (int c = 0; c < 256; ++c) {
-    const int r = row_of_byte[p.text_byte(static_cast<std::uint8_t>(c))];
-    // A byte outside the pattern maps to the zero row; then zero_row <= 255.
-    t.code[c] = static_cast<std::uint8_t>(r < 0 ? t.zero_row : static_cast<std::uint32_t>(r));
-  }
+  // A byte matching no pattern byte maps to the zero row; then zero_row <= 255.
+  for (int c = 0; c < 256; ++c)
+    t.code[c] = static_cast<std::uint8_t>(row_of_text[c] < 0 ? t.zero_row : static_cast<std::uint32_t>(row_of_text[c]));
+  auto row_matches = [&](std::uint32_t row, std::uint8_t pattern_byte) {
+    return row < class_of_row.size() && class_of_row[row][index_of[pattern_byte]];
+  };
   // Word w of table row `row` with `pad` dummy rows above the pattern.
   auto word = [&](std::uint32_t row, std::uint32_t w, std::uint32_t pad) {
     std::uint32_t v = ~real_rows(w, pad);
     for (std::uint32_t b = 0; b < 32; ++b) {
       const std::uint32_t bit = 32 * w + b;
-      if (bit >= pad && row_of_byte[p.bytes[bit - pad]] == static_cast<int>(row)) v |= 1u << b;
+      if (bit >= pad && row_matches(row, p.bytes[bit - pad])) v |= 1u << b;
     }
     return v;
   };
@@ -238,12 +268,16 @@ struct EndReporter {
 inline std::uint32_t minimum_distance(const core::ApproxPattern& p, std::span<const std::uint8_t> piece) {
   const std::size_t m = p.size(), words = (m + 63) / 64, pad = 64 * words - m;
   std::vector<std::uint64_t> eq(256 * words, 0), pv(words, ~std::uint64_t{0}), mv(words, 0);
-  for (std::size_t c = 0; c < 256; ++c) eq[c * words] = (std::uint64_t{1} << pad) - 1;  // dummy rows match
-  for (std::size_t i = 0; i < m; ++i) eq[p.bytes[i] * words + (pad + i) / 64] |= std::uint64_t{1} << ((pad + i) % 64);
+  for (std::size_t c = 0; c < 256; ++c) {
+    eq[c * words] = (std::uint64_t{1} << pad) - 1;  // dummy rows match
+    for (std::size_t i = 0; i < m; ++i)
+      if (p.matches(p.bytes[i], static_cast<std::uint8_t>(c)))
+        eq[c * words + (pad + i) / 64] |= std::uint64_t{1} << ((pad + i) % 64);
+  }
   pv[0] = ~std::uint64_t{0} << pad;
   auto score = static_cast<std::int64_t>(m), low = score;
   for (const std::uint8_t c : piece) {
-    const std::uint64_t* row = eq.data() + p.text_byte(c) * words;
+    const std::uint64_t* row = eq.data() + std::size_t{c} * words;
     Carry h;
     for (std::size_t w = 0; w < words; ++w) h = advance_block(pv[w], mv[w], row[w], h);
     score += static_cast<std::int64_t>(h.hp) - static_cast<std::int64_t>(h.hn);

@@ -536,7 +536,7 @@ class MultiPipeline {
     for (std::uint64_t i = 0; i < found; ++i) {
       const auto id = static_cast<std::uint32_t>(keys[i] & 0xffffffffu);
       const std::uint64_t start = s.chunk.begin + (keys[i] >> 32);
-      batch[i] = Match{id, start, start + pattern_length(id)};
+      batch[i] = Match{.pattern = id, .start = start, .end = start + pattern_length(id)};
     }
     total += found;
     return sink(batch);

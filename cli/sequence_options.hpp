@@ -1,0 +1,93 @@
+// What `find` and `approx` share for sequence search (issue 14): the --strand / --iupac /
+// --circular / --bed / --tsv flags, the BED6 and seqkit-locate TSV rows, and the junction of a
+// circular record (its tail followed by its head) that is searched once the record ends.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "io/text_stream.hpp"
+#include "warpmatch/sequence.hpp"
+
+namespace warpmatch::cli {
+
+struct SequenceFlags {
+  std::string strand = "+";
+  bool iupac = false;
+  bool circular = false;
+  bool bed = false;
+  bool tsv = false;
+
+  Strand parsed_strand() const { return parse_strand(strand); }
+  /// Whether hits carry a strand worth printing in the plain and JSON formats.
+  bool shows_strand() const { return strand != "+"; }
+};
+
+/// Adds --strand, --iupac, --circular, --bed and --tsv (--bed, --tsv and --json exclude each other).
+void add_sequence_options(CLI::App* cmd, SequenceFlags& flags, CLI::Option* json);
+
+/// The --help paragraph on sequence search and the coordinates of every format.
+extern const char* const kSequenceHelp;
+
+/// Names and texts of the searched patterns, for BED/TSV: a FASTA pattern file's record
+/// names, otherwise the pattern's index.
+struct PatternLabels {
+  std::vector<std::string> names;  // empty entry: use the index
+  std::vector<std::string> texts;
+  std::string name(std::size_t i, std::uint64_t shown_index) const {
+    return i < names.size() && !names[i].empty() ? names[i] : std::to_string(shown_index);
+  }
+};
+
+/// One hit as a BED6 / TSV row. `chrom` is the record (or the input's name for plain text),
+/// start/end 0-based half-open on the forward strand (end > record length: wraps a circular
+/// record); `matched` the text bytes [start, end) on the forward strand.
+struct SequenceHit {
+  std::string_view chrom;
+  std::string_view name;
+  std::string_view pattern;
+  std::uint64_t start = 0, end = 0;
+  std::uint32_t score = 0;
+  char strand = '+';
+  std::string_view matched;
+};
+void append_bed_row(fmt::memory_buffer& out, const SequenceHit& hit);
+/// seqkit locate's columns: seqID patternName pattern strand start(1-based) end matched
+/// (the matched sequence as read on the hit's strand, so a '-' hit prints its reverse complement).
+void append_tsv_row(fmt::memory_buffer& out, const SequenceHit& hit);
+void append_tsv_header(fmt::memory_buffer& out);
+
+/// --circular: collects each record's first `reach` bytes and, at its last window, builds the
+/// junction text: the record's last min(length, reach) bytes followed by `reach` bytes of its
+/// start (the record repeated when shorter). A search of the junction keeps the hits that
+/// start in the tail and end in the head: together with the hits inside the record these are
+/// the hits of the record followed by its first `reach` bytes that start in the record.
+class CircularJunction {
+ public:
+  explicit CircularJunction(std::uint64_t reach) : reach_(reach) {}
+  /// Call with every window, in order; returns true when `w` ends a record of length >= 1,
+  /// then text(), tail() and record_length() describe its junction.
+  bool add(const io::TextWindow& w);
+  ByteSpan text() const { return {junction_.data(), junction_.size()}; }
+  std::uint64_t tail() const { return tail_; }            // bytes of the junction before the head
+  std::uint64_t record_length() const { return length_; }
+  /// A hit [start, end) of the junction text in record coordinates, if it crosses the junction.
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> crossing(std::uint64_t start, std::uint64_t end) const {
+    if (start >= tail_ || end <= tail_) return std::nullopt;
+    const std::uint64_t s = length_ - tail_ + start;
+    return std::pair{s, s + (end - start)};
+  }
+
+ private:
+  std::uint64_t reach_;
+  std::vector<std::uint8_t> head_, junction_;
+  std::uint64_t tail_ = 0, length_ = 0;
+};
+
+}  // namespace warpmatch::cli
