@@ -1,0 +1,212 @@
+// Sequence search from the command line (issue 14): --strand, --iupac, --hamming, --circular,
+// --bed and --tsv against seqkit locate on the lambda phage genome, BED rows parsed back,
+// circular records against a linear search of each record followed by its head, bad input.
+// With a GPU every invocation is repeated on --backend cuda and must print the same bytes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_test_support.hpp"
+#include "warpmatch/common.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kLambda = "/usr/share/doc/bowtie2/examples/reference/lambda_virus.fa.gz";
+
+class CliSequence : public warpmatch_test::CliTest {
+ protected:
+  CliSequence() : CliTest("warpmatch_cli_sequence_") {}
+
+  // Runs on the CPU, and on the GPU when there is one: both must print the same bytes.
+  warpmatch_test::CliResult run_both(std::vector<std::string> args, std::string_view in = {}) {
+    std::vector<std::string> cpu = args;
+    cpu.insert(cpu.begin() + 1, {"--backend", "cpu"});
+    const auto r = run(cpu, in);
+    if (!warpmatch::cuda_devices().empty()) {
+      args.insert(args.begin() + 1, {"--backend", "cuda"});
+      const auto g = run(args, in);
+      EXPECT_EQ(g.status, r.status) << g.err;
+      EXPECT_EQ(g.out, r.out) << "cuda differs from cpu";
+    }
+    return r;
+  }
+};
+
+std::vector<std::vector<std::string>> rows_of(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::istringstream l(line);
+    for (std::string c; std::getline(l, c, '\t');) cells.push_back(c);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+// seqkit locate's rows without the pattern column (warpmatch prints the pattern as given,
+// seqkit folds it with -i), sorted (seqkit lists '-' hits in descending order).
+std::vector<std::string> locate_rows(const std::string& tsv) {
+  std::vector<std::string> out;
+  const auto rows = rows_of(tsv);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    if (r.size() != 7) continue;
+    out.push_back(r[0] + " " + r[1] + " " + r[3] + " " + r[4] + " " + r[5] + " " + r[6]);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> sorted_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+std::string random_dna(std::mt19937_64& rng, std::size_t n) {
+  std::string s(n, 'A');
+  for (auto& c : s) c = "ACGT"[rng() % 4];
+  return s;
+}
+
+}  // namespace
+
+TEST_F(CliSequence, IupacBothStrandsAndHammingEqualSeqkitLocateOnLambda) {
+  if (!fs::exists(kLambda) || std::system("command -v seqkit >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "needs seqkit and bowtie2-examples";
+  const auto patterns = file("p.fa", ">bam\nGGATCC\n>deg\nCCRGGTTN\n>pal\nGANTC\n>long\nGCGGCGATCGGTRYAC\n");
+  const auto seqkit = shell("seqkit locate -d -f " + warpmatch_test::quote(patterns.string()) + " " +
+                            warpmatch_test::quote(kLambda.string()));
+  ASSERT_EQ(seqkit.status, 0) << seqkit.err;
+  const auto ours = run_both({"find", "--strand", "both", "--iupac", "--tsv", "-f", patterns.string(), kLambda.string()});
+  ASSERT_EQ(ours.status, 0) << ours.err;
+  EXPECT_EQ(rows_of(ours.out).front(), (std::vector<std::string>{"seqID", "patternName", "pattern", "strand", "start", "end", "matched"}));
+  EXPECT_GT(locate_rows(ours.out).size(), 10u);
+  EXPECT_EQ(locate_rows(ours.out), locate_rows(seqkit.out));
+  // seqkit -m K is Hamming distance (no degenerate bases with it).
+  const auto primers = file("q.fa", ">a\nGGATCGATACCT\n>b\nTTGACCGTAAGC\n>c\nACGTTGCA\n");
+  for (const std::string k : {"1", "2"}) {
+    const auto want = shell("seqkit locate -m " + k + " -f " + warpmatch_test::quote(primers.string()) + " " +
+                            warpmatch_test::quote(kLambda.string()));
+    ASSERT_EQ(want.status, 0) << want.err;
+    const auto got = run_both({"approx", "--hamming", "-k", k, "--strand", "both", "--tsv", "--patterns",
+                               primers.string(), kLambda.string()});
+    ASSERT_EQ(got.status, 0) << got.err;
+    EXPECT_EQ(locate_rows(got.out), locate_rows(want.out)) << "k=" << k;
+  }
+}
+
+TEST_F(CliSequence, BedRowsParseBackToTheHits) {
+  std::mt19937_64 rng(3);
+  std::string fasta;
+  std::vector<std::string> seqs;
+  for (int r = 0; r < 3; ++r) {
+    seqs.push_back(random_dna(rng, 5000));
+    fasta += ">chr" + std::to_string(r) + " description\n" + seqs.back() + "\n";
+  }
+  const auto genome = file("g.fa", fasta);
+  const auto out = run_both({"approx", "-k", "1", "--strand", "both", "--bed", "GATTACA", genome.string()});
+  ASSERT_EQ(out.status, 0) << out.err;
+  const auto rows = rows_of(out.out);
+  ASSERT_FALSE(rows.empty());
+  for (const auto& r : rows) {
+    ASSERT_EQ(r.size(), 6u);
+    const int chrom = r[0].back() - '0';
+    const std::uint64_t start = std::stoull(r[1]), end = std::stoull(r[2]);
+    ASSERT_LT(start, end);
+    ASSERT_LE(end, seqs[chrom].size());
+    EXPECT_EQ(r[3], "0");
+    EXPECT_TRUE(r[5] == "+" || r[5] == "-");
+    EXPECT_LE(std::stoul(r[4]), 1u);
+  }
+  // The JSON of the same search: the same hits.
+  const auto json = run({"approx", "-k", "1", "--strand", "both", "--json", "GATTACA", genome.string()});
+  std::size_t matches = 0;
+  for (const auto& j : warpmatch_test::json_lines(json.out))
+    if (j["type"] == "match") {
+      const auto& r = rows[matches++];
+      EXPECT_EQ(j["record"], r[0]);
+      EXPECT_EQ(j["start"].get<std::uint64_t>(), std::stoull(r[1]));
+      EXPECT_EQ(j["strand"], r[5]);
+    }
+  EXPECT_EQ(matches, rows.size());
+}
+
+// --circular equals a linear search of each record followed by its first bytes (the record
+// repeated when shorter), keeping the hits that start inside the record; with windows
+// smaller than the records too.
+TEST_F(CliSequence, CircularEqualsLinearSearchOfRecordFollowedByItsHead) {
+  std::mt19937_64 rng(5);
+  const std::string pattern = "GATTACAGG";
+  std::vector<std::string> records = {random_dna(rng, 3000), "TACAGGGATTA" /* wraps, shorter than m + k */,
+                                      random_dna(rng, 50), "ACAGG", "G"};
+  records[0] = "TACAGG" + records[0] + "GAT";  // a hit across the junction
+  records[2] = "CAGG" + records[2] + "GATTA";
+  std::string circular, linear;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const std::string& r = records[i];
+    circular += ">r" + std::to_string(i) + "\n" + r + "\n";
+    std::string extended = r;
+    for (std::size_t j = 0; j < pattern.size() + 2; ++j) extended.push_back(r[j % r.size()]);
+    linear += ">r" + std::to_string(i) + "\n" + extended + "\n";
+  }
+  const auto c = file("c.fa", circular), l = file("l.fa", linear);
+  const std::vector<std::vector<std::string>> jobs = {{"find", "--strand", "both", pattern},
+                                                      {"find", "-e", pattern, "-e", "ACAGGG"},
+                                                      {"approx", "-k", "2", pattern},
+                                                      {"approx", "-k", "1", "--hamming", "--strand", "both", pattern}};
+  for (const auto& job : jobs) {
+    auto args = job;
+    args.push_back("--bed");
+    args.push_back(l.string());
+    const auto want_run = run(args);
+    std::string want;
+    for (const auto& r : rows_of(want_run.out)) {
+      const std::size_t rec = static_cast<std::size_t>(r[0][1] - '0');
+      if (std::stoull(r[1]) < records[rec].size())
+        want += r[0] + "\t" + r[1] + "\t" + r[2] + "\t" + r[3] + "\t" + r[4] + "\t" + r[5] + "\n";
+    }
+    args.back() = c.string();
+    args.push_back("--circular");
+    for (const std::string window : {"256M", "7"}) {
+      auto a = args;
+      a.insert(a.end(), {"--window", window});
+      const auto got = run_both(a);
+      // Junction hits come after the record's own (several patterns or strands: not merged).
+      EXPECT_EQ(sorted_lines(got.out), sorted_lines(want)) << job[0] << " " << job.back() << " window " << window << "\n" << got.err;
+    }
+  }
+  // A wrapping hit has end > record length.
+  const auto wrap = run({"find", "--circular", "--bed", pattern, c.string()});
+  EXPECT_NE(wrap.out.find("r0\t3006\t3015\t0\t0\t+"), std::string::npos) << wrap.out;
+}
+
+TEST_F(CliSequence, BadSequenceInputsAreClearErrors) {
+  const auto f = file("g.fa", ">x\nACGTACGT\n");
+  const auto bad_byte = run({"find", "--strand", "both", "ACXT", f.string()});
+  EXPECT_EQ(bad_byte.status, 2);
+  EXPECT_NE(bad_byte.err.find("'X'"), std::string::npos) << bad_byte.err;
+  const auto bad_iupac = run({"approx", "-k", "1", "--iupac", "AC-T", f.string()});
+  EXPECT_EQ(bad_iupac.status, 2);
+  EXPECT_NE(bad_iupac.err.find("'-'"), std::string::npos) << bad_iupac.err;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"find", "--strand", "x", "ACGT", f.string()},
+        {"find", "--bed", "--json", "ACGT", f.string()},
+        {"find", "--bed", "--tsv", "ACGT", f.string()},
+        {"approx", "--best", "--circular", "ACGT", f.string()},
+        {"find", "--iupac", std::string(12, 'N'), f.string()}}) {
+    const auto r = run(args);
+    EXPECT_EQ(r.status, 2) << args[1] << " " << args[2];
+    EXPECT_FALSE(r.err.empty());
+  }
+}
