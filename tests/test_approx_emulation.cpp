@@ -359,3 +359,31 @@ TEST(ApproxKernelEmulation, HostMinimumDistanceEqualsReference) {
     }
   }
 }
+
+// IUPAC codes and case folding reach the Myers kernels only through their Eq tables (rows per
+// class of text bytes, logic::make_eq_tables): both kernel layouts against the reference DP.
+TEST(ApproxKernelEmulation, IupacEqTablesEqualReference) {
+  std::mt19937_64 rng(1414);
+  const std::string pattern_alphabet = "ACGTRYNnkACGT", text_alphabet = "ACGTNacgtACGT";
+  for (const std::size_t m : {3, 20, 33, 70}) {
+    for (const bool fold : {false, true}) {
+      core::ApproxPattern p;
+      p.iupac = true;
+      p.case_insensitive = fold;
+      for (std::size_t i = 0; i < m; ++i) p.bytes.push_back(static_cast<std::uint8_t>(pattern_alphabet[rng() % pattern_alphabet.size()]));
+      if (fold)
+        for (auto& c : p.bytes) c = core::fold_ascii(c);
+      Bytes text(3000);
+      for (auto& c : text) c = static_cast<std::uint8_t>(text_alphabet[rng() % text_alphabet.size()]);
+      const std::vector<std::uint32_t> want = core::reference_end_distances(p, text);
+      const auto mm = static_cast<std::uint32_t>(m);
+      for (const std::uint32_t k : {0u, 2u, mm / 3}) {
+        const auto threads = [&](bool best, std::uint32_t limit) { return emulate_threads(p, text, 97, mm + k, limit, best); };
+        const auto lanes = [&](bool best, std::uint32_t limit) { return emulate_lanes(p, text, 61, mm + k, limit, best); };
+        ASSERT_EQ(host_hits(false, k, threads), reference_hits(want, k, false)) << "m=" << m << " k=" << k;
+        ASSERT_EQ(host_hits(false, k, lanes), reference_hits(want, k, false)) << "m=" << m << " k=" << k;
+        ASSERT_EQ(host_hits(true, k, lanes), reference_hits(want, k, true)) << "m=" << m << " k=" << k;
+      }
+    }
+  }
+}

@@ -12,6 +12,7 @@
 
 #include "core/approx_align.hpp"
 #include "core/nucleotide.hpp"
+#include "cuda/approx/hamming_agent.hpp"
 #include "warpmatch/approx.hpp"
 #include "warpmatch/multi.hpp"
 #include "warpmatch/sequence.hpp"
@@ -356,4 +357,31 @@ TEST(SequenceApprox, WavefrontRefusesIupacAndHamming) {
   opt.hamming = true;
   if (warpmatch::cuda_devices().empty()) GTEST_SKIP() << "no CUDA GPU";
   EXPECT_THROW(ApproxMatcher::compile(warpmatch::as_bytes("ACGT"), opt), warpmatch::InvalidArgument);
+}
+
+// The CUDA Hamming kernel's per-thread logic (src/cuda/approx/hamming_agent.hpp) run on the
+// host over every window start, as the kernel's threads do, against a direct count.
+TEST(SequenceApprox, HammingKernelLogicEqualsADirectCount) {
+  std::mt19937_64 rng(10);
+  for (int round = 0; round < 24; ++round) {
+    const std::size_t m = 1 + static_cast<std::size_t>(round * 11) % 90;
+    const std::string text = random_string(rng, 600, "ACGTNacgt");
+    core::ApproxPattern p;
+    p.iupac = round % 2 == 0;
+    p.case_insensitive = round % 3 == 0;
+    p.hamming = true;
+    p.bytes = bytes_of(random_string(rng, m, "ACGTRN"));
+    if (p.case_insensitive)
+      for (auto& c : p.bytes) c = core::fold_ascii(c);
+    const auto table = warpmatch::cuda::logic::make_hamming_table(p);
+    const std::uint32_t limit = static_cast<std::uint32_t>(round % 4);
+    for (std::size_t s = 0; s + m <= text.size(); ++s) {
+      std::uint32_t direct = 0;
+      for (std::size_t i = 0; i < m; ++i) direct += p.matches(p.bytes[i], static_cast<std::uint8_t>(text[s + i])) ? 0 : 1;
+      const std::uint32_t got = warpmatch::cuda::logic::window_mismatches(
+          reinterpret_cast<const std::uint8_t*>(text.data()) + s, table.bits.data(), table.words,
+          static_cast<std::uint32_t>(m), limit);
+      ASSERT_EQ(got, std::min(direct, limit + 1)) << "round " << round << " start " << s;
+    }
+  }
 }
