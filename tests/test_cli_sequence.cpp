@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <random>
+#include <tuple>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -209,4 +211,130 @@ TEST_F(CliSequence, BadSequenceInputsAreClearErrors) {
     EXPECT_EQ(r.status, 2) << args[1] << " " << args[2];
     EXPECT_FALSE(r.err.empty());
   }
+}
+
+// offtarget against a brute force: every window of the genome on both strands, every bulge
+// placement inside the protospacer, the PAM matched exactly (IUPAC), mismatches counted
+// directly; a site (guide, start, end, strand, bulge type and size) keeps its fewest.
+namespace {
+
+struct OracleSite {
+  std::string guide, strand, type;
+  std::uint64_t start = 0, end = 0, size = 0, mismatches = 0;
+  auto key() const { return std::tie(guide, start, end, strand, type, size); }
+  bool operator<(const OracleSite& o) const { return std::tie(guide, start, end, strand, type, size, mismatches) < std::tie(o.guide, o.start, o.end, o.strand, o.type, o.size, o.mismatches); }
+  bool operator==(const OracleSite& o) const { return !(*this < o) && !(o < *this); }
+};
+
+bool base_matches(char pattern, char text) {  // IUPAC pattern vs genome base, case-insensitive
+  const char t = static_cast<char>(std::toupper(static_cast<unsigned char>(text)));
+  const char p = static_cast<char>(std::toupper(static_cast<unsigned char>(pattern)));
+  if (p == t) return true;
+  static const std::string codes = "RYSWKMBDHVN";
+  static const std::vector<std::string> sets = {"AG", "CT", "CG", "AT", "GT", "AC", "CGT", "AGT", "ACT", "ACG", "ACGT"};
+  const auto at = codes.find(p);
+  return at != std::string::npos && sets[at].find(t) != std::string::npos;
+}
+
+std::string rc(const std::string& s) {
+  std::string out(s.rbegin(), s.rend());
+  for (auto& c : out) {
+    const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    c = u == 'A' ? 'T' : u == 'T' ? 'A' : u == 'C' ? 'G' : u == 'G' ? 'C' : u;
+  }
+  return out;
+}
+
+std::vector<OracleSite> brute_force_sites(const std::string& genome, const std::vector<std::string>& guides,
+                                          const std::string& pam, int side, int k, int dna, int rna) {
+  std::map<std::tuple<std::string, std::uint64_t, std::uint64_t, std::string, std::string, std::uint64_t>, std::uint64_t> best;
+  for (std::size_t g = 0; g < guides.size(); ++g) {
+    const std::string& s = guides[g];
+    struct P { std::string proto, type; std::size_t size; std::vector<bool> bulge; };
+    std::vector<P> ps{{s, "X", 0, std::vector<bool>(s.size(), false)}};
+    for (int b = 1; b <= dna; ++b)
+      for (std::size_t at = 1; at < s.size(); ++at) {
+        std::vector<bool> bulge(s.size() + b, false);
+        for (int i = 0; i < b; ++i) bulge[at + i] = true;
+        ps.push_back({s.substr(0, at) + std::string(b, '?') + s.substr(at), "DNA", static_cast<std::size_t>(b), bulge});
+      }
+    for (int b = 1; b <= rna; ++b)
+      for (std::size_t at = 1; at + b < s.size(); ++at)
+        ps.push_back({s.substr(0, at) + s.substr(at + b), "RNA", static_cast<std::size_t>(b), std::vector<bool>(s.size() - b, false)});
+    for (const P& p : ps) {
+      const std::size_t len = p.proto.size() + pam.size();
+      for (std::size_t start = 0; start + len <= genome.size(); ++start)
+        for (const std::string strand : {"+", "-"}) {
+          std::string site = genome.substr(start, len);
+          if (strand == "-") site = rc(site);
+          const std::size_t pam_at = side == 3 ? p.proto.size() : 0, proto_at = side == 3 ? 0 : pam.size();
+          bool ok = true;
+          for (std::size_t i = 0; i < pam.size() && ok; ++i) ok = base_matches(pam[i], site[pam_at + i]);
+          if (!ok) continue;
+          std::uint64_t mm = 0;
+          for (std::size_t i = 0; i < p.proto.size(); ++i)
+            if (!p.bulge[i] && !base_matches(p.proto[i], site[proto_at + i])) ++mm;
+          if (mm > static_cast<std::uint64_t>(k)) continue;
+          const auto key = std::make_tuple(std::to_string(g), start, start + len, strand, p.type, p.size);
+          auto [it, inserted] = best.try_emplace(key, mm);
+          if (!inserted) it->second = std::min(it->second, mm);
+        }
+    }
+  }
+  std::vector<OracleSite> out;
+  for (const auto& [key, mm] : best)
+    out.push_back({std::get<0>(key), std::get<3>(key), std::get<4>(key), std::get<1>(key), std::get<2>(key), std::get<5>(key), mm});
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_F(CliSequence, OfftargetEqualsBruteForceOverEveryWindowAndBulgePlacement) {
+  std::mt19937_64 rng(17);
+  std::vector<std::string> guides;
+  for (int g = 0; g < 3; ++g) guides.push_back(random_dna(rng, 12));
+  std::string genome = random_dna(rng, 1500);
+  // Plant near-copies of each guide with PAMs on both strands, a repeat, N's, soft-masking.
+  for (std::size_t g = 0; g < guides.size(); ++g) {
+    std::string site = guides[g] + "AGG";
+    site[3] = site[3] == 'A' ? 'C' : 'A';
+    genome.replace(100 + 400 * g, site.size(), site);
+    const std::string minus = rc(guides[g].substr(0, 5) + guides[g].substr(6) + "TGG");  // an RNA bulge
+    genome.replace(300 + 400 * g, minus.size(), minus);
+  }
+  genome.replace(50, 20, std::string(20, 'N'));
+  for (std::size_t i = 700; i < 760; ++i) genome[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(genome[i])));
+  std::string guide_file;
+  for (std::size_t g = 0; g < guides.size(); ++g) guide_file += ">" + std::to_string(g) + "\n" + guides[g] + "\n";
+  const auto gf = file("guides.fa", guide_file), gen = file("genome.fa", ">chr\n" + genome + "\n");
+  struct Job { std::string pam; int side, k, dna, rna; };
+  for (const Job& job : {Job{"NGG", 3, 2, 0, 0}, Job{"NGG", 3, 2, 1, 1}, Job{"TTTV", 5, 3, 0, 2}, Job{"NRG", 3, 1, 2, 0}}) {
+    const auto r = run_both({"offtarget", "--json", "--guides", gf.string(), "--pam", job.pam, "--pam-side",
+                             std::to_string(job.side), "-k", std::to_string(job.k), "--dna-bulges",
+                             std::to_string(job.dna), "--rna-bulges", std::to_string(job.rna), "--window", "301", gen.string()});
+    ASSERT_NE(r.status, 2) << r.err;
+    std::vector<OracleSite> got;
+    for (const auto& j : warpmatch_test::json_lines(r.out)) {
+      OracleSite s;
+      s.guide = j["guide"];
+      s.strand = j["strand"];
+      s.type = j["bulge_type"];
+      s.start = j["start"];
+      s.end = j["end"];
+      s.size = j["bulge_size"];
+      s.mismatches = j["mismatches"];
+      got.push_back(s);
+    }
+    std::sort(got.begin(), got.end());
+    const auto want = brute_force_sites(genome, guides, job.pam, job.side, job.k, job.dna, job.rna);
+    EXPECT_FALSE(want.empty());
+    EXPECT_EQ(got.size(), want.size()) << job.pam << " k=" << job.k;
+    EXPECT_TRUE(got == want) << job.pam << " k=" << job.k << " bulges " << job.dna << "/" << job.rna;
+  }
+  // Bad input: a PAM longer than the guide, a non-nucleotide guide, a bad PAM side.
+  EXPECT_EQ(run({"offtarget", "-g", "ACG", "--pam", "NNGRRT", gen.string()}).status, 2);
+  EXPECT_EQ(run({"offtarget", "-g", "ACGTXACGT", gen.string()}).status, 2);
+  EXPECT_EQ(run({"offtarget", "-g", "ACGTACGT", "--pam-side", "4", gen.string()}).status, 2);
+  EXPECT_EQ(run({"offtarget", "-g", "ACGTACGT", (dir_ / "missing.fa").string()}).status, 2);
 }
