@@ -28,6 +28,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <random>
 #include <array>
 #include <cerrno>
 #include <charconv>
@@ -888,6 +889,7 @@ enum class Parse {
   pattern_counts,  // warpmatch -c with -f: "INDEX:COUNT" per pattern, summed
   seqkit_lines,    // seqkit locate: a header line, then one line per match
   distance_sum,    // warpmatch distance --pairs: "A TAB B TAB D" per pair, D summed
+  line_count,      // one line per result (offtarget --bed)
 };
 
 struct Row {
@@ -963,7 +965,8 @@ struct JobSpec {
 const std::vector<std::string> kBackends = {"auto", "cpu", "cuda"};
 
 const JobSpec kJobs[] = {{1, "word"}, {2, "stdin"}, {3, "words"}, {4, "fasta"}, {5, "gz"},
-                             {5, "bgzf"}, {5, "zst"},   {6, "tiny"},  {7, "pairs"}};
+                             {5, "bgzf"}, {5, "zst"},   {6, "tiny"},  {7, "pairs"},
+                             {8, "primers"}, {9, "offtarget"}};
 
 std::vector<std::string> parse_rows(const std::string& list) {
   std::vector<std::string> ids;
@@ -1021,6 +1024,8 @@ std::optional<std::uint64_t> parse_output(Parse how, const std::string& out) {
     }
     case Parse::seqkit_lines:
       return lines.empty() ? 0 : lines.size() - 1;
+    case Parse::line_count:
+      return lines.size();
     case Parse::distance_sum: {
       std::uint64_t sum = 0;
       for (const auto& l : lines) {
@@ -1067,7 +1072,9 @@ void measure(Spawner& spawner, Row& row, int repeats, const fs::path& scratch, d
     row.samples_s.push_back(r.wall_s);
     row.rss_mib = std::max(row.rss_mib, r.max_rss_mib);
     if (std::regex_search(r.err, m, distance_re)) inprocess.push_back(std::stod(m[1]));
-    if (r.out != row.output) row.note = "output changed between runs";
+    // seqkit -j N lists records in the order its threads finish: compare the count only.
+    if (r.out != row.output && !(row.peer && row.parse == Parse::seqkit_lines && parse_output(row.parse, r.out) == row.count))
+      row.note = "output changed between runs";
   }
   row.wall_s = support::median(row.samples_s);
   if (!inprocess.empty()) row.inprocess_s = support::median(inprocess);
@@ -1216,6 +1223,8 @@ class Bench {
   std::optional<TextInfo> text_;
   fs::path words_path_, tiny_path_;
   std::optional<FastaInfo> fasta_;
+  std::optional<FastaInfo> sequence_fasta_;  // jobs 8-9
+  fs::path primers_path_, guides_path_;
   std::vector<Compressed> compressed_;
   std::optional<PairsInfo> pairs_;
   std::vector<Job> jobs_;
@@ -1297,6 +1306,23 @@ void Bench::generate(const std::vector<std::string>& ids) {
     s.resize(kTinyBytes - 1);
     if (s.back() == ' ') s.back() = '.';
     OutFile(tiny_path_).append(s + "\n");
+  }
+  if (wants({"primers", "offtarget"})) {
+    sequence_fasta_ = write_fasta(dir_ / "sequence_genome.fa", o_.sequence_bytes, threads);
+    // Degenerate primers of 11-12 nt (both strands: ~hundreds of sites per primer in 64 MiB).
+    primers_path_ = dir_ / "primers.fa";
+    OutFile(primers_path_).append(">p1\nGGATCNRTAC\n>p2\nCCRGGTTNACG\n>p3\nGANTCACGTGA\n>p4\nTGRYACGATCG\n"
+                                  ">p5\nAAGCTTNNGCA\n>p6\nGTCGACWSAGT\n>p7\nCTGCAGKMTCA\n>p8\nGAATTCHDACG\n");
+    guides_path_ = dir_ / "guides.fa";
+    std::mt19937_64 rng(2026);
+    std::string guides;
+    for (std::uint64_t g = 0; g < o_.guides; ++g) {
+      guides += ">g" + std::to_string(g) + "\n";
+      for (int i = 0; i < 20; ++i) guides.push_back("ACGT"[rng() % 4]);
+      guides.push_back('\n');
+    }
+    OutFile(guides_path_).append(guides);
+    fmt::print("  sequence jobs: FASTA of {}, 8 degenerate primers, {} guides\n", fmt_size(sequence_fasta_->bytes), o_.guides);
   }
   if (wants({"pairs"})) {
     pairs_ = write_pairs(dir_ / "pairs.tsv", o_.pairs);
@@ -1464,6 +1490,24 @@ void Bench::plan(const std::vector<std::string>& ids) {
       sz.optional = true;
       j.rows.push_back(std::move(sz));
       j.targets = {{"auto", Metric::inprocess_ms, 5, false, "in-process <= 5 ms (--stats)"}};
+    } else if (id == "primers") {
+      j.bytes = sequence_fasta_->bytes;
+      j.title = fmt::format("8 IUPAC primers, both strands, {}", fmt_size(j.bytes));
+      const std::string file = sequence_fasta_->path.string();
+      for (const auto& b : kBackends)
+        j.rows.push_back(wm_row(b, "find", {"-c", "--strand", "both", "--iupac", "-f", primers_path_.string(), file},
+                                Parse::pattern_counts, "occurrences"));
+      j.rows.push_back(peer_row("seqkit locate -d", {o_.seqkit_path, "locate", "-d", "-j", threads, "-f",
+                                                     primers_path_.string(), file},
+                                Parse::seqkit_lines, "occurrences", env_.seqkit));
+      j.targets = {{"auto", Metric::vs_peer, 10, true, ">= 10x seqkit locate"}};
+    } else if (id == "offtarget") {
+      j.bytes = sequence_fasta_->bytes;
+      j.title = fmt::format("offtarget {} guides, k 4, {}", o_.guides, fmt_size(j.bytes));
+      const std::string file = sequence_fasta_->path.string();
+      for (const auto& b : kBackends)
+        j.rows.push_back(wm_row(b, "offtarget", {"--guides", guides_path_.string(), "-k", "4", "--bed", file},
+                                Parse::line_count, "sites"));
     }
     jobs_.push_back(std::move(j));
   }
@@ -1514,7 +1558,7 @@ json Bench::to_json(bool complete, int exit_status) const {
   j["timestamp_utc"] = utc_timestamp();
   j["commit"] = env_.commit;
   j["command_line"] = own_command_line();
-  j["options"] = {{"text_bytes", o_.text_bytes}, {"fasta_bytes", o_.fasta_bytes}, {"pairs", o_.pairs},
+  j["options"] = {{"text_bytes", o_.text_bytes}, {"fasta_bytes", o_.fasta_bytes}, {"pairs", o_.pairs}, {"sequence_bytes", o_.sequence_bytes}, {"guides", o_.guides},
                   {"repeats", o_.repeats},       {"threads", o_.threads},         {"dir", dir_.string()},
                   {"keep", o_.keep},             {"words_file", o_.words_file},   {"rows", o_.rows},
                   {"skip_gpu", o_.skip_gpu},     {"run_timeout_s", o_.run_timeout_s}};
@@ -1658,7 +1702,8 @@ int Bench::run() {
   // Room for the data: text, FASTA and (at most) one third of it per compressed copy.
   const double need = (want_text ? o_.text_bytes : 0) +
                       (want_fasta ? o_.fasta_bytes * (1.0 + 0.35 * (wants("gz") + wants("bgzf") + wants("zst"))) : 0) +
-                      (wants("pairs") ? o_.pairs * 410.0 : 0);
+                      (wants("pairs") ? o_.pairs * 410.0 : 0) +
+                      ((wants("primers") || wants("offtarget")) ? o_.sequence_bytes * 1.0 : 0);
   struct statvfs vfs {};
   if (::statvfs(dir_.c_str(), &vfs) == 0) {
     const double avail = static_cast<double>(vfs.f_bavail) * static_cast<double>(vfs.f_frsize);

@@ -3,7 +3,8 @@
 // (ripgrep, seqkit, zcat/zstd | ripgrep, StringZilla when importable) in the same run.
 // Jobs (issue 12): 1 one rare word in a big text file, 2 the same through a pipe, 3 1000 words
 // with -f, 4 an 8-mer in a FASTA, 5 that FASTA as gzip / BGZF / zstd, 6 a 100-byte file,
-// 7 `distance --pairs` on 100,172 pairs. Prints a table, writes JSON.
+// 7 `distance --pairs` on 100,172 pairs, 8 degenerate primers on both strands (vs seqkit
+// locate -d), 9 CRISPR off-targets of 1000 guides (issue 14). Prints a table, writes JSON.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,8 @@ struct BenchE2EOptions {
   std::uint64_t text_bytes = 8ull << 30;   // English-like text of jobs 1-3
   std::uint64_t fasta_bytes = 1ull << 30;  // FASTA of jobs 4-5 (compressed copies for 5)
   std::uint64_t pairs = 100172;            // job 7: pairs of the cross product (317 x 316)
+  std::uint64_t sequence_bytes = 64ull << 20;  // FASTA of jobs 8-9 (seqkit locate -d is slow)
+  std::uint64_t guides = 1000;             // job 9: guides of 20 nt, NGG, <= 4 mismatches
   int repeats = 3;                         // timed runs after one warm-up (median reported)
   int threads = 0;                         // -j for warpmatch and the peers; 0 = their default
   std::string json_path = "bench_e2e.json";
