@@ -24,8 +24,8 @@
 #include "core/approx_pattern.hpp"
 #include "core/parallel.hpp"
 #include "cpu/approx_cpu.hpp"
-#include "cuda/approx_cuda.hpp"
-#include "cuda/exact_cuda.hpp"
+#include "cuda/approx/approx_cuda.hpp"
+#include "cuda/runtime/devices.hpp"
 #include "warpmatch/approx.hpp"
 
 #ifdef WARPMATCH_HAVE_EDLIB

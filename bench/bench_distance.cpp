@@ -27,8 +27,8 @@
 #include "bench/bench_support.hpp"
 #include "core/distance_tune.hpp"
 #include "io/input.hpp"
-#include "cuda/distance_cuda.hpp"
-#include "cuda/exact_cuda.hpp"
+#include "cuda/distance/distance_cuda.hpp"
+#include "cuda/runtime/devices.hpp"
 #include "warpmatch/distance.hpp"
 
 #ifdef WARPMATCH_HAVE_EDLIB

@@ -46,7 +46,8 @@
 #include "core/exact_pattern.hpp"
 #include "core/parallel.hpp"
 #include "cpu/exact_cpu.hpp"
-#include "cuda/exact_cuda.hpp"
+#include "cuda/exact/exact_cuda.hpp"
+#include "cuda/runtime/devices.hpp"
 #include "warpmatch/common.hpp"
 
 extern char** environ;

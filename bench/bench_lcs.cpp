@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench_support.hpp"
-#include "cuda/lcs_cuda.hpp"
+#include "cuda/lcs/lcs_cuda.hpp"
 #include "warpmatch/lcs.hpp"
 
 namespace warpmatch::bench {

@@ -42,7 +42,7 @@
 #include "core/chunking.hpp"
 #include "core/multi_patterns.hpp"
 #include "core/parallel.hpp"
-#include "cuda/multi_cuda.hpp"
+#include "cuda/multi/multi_cuda.hpp"
 #include "warpmatch/multi.hpp"
 
 #ifdef WARPMATCH_HAVE_HYPERSCAN

@@ -1,4 +1,4 @@
-// Approximate search on the CPU (src/core + src/cpu + the public API): the Myers bit-vector
+// Approximate search on the CPU (src/api + src/core + src/cpu + the public API): the Myers bit-vector
 // backend against the plain DP reference and against edlib (EDLIB_MODE_HW) as independent
 // oracles; random inputs over alphabets 2/4/20/256, word-boundary pattern lengths, floods,
 // periodic texts, chunk boundaries (forced tiny chunks), K = 0 and K >= m, the seed paper's

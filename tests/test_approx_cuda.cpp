@@ -15,8 +15,8 @@
 #include "core/approx_align.hpp"
 #include "io/input.hpp"
 #include "cpu/approx_cpu.hpp"
-#include "cuda/approx_cuda.hpp"
-#include "cuda/exact_cuda.hpp"
+#include "cuda/approx/approx_cuda.hpp"
+#include "cuda/runtime/devices.hpp"
 #include "warpmatch/approx.hpp"
 
 namespace core = warpmatch::core;

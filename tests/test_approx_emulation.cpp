@@ -1,5 +1,5 @@
-// CPU emulation of the CUDA approximate-search kernels (src/cuda/approx_kernels.cuh): the
-// same per-lane / per-thread logic (src/cuda/approx_device_logic.hpp) run lane by lane in
+// CPU emulation of the CUDA approximate-search kernels (src/cuda/approx/kernels.cuh): the
+// same per-lane / per-thread logic (src/cuda/approx/agent.hpp) run lane by lane in
 // lockstep, with __shfl_up_sync emulated, against the reference DP. Runs on every machine,
 // so the kernels' arithmetic (chunks and their 16-byte alignment, pipeline skew, the packed
 // shuffle, Eq tables and dummy rows, best mode's candidates and overflow re-run, the host
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/approx_align.hpp"
-#include "cuda/approx_device_logic.hpp"
+#include "cuda/approx/agent.hpp"
 
 namespace core = warpmatch::core;
 namespace logic = warpmatch::cuda::logic;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cli_test_support.hpp"
-#include "cuda/exact_cuda.hpp"
+#include "cuda/runtime/devices.hpp"
 #include "warpmatch/common.hpp"
 
 namespace fs = std::filesystem;

@@ -415,7 +415,7 @@ TEST(DistanceApi, ApplyCigarRejectsInvalidAlignments) {
 }
 
 // ---- CPU emulation of the GPU thread-per-pair batch kernel ----------------------------------
-// A line-by-line port of kernels::myers_thread_batch (src/cuda/distance_kernels.cuh: Peq of
+// A line-by-line port of kernels::myers_thread_batch (src/cuda/distance/kernels.cuh: Peq of
 // at most 4 pattern bytes x 10 32-bit words in "registers", the text streamed in aligned
 // 4-byte chunks, the carry passed word to word) checked against the plain DP, since the GPU
 // tests only run where a GPU is. Keep in step with the kernel.

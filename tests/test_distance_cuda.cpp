@@ -16,7 +16,7 @@
 
 #include "core/distance_tune.hpp"
 #include "io/input.hpp"
-#include "cuda/distance_cuda.hpp"
+#include "cuda/distance/distance_cuda.hpp"
 #include "warpmatch/distance.hpp"
 
 namespace cu = warpmatch::cuda;

@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "core/exact_pattern.hpp"
-#include "cuda/exact_cuda.hpp"
+#include "cuda/exact/exact_cuda.hpp"
+#include "cuda/runtime/devices.hpp"
 
 namespace cu = warpmatch::cuda;
 using Bytes = std::vector<std::uint8_t>;

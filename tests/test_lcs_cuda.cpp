@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cpu/lcs_cpu.hpp"
-#include "cuda/lcs_cuda.hpp"
+#include "cuda/lcs/lcs_cuda.hpp"
 #include "test_lcs_support.hpp"
 #include "warpmatch/lcs.hpp"
 

@@ -1,5 +1,5 @@
-// The CUDA LCS kernels' per-thread logic (src/cuda/lcs_thread_logic.hpp) run over an emulated
-// grid on the CPU, with the same host-side steps as lcs_dispatch.cu (radix sort and scans
+// The CUDA LCS kernels' per-thread logic (src/cuda/lcs/agent.hpp) run over an emulated
+// grid on the CPU, with the same host-side steps as src/cuda/lcs/dispatch.cu (radix sort and scans
 // replaced by std::stable_sort and loops), against the independent oracle. Runs without a
 // GPU, so the index arithmetic of the GPU paths is checked on every machine.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <numeric>
 
 #include "core/lcs_suffix.hpp"
-#include "cuda/lcs_thread_logic.hpp"
+#include "cuda/lcs/agent.hpp"
 #include "test_lcs_support.hpp"
 
 using namespace lcs_test;
@@ -22,7 +22,7 @@ int bits_for(std::uint64_t v) {
   return std::max(b, 1);
 }
 
-/// build_suffix_array of lcs_dispatch.cu, one emulated thread per index: the radix sorts as
+/// build_suffix_array of src/cuda/lcs/dispatch.cu, one emulated thread per index: the radix sorts as
 /// stable sorts, the max-scan and the select as loops.
 std::vector<std::uint32_t> emulated_suffix_array(const Bytes& t) {
   const auto n = static_cast<std::int64_t>(t.size());
@@ -83,7 +83,7 @@ std::vector<std::uint32_t> emulated_suffix_array(const Bytes& t) {
   return sa;
 }
 
-/// lcs_suffix_array_scan of lcs_dispatch.cu with a given PLCP chunk, so many emulated threads
+/// lcs_suffix_array_scan of src/cuda/lcs/dispatch.cu with a given PLCP chunk, so many emulated threads
 /// occur even on short inputs; the device-wide scans as std::inclusive_scan (forward, and
 /// backward over reversed positions). nullopt when the PLCP budget ran out.
 std::optional<warpmatch::LcsResult> emulated_suffix_array_scan(const Bytes& a, const Bytes& b, std::int64_t chunk,
@@ -131,7 +131,7 @@ std::optional<warpmatch::LcsResult> emulated_suffix_array_scan(const Bytes& a, c
   return out;
 }
 
-/// lcs_diagonal of lcs_dispatch.cu: longest runs, max, counts, exclusive scan, keys, sort.
+/// lcs_diagonal of src/cuda/lcs/dispatch.cu: longest runs, max, counts, exclusive scan, keys, sort.
 warpmatch::LcsResult emulated_diagonal(const Bytes& a, const Bytes& b) {
   warpmatch::LcsResult out;
   const auto m = static_cast<std::int64_t>(a.size()), n = static_cast<std::int64_t>(b.size());

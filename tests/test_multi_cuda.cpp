@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/multi_patterns.hpp"
-#include "cuda/multi_cuda.hpp"
+#include "cuda/multi/multi_cuda.hpp"
 #include "test_multi_oracle.hpp"
 #include "warpmatch/multi.hpp"
 

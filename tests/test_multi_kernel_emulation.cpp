@@ -1,4 +1,4 @@
-// The CUDA kernels of multi-pattern search (src/cuda/multi_kernels.cuh), compiled for the host
+// The CUDA kernels of multi-pattern search (src/cuda/multi/kernels.cuh), compiled for the host
 // with shims — one std::thread per CUDA thread of a block, std::barrier for __syncthreads
 // (and one per warp for __syncwarp),
 // std::atomic_ref for atomicAdd — and run block by block on chunks with and without overlap,
@@ -86,7 +86,7 @@ using std::min;
 #include "core/multi_pair_filter.hpp"
 #include "core/multi_patterns.hpp"
 #define detail multi_kernel_emulation
-#include "cuda/multi_kernels.cuh"
+#include "cuda/multi/kernels.cuh"
 #undef detail
 
 namespace warpmatch::cuda::multi_kernel_emulation {

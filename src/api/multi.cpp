@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/backend_choice.hpp"
+#include "api/backend_choice.hpp"
 #include "core/multi_patterns.hpp"
 #include "core/nucleotide.hpp"
 #include "cpu/multi_cpu.hpp"
-#include "cuda/exact_cuda.hpp"
-#include "cuda/multi_cuda.hpp"
+#include "cuda/runtime/devices.hpp"
+#include "cuda/multi/multi_cuda.hpp"
 #include "warpmatch/multi.hpp"
 #include "warpmatch/sequence.hpp"
 

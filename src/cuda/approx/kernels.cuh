@@ -1,4 +1,4 @@
-// CUDA kernels of approximate search. Included only by approx_dispatch.cu.
+// CUDA kernels of approximate search. Included only by dispatch.cu (same folder).
 //  - Myers' bit-vector algorithm (JACM 1999) in Hyyro's block form on 32-bit words, two
 //    layouts: myers_thread_kernel (long texts, m <= 1024: one thread per long text chunk,
 //    the pattern's words in registers) and myers_lane_kernel (short texts or long patterns:
@@ -17,7 +17,7 @@
 #include <climits>
 #include <cstdint>
 
-#include "cuda/approx_device_logic.hpp"
+#include "cuda/approx/agent.hpp"
 
 namespace warpmatch::cuda::kernels {
 

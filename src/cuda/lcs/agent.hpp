@@ -1,4 +1,4 @@
-// The per-thread work of the LCS kernels (lcs_kernels.cuh) as plain functions, callable on
+// The per-thread work of the LCS kernels (kernels.cuh) as plain functions, callable on
 // the device and on the host: the kernels are thin wrappers over them, and
 // tests/test_lcs_emulation.cpp runs them over an emulated grid on the CPU (no GPU needed) to
 // check the index arithmetic against the oracle.

@@ -4,11 +4,11 @@
 #include <chrono>
 #include <limits>
 
-#include "core/backend_choice.hpp"
+#include "api/backend_choice.hpp"
 #include "core/lcs_suffix.hpp"
 #include "cpu/lcs_cpu.hpp"
-#include "cuda/exact_cuda.hpp"
-#include "cuda/lcs_cuda.hpp"
+#include "cuda/runtime/devices.hpp"
+#include "cuda/lcs/lcs_cuda.hpp"
 #include "warpmatch/lcs.hpp"
 
 namespace warpmatch {

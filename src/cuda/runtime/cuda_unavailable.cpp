@@ -1,6 +1,7 @@
 // The CUDA backend's interface in a build without nvcc: nothing is compiled in, no GPU is
 // visible, and every operation says how to get one.
-#include "cuda/exact_cuda.hpp"
+#include "cuda/exact/exact_cuda.hpp"
+#include "cuda/runtime/devices.hpp"
 
 namespace warpmatch::cuda {
 
@@ -34,7 +35,7 @@ ExactTiming bench_exact_host_fed(const core::ExactPattern&, ByteSpan, ExactAlgor
 }  // namespace warpmatch::cuda
 
 // ---- multi-pattern exact search (issue 5) ------------------------------------------------
-#include "cuda/multi_cuda.hpp"
+#include "cuda/multi/multi_cuda.hpp"
 
 namespace warpmatch::cuda {
 
@@ -62,7 +63,7 @@ MultiTiming bench_multi_host_fed(const MultiDeviceTables&, ByteSpan, int) { mult
 }  // namespace warpmatch::cuda
 
 // ---- longest common substring (issue 6) ----
-#include "cuda/lcs_cuda.hpp"
+#include "cuda/lcs/lcs_cuda.hpp"
 namespace warpmatch::cuda {
 std::uint64_t lcs_suffix_array_device_bytes(std::uint64_t) { unavailable(); }
 std::uint64_t lcs_device_free_bytes(int) { unavailable(); }
@@ -72,7 +73,7 @@ void lcs_diagonal(ByteSpan, ByteSpan, std::uint64_t, int, LcsResult&, double*) {
 }  // namespace warpmatch::cuda
 
 // ---- approximate search (issue 3) ----
-#include "cuda/approx_cuda.hpp"
+#include "cuda/approx/approx_cuda.hpp"
 namespace warpmatch::cuda {
 std::uint64_t approx_max_pattern_length(ApproxAlgorithm) { return 0; }
 std::vector<std::vector<core::EndHit>> approx_scan(const std::vector<core::ApproxPattern>&,
@@ -83,7 +84,7 @@ ApproxTiming bench_approx(const core::ApproxPattern&, const core::ApproxQuery&, 
 }  // namespace warpmatch::cuda
 
 // ---- edit distance (issue 4) ----
-#include "cuda/distance_cuda.hpp"
+#include "cuda/distance/distance_cuda.hpp"
 namespace warpmatch::cuda {
 DistanceRun edit_distance(ByteSpan, ByteSpan, std::int64_t, DistanceAlgorithm, int, int) { unavailable(); }
 std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan, ByteSpan>>, std::int64_t,

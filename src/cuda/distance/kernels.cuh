@@ -1,4 +1,4 @@
-// Edit-distance kernels. Included only by distance_dispatch.cu.
+// Edit-distance kernels. Included only by dispatch.cu (same folder).
 //
 // tiles_diagonal: seed paper 001 ("Automatic parameter optimisation of edit distance on the
 // GPU") — the DP table tiled into B x B blocks, one thread block per tile, the tiles of one

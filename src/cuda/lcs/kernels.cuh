@@ -1,5 +1,5 @@
-// Kernels of longest common substring on CUDA (included by lcs_dispatch.cu only); the
-// per-thread work lives in lcs_thread_logic.hpp so the CPU can emulate it in tests.
+// Kernels of longest common substring on CUDA (included by dispatch.cu only); the
+// per-thread work lives in agent.hpp so the CPU can emulate it in tests.
 //  - Seed paper 004 (Zhang Changzhi et al., "GPU acceleration of LCS for protocol signature
 //    extraction", 2013): one thread per alignment offset of B against A (diagonal
 //    b - a = offset, m + n - 1 of them) compares byte by byte and keeps its longest run.
@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "cuda/lcs_thread_logic.hpp"
+#include "cuda/lcs/agent.hpp"
 
 namespace warpmatch::cuda::kernels {
 

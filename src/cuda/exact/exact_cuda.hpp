@@ -1,7 +1,7 @@
 // CUDA backend of exact search: a plain C++ header (no CUDA types), so core code and tests
-// compile without nvcc. Built from src/cuda/*.cu when CUDA is on, from
-// src/cuda/cuda_unavailable.cpp otherwise (every entry then throws BackendUnavailable,
-// devices() is empty).
+// compile without nvcc. Built from src/cuda/exact/dispatch.cu when CUDA is on, from
+// src/cuda/runtime/cuda_unavailable.cpp otherwise (every entry then throws BackendUnavailable).
+// The device list (cuda::devices()) is in src/cuda/runtime/devices.hpp.
 #pragma once
 
 #include <string>
@@ -17,13 +17,6 @@ enum class ExactAlgorithm {
   prefix,      // 16-byte loads, SWAR filter on the first min(m, 3) bytes (exact for m <= 3)
   bf,    // seed paper 003: one thread per start, grid-stride, per-thread counts, block reduction
 };
-
-/// True when this build contains CUDA code (the GPU may still be absent).
-bool compiled();
-/// Version string of the CUDA runtime linked in ("" without CUDA).
-std::string runtime_version();
-/// GPUs visible to the runtime; never throws (empty on any failure).
-std::vector<DeviceInfo> devices();
 
 /// Same contract as cpu::exact_scan, for text in host memory of any size: streamed to the
 /// device in chunks overlapping by pattern length - 1, pinned staging buffers, >= 2 streams

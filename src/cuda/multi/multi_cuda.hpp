@@ -1,5 +1,5 @@
 // CUDA backend of multi-pattern exact search: a plain C++ header (no CUDA types). Built from
-// src/cuda/multi_dispatch.cu with nvcc, from src/cuda/cuda_unavailable.cpp otherwise (every
+// src/cuda/multi/dispatch.cu with nvcc, from src/cuda/runtime/cuda_unavailable.cpp otherwise (every
 // entry then throws BackendUnavailable).
 #pragma once
 

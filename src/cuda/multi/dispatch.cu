@@ -10,9 +10,9 @@
 
 #include "core/chunking.hpp"
 #include "core/multi_pair_filter.hpp"
-#include "cuda/device_runtime.cuh"
-#include "cuda/multi_cuda.hpp"
-#include "cuda/multi_kernels.cuh"
+#include "cuda/runtime/device_runtime.cuh"
+#include "cuda/multi/multi_cuda.hpp"
+#include "cuda/multi/kernels.cuh"
 
 namespace warpmatch::cuda {
 

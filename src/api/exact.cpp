@@ -3,10 +3,11 @@
 // start offsets into Match values for the caller's sink.
 #include <chrono>
 
-#include "core/backend_choice.hpp"
+#include "api/backend_choice.hpp"
 #include "core/exact_pattern.hpp"
 #include "cpu/exact_cpu.hpp"
-#include "cuda/exact_cuda.hpp"
+#include "cuda/exact/exact_cuda.hpp"
+#include "cuda/runtime/devices.hpp"
 #include "warpmatch/exact.hpp"
 
 namespace warpmatch {

@@ -35,9 +35,9 @@
 #include <vector>
 
 #include "core/lcs_suffix.hpp"
-#include "cuda/device_runtime.cuh"
-#include "cuda/lcs_cuda.hpp"
-#include "cuda/lcs_kernels.cuh"
+#include "cuda/runtime/device_runtime.cuh"
+#include "cuda/lcs/lcs_cuda.hpp"
+#include "cuda/lcs/kernels.cuh"
 
 namespace warpmatch::cuda {
 

@@ -1,5 +1,5 @@
 // CUDA backend of longest common substring: a plain C++ header (no CUDA types). Built from
-// src/cuda/lcs_*.cu when CUDA is on, else the entries in cuda_unavailable.cpp throw
+// src/cuda/lcs/dispatch.cu when CUDA is on, else the entries in runtime/cuda_unavailable.cpp throw
 // BackendUnavailable.
 #pragma once
 

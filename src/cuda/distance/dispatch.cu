@@ -1,6 +1,6 @@
 // Edit distance on CUDA, host side: uploads, the paper's per-diagonal tile launches, the
 // bit-parallel stripe passes, the batch kernel's grouping, timing with events. Kernels in
-// distance_kernels.cuh.
+// kernels.cuh.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -12,9 +12,9 @@
 
 #include "core/parallel.hpp"
 #include "core/host_copy.hpp"
-#include "cuda/device_runtime.cuh"
-#include "cuda/distance_cuda.hpp"
-#include "cuda/distance_kernels.cuh"
+#include "cuda/runtime/device_runtime.cuh"
+#include "cuda/distance/distance_cuda.hpp"
+#include "cuda/distance/kernels.cuh"
 
 namespace warpmatch::cuda {
 

@@ -6,11 +6,11 @@
 #include <thread>
 #include <vector>
 
-#include "cuda/device_runtime.cuh"
+#include "cuda/runtime/device_runtime.cuh"
 
 #include "core/host_copy.hpp"
 #include "core/parallel.hpp"
-#include "cuda/exact_cuda.hpp"
+#include "cuda/runtime/devices.hpp"
 
 namespace warpmatch::cuda {
 

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "core/approx_align.hpp"
-#include "cuda/approx_cuda.hpp"
-#include "cuda/approx_kernels.cuh"
-#include "cuda/device_runtime.cuh"
+#include "cuda/approx/approx_cuda.hpp"
+#include "cuda/approx/kernels.cuh"
+#include "cuda/runtime/device_runtime.cuh"
 
 namespace warpmatch::cuda {
 

@@ -1,4 +1,4 @@
-// Kernels of multi-pattern exact search. Included only by src/cuda/multi_dispatch.cu.
+// Kernels of multi-pattern exact search. Included only by src/cuda/multi/dispatch.cu.
 //
 // Both kernels scan one chunk of text in device memory: `owned` start positions, `readable`
 // bytes (owned + the overlap of longest pattern - 1, less at the end of the text). Each

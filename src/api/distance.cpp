@@ -5,12 +5,12 @@
 #include <chrono>
 #include <random>
 
-#include "core/backend_choice.hpp"
+#include "api/backend_choice.hpp"
 #include "core/distance_tune.hpp"
 #include "core/timing.hpp"
 #include "cpu/distance_cpu.hpp"
-#include "cuda/distance_cuda.hpp"
-#include "cuda/exact_cuda.hpp"
+#include "cuda/distance/distance_cuda.hpp"
+#include "cuda/runtime/devices.hpp"
 #include "warpmatch/distance.hpp"
 
 namespace warpmatch {

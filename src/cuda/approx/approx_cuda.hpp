@@ -1,5 +1,5 @@
 // CUDA backend of approximate search: a plain C++ header (no CUDA types). Built from
-// src/cuda/approx_*.cu with nvcc, from src/cuda/cuda_unavailable.cpp otherwise (every entry
+// src/cuda/approx/dispatch.cu with nvcc, from src/cuda/runtime/cuda_unavailable.cpp otherwise (every entry
 // then throws BackendUnavailable).
 #pragma once
 

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "core/chunking.hpp"
-#include "cuda/device_runtime.cuh"
-#include "cuda/exact_cuda.hpp"
-#include "cuda/exact_kernels.cuh"
+#include "cuda/runtime/device_runtime.cuh"
+#include "cuda/exact/exact_cuda.hpp"
+#include "cuda/exact/kernels.cuh"
 
 namespace warpmatch::cuda {
 

@@ -1,6 +1,6 @@
 // CUDA backend of edit distance: a plain C++ header (no CUDA types), so core code and tests
-// compile without nvcc. Built from src/cuda/distance_*.cu when CUDA is on; in a CPU-only
-// build src/cuda/cuda_unavailable.cpp makes every entry throw BackendUnavailable.
+// compile without nvcc. Built from src/cuda/distance/dispatch.cu when CUDA is on; in a CPU-only
+// build src/cuda/runtime/cuda_unavailable.cpp makes every entry throw BackendUnavailable.
 #pragma once
 
 #include <cstdint>

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/backend_choice.hpp"
+#include "api/backend_choice.hpp"
 #include "core/approx_align.hpp"
 #include "core/parallel.hpp"
 #include "cpu/approx_cpu.hpp"
-#include "cuda/approx_cuda.hpp"
-#include "cuda/exact_cuda.hpp"  // cuda::devices()
+#include "cuda/approx/approx_cuda.hpp"
+#include "cuda/runtime/devices.hpp"
 #include "warpmatch/approx.hpp"
 
 namespace warpmatch {

@@ -1,7 +1,7 @@
 // Backend selection and build/device information shared by every operation.
 #include <thread>
 
-#include "cuda/exact_cuda.hpp"
+#include "cuda/runtime/devices.hpp"
 #include "warpmatch/common.hpp"
 
 namespace warpmatch {

@@ -1,4 +1,4 @@
-// Kernels of exact single-pattern search (device code only; launched by exact_dispatch.cu).
+// Kernels of exact single-pattern search (device code only; launched by dispatch.cu).
 //
 // Both kernels scan one device-resident chunk: `text` holds the chunk's bytes, start
 // positions [0, npos) are the ones the chunk owns, and every position p < npos has its

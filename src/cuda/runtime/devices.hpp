@@ -1,0 +1,21 @@
+// The CUDA runtime as the rest of the library sees it: whether CUDA is compiled in, its
+// version and the GPUs it sees. A plain C++ header (no CUDA types); defined in
+// src/cuda/runtime/device_runtime.cu when CUDA is on, in src/cuda/runtime/cuda_unavailable.cpp
+// otherwise (compiled() is false, devices() is empty).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "warpmatch/common.hpp"
+
+namespace warpmatch::cuda {
+
+/// True when this build contains CUDA code (the GPU may still be absent).
+bool compiled();
+/// Version string of the CUDA runtime linked in ("" without CUDA).
+std::string runtime_version();
+/// GPUs visible to the runtime; never throws (empty on any failure).
+std::vector<DeviceInfo> devices();
+
+}  // namespace warpmatch::cuda
