@@ -8,11 +8,12 @@
 #include <sstream>
 
 #include "commands.hpp"  // parse_size
+#include "tuning.hpp"
 
 namespace warpmatch::cli {
 
 std::uint64_t available_memory_bytes() {
-  if (const char* env = std::getenv("WARPMATCH_MEMORY_BYTES"); env && *env) return parse_size(env);
+  if (const char* env = memory_bytes_override()) return parse_size(env);
   std::ifstream meminfo("/proc/meminfo");
   for (std::string line; std::getline(meminfo, line);)
     if (line.rfind("MemAvailable:", 0) == 0) {

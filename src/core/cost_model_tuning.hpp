@@ -64,6 +64,9 @@ struct CostModelPolicy {
   static CostModelPolicy load();
 };
 
+/// True when CUDA_VISIBLE_DEVICES hides every GPU (set and empty, or -1).
+bool cuda_hidden_by_environment();
+
 /// Where `warpmatch tune --cost-model` stores the measured rates ("" without a cache directory).
 std::string cost_model_path();
 /// Writes `policy` as "name value" lines; throws Error naming the path when it cannot.

@@ -29,6 +29,7 @@
 
 #include "core/chunking.hpp"
 #include "core/parallel.hpp"
+#include "cpu/tuning.hpp"
 #include "cpu/exact_cpu_detail.hpp"
 
 namespace warpmatch::cpu {
@@ -193,8 +194,9 @@ std::array<double, 256> prior_frequencies() {
 }
 
 // Large texts are sampled (16 blocks of 1 KiB spread evenly) to refine the byte frequencies
-// and to measure how often each candidate filter actually fires.
-constexpr std::uint64_t kSampleFrom = 4u << 20, kSamples = 16, kSampleBytes = 1024;
+// and to measure how often each candidate filter actually fires: ExactCpuPolicy.
+constexpr std::uint64_t kSampleFrom = ExactCpuPolicy::sample_from, kSamples = ExactCpuPolicy::samples,
+                        kSampleBytes = ExactCpuPolicy::sample_bytes;
 
 // Frequencies for this text: the prior (no copy) or, for large texts, `buf` filled from the
 // sample. Without a sample, a pattern made of nucleotides most likely searches DNA: its
@@ -343,8 +345,6 @@ FilterChoice choose_filter(const core::ExactPattern& pattern, ByteSpan text) {
 
 namespace {
 
-constexpr std::uint64_t kMiB = 1u << 20;
-
 int resolve_threads(int threads) {
   if (threads > 0) return threads;
   // Cached: hardware_concurrency() reads /sys, which costs microseconds per call.
@@ -481,11 +481,14 @@ std::uint64_t scan_fast(const core::ExactPattern& pattern, ByteSpan text, int th
     workers = t;
     chunk = tuning.chunk_bytes;
   } else {
-    workers = static_cast<int>(std::clamp<std::uint64_t>(n / kMiB, 1, static_cast<std::uint64_t>(t)));
+    using P = ExactCpuPolicy;
+    workers = static_cast<int>(std::clamp<std::uint64_t>(n / P::bytes_per_worker, 1, static_cast<std::uint64_t>(t)));
     if (count_only)
-      chunk = workers == 1 ? n : std::clamp<std::uint64_t>(n / (4 * static_cast<std::uint64_t>(workers)), kMiB, 4 * kMiB);
+      chunk = workers == 1 ? n
+                           : std::clamp<std::uint64_t>(n / (P::count_chunks_per_worker * static_cast<std::uint64_t>(workers)),
+                                                       P::count_chunk_min, P::count_chunk_max);
     else
-      chunk = kMiB / 2;
+      chunk = P::report_chunk;
   }
   const std::vector<core::Chunk> chunks = core::plan_chunks(n, chunk, m - 1);
 

@@ -20,6 +20,7 @@
 
 #include "core/chunking.hpp"
 #include "core/parallel.hpp"
+#include "cpu/tuning.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -81,14 +82,10 @@ __attribute__((target("avx2"))) std::uint32_t bitmap_test_32(const std::uint8_t*
 using core::PatternSet;
 using core::PrefixIndex;
 
-// Owned start positions per chunk: large enough to amortise thread start-up, small enough
-// that a round's matches stay bounded and all threads get work.
-constexpr std::uint64_t kChunkBytes = 1ull << 20;
-// Matches a chunk of a listing scan holds before it is delivered (24 bytes each).
-constexpr std::uint64_t kChunkMatches = 1ull << 20;
-
-// Starts per block: the batch walk's lists stay in L1/L2.
-constexpr std::uint64_t kBlockStarts = 2048;
+// Chunk and block sizes: MultiCpuPolicy (cpu/tuning.hpp).
+constexpr std::uint64_t kChunkBytes = MultiCpuPolicy::chunk_bytes;
+constexpr std::uint64_t kChunkMatches = MultiCpuPolicy::chunk_matches;
+constexpr std::uint64_t kBlockStarts = MultiCpuPolicy::block_starts;
 
 struct ChunkScratch {
   std::vector<std::uint32_t> starts;  // a block's starts, offsets from the block

@@ -18,6 +18,7 @@
 #include "core/approx_align.hpp"
 #include "cuda/approx/approx_cuda.hpp"
 #include "cuda/approx/kernels.cuh"
+#include "cuda/approx/tuning.hpp"
 #include "cuda/runtime/device_runtime.cuh"
 
 namespace warpmatch::cuda {
@@ -29,15 +30,10 @@ using detail::Event;
 using detail::PinnedBuffer;
 using detail::Stream;
 
-// Owned end positions per device segment: indices stay 32-bit and CUB's item count an int.
-constexpr std::uint64_t kSegmentEnds = std::uint64_t{1} << 30;
 constexpr std::uint32_t kLaneMaxPerLane = 32;     // 32 lanes x 32 words x 32 bits
 constexpr std::uint32_t kThreadMaxWords = 32;     // thread per chunk: m <= 1024
 constexpr std::uint64_t kWavefrontMaxPattern = 32000;  // 3 x (m+1) x 2 bytes <= 192 KiB
-constexpr std::size_t kLaneSharedTable = 96 * 1024;  // larger Eq tables stay in global memory
-constexpr std::uint32_t kStagedHits = 1024;  // hits copied back with the count, in one copy
 constexpr std::uint64_t kTextPadding = 64;   // the kernels read whole 16-byte blocks
-constexpr std::size_t kBoundMaxPattern = 2048;  // best mode's host bound (bound_best) up to here
 
 /// Calls f(std::integral_constant<int, Q>) for the instance Q in {1, 2, 4, ..., 32}.
 template <class F>
@@ -92,16 +88,11 @@ class ApproxRunner {
     WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device));
     WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&shared_optin_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     staged_scalars_.reserve(3);
-    staged_hits_.reserve(kStagedHits);
-    // Test hook: WARPMATCH_APPROX_HIT_CAPACITY shrinks the first hit buffer (overflow path).
-    if (const char* env = std::getenv("WARPMATCH_APPROX_HIT_CAPACITY"))
-      hit_capacity_ = std::clamp<std::uint64_t>(std::strtoull(env, nullptr, 10), 1, hit_capacity_);
-    // Tuning hook: WARPMATCH_APPROX_LATENCY_WARPS overrides the lane kernel's latency model.
-    if (const char* env = std::getenv("WARPMATCH_APPROX_LATENCY_WARPS"))
-      latency_warps_ = std::clamp(std::strtod(env, nullptr), 1.0, 32.0);
-    // Tuning hook: WARPMATCH_APPROX_MAX_LANES caps the lane kernel's lanes per pattern.
-    if (const char* env = std::getenv("WARPMATCH_APPROX_MAX_LANES"))
-      max_lanes_ = logic::pow2_at_least(std::clamp<std::uint32_t>(std::strtoul(env, nullptr, 10), 1, 32));
+    staged_hits_.reserve(ApproxPolicy::staged_hits);
+    const ApproxTuning tuning = approx_tuning();  // the policy and the environment's overrides
+    hit_capacity_ = tuning.hit_capacity;
+    latency_warps_ = tuning.latency_warps;
+    if (tuning.max_lanes) max_lanes_ = logic::pow2_at_least(tuning.max_lanes);
   }
 
   bool myers() const { return algorithm_ != ApproxAlgorithm::wavefront; }
@@ -132,7 +123,7 @@ class ApproxRunner {
   /// instead of 2048.
   void bound_best(DevicePattern& dp, ByteSpan text) const {
     // Longer patterns: O(m^2) host work, more than it saves.
-    if (!myers() || dp.query.mode != core::ApproxMode::best || dp.pattern.size() > kBoundMaxPattern) return;
+    if (!myers() || dp.query.mode != core::ApproxMode::best || dp.pattern.size() > ApproxPolicy::bound_max_pattern) return;
     const std::size_t piece = std::min<std::size_t>(text.size(), dp.pattern.size() + 256);
     dp.best_bound = logic::minimum_distance(dp.pattern, text.first(piece));
   }
@@ -213,7 +204,7 @@ class ApproxRunner {
       WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(staged_scalars_.get(), scalars_.get(), 12, cudaMemcpyDeviceToHost,
                                                     stream_.get()));
       WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(staged_hits_.get(), hits_.get(),
-                                                    std::min<std::size_t>(kStagedHits, hits_.size()) * 8,
+                                                    std::min<std::size_t>(ApproxPolicy::staged_hits, hits_.size()) * 8,
                                                     cudaMemcpyDeviceToHost, stream_.get()));
       stream_.synchronize();
       count = staged_scalars_.get()[0];
@@ -221,11 +212,11 @@ class ApproxRunner {
       hits_.reserve(count);  // overflow (e.g. a flood of hits): once more with room for all
       relaunch();
     }
-    std::vector<std::uint64_t> packed(staged_hits_.get(), staged_hits_.get() + std::min(count, kStagedHits));
-    if (count > kStagedHits) {
+    std::vector<std::uint64_t> packed(staged_hits_.get(), staged_hits_.get() + std::min(count, ApproxPolicy::staged_hits));
+    if (count > ApproxPolicy::staged_hits) {
       packed.resize(count);
-      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(packed.data() + kStagedHits, hits_.get() + kStagedHits,
-                                                    (count - kStagedHits) * 8ull, cudaMemcpyDeviceToHost,
+      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(packed.data() + ApproxPolicy::staged_hits, hits_.get() + ApproxPolicy::staged_hits,
+                                                    (count - ApproxPolicy::staged_hits) * 8ull, cudaMemcpyDeviceToHost,
                                                     stream_.get()));
       stream_.synchronize();
     }
@@ -387,7 +378,7 @@ class ApproxRunner {
     return std::size_t{dp.rows()} * dp.thread_stride * 4;
   }
   bool lane_table_shared(const DevicePattern& dp) const {
-    return std::size_t{dp.rows()} * dp.shape.per_lane * 32 * 4 <= kLaneSharedTable;
+    return std::size_t{dp.rows()} * dp.shape.per_lane * 32 * 4 <= ApproxPolicy::lane_shared_table;
   }
 
   /// Resident threads per SM of the thread-per-chunk kernel for this pattern.
@@ -461,11 +452,8 @@ class ApproxRunner {
   int shared_optin_ = 48 * 1024;
   std::uint64_t last_pieces_ = 0;
   std::uint64_t text_bytes_ = 0;
-  std::uint64_t hit_capacity_ = std::uint64_t{1} << 24;  // first hit buffer, grown on overflow
-  // Lane kernel: a step's latency in issue slots of one warp (see lane_chunk), most lanes.
-  // Measured on the H200 (bench approx, 4 Mi): 2 beat 4 and 6 by 1.15-1.5x at m = 512 and
-  // 1024 (equal at 256).
-  double latency_warps_ = 2.0;
+  std::uint64_t hit_capacity_ = ApproxPolicy::hit_capacity;  // first hit buffer, grown on overflow
+  double latency_warps_ = ApproxPolicy::latency_warps;  // see ApproxPolicy
   std::uint32_t max_lanes_ = 0;  // 0: logic::myers_shape's default
   DeviceBuffer<std::uint8_t> text_;
   DeviceBuffer<std::uint32_t> dist_, index_, gathered_, block_min_;  // wavefront
@@ -531,10 +519,7 @@ std::vector<std::vector<core::EndHit>> approx_scan(const std::vector<core::Appro
   }
   std::vector<std::uint32_t> best(patterns.size(), UINT_MAX);
   const std::uint64_t n = text.size();
-  // Test hook: WARPMATCH_APPROX_SEGMENT_ENDS forces small device segments (segment seams).
-  std::uint64_t segment = kSegmentEnds;
-  if (const char* env = std::getenv("WARPMATCH_APPROX_SEGMENT_ENDS"))
-    segment = std::clamp<std::uint64_t>(std::strtoull(env, nullptr, 10), 1, kSegmentEnds);
+  const std::uint64_t segment = approx_tuning().segment_ends;  // WARPMATCH_APPROX_SEGMENT_ENDS: tests' seams
   for (std::uint64_t own_begin = 0; own_begin < n; own_begin += segment) {
     const std::uint64_t own_end = std::min(n, own_begin + segment);
     const std::uint64_t from = own_begin > overlap ? own_begin - overlap : 0;
@@ -548,7 +533,7 @@ ApproxTiming bench_approx(const core::ApproxPattern& pattern, const core::Approx
                           ApproxAlgorithm algorithm, int wavefront_blocks, int device, int repeats) {
   detail::require_device(device);
   detail::DeviceGuard guard(device);
-  if (text.size() > kSegmentEnds) throw InvalidArgument("bench_approx: text larger than one device segment");
+  if (text.size() > ApproxPolicy::segment_ends) throw InvalidArgument("bench_approx: text larger than one device segment");
   ApproxRunner runner(device, algorithm, wavefront_blocks);
   const auto dp = runner.upload(pattern, query);
   PinnedBuffer<std::uint8_t> pinned(device);

@@ -13,13 +13,13 @@
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
-#include <cstdlib>
 #include <vector>
 
 #include "core/chunking.hpp"
 #include "cuda/runtime/device_runtime.cuh"
 #include "cuda/exact/exact_cuda.hpp"
 #include "cuda/exact/kernels.cuh"
+#include "cuda/exact/tuning.hpp"
 
 namespace warpmatch::cuda {
 
@@ -37,26 +37,6 @@ using detail::median;
 using detail::parallel_copy;
 namespace kn = kernels;
 
-constexpr std::uint64_t kMiB = 1ull << 20;
-
-/// Tuning of the pipeline (host side only).
-struct ExactPolicy {
-  // Host text already pinned: DMA straight from it; big chunks amortise per-chunk launches
-  // (256 MiB is ~4.6 ms of PCIe at 55 GB/s against ~0.1 ms of kernel).
-  static constexpr std::uint64_t direct_chunk = 256 * kMiB;
-  // Pageable text: each slot pins a staging buffer of this size per call (pinning costs
-  // about as much per byte as copying), so keep it moderate.
-  static constexpr std::uint64_t staged_chunk = 64 * kMiB;  // was 32: 16 copy threads per chunk
-  // Reporting from pinned text: bounds the hit buffers (a flood gives one 4-byte hit per
-  // text byte).
-  static constexpr std::uint64_t report_chunk = 64 * kMiB;
-  // Hits are written as 32-bit chunk-relative offsets.
-  static constexpr std::uint64_t max_chunk = 1024 * kMiB;
-  static constexpr int slots = 2;
-  // Starts handed to the sink per call (bounds host memory for floods).
-  static constexpr std::size_t sink_batch = std::size_t{1} << 20;
-};
-
 /// Bytes past a chunk that kernels may load (16-byte vectors past the end, one look-ahead).
 constexpr std::uint64_t kTextPadding = 64;
 
@@ -66,16 +46,6 @@ std::uint64_t positions_in(const core::Chunk& c, std::uint64_t m) {
   // Owned starts [begin, owned_end) whose occurrence fits before read_end.
   if (c.read_end - c.begin < m) return 0;
   return std::min(c.owned_end, c.read_end - m + 1) - c.begin;
-}
-
-/// Test hook: WARPMATCH_CUDA_CHUNK_BYTES forces the owned bytes per chunk (tests use tiny
-/// values to put matches across chunk boundaries).
-std::uint64_t chunk_override() {
-  const char* s = std::getenv("WARPMATCH_CUDA_CHUNK_BYTES");
-  if (!s || !*s) return 0;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(s, &end, 10);
-  return (end && *end == '\0') ? v : 0;
 }
 
 // ---- kernel selection and launch ---------------------------------------------------------
@@ -331,7 +301,7 @@ class ExactPipeline {
   Slot& slot_of(std::size_t chunk_index) { return slots_[chunk_index % slots_.size()]; }
 
   std::uint64_t choose_chunk_bytes() const {
-    std::uint64_t c = chunk_override();
+    std::uint64_t c = exact_chunk_override();
     const bool forced = c != 0;
     if (!forced)
       c = !direct_ ? ExactPolicy::staged_chunk
@@ -344,7 +314,7 @@ class ExactPipeline {
     WARPMATCH_CUDA_CHECK(device_, cudaMemGetInfo(&free_bytes, &total_bytes));
     const std::uint64_t budget = free_bytes / 2 / ExactPolicy::slots;
     const std::uint64_t cap = budget > m_ ? (budget - m_) / per_byte : 0;
-    if (!forced) c = std::min(c, std::max<std::uint64_t>(cap, kMiB));
+    if (!forced) c = std::min(c, std::max<std::uint64_t>(cap, ExactPolicy::kMiB));
     c = std::min(c, ExactPolicy::max_chunk);
     c = std::min<std::uint64_t>(c, text_.size());
     return std::max<std::uint64_t>(c, 1);

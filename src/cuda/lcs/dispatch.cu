@@ -15,7 +15,7 @@
 //    the length and a CUB select of the runs holding it; the host waits once, reading the
 //    summary and the first runs in one copy.
 //  Device memory comes from a per-device stream-ordered pool that keeps what it holds between
-//  calls (up to kPoolKeepBytes): a cudaMalloc/cudaFree pair costs more than the whole
+//  calls (up to LcsPolicy::pool_keep_bytes): a cudaMalloc/cudaFree pair costs more than the whole
 //  computation on the paper's inputs.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
@@ -38,6 +38,7 @@
 #include "cuda/runtime/device_runtime.cuh"
 #include "cuda/lcs/lcs_cuda.hpp"
 #include "cuda/lcs/kernels.cuh"
+#include "cuda/lcs/tuning.hpp"
 
 namespace warpmatch::cuda {
 
@@ -53,14 +54,6 @@ namespace kn = kernels;
 
 constexpr int kThreadsPerBlock = 256;
 static_assert(kThreadsPerBlock == 256, "doubling_initial_keys fills its code table one thread per byte value");
-// Blocks of the grid-stride byte-set kernel (enough to fill the GPU).
-constexpr unsigned kByteSetBlocks = 1024;
-// Device memory the pool keeps between calls: the paper's inputs (~40 B per input byte) are
-// served from it; larger calls give their excess back when they end.
-constexpr std::uint64_t kPoolKeepBytes = 256ull << 20;
-// Run members copied back with the summary before the host knows how many there are: one
-// wait covers the usual case (a few occurrences), more cost a second copy.
-constexpr std::int64_t kEagerRunMembers = 1024;
 
 unsigned blocks_for(std::int64_t items) {
   return static_cast<unsigned>((items + kThreadsPerBlock - 1) / kThreadsPerBlock);
@@ -98,7 +91,7 @@ std::size_t region_bytes(std::size_t count, std::size_t element) {
 }
 
 /// The device's pool for this file's allocations, created on first use; it keeps up to
-/// kPoolKeepBytes when a stream synchronises, so later calls allocate without the driver.
+/// LcsPolicy::pool_keep_bytes when a stream synchronises, so later calls allocate without the driver.
 cudaMemPool_t scratch_pool(int device) {
   static std::mutex mutex;
   static std::map<int, cudaMemPool_t> pools;
@@ -110,7 +103,7 @@ cudaMemPool_t scratch_pool(int device) {
   props.location.id = device;
   cudaMemPool_t pool = nullptr;
   WARPMATCH_CUDA_CHECK(device, cudaMemPoolCreate(&pool, &props));
-  std::uint64_t keep = kPoolKeepBytes;
+  std::uint64_t keep = LcsPolicy::pool_keep_bytes;
   WARPMATCH_CUDA_CHECK(device, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
   pools.emplace(device, pool);
   return pool;
@@ -235,7 +228,7 @@ std::uint32_t* build_suffix_array(Arena& arena, const std::uint8_t* d_text, std:
   };
 
   WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(present, 0, kn::kAlphabetWords * sizeof(std::uint32_t), s));
-  kn::mark_present_bytes<<<std::min(blocks_for(n), kByteSetBlocks), kThreadsPerBlock, 0, s>>>(d_text, n, present);
+  kn::mark_present_bytes<<<std::min(blocks_for(n), LcsPolicy::byte_set_blocks), kThreadsPerBlock, 0, s>>>(d_text, n, present);
   check_launch("mark_present_bytes", device);
   kn::doubling_initial_keys<<<blocks_for(n), kThreadsPerBlock, 0, s>>>(d_text, n, present, keys.Current(),
                                                                        suffixes.Current(), round_info + 1);
@@ -397,7 +390,7 @@ bool lcs_suffix_array_scan(ByteSpan a, ByteSpan b, std::uint64_t max_matches, in
   stop.record(s);
 
   // The one wait: the summary and the first run members in one copy.
-  const std::int64_t eager = std::min(n, kEagerRunMembers);
+  const std::int64_t eager = std::min(n, LcsPolicy::eager_run_members);
   std::vector<std::uint8_t> head(sizeof(ScanSummary) + static_cast<std::size_t>(eager) * 8);
   WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(head.data(), results, head.size(), cudaMemcpyDeviceToHost, s));
   stream.synchronize();

@@ -13,6 +13,7 @@
 #include "cuda/runtime/device_runtime.cuh"
 #include "cuda/multi/multi_cuda.hpp"
 #include "cuda/multi/kernels.cuh"
+#include "cuda/multi/tuning.hpp"
 
 namespace warpmatch::cuda {
 
@@ -28,22 +29,7 @@ using detail::parallel_copy;
 
 namespace {
 
-// 64 MiB chunks: 16 per GiB, so the first copy (not overlapped) costs little of PCIe speed.
-constexpr std::uint64_t kDefaultChunkBytes = 64ull << 20;
 constexpr std::uint64_t kTextPadding = 64;
-constexpr std::uint64_t kInitialHitCapacity = 1ull << 20;
-// The fast kernel's grid: enough resident blocks to hide latency, grid-stride beyond.
-constexpr int kFastBlocksPerSm = 8;
-// The paper's Table 2 best: 64 blocks per SM (its GTX 260 grid), 512 threads, 1 KiB pages.
-constexpr int kMbndmBlocksPerSm = 64;
-constexpr int kMbndmMaxSharedBytes = 48 * 1024;
-// The pair scan's defaults: a 32 KiB table of wide entries, 5 blocks per SM (its queues
-// need ~45 registers).
-constexpr int kDefaultPairBits = 12;
-constexpr int kDefaultPairBlocksPerSm = 5;
-// The automatic choice takes the pair scan up to this density of its table's bits (1000
-// patterns set ~0.8 %, 2000 ~1.5 %: both faster than the warp-queue scan on the H200).
-constexpr std::uint64_t kPairMaxDensityPercent = 3;
 
 template <class T>
 DeviceBuffer<T> upload(const std::vector<T>& host, int device, std::uint64_t& total) {
@@ -150,16 +136,16 @@ class MultiDeviceTables {
       // Page + maxPLength bytes of text live in shared memory: beyond the default 48 KiB the
       // kernel opts in to the device's larger per-block limit (227 KiB on H100/H200).
       const std::uint64_t shared = static_cast<std::uint64_t>(this->launch.page_bytes) + max_length;
-      int optin_limit = kMbndmMaxSharedBytes;
+      int optin_limit = MultiPolicy::mbndm_max_shared_bytes;
       WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(
                                        &optin_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-      if (shared > static_cast<std::uint64_t>(std::max(optin_limit, kMbndmMaxSharedBytes)))
+      if (shared > static_cast<std::uint64_t>(std::max(optin_limit, MultiPolicy::mbndm_max_shared_bytes)))
         throw InvalidArgument("M-BNDM GPU page of " + std::to_string(this->launch.page_bytes) +
                               " bytes + longest pattern " + std::to_string(max_length) +
                               " exceeds the " + std::to_string(optin_limit / 1024) +
                               " KiB of shared memory a block may have; use a smaller page or "
                               "--algo fast");
-      if (shared > static_cast<std::uint64_t>(kMbndmMaxSharedBytes))
+      if (shared > static_cast<std::uint64_t>(MultiPolicy::mbndm_max_shared_bytes))
         WARPMATCH_CUDA_CHECK(device, cudaFuncSetAttribute(detail::multi_mbndm_kernel,
                                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                           static_cast<int>(shared)));
@@ -191,7 +177,7 @@ class MultiDeviceTables {
     if (algorithm == MultiAlgorithm::fast) {
       const std::uint64_t tiles = (owned + detail::kFastTileStarts - 1) / detail::kFastTileStarts;
       const auto grid = static_cast<unsigned>(
-          std::min<std::uint64_t>(tiles, static_cast<std::uint64_t>(multiprocessors) * kFastBlocksPerSm));
+          std::min<std::uint64_t>(tiles, static_cast<std::uint64_t>(multiprocessors) * MultiPolicy::fast_blocks_per_sm));
       std::size_t shared = detail::kFastTileWords * sizeof(std::uint32_t);
       if (fast.bits4 <= detail::kFastSharedBitmapBits) {
         shared += (std::size_t{1} << fast.bits4) / 8;
@@ -210,7 +196,7 @@ class MultiDeviceTables {
     const std::uint64_t pages = (owned + launch.page_bytes - 1) / launch.page_bytes;
     const std::uint64_t total_blocks =
         launch.blocks > 0 ? static_cast<std::uint64_t>(launch.blocks)
-                          : static_cast<std::uint64_t>(multiprocessors) * kMbndmBlocksPerSm;
+                          : static_cast<std::uint64_t>(multiprocessors) * MultiPolicy::mbndm_blocks_per_sm;
     const std::uint64_t groups =
         std::max<std::uint64_t>(1, std::min<std::uint64_t>(pages, total_blocks / subset_blocks));
     const std::uint64_t grid = groups * subset_blocks;
@@ -229,17 +215,17 @@ class MultiDeviceTables {
   /// 10^5 patterns) better.
   FastKernel automatic_kernel(const core::PatternSet& set) const {
     if (short_classes) return FastKernel::scan_warp_queue;
-    const core::PairFilter pair = core::build_pair_filter(set, kDefaultPairBits, true);
+    const core::PairFilter pair = core::build_pair_filter(set, MultiPolicy::pair_bits, true);
     std::uint64_t set_bits = 0;
     for (const std::uint32_t w : pair.words) set_bits += static_cast<std::uint64_t>(__builtin_popcount(w));
-    return set_bits <= pair.words.size() * 32 * kPairMaxDensityPercent / 100 ? FastKernel::scan_pair
+    return set_bits <= pair.words.size() * 32 * MultiPolicy::pair_max_density_percent / 100 ? FastKernel::scan_pair
                                                                             : FastKernel::scan_warp_queue;
   }
 
   /// The pair scan's table, uploaded, and its shared-memory opt-in beyond 48 KiB.
   void setup_pair_scan(const core::PatternSet& set) {
-    pair_bits = launch.pair_bits ? launch.pair_bits : kDefaultPairBits;
-    pair_blocks_per_sm = launch.pair_blocks_per_sm ? launch.pair_blocks_per_sm : kDefaultPairBlocksPerSm;
+    pair_bits = launch.pair_bits ? launch.pair_bits : MultiPolicy::pair_bits;
+    pair_blocks_per_sm = launch.pair_blocks_per_sm ? launch.pair_blocks_per_sm : MultiPolicy::pair_blocks_per_sm;
     pair_wide = !launch.pair_narrow;
     // The table must fit a block's shared memory (227 KiB): 2^15 narrow or 2^14 wide entries.
     const int max_bits = pair_wide ? 14 : 15;
@@ -436,7 +422,7 @@ class MultiPipeline {
  public:
   MultiPipeline(const MultiDeviceTables& tables, ByteSpan text, bool count_only)
       : t_(tables), device_(tables.device), text_(text), count_only_(count_only) {
-    const std::uint64_t chunk = t_.launch.chunk_bytes ? t_.launch.chunk_bytes : kDefaultChunkBytes;
+    const std::uint64_t chunk = t_.launch.chunk_bytes ? t_.launch.chunk_bytes : MultiPolicy::chunk_bytes;
     overlap_ = t_.max_length - 1;
     chunks_ = core::plan_chunks(text.size(), chunk, overlap_);
     direct_ = is_pinned(text.data()) && is_pinned(text.data() + text.size() - 1);
@@ -448,7 +434,7 @@ class MultiPipeline {
       if (!direct_) s.staging.reserve(buffer);
       s.counter.reserve(1);
       s.host_counter.reserve(1);
-      if (!count_only_) grow(s, kInitialHitCapacity);
+      if (!count_only_) grow(s, MultiPolicy::initial_hit_capacity);
     }
   }
 
