@@ -156,13 +156,13 @@ ApproxMatcher ApproxMatcher::compile(const std::vector<std::vector<std::uint8_t>
   if (impl->backend == Backend::cpu) {
     using A = cpu::ApproxAlgorithm;
     impl->cpu_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cpu, {{"myers", A::myers}, {"dp", A::dp}},
-                                                  "'wavefront' runs on --backend cuda", impl->algorithm);
+                                                  "'wavefront' runs on the cuda backend", impl->algorithm);
     impl->device_label = "cpu (" + std::to_string(impl->threads) + " threads)";
   } else {
     using A = cuda::ApproxAlgorithm;
     impl->cuda_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cuda,
                                                    {{"myers", A::myers}, {"wavefront", A::wavefront}},
-                                                   "'dp' runs on --backend cpu", impl->algorithm);
+                                                   "'dp' runs on the cpu backend", impl->algorithm);
     if (impl->cuda_algorithm == A::wavefront && (options.iupac || options.hamming))
       throw InvalidArgument(std::string("the cuda 'wavefront' kernel compares plain bytes with edit distance; ") +
                             (options.hamming ? "Hamming search" : "IUPAC codes") + " run on the 'myers' algorithm");
@@ -172,7 +172,7 @@ ApproxMatcher ApproxMatcher::compile(const std::vector<std::vector<std::uint8_t>
         throw InvalidArgument("pattern " + std::to_string(i) + " has " +
                               std::to_string(impl->patterns[i].size()) +
                               " bytes; the cuda '" + impl->algorithm + "' kernel accepts at most " +
-                              std::to_string(limit) + " (use --backend cpu)");
+                              std::to_string(limit) + " (the cpu backend has no such limit)");
     const auto devices = cuda::devices();
     if (options.device < 0 || options.device >= static_cast<int>(devices.size()))
       throw InvalidArgument("CUDA device " + std::to_string(options.device) + " does not exist (" +

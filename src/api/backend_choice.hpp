@@ -33,7 +33,7 @@ struct NamedAlgorithm {
 
 /// The entry of `table` named `requested` ("auto": the first entry, the backend's default);
 /// `resolved` gets its name. An unknown name throws InvalidArgument naming the operation and
-/// the backend, listing the table, and adding `elsewhere` (e.g. "'dp' runs on --backend cpu").
+/// the backend, listing the table, and adding `elsewhere` (e.g. "'dp' runs on the cpu backend").
 template <class Algorithm>
 Algorithm pick_algorithm(std::string_view requested, std::string_view operation, Backend backend,
                          std::initializer_list<NamedAlgorithm<Algorithm>> table, std::string_view elsewhere,

@@ -43,7 +43,7 @@ Backend resolve_backend(Backend requested) {
         "(rebuild with nvcc: cmake --preset cuda)");
   if (!have_gpu)
     throw BackendUnavailable("backend 'cuda' requested but no CUDA GPU is visible "
-                             "(use --backend cpu or auto)");
+                             "(the cpu backend and auto need none)");
   return Backend::cuda;
 }
 

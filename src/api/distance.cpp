@@ -40,14 +40,14 @@ Plan resolve(const DistanceOptions& options) {
   if (plan.backend == Backend::cpu) {
     using A = cpu::DistanceAlgorithm;
     plan.cpu_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cpu, {{"myers", A::myers}, {"dp", A::dp}},
-                                                 "'tiles' runs on --backend cuda", plan.algorithm);
+                                                 "'tiles' runs on the cuda backend", plan.algorithm);
     if (plan.cpu_algorithm == A::dp) plan.threads = 1;
     plan.device_label = "cpu (" + std::to_string(plan.threads) + " threads)";
   } else {
     using A = cuda::DistanceAlgorithm;
     plan.cuda_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cuda,
                                                   {{"myers", A::myers_stripes}, {"tiles", A::tiles}},
-                                                  "'dp' runs on --backend cpu", plan.algorithm);
+                                                  "'dp' runs on the cpu backend", plan.algorithm);
     const auto devices = cuda::devices();
     if (options.device < 0 || options.device >= static_cast<int>(devices.size()))
       throw InvalidArgument("CUDA device " + std::to_string(options.device) + " does not exist (" +

@@ -66,14 +66,14 @@ ExactMatcher ExactMatcher::compile(ByteSpan pattern, const ExactOptions& options
   if (impl->backend == Backend::cpu) {
     using A = cpu::ExactAlgorithm;
     impl->cpu_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cpu, {{"fast", A::fast}, {"naive", A::naive}},
-                                                  "'bf' runs on --backend cuda", impl->algorithm);
+                                                  "'bf' runs on the cuda backend", impl->algorithm);
     if (impl->cpu_algorithm == A::naive) impl->threads = 1;
   } else {
     using A = cuda::ExactAlgorithm;
     impl->cuda_algorithm = core::pick_algorithm<A>(
         algo, kOperation, Backend::cuda,
         {{"fast", A::fast}, {"firstlast", A::first_last}, {"prefix", A::prefix}, {"bf", A::bf}},
-        "'naive' runs on --backend cpu", impl->algorithm);
+        "'naive' runs on the cpu backend", impl->algorithm);
   }
   if (impl->backend == Backend::cuda) {
     const auto devices = cuda::devices();

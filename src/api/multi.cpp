@@ -102,7 +102,7 @@ MultiMatcher MultiMatcher::compile(const std::vector<std::string>& patterns,
   } else {
     using A = cuda::MultiAlgorithm;
     cuda_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cuda, {{"fast", A::fast}, {"mbndm", A::mbndm}},
-                                             "'naive' runs on --backend cpu", impl->algorithm);
+                                             "'naive' runs on the cpu backend", impl->algorithm);
   }
 
   impl->user_patterns = patterns.size();

@@ -232,8 +232,8 @@ PatternList parse_pattern_file(std::string_view content, bool fixed_lines, std::
         }
         auto bad = [&](const std::string& why) {
           throw InvalidArgument(std::string(source) + ":" + std::to_string(line_index + 1) +
-                                ": " + why + " (escapes are \\xNN and \\\\; use --fixed-lines "
-                                "to take lines verbatim)");
+                                ": " + why + " (escapes are \\xNN and \\\\; take lines verbatim with "
+                                "fixed_lines)");
         };
         if (i + 1 >= line.size()) bad("backslash at end of line");
         if (line[i + 1] == '\\') {

@@ -39,7 +39,7 @@ DistanceRun run_tiles(ByteSpan a, ByteSpan b, int B, int device) {
   const auto t0 = Clock::now();
   const std::int64_t m = static_cast<std::int64_t>(a.size()), n = static_cast<std::int64_t>(b.size());
   if (m > INT32_MAX / 2 || n > INT32_MAX / 2)
-    throw InvalidArgument("--algo tiles keeps 32-bit border values: lengths up to 1073741823 (got " +
+    throw InvalidArgument("the 'tiles' algorithm keeps 32-bit border values: lengths up to 1073741823 (got " +
                           std::to_string(std::max(m, n)) + ")");
   const std::int64_t tile_rows = (m + B - 1) / B, tile_cols = (n + B - 1) / B;
   Stream stream(device);

@@ -143,8 +143,8 @@ class MultiDeviceTables {
         throw InvalidArgument("M-BNDM GPU page of " + std::to_string(this->launch.page_bytes) +
                               " bytes + longest pattern " + std::to_string(max_length) +
                               " exceeds the " + std::to_string(optin_limit / 1024) +
-                              " KiB of shared memory a block may have; use a smaller page or "
-                              "--algo fast");
+                              " KiB of shared memory a block may have; use a smaller page or the "
+                              "'fast' algorithm");
       if (shared > static_cast<std::uint64_t>(MultiPolicy::mbndm_max_shared_bytes))
         WARPMATCH_CUDA_CHECK(device, cudaFuncSetAttribute(detail::multi_mbndm_kernel,
                                                           cudaFuncAttributeMaxDynamicSharedMemorySize,

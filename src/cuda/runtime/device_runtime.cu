@@ -192,7 +192,7 @@ void require_device(int device) {
   const auto& list = device_list();
   if (list.empty())
     throw BackendUnavailable("CUDA backend requested but no CUDA GPU is visible "
-                             "(use --backend cpu or auto)");
+                             "(the cpu backend and auto need none)");
   if (device < 0 || device >= static_cast<int>(list.size()))
     throw InvalidArgument("CUDA device " + std::to_string(device) + " does not exist (" +
                           std::to_string(list.size()) + " visible)");
