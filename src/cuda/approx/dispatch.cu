@@ -17,6 +17,7 @@
 
 #include "core/approx_align.hpp"
 #include "cuda/approx/approx_cuda.hpp"
+#include "cuda/approx/hamming.hpp"
 #include "cuda/approx/kernels.cuh"
 #include "cuda/approx/tuning.hpp"
 #include "cuda/runtime/device_runtime.cuh"
@@ -505,6 +506,9 @@ std::vector<std::vector<core::EndHit>> approx_scan(const std::vector<core::Appro
                                                    int wavefront_blocks, int device) {
   detail::require_device(device);
   detail::DeviceGuard guard(device);
+  // Hamming search (substitutions only) has its own kernel; the option is the matcher's, so
+  // every pattern of the set has it or none does.
+  if (!patterns.empty() && patterns.front().hamming) return hamming_scan(patterns, queries, text, device);
   std::vector<std::vector<core::EndHit>> out(patterns.size());
   if (text.empty()) return out;
   ApproxRunner runner(device, algorithm, wavefront_blocks);

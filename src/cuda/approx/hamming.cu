@@ -25,13 +25,16 @@ constexpr std::uint64_t kFirstHitCapacity = std::uint64_t{1} << 20;
 __global__ void __launch_bounds__(kBlockThreads)
     hamming_windows(const std::uint8_t* __restrict__ text, std::uint32_t starts, const std::uint32_t* __restrict__ table,
                     std::uint32_t words, std::uint32_t m, std::uint32_t limit, unsigned long long* __restrict__ count,
-                    uint2* __restrict__ hits, unsigned long long capacity) {
+                    uint2* __restrict__ hits, unsigned long long capacity, bool table_in_shared) {
   extern __shared__ std::uint32_t shared_table[];
-  for (std::uint32_t i = threadIdx.x; i < 256 * words; i += blockDim.x) shared_table[i] = table[i];
-  __syncthreads();
+  if (table_in_shared) {
+    for (std::uint32_t i = threadIdx.x; i < 256 * words; i += blockDim.x) shared_table[i] = table[i];
+    __syncthreads();
+  }
+  const std::uint32_t* lookup = table_in_shared ? shared_table : table;
   const std::uint32_t stride = gridDim.x * blockDim.x;
   for (std::uint32_t s = blockIdx.x * blockDim.x + threadIdx.x; s < starts; s += stride) {
-    const std::uint32_t miss = logic::window_mismatches(text + s, shared_table, words, m, limit);
+    const std::uint32_t miss = logic::window_mismatches(text + s, lookup, words, m, limit);
     if (miss <= limit) {
       const unsigned long long at = atomicAdd(count, 1ull);
       if (at < capacity) hits[at] = make_uint2(s, miss);
@@ -51,8 +54,9 @@ std::vector<std::vector<core::EndHit>> hamming_scan(const std::vector<core::Appr
   for (const auto& p : patterns) longest = std::max<std::uint64_t>(longest, p.size());
   if (text.size() == 0 || longest == 0) return out;
 
-  int multiprocessors = 0;
+  int multiprocessors = 0, shared_optin = 0;
   WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   DeviceBuffer<std::uint8_t> d_text(device);
   DeviceBuffer<unsigned long long> d_count(device);
   DeviceBuffer<uint2> d_hits(device);
@@ -80,7 +84,9 @@ std::vector<std::vector<core::EndHit>> hamming_scan(const std::vector<core::Appr
       if (bytes < m) continue;
       const auto starts = static_cast<std::uint32_t>(std::min<std::uint64_t>(bytes - m + 1, kSegmentStarts));
       const std::uint32_t limit = queries[pi].k;
-      const std::size_t shared = 256 * std::size_t{words[pi]} * 4;
+      // Tables of patterns up to ~7000 bytes sit in shared memory; longer ones are read from global.
+      const bool in_shared = 256 * std::size_t{words[pi]} * 4 <= static_cast<std::size_t>(shared_optin);
+      const std::size_t shared = in_shared ? 256 * std::size_t{words[pi]} * 4 : 0;
       if (shared > 48 * 1024)
         WARPMATCH_CUDA_CHECK(device, cudaFuncSetAttribute(hamming_windows, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                           static_cast<int>(shared)));
@@ -90,7 +96,7 @@ std::vector<std::vector<core::EndHit>> hamming_scan(const std::vector<core::Appr
         WARPMATCH_CUDA_CHECK(device, cudaMemset(d_count.get(), 0, sizeof(unsigned long long)));
         hamming_windows<<<blocks, kBlockThreads, shared>>>(d_text.get(), starts, tables[pi].get(), words[pi],
                                                            static_cast<std::uint32_t>(m), limit, d_count.get(),
-                                                           d_hits.get(), capacity);
+                                                           d_hits.get(), capacity, in_shared);
         WARPMATCH_CUDA_CHECK(device, cudaGetLastError());
         unsigned long long found = 0;
         WARPMATCH_CUDA_CHECK(device, cudaMemcpy(&found, d_count.get(), sizeof found, cudaMemcpyDeviceToHost));
