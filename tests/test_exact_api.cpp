@@ -20,7 +20,7 @@ std::vector<Match> oracle(std::string_view text, std::string_view pattern) {
   std::vector<Match> out;
   if (pattern.size() > text.size()) return out;
   for (std::size_t i = 0; i + pattern.size() <= text.size(); ++i)
-    if (text.substr(i, pattern.size()) == pattern) out.push_back({0, i, i + pattern.size()});
+    if (text.substr(i, pattern.size()) == pattern) out.push_back({.pattern = 0, .start = i, .end = i + pattern.size()});
   return out;
 }
 

@@ -132,7 +132,7 @@ std::vector<Match> decode(const std::vector<std::uint64_t>& keys, std::uint64_t 
   std::vector<Match> out;
   for (const auto k : sorted) {
     const auto id = static_cast<std::uint32_t>(k & 0xffffffffu);
-    out.push_back({id, k >> 32, (k >> 32) + set.length(id)});
+    out.push_back({.pattern = id, .start = k >> 32, .end = (k >> 32) + set.length(id)});
   }
   return out;
 }

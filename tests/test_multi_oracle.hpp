@@ -40,7 +40,7 @@ inline std::vector<warpmatch::Match> naive_matches(const std::vector<std::string
       bool ok = true;
       for (std::size_t j = 0; j < p.size() && ok; ++j)
         ok = ci ? lower(text[s + j]) == lower(p[j]) : text[s + j] == p[j];
-      if (ok) out.push_back({i, s, s + p.size()});
+      if (ok) out.push_back({.pattern = static_cast<std::uint32_t>(i), .start = s, .end = s + p.size()});
     }
   return out;
 }
@@ -71,7 +71,7 @@ inline std::optional<std::vector<warpmatch::Match>> hyperscan_matches(
   std::vector<warpmatch::Match> out;
   auto on_match = [](unsigned id, unsigned long long from, unsigned long long to, unsigned,
                      void* ctx) -> int {
-    static_cast<std::vector<warpmatch::Match>*>(ctx)->push_back({id, from, to});
+    static_cast<std::vector<warpmatch::Match>*>(ctx)->push_back({.pattern = id, .start = from, .end = to});
     return 0;
   };
   hs_scan(db, text.data(), static_cast<unsigned>(text.size()), 0, scratch, on_match, &out);

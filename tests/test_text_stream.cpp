@@ -319,7 +319,7 @@ TEST(TextStream, WindowedSearchEqualsWholeSearch) {
       std::vector<std::uint64_t> counts(set.size());
       for (TextWindow w; s.next(w);) {
         auto keep = [&](const Match& m) {
-          if (m.start < w.owned) got.push_back({m.pattern, m.start + w.offset, m.end + w.offset});
+          if (m.start < w.owned) got.push_back({.pattern = m.pattern, .start = m.start + w.offset, .end = m.end + w.offset});
           return true;
         };
         if (which == 0) {

@@ -30,10 +30,10 @@ Backend parse_backend(std::string_view name);
 /// `pattern` is the index of the pattern that matched (0 for single-pattern search).
 struct Match {
   std::uint32_t pattern = 0;
+  char strand = '+';  // '-': the pattern's reverse complement matched (sequence search); in the
+                      // padding after `pattern`, so a hit stays 24 bytes (initialise by name)
   std::uint64_t start = 0;
   std::uint64_t end = 0;
-  char strand = '+';  // '-': the pattern's reverse complement matched (sequence search); last,
-                      // so that positional initialisers {pattern, start, end} stay valid
   friend bool operator==(const Match&, const Match&) = default;
 };
 

@@ -20,8 +20,8 @@ using namespace nb::literals;
 namespace {
 
 // ---- result rows (the NumPy dtypes below describe these layouts) ------------------------
-static_assert(sizeof(Match) == 32 && offsetof(Match, pattern) == 0 && offsetof(Match, start) == 8 &&
-              offsetof(Match, end) == 16 && offsetof(Match, strand) == 24);
+static_assert(sizeof(Match) == 24 && offsetof(Match, pattern) == 0 && offsetof(Match, start) == 8 &&
+              offsetof(Match, end) == 16 && offsetof(Match, strand) == 4);
 
 struct ApproxRow {
   std::uint32_t pattern;
@@ -43,7 +43,7 @@ static_assert(sizeof(FileRow) == 32);
 
 nb::handle exact_dtype() {
   static nb::handle d =
-      struct_dtype({{"pattern", "<u4", 0}, {"start", "<u8", 8}, {"end", "<u8", 16}}, 32).release();  // strand unused yet
+      struct_dtype({{"pattern", "<u4", 0}, {"start", "<u8", 8}, {"end", "<u8", 16}}, 24).release();  // strand unused yet
   return d;
 }
 nb::handle approx_dtype() {
