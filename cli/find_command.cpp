@@ -256,8 +256,8 @@ class FindRun {
     } else {
       if (show_path_) fmt::format_to(std::back_inserter(buf), "{}:", where.path);
       if (where.record) fmt::format_to(std::back_inserter(buf), "{}:", *where.record);
-      fmt::format_to(std::back_inserter(buf), "{}:", start);
       if (flags_.seq.shows_strand()) fmt::format_to(std::back_inserter(buf), "{}:", strand);
+      fmt::format_to(std::back_inserter(buf), "{}:", start);
       append_escaped_text(buf, matched);
       buf.push_back('\n');
     }
@@ -566,7 +566,7 @@ CommandRunner add_find_command(CLI::App& app) {
       ->check(size_check());
   cmd->add_flag("--no-progress", flags->no_progress, "Never draw the progress bar");
   cmd->footer(
-      std::string("Output: PATH:RECORD:START[:STRAND]:MATCH per occurrence (PATH with several inputs or -H,\n") +
+      std::string("Output: PATH:RECORD:[STRAND:]START:MATCH per occurrence (PATH with several inputs or -H,\n") +
       "RECORD for FASTA/FASTQ, STRAND with --strand - or both;\n"
       "for FASTA/FASTQ; START is the 0-based byte offset in the record; bytes outside printable\n"
       "ASCII are escaped as \\xNN). Pattern sets: every occurrence of every pattern, overlapping\n"
