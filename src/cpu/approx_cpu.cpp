@@ -59,14 +59,10 @@ struct MyersTables {
   }
 };
 
-struct ChunkResult {
-  std::vector<core::EndHit> hits;
-  std::uint32_t best = std::numeric_limits<std::uint32_t>::max();
-};
 
 /// Patterns of at most 64 bytes: one word, no cutoff bookkeeping (the common case of reads,
 /// primers and words).
-ChunkResult scan_chunk_one_word(const MyersTables& t, ByteSpan text, std::uint64_t from,
+ChunkEnds scan_chunk_one_word(const MyersTables& t, ByteSpan text, std::uint64_t from,
                                 std::uint64_t own_begin, std::uint64_t own_end,
                                 const core::ApproxQuery& query) {
   const bool best_mode = query.mode == core::ApproxMode::best;
@@ -74,7 +70,7 @@ ChunkResult scan_chunk_one_word(const MyersTables& t, ByteSpan text, std::uint64
   Word pv = ~Word{0}, mv = 0;
   std::int64_t score = static_cast<std::int64_t>(t.m);
   std::int64_t threshold = query.k;
-  ChunkResult result;
+  ChunkEnds result;
   const Word* peq = t.peq.data();
   for (std::uint64_t c = from; c < own_begin; ++c)
     score += advance_block(pv, mv, peq[text[c]], 0, hbit);
@@ -93,7 +89,7 @@ ChunkResult scan_chunk_one_word(const MyersTables& t, ByteSpan text, std::uint64
 }
 
 /// Ends e = c + 1 for columns c in [own_begin, own_end), the DP restarted at column `from`.
-ChunkResult scan_chunk(const MyersTables& t, ByteSpan text, std::uint64_t from,
+ChunkEnds scan_chunk(const MyersTables& t, ByteSpan text, std::uint64_t from,
                        std::uint64_t own_begin, std::uint64_t own_end,
                        const core::ApproxQuery& query) {
   const bool best_mode = query.mode == core::ApproxMode::best;
@@ -108,7 +104,7 @@ ChunkResult scan_chunk(const MyersTables& t, ByteSpan text, std::uint64_t from,
   // Invariant: every cell of a block after last_block is > threshold.
   std::int64_t threshold = query.k;
   std::size_t last_block = std::min<std::size_t>(words - 1, static_cast<std::size_t>(threshold) / kWordBits);
-  ChunkResult result;
+  ChunkEnds result;
   for (std::uint64_t c = from; c < own_end; ++c) {
     const Word* eq = &t.peq[static_cast<std::size_t>(text[c]) * words];
     int hout = 0;  // top row D[0][.] = 0: free start in the text
@@ -169,7 +165,7 @@ std::vector<core::EndHit> approx_scan(const core::ApproxPattern& pattern, ByteSp
   const std::uint64_t overlap = core::approx_overlap(pattern.size(), query.k);
   const std::uint64_t chunk = query.chunk_ends ? query.chunk_ends : auto_chunk(n, overlap, threads);
   const std::vector<core::Chunk> chunks = core::plan_chunks(n, chunk, 0);
-  std::vector<ChunkResult> results(chunks.size());
+  std::vector<ChunkEnds> results(chunks.size());
   core::parallel_for(chunks.size(), threads, [&](std::size_t i) {
     const core::Chunk& ch = chunks[i];
     const std::uint64_t from = ch.begin > overlap ? ch.begin - overlap : 0;
@@ -178,16 +174,20 @@ std::vector<core::EndHit> approx_scan(const core::ApproxPattern& pattern, ByteSp
     if (bytes_done) bytes_done->fetch_add(ch.owned_end - ch.begin, std::memory_order_relaxed);
   });
 
+  return merge_chunk_ends(results, query.mode);
+}
+
+std::vector<core::EndHit> merge_chunk_ends(const std::vector<ChunkEnds>& chunks, core::ApproxMode mode) {
   std::uint32_t best = std::numeric_limits<std::uint32_t>::max();
   std::size_t total = 0;
-  for (const auto& r : results) {
+  for (const auto& r : chunks) {
     best = std::min(best, r.best);
     total += r.hits.size();
   }
   std::vector<core::EndHit> hits;
-  hits.reserve(query.mode == core::ApproxMode::best ? 0 : total);
-  for (auto& r : results) {
-    if (query.mode == core::ApproxMode::best && r.best != best) continue;
+  hits.reserve(total);
+  for (const auto& r : chunks) {
+    if (mode == core::ApproxMode::best && r.best != best) continue;
     hits.insert(hits.end(), r.hits.begin(), r.hits.end());
   }
   return hits;

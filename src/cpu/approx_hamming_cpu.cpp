@@ -42,17 +42,13 @@ struct HammingTables {
   }
 };
 
-struct ChunkHits {
-  std::vector<core::EndHit> hits;
-  std::uint32_t best = std::numeric_limits<std::uint32_t>::max();
-};
 
 // Keeps what the query asks for: every distance <= k, or in best mode the running minimum's.
 struct Collector {
   const core::ApproxQuery& query;
-  ChunkHits& out;
+  ChunkEnds& out;
   std::uint32_t limit;
-  Collector(const core::ApproxQuery& q, ChunkHits& o) : query(q), out(o), limit(q.k) {}
+  Collector(const core::ApproxQuery& q, ChunkEnds& o) : query(q), out(o), limit(q.k) {}
   void add(std::uint64_t end, std::uint32_t distance) {
     if (distance > limit) return;
     if (query.mode == core::ApproxMode::best) {
@@ -151,7 +147,7 @@ std::vector<core::EndHit> hamming_scan(const core::ApproxPattern& pattern, ByteS
     chunk = (chunk + 63) / 64 * 64;
   }
   const std::vector<core::Chunk> chunks = core::plan_chunks(starts, chunk, 0);
-  std::vector<ChunkHits> results(chunks.size());
+  std::vector<ChunkEnds> results(chunks.size());
   core::parallel_for(chunks.size(), threads, [&](std::size_t i) {
     Collector out(query, results[i]);
     if (tables.bit_sliced) scan_windows_bit_sliced(tables, pattern, text, chunks[i].begin, chunks[i].owned_end, out);
@@ -160,19 +156,7 @@ std::vector<core::EndHit> hamming_scan(const core::ApproxPattern& pattern, ByteS
       bytes_done->fetch_add(chunks[i].owned_end - chunks[i].begin + (i + 1 == chunks.size() ? m - 1 : 0),
                             std::memory_order_relaxed);
   });
-  std::uint32_t best = std::numeric_limits<std::uint32_t>::max();
-  std::size_t total = 0;
-  for (const auto& r : results) {
-    best = std::min(best, r.best);
-    total += r.hits.size();
-  }
-  std::vector<core::EndHit> hits;
-  hits.reserve(total);
-  for (auto& r : results) {
-    if (query.mode == core::ApproxMode::best && r.best != best) continue;
-    hits.insert(hits.end(), r.hits.begin(), r.hits.end());
-  }
-  return hits;
+  return merge_chunk_ends(results, query.mode);
 }
 
 }  // namespace warpmatch::cpu
