@@ -10,11 +10,7 @@
 
 #include "core/approx_pattern.hpp"
 
-#if defined(__CUDACC__)
-#define WARPMATCH_HD __host__ __device__ __forceinline__
-#else
-#define WARPMATCH_HD inline
-#endif
+#include "cuda/runtime/host_device.hpp"  // WARPMATCH_HD
 
 namespace warpmatch::cuda::logic {
 
