@@ -9,6 +9,7 @@
 #include "core/approx_align.hpp"
 #include "core/parallel.hpp"
 #include "cpu/approx_cpu.hpp"
+#include "cpu/approx_set_cpu.hpp"
 #include "cuda/approx/approx_cuda.hpp"
 #include "cuda/runtime/devices.hpp"
 #include "warpmatch/approx.hpp"
@@ -26,6 +27,7 @@ struct ApproxMatcher::Impl {
   Backend backend = Backend::cpu;
   std::string algorithm;
   cpu::ApproxAlgorithm cpu_algorithm = cpu::ApproxAlgorithm::myers;
+  std::shared_ptr<const cpu::ApproxSet> cpu_set;  // myers on the cpu: the set's tables, built once
   cuda::ApproxAlgorithm cuda_algorithm = cuda::ApproxAlgorithm::myers;
   int threads = 1;
   std::string device_label;
@@ -54,6 +56,8 @@ struct ApproxMatcher::Impl {
     if (backend == Backend::cuda) {
       out = cuda::approx_scan(patterns, queries, piece, cuda_algorithm, options.wavefront_blocks,
                               options.device);
+    } else if (cpu_set) {
+      out = cpu_set->scan(piece, queries, threads);
     } else {
       for (std::size_t i = 0; i < patterns.size(); ++i)
         out.push_back(cpu::approx_scan(patterns[i], piece, queries[i], cpu_algorithm, threads));
@@ -157,6 +161,7 @@ ApproxMatcher ApproxMatcher::compile(const std::vector<std::vector<std::uint8_t>
     using A = cpu::ApproxAlgorithm;
     impl->cpu_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cpu, {{"myers", A::myers}, {"dp", A::dp}},
                                                   "'wavefront' runs on the cuda backend", impl->algorithm);
+    if (impl->cpu_algorithm == A::myers) impl->cpu_set = std::make_shared<const cpu::ApproxSet>(impl->patterns);
     impl->device_label = "cpu (" + std::to_string(impl->threads) + " threads)";
   } else {
     using A = cuda::ApproxAlgorithm;

@@ -12,6 +12,7 @@
 #include "core/approx_align.hpp"
 #include "core/chunking.hpp"
 #include "core/parallel.hpp"
+#include "cpu/approx_set_cpu.hpp"
 
 namespace warpmatch::cpu {
 
@@ -59,34 +60,6 @@ struct MyersTables {
   }
 };
 
-
-/// Patterns of at most 64 bytes: one word, no cutoff bookkeeping (the common case of reads,
-/// primers and words).
-ChunkEnds scan_chunk_one_word(const MyersTables& t, ByteSpan text, std::uint64_t from,
-                                std::uint64_t own_begin, std::uint64_t own_end,
-                                const core::ApproxQuery& query) {
-  const bool best_mode = query.mode == core::ApproxMode::best;
-  const unsigned hbit = static_cast<unsigned>(t.m - 1);
-  Word pv = ~Word{0}, mv = 0;
-  std::int64_t score = static_cast<std::int64_t>(t.m);
-  std::int64_t threshold = query.k;
-  ChunkEnds result;
-  const Word* peq = t.peq.data();
-  for (std::uint64_t c = from; c < own_begin; ++c)
-    score += advance_block(pv, mv, peq[text[c]], 0, hbit);
-  for (std::uint64_t c = own_begin; c < own_end; ++c) {
-    score += advance_block(pv, mv, peq[text[c]], 0, hbit);
-    if (score > threshold) continue;
-    const auto distance = static_cast<std::uint32_t>(score);
-    if (best_mode && distance < result.best) {
-      result.hits.clear();
-      threshold = score;
-    }
-    result.best = std::min(result.best, distance);
-    result.hits.push_back({c + 1, distance});
-  }
-  return result;
-}
 
 /// Ends e = c + 1 for columns c in [own_begin, own_end), the DP restarted at column `from`.
 ChunkEnds scan_chunk(const MyersTables& t, ByteSpan text, std::uint64_t from,
@@ -157,8 +130,10 @@ std::vector<core::EndHit> approx_scan(const core::ApproxPattern& pattern, ByteSp
     if (bytes_done) bytes_done->fetch_add(text.size(), std::memory_order_relaxed);
     return hits;
   }
-  if (pattern.hamming) return hamming_scan(pattern, text, query, threads, bytes_done);
   if (threads <= 0) threads = hardware_threads();
+  // Short and Hamming patterns: the shared pass of a one-pattern set (text across the lanes).
+  if (pattern.hamming || pattern.size() <= kSetMaxEditPattern)
+    return std::move(ApproxSet({pattern}).scan(text, {query}, threads, bytes_done).front());
 
   const MyersTables tables(pattern);
   const std::uint64_t n = text.size();
@@ -169,8 +144,7 @@ std::vector<core::EndHit> approx_scan(const core::ApproxPattern& pattern, ByteSp
   core::parallel_for(chunks.size(), threads, [&](std::size_t i) {
     const core::Chunk& ch = chunks[i];
     const std::uint64_t from = ch.begin > overlap ? ch.begin - overlap : 0;
-    results[i] = tables.words == 1 ? scan_chunk_one_word(tables, text, from, ch.begin, ch.owned_end, query)
-                                   : scan_chunk(tables, text, from, ch.begin, ch.owned_end, query);
+    results[i] = scan_chunk(tables, text, from, ch.begin, ch.owned_end, query);
     if (bytes_done) bytes_done->fetch_add(ch.owned_end - ch.begin, std::memory_order_relaxed);
   });
 

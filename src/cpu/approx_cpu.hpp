@@ -16,6 +16,8 @@ enum class ApproxAlgorithm {
 };
 
 /// Every end (1..n, ascending) with dist <= query.k, or the best ends (query.mode == best).
+/// Hamming patterns and patterns of <= 64 bytes take the shared pass (approx_set_cpu.hpp);
+/// longer ones the blocked Myers below.
 /// threads <= 0 means all hardware threads. pattern.size() >= 1 (checked by the caller).
 /// `bytes_done`, if given, grows by each chunk's owned bytes as it finishes (text.size() in all).
 std::vector<core::EndHit> approx_scan(const core::ApproxPattern& pattern, ByteSpan text,
@@ -29,12 +31,5 @@ struct ChunkEnds {
 };
 /// The chunks' ends in text order; in best mode only those of the chunks at the overall minimum.
 std::vector<core::EndHit> merge_chunk_ends(const std::vector<ChunkEnds>& chunks, core::ApproxMode mode);
-
-/// Hamming patterns (pattern.hamming): every end e >= m whose window text[e - m, e) has at
-/// most query.k mismatches (or the fewest, in best mode), ascending; approx_scan routes them
-/// here (src/cpu/approx_hamming_cpu.cpp).
-std::vector<core::EndHit> hamming_scan(const core::ApproxPattern& pattern, ByteSpan text,
-                                       const core::ApproxQuery& query, int threads,
-                                       std::atomic<std::uint64_t>* bytes_done = nullptr);
 
 }  // namespace warpmatch::cpu
