@@ -966,7 +966,7 @@ const std::vector<std::string> kBackends = {"auto", "cpu", "cuda"};
 
 const JobSpec kJobs[] = {{1, "word"}, {2, "stdin"}, {3, "words"}, {4, "fasta"}, {5, "gz"},
                              {5, "bgzf"}, {5, "zst"},   {6, "tiny"},  {7, "pairs"},
-                             {8, "primers"}, {9, "offtarget"}};
+                             {8, "primers"}, {9, "offtarget"}, {10, "guides"}};
 
 std::vector<std::string> parse_rows(const std::string& list) {
   std::vector<std::string> ids;
@@ -1224,7 +1224,8 @@ class Bench {
   fs::path words_path_, tiny_path_;
   std::optional<FastaInfo> fasta_;
   std::optional<FastaInfo> sequence_fasta_;  // jobs 8-9
-  fs::path primers_path_, guides_path_;
+  std::optional<FastaInfo> set_genome_fasta_;  // job 10
+  fs::path primers_path_, guides_path_, set_guides_path_;
   std::vector<Compressed> compressed_;
   std::optional<PairsInfo> pairs_;
   std::vector<Job> jobs_;
@@ -1323,6 +1324,19 @@ void Bench::generate(const std::vector<std::string>& ids) {
     }
     OutFile(guides_path_).append(guides);
     fmt::print("  sequence jobs: FASTA of {}, 8 degenerate primers, {} guides\n", fmt_size(sequence_fasta_->bytes), o_.guides);
+  }
+  if (wants({"guides"})) {
+    set_genome_fasta_ = write_fasta(dir_ / "guide_genome.fa", o_.set_genome_bytes, threads);
+    set_guides_path_ = dir_ / "set_guides.fa";
+    std::mt19937_64 rng(2027);
+    std::string guides;
+    for (std::uint64_t g = 0; g < o_.set_guides; ++g) {
+      guides += ">g" + std::to_string(g) + "\n";
+      for (int i = 0; i < 20; ++i) guides.push_back("ACGT"[rng() % 4]);
+      guides.push_back('\n');
+    }
+    OutFile(set_guides_path_).append(guides);
+    fmt::print("  guide set job: FASTA of {}, {} guides of 20 nt\n", fmt_size(set_genome_fasta_->bytes), o_.set_guides);
   }
   if (wants({"pairs"})) {
     pairs_ = write_pairs(dir_ / "pairs.tsv", o_.pairs);
@@ -1508,6 +1522,19 @@ void Bench::plan(const std::vector<std::string>& ids) {
       for (const auto& b : kBackends)
         j.rows.push_back(wm_row(b, "offtarget", {"--guides", guides_path_.string(), "-k", "4", "--bed", file},
                                 Parse::line_count, "sites"));
+    } else if (id == "guides") {
+      j.bytes = set_genome_fasta_->bytes;
+      j.title = fmt::format("{} guides, k 3 edits, both strands, {}", o_.set_guides, fmt_size(j.bytes));
+      const std::string file = set_genome_fasta_->path.string();
+      // The cpu row only where it fits the run timeout (~4 GB/s of pattern x text per thread).
+      const double pattern_bytes = 2.0 * static_cast<double>(o_.set_guides) * static_cast<double>(j.bytes);
+      for (const auto& b : kBackends) {
+        if (b == "cpu" && pattern_bytes > 4e9 * 16 * o_.run_timeout_s * 0.5) continue;
+        j.rows.push_back(wm_row(b, "approx", {"-c", "-k", "3", "--strand", "both", "-f", set_guides_path_.string(), file},
+                                Parse::pattern_counts, "hits"));
+      }
+      if (o_.set_guides >= 10000 && j.bytes >= 3000000000ull)  // the job, not a smaller one
+        j.targets = {{"auto", Metric::wall_ms, 30000, false, "<= 30 s end to end"}};
     }
     jobs_.push_back(std::move(j));
   }
@@ -1558,7 +1585,7 @@ json Bench::to_json(bool complete, int exit_status) const {
   j["timestamp_utc"] = utc_timestamp();
   j["commit"] = env_.commit;
   j["command_line"] = own_command_line();
-  j["options"] = {{"text_bytes", o_.text_bytes}, {"fasta_bytes", o_.fasta_bytes}, {"pairs", o_.pairs}, {"sequence_bytes", o_.sequence_bytes}, {"guides", o_.guides},
+  j["options"] = {{"text_bytes", o_.text_bytes}, {"fasta_bytes", o_.fasta_bytes}, {"pairs", o_.pairs}, {"sequence_bytes", o_.sequence_bytes}, {"guides", o_.guides}, {"set_guides", o_.set_guides}, {"set_genome_bytes", o_.set_genome_bytes},
                   {"repeats", o_.repeats},       {"threads", o_.threads},         {"dir", dir_.string()},
                   {"keep", o_.keep},             {"words_file", o_.words_file},   {"rows", o_.rows},
                   {"skip_gpu", o_.skip_gpu},     {"run_timeout_s", o_.run_timeout_s}};
@@ -1703,7 +1730,8 @@ int Bench::run() {
   const double need = (want_text ? o_.text_bytes : 0) +
                       (want_fasta ? o_.fasta_bytes * (1.0 + 0.35 * (wants("gz") + wants("bgzf") + wants("zst"))) : 0) +
                       (wants("pairs") ? o_.pairs * 410.0 : 0) +
-                      ((wants("primers") || wants("offtarget")) ? o_.sequence_bytes * 1.0 : 0);
+                      ((wants("primers") || wants("offtarget")) ? o_.sequence_bytes * 1.0 : 0) +
+                      (wants("guides") ? o_.set_genome_bytes * 1.02 : 0);
   struct statvfs vfs {};
   if (::statvfs(dir_.c_str(), &vfs) == 0) {
     const double avail = static_cast<double>(vfs.f_bavail) * static_cast<double>(vfs.f_frsize);

@@ -4,7 +4,8 @@
 // Jobs (issue 12): 1 one rare word in a big text file, 2 the same through a pipe, 3 1000 words
 // with -f, 4 an 8-mer in a FASTA, 5 that FASTA as gzip / BGZF / zstd, 6 a 100-byte file,
 // 7 `distance --pairs` on 100,172 pairs, 8 degenerate primers on both strands (vs seqkit
-// locate -d), 9 CRISPR off-targets of 1000 guides (issue 14). Prints a table, writes JSON.
+// locate -d), 9 CRISPR off-targets of 1000 guides (issue 14), 10 10,000 guides within 3 edits
+// on both strands of a 3 Gbp genome (issue 15). Prints a table, writes JSON.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,8 @@ struct BenchE2EOptions {
   std::uint64_t pairs = 100172;            // job 7: pairs of the cross product (317 x 316)
   std::uint64_t sequence_bytes = 64ull << 20;  // FASTA of jobs 8-9 (seqkit locate -d is slow)
   std::uint64_t guides = 1000;             // job 9: guides of 20 nt, NGG, <= 4 mismatches
+  std::uint64_t set_guides = 10000;        // job 10: 20-nt guides, approx -k 3 --strand both -f
+  std::uint64_t set_genome_bytes = 3000000000;  // job 10: random-ACGT FASTA (a human genome's size)
   int repeats = 3;                         // timed runs after one warm-up (median reported)
   int threads = 0;                         // -j for warpmatch and the peers; 0 = their default
   std::string json_path = "bench_e2e.json";

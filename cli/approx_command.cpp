@@ -453,7 +453,7 @@ CommandRunner add_approx_command(CLI::App& app) {
                   "length: every position); with --best, an upper bound")
       ->check(integer_in(0));
   cmd->add_flag("--best", flags->best, "Only the minimal distance and every end attaining it (edlib HW)");
-  cmd->add_option("--patterns", flags->patterns_file,
+  cmd->add_option("-f,--patterns", flags->patterns_file,
                   "Search every pattern of FILE (one per line, or FASTA/FASTQ records)");
   cmd->add_flag("--cigar", flags->cigar, "Print the alignment as an extended CIGAR (=, X, I, D)");
   cmd->add_option("--max-hits", flags->max_hits, "Stop after N hits per input (-1 = no limit)")
