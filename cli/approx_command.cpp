@@ -523,9 +523,30 @@ CommandRunner add_bench_approx(CLI::App& bench) {
   };
 }
 
+CommandRunner add_bench_approx_sets(CLI::App& bench) {
+  auto opt = std::make_shared<bench::BenchApproxSetsOptions>();
+  CLI::App* cmd = bench.add_subcommand("approx-sets", "Many 20-mers approximately (issue 15): one, 100, 1000 patterns");
+  cmd->set_help_flag("--help", "Print this help and exit");
+  auto single = std::make_shared<std::string>("1G"), set = std::make_shared<std::string>("256M");
+  cmd->add_option("--single-bytes", *single, "Text of the one-pattern rows (0 = skip; default 1G)");
+  cmd->add_option("--set-bytes", *set, "Text of the 100- and 1000-pattern rows (0 = skip; default 256M)");
+  cmd->add_option("--repeats", opt->repeats, "Timed repeats per measurement (median)")->check(CLI::PositiveNumber);
+  cmd->add_option("-j,--threads", opt->threads, "CPU threads (0 = all)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--json", opt->json_path, "Write the results as JSON to this path");
+  cmd->add_option("--commit", opt->commit, "Commit recorded in the JSON");
+  cmd->add_flag("--skip-gpu", opt->skip_gpu, "Only the CPU rows");
+  cmd->footer("Example:\n  warpmatch bench approx-sets --single-bytes 256M --set-bytes 64M --repeats 1");
+  return [opt, single, set] {
+    opt->single_bytes = *single == "0" ? 0 : parse_size(*single);
+    opt->set_bytes = *set == "0" ? 0 : parse_size(*set);
+    return bench::run_bench_approx_sets(*opt);
+  };
+}
+
 }  // namespace
 
 const CommandRegistration approx_registration("approx", 20, add_approx_command);
 const BenchRegistration bench_approx_registration("approx", 30, add_bench_approx);
+const BenchRegistration bench_approx_sets_registration("approx-sets", 31, add_bench_approx_sets);
 
 }  // namespace warpmatch::cli

@@ -8,8 +8,8 @@
 #   STEP: info    nvidia-smi, OS, `warpmatch info`                    -> $OUT/info.log
 #         tests   the whole GoogleTest binary (GPU tests included)       -> $OUT/tests.log
 #         find    `warpmatch bench find` (1 GiB text, ripgrep peer)      -> $OUT/bench_find.{log,json}
-#         bench   every registered benchmark (WM_BENCHES, default: find multi approx distance
-#                 lcs), tables appended to $OUT/bench.log, JSON to $OUT/bench_<op>.json
+#         bench   every registered benchmark (WM_BENCHES, default: find multi approx approx-sets
+#                 distance lcs), tables appended to $OUT/bench.log, JSON to $OUT/bench_<op>.json
 #         e2e     `warpmatch bench e2e` (the CLI end to end, 8 GiB text + 1 GiB FASTA generated in
 #                 $WM_E2E_DIR or /tmp; ripgrep, seqkit, zstd carried) -> $OUT/bench_e2e.{log,json}
 #                 Not part of `all`: run it in a call of its own (limit WM_E2E_TIMEOUT, default 540 s;
@@ -149,7 +149,7 @@ step_tests() {
 step_bench() {
   local op rc=0 t0
   : >"$OUT/bench.log"
-  for op in ${WM_BENCHES:-find multi approx distance lcs}; do
+  for op in ${WM_BENCHES:-find multi approx approx-sets distance lcs}; do
     if ! "$D/warpmatch" bench "$op" --help >/dev/null 2>&1; then
       echo "bench $op: not in this build, skipped" | tee -a "$OUT/bench.log"
       continue
