@@ -50,7 +50,9 @@ BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& p, b
       break;
     }
     case Operation::approx:
-      cpu_gbps = p.cpu_approx_gbps_per_thread_pattern * threads / patterns;
+      cpu_gbps = (job.pattern_length <= 64 ? p.cpu_approx_short_gbps_per_thread_pattern
+                                            : p.cpu_approx_gbps_per_thread_pattern) *
+                 threads / patterns;
       cuda_scan_gbps = p.cuda_approx_pattern_gbps / patterns;
       break;
     case Operation::distance: break;  // by cells, below

@@ -24,7 +24,10 @@ struct CostModelPolicy {
   // Multi-pattern, GPU: 1.69 TB/s resident for 1000 literals (bench multi, H200).
   double cuda_multi_scan_gbps = 1690.0;
   double cuda_exact_scan_gbps = 2760.0;  // bench find, resident, H200
-  // Approximate search, CPU: a 20-mer at k = 2 runs ~0.17 GB/s per thread (issue 15).
+  // Approximate search, CPU: patterns of <= 64 bytes share one pass over the text (issue 15):
+  // 100 20-mers at k = 2 ran 3.8-4.2 GB/s of (text bytes x patterns) per thread on AVX-512,
+  // 2.4 on AVX2 (development machine, 7991429); longer patterns, one at a time, ~0.17.
+  double cpu_approx_short_gbps_per_thread_pattern = 2.4;
   double cpu_approx_gbps_per_thread_pattern = 0.17;
   // Approximate search, GPU: 1000 20-mers over 256 MiB in 0.86 - 0.52 s = 0.34 s: about
   // 800 GB/s of (text bytes x patterns) (issue 15, H200).
@@ -50,6 +53,7 @@ struct CostModelPolicy {
     f("cpu_multi_gbps_per_thread_1000", cpu_multi_gbps_per_thread_1000);
     f("cuda_multi_scan_gbps", cuda_multi_scan_gbps);
     f("cuda_exact_scan_gbps", cuda_exact_scan_gbps);
+    f("cpu_approx_short_gbps_per_thread_pattern", cpu_approx_short_gbps_per_thread_pattern);
     f("cpu_approx_gbps_per_thread_pattern", cpu_approx_gbps_per_thread_pattern);
     f("cuda_approx_pattern_gbps", cuda_approx_pattern_gbps);
     f("cpu_distance_gcups_per_thread", cpu_distance_gcups_per_thread);
