@@ -22,7 +22,8 @@ std::string describe(const json& row) {
 
 TEST_F(BenchE2ETest, EveryJobRunsAndEveryCountAgrees) {
   const auto json_path = dir_ / "e2e.json";
-  const auto r = run({"bench", "e2e", "--bytes", "1M", "--fasta-bytes", "1M", "--pairs", "1000", "--sequence-bytes", "1M", "--guides", "20", "--repeats", "1",
+  const auto r = run({"bench", "e2e", "--bytes", "1M", "--fasta-bytes", "1M", "--pairs", "1000", "--sequence-bytes", "1M", "--guides", "20",
+                      "--set-guides", "30", "--set-genome-bytes", "1M", "--repeats", "1",
                       "--dir", dir_.string(), "--json", json_path.string()});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const json j = json::parse(warpmatch_test::read_file(json_path));
@@ -36,7 +37,7 @@ TEST_F(BenchE2ETest, EveryJobRunsAndEveryCountAgrees) {
 
   std::set<std::string> jobs;
   for (const auto& job : j["jobs"]) jobs.insert(job["id"].get<std::string>());
-  EXPECT_EQ(jobs, (std::set<std::string>{"word", "stdin", "words", "fasta", "gz", "bgzf", "zst", "tiny", "pairs", "primers", "offtarget"}));
+  EXPECT_EQ(jobs, (std::set<std::string>{"word", "stdin", "words", "fasta", "gz", "bgzf", "zst", "tiny", "pairs", "primers", "offtarget", "guides"}));
 
   std::set<std::string> auto_ok;
   for (const auto& row : j["rows"]) {
