@@ -46,4 +46,16 @@ ApproxTiming bench_approx(const core::ApproxPattern& pattern, const core::Approx
                           ByteSpan text, ApproxAlgorithm algorithm, int wavefront_blocks,
                           int device, int repeats);
 
+/// Benchmark support of the short-pattern set kernel (src/cuda/approx/short_set.cu; every
+/// pattern 1..64 bytes, text resident on the device, one segment): medians over `repeats`
+/// after a warm-up, timed with CUDA events.
+struct ApproxSetTiming {
+  double search_ms = 0;     // the kernels of both passes (best mode's minimum, hits), hits left on the device
+  double with_hits_ms = 0;  // the same + count, sort and keys back, split per pattern on the host
+  std::uint64_t hits = 0;   // over all patterns
+};
+ApproxSetTiming bench_approx_set(const std::vector<core::ApproxPattern>& patterns,
+                                 const std::vector<core::ApproxQuery>& queries, ByteSpan text, int device,
+                                 int repeats);
+
 }  // namespace warpmatch::cuda

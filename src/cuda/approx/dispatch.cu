@@ -19,6 +19,7 @@
 #include "cuda/approx/approx_cuda.hpp"
 #include "cuda/approx/hamming.hpp"
 #include "cuda/approx/kernels.cuh"
+#include "cuda/approx/short_set.hpp"
 #include "cuda/approx/tuning.hpp"
 #include "cuda/runtime/device_runtime.cuh"
 
@@ -506,6 +507,10 @@ std::vector<std::vector<core::EndHit>> approx_scan(const std::vector<core::Appro
                                                    int wavefront_blocks, int device) {
   detail::require_device(device);
   detail::DeviceGuard guard(device);
+  // Sets of short patterns (m <= 64, edit distance or Hamming) under the automatic algorithm:
+  // one pass of the set kernel over the text (short_set.cu) instead of a launch per pattern.
+  if (algorithm == ApproxAlgorithm::myers && short_set_applies(patterns))
+    return short_set_scan(patterns, queries, text, device);
   // Hamming search (substitutions only) has its own kernel; the option is the matcher's, so
   // every pattern of the set has it or none does.
   if (!patterns.empty() && patterns.front().hamming) return hamming_scan(patterns, queries, text, device);

@@ -57,4 +57,56 @@ inline ApproxTuning approx_tuning() {
   return t;
 }
 
+/// The short-pattern set kernel (src/cuda/approx/short_set.cu, m <= 64): NOT yet measured on
+/// a GPU (written without one); the values follow from the layout, to be tuned with
+/// `bench approx`'s set row on the H100.
+struct ShortSetPolicy {
+  // Threads per block: 8 warps share one text tile in shared memory.
+  static constexpr std::uint32_t block_threads = 256;
+  // Owned columns per tile (block): the warm-up of m + k columns per sub-range stays a few
+  // percent; codes of a tile take tile + overlap bytes of shared memory.
+  static constexpr std::uint32_t tile_columns = 8192;
+  // Shortest sub-range of a tile an item runs (when a group has few patterns).
+  static constexpr std::uint32_t min_sub_columns = 64;
+  // Match-table bytes of one group (one block): 32 KiB + the tile keeps a block under the
+  // 48 KiB default and ~5 blocks per SM (1000 20-mers of DNA, 5 classes: one group of 20 KiB).
+  static constexpr std::size_t table_bytes = 32 * 1024;
+  // First hit-key buffer (entries), grown on overflow up to max_hit_capacity; beyond it a
+  // launch is split (pattern groups, then columns) so that a flood never needs more.
+  static constexpr std::uint64_t hit_capacity = std::uint64_t{1} << 20;
+  static constexpr std::uint64_t max_hit_capacity = std::uint64_t{1} << 27;
+  // Up to this many hits the keys are sorted on the host, more with CUB's radix sort.
+  static constexpr std::uint64_t host_sort_hits = 4096;
+};
+
+struct ShortSetTuning {
+  bool enabled = true;
+  std::uint32_t tile_columns = ShortSetPolicy::tile_columns;
+  std::uint32_t min_sub_columns = ShortSetPolicy::min_sub_columns;
+  std::size_t table_bytes = ShortSetPolicy::table_bytes;
+  std::uint64_t hit_capacity = ShortSetPolicy::hit_capacity;
+  std::uint64_t max_hit_capacity = ShortSetPolicy::max_hit_capacity;
+};
+
+inline ShortSetTuning short_set_tuning() {
+  ShortSetTuning t;
+  // WARPMATCH_APPROX_SHORT_SET=0 sends short patterns to the one-pattern-per-launch kernels
+  // (comparisons, and a way out should the set kernel misbehave).
+  if (const char* env = std::getenv("WARPMATCH_APPROX_SHORT_SET")) t.enabled = std::strtol(env, nullptr, 10) != 0;
+  // Tuning hooks: WARPMATCH_APPROX_SET_TILE (owned columns per block), WARPMATCH_APPROX_SET_TABLE
+  // (table bytes per group; small values force many groups in tests).
+  if (const char* env = std::getenv("WARPMATCH_APPROX_SET_TILE"))
+    t.tile_columns = std::clamp<std::uint32_t>(std::strtoul(env, nullptr, 10), 4, 1u << 16);
+  if (const char* env = std::getenv("WARPMATCH_APPROX_SET_TABLE"))
+    t.table_bytes = std::clamp<std::size_t>(std::strtoull(env, nullptr, 10), 4, 96 * 1024);
+  // Test hooks: WARPMATCH_APPROX_HIT_CAPACITY (the first buffer, as for the other kernels) and
+  // WARPMATCH_APPROX_SET_MAX_HITS (the most a launch may hold: forces the split path).
+  if (const char* env = std::getenv("WARPMATCH_APPROX_HIT_CAPACITY"))
+    t.hit_capacity = std::clamp<std::uint64_t>(std::strtoull(env, nullptr, 10), 1, t.hit_capacity);
+  if (const char* env = std::getenv("WARPMATCH_APPROX_SET_MAX_HITS"))
+    t.max_hit_capacity = std::clamp<std::uint64_t>(std::strtoull(env, nullptr, 10), 16, t.max_hit_capacity);
+  t.hit_capacity = std::min(t.hit_capacity, t.max_hit_capacity);
+  return t;
+}
+
 }  // namespace warpmatch::cuda

@@ -81,6 +81,8 @@ std::vector<std::vector<core::EndHit>> approx_scan(const std::vector<core::Appro
                                                    ApproxAlgorithm, int, int) { unavailable(); }
 ApproxTiming bench_approx(const core::ApproxPattern&, const core::ApproxQuery&, ByteSpan,
                           ApproxAlgorithm, int, int, int) { unavailable(); }
+ApproxSetTiming bench_approx_set(const std::vector<core::ApproxPattern>&, const std::vector<core::ApproxQuery>&,
+                                 ByteSpan, int, int) { unavailable(); }
 }  // namespace warpmatch::cuda
 
 // ---- edit distance (issue 4) ----
