@@ -275,7 +275,6 @@ WARPMATCH_HD bool set_hamming_step(Word (&plane)[PLANES > 0 ? PLANES : 1], Word&
                                    std::uint32_t bias) {
   constexpr int kTop = sizeof(Word) * 8 - 1;
   Word carry = x;
-#pragma unroll
   for (int j = 0; j < PLANES; ++j) {
     plane[j] = (plane[j] << 1) | static_cast<Word>((bias >> j) & 1u);
     const Word t = plane[j] & carry;
@@ -291,7 +290,6 @@ template <class Word, int PLANES>
 WARPMATCH_HD std::uint32_t set_hamming_count(const Word (&plane)[PLANES > 0 ? PLANES : 1], std::uint32_t bias) {
   constexpr int kTop = sizeof(Word) * 8 - 1;
   std::uint32_t v = 0;
-#pragma unroll
   for (int j = 0; j < PLANES; ++j) v |= static_cast<std::uint32_t>((plane[j] >> kTop) & 1u) << j;
   return v - bias;
 }
@@ -325,7 +323,6 @@ WARPMATCH_HD std::uint32_t set_scan_item(const std::uint8_t* codes, std::uint32_
   } else {
     const std::uint32_t bias = (1u << PLANES) - 1u - limit;  // limit <= 2^PLANES - 1
     Word plane[PLANES > 0 ? PLANES : 1];
-#pragma unroll
     for (int j = 0; j < (PLANES > 0 ? PLANES : 1); ++j) plane[j] = ((bias >> j) & 1u) ? ~Word(0) : Word(0);
     Word overflow = 0;
     for (std::uint32_t c = from; c < lo; ++c)

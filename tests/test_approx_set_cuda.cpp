@@ -1,0 +1,209 @@
+// CUDA short-pattern set kernel (src/cuda/approx/short_set.cu, routed from cuda::approx_scan
+// for algorithm myers when every pattern has m <= 64) against the CPU backend pattern by
+// pattern (itself checked against the DP): random DNA sets of 1-300 patterns, duplicates and
+// substrings, k from 0 to m/2, both modes, edit distance and Hamming, IUPAC and case folding
+// with both strands through the public API, small tiles / groups / segments for seams, and the
+// hit buffer's re-run, split and device-sort paths. Every test skips visibly without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/approx_align.hpp"
+#include "cpu/approx_cpu.hpp"
+#include "cuda/approx/approx_cuda.hpp"
+#include "cuda/runtime/devices.hpp"
+#include "warpmatch/approx.hpp"
+
+namespace core = warpmatch::core;
+namespace cpu = warpmatch::cpu;
+namespace cu = warpmatch::cuda;
+using Bytes = std::vector<std::uint8_t>;
+
+namespace {
+
+#define SKIP_WITHOUT_GPU()                                                          \
+  do {                                                                              \
+    if (cu::devices().empty()) GTEST_SKIP() << "no CUDA GPU: skipping GPU test";    \
+  } while (0)
+
+using Vars = std::vector<std::pair<std::string, std::string>>;
+
+/// Sets environment variables for one scope (the set kernel's test hooks).
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(Vars vars) : vars_(std::move(vars)) {
+    for (const auto& [name, value] : vars_) ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    for (const auto& [name, value] : vars_) ::unsetenv(name.c_str());
+  }
+
+ private:
+  Vars vars_;
+};
+
+Bytes random_dna(std::mt19937_64& rng, std::size_t n) {
+  Bytes b(n);
+  for (auto& c : b) c = static_cast<std::uint8_t>("ACGT"[rng() % 4]);
+  return b;
+}
+
+struct Set {
+  std::vector<core::ApproxPattern> patterns;
+  std::vector<core::ApproxQuery> queries;
+};
+
+/// `count` patterns of 8-64 bases: slices of the text with a few substitutions, duplicates,
+/// substrings of earlier ones; k in 0..m/2 (best mode: k = m or smaller).
+Set random_set(std::mt19937_64& rng, const Bytes& text, std::size_t count, bool hamming, bool best) {
+  Set s;
+  for (std::size_t i = 0; i < count; ++i) {
+    Bytes p;
+    if (!s.patterns.empty() && rng() % 8 == 0) {
+      p = s.patterns[rng() % s.patterns.size()].bytes;
+    } else if (!s.patterns.empty() && rng() % 8 == 0 && s.patterns.back().size() > 9) {
+      const Bytes& whole = s.patterns.back().bytes;
+      const std::size_t len = 8 + rng() % (whole.size() - 8);
+      p.assign(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(len));
+    } else {
+      const std::size_t m = 8 + rng() % 57, at = rng() % (text.size() - m);
+      p.assign(text.begin() + static_cast<std::ptrdiff_t>(at), text.begin() + static_cast<std::ptrdiff_t>(at + m));
+      for (int e = static_cast<int>(rng() % 3); e > 0; --e) p[rng() % m] = "ACGT"[rng() % 4];
+    }
+    core::ApproxQuery q;
+    q.mode = best ? core::ApproxMode::best : core::ApproxMode::all_within_k;
+    q.k = static_cast<std::uint32_t>(best && rng() % 2 ? p.size() : rng() % (p.size() / 2 + 1));
+    core::ApproxPattern pat;
+    pat.hamming = hamming;
+    pat.bytes = std::move(p);
+    s.patterns.push_back(std::move(pat));
+    s.queries.push_back(q);
+  }
+  return s;
+}
+
+void expect_set_equals_cpu(const Set& s, const Bytes& text, const std::string& what) {
+  const auto got = cu::approx_scan(s.patterns, s.queries, text, cu::ApproxAlgorithm::myers, 0, 0);
+  ASSERT_EQ(got.size(), s.patterns.size());
+  for (std::size_t i = 0; i < s.patterns.size(); ++i)
+    ASSERT_EQ(got[i], cpu::approx_scan(s.patterns[i], text, s.queries[i], cpu::ApproxAlgorithm::myers, 1))
+        << what << ": pattern " << i << " m=" << s.patterns[i].size() << " k=" << s.queries[i].k
+        << (s.queries[i].mode == core::ApproxMode::best ? " best" : " all") << (s.patterns[i].hamming ? " hamming" : "");
+}
+
+}  // namespace
+
+TEST(ApproxSetCuda, RandomDnaSetsEqualCpu) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(115);
+  for (int round = 0; round < 12; ++round) {
+    const Bytes text = random_dna(rng, 20000 + rng() % 200000);
+    const std::size_t count = round % 4 == 0 ? 1 : 1 + rng() % 300;
+    const Set s = random_set(rng, text, count, round % 3 == 2, round % 5 == 4);
+    expect_set_equals_cpu(s, text, "round " + std::to_string(round));
+  }
+}
+
+TEST(ApproxSetCuda, SmallTilesGroupsAndSegmentsGiveTheSameHits) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(125);
+  const Bytes text = random_dna(rng, 30000);
+  for (const bool hamming : {false, true}) {
+    const Set all = random_set(rng, text, 120, hamming, false);
+    const Set best = random_set(rng, text, 60, hamming, true);
+    for (const char* tile : {"4", "37", "1000"})
+      for (const char* table : {"64", "3000"})
+        for (const char* segment : {"977", "1000000"}) {
+          const ScopedEnv env(Vars{{"WARPMATCH_APPROX_SET_TILE", tile},
+                               {"WARPMATCH_APPROX_SET_TABLE", table},
+                               {"WARPMATCH_APPROX_SEGMENT_ENDS", segment}});
+          const std::string what = std::string("tile ") + tile + " table " + table + " segment " + segment;
+          expect_set_equals_cpu(all, text, what);
+          expect_set_equals_cpu(best, text, what);
+        }
+  }
+}
+
+TEST(ApproxSetCuda, FloodsUseTheDeviceSortAndSplitAnOverfullBuffer) {
+  SKIP_WITHOUT_GPU();
+  // AAAA... with all-A patterns: every end is a hit (hundreds of thousands: CUB's sort);
+  // a tiny first buffer (re-run) and a tiny cap (split by groups, then by columns).
+  Bytes flood(40000, 'A');
+  for (std::size_t at = 5000; at < flood.size(); at += 9000) std::fill_n(flood.begin() + static_cast<std::ptrdiff_t>(at), 300, 'N');
+  Set s;
+  for (const bool hamming : {false, true})
+    for (std::size_t m : {8, 20, 32, 33, 64}) {
+      core::ApproxPattern p;
+      p.hamming = hamming;
+      p.bytes.assign(m, 'A');
+      core::ApproxQuery q;
+      q.k = static_cast<std::uint32_t>(m / 4);
+      s.patterns.push_back(p);
+      s.queries.push_back(q);
+      q.mode = core::ApproxMode::best;
+      q.k = static_cast<std::uint32_t>(m);
+      p.bytes[m / 2] = 'C';
+      s.patterns.push_back(p);
+      s.queries.push_back(q);
+    }
+  // Hamming and edit patterns in one set (the API never mixes them): buckets keep them apart.
+  expect_set_equals_cpu(s, flood, "flood");
+  {
+    const ScopedEnv env(Vars{{"WARPMATCH_APPROX_HIT_CAPACITY", "7"}});
+    expect_set_equals_cpu(s, flood, "flood, first buffer of 7");
+  }
+  {
+    const ScopedEnv env(Vars{{"WARPMATCH_APPROX_HIT_CAPACITY", "7"}, {"WARPMATCH_APPROX_SET_MAX_HITS", "5000"},
+                         {"WARPMATCH_APPROX_SET_TABLE", "256"}});
+    expect_set_equals_cpu(s, flood, "flood, cap of 5000 hits");
+  }
+}
+
+TEST(ApproxSetCuda, SameHitsAsTheOnePatternKernels) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(135);
+  const Bytes text = random_dna(rng, 1 << 20);
+  const Set s = random_set(rng, text, 200, false, false);
+  const auto set = cu::approx_scan(s.patterns, s.queries, text, cu::ApproxAlgorithm::myers, 0, 0);
+  const ScopedEnv env(Vars{{"WARPMATCH_APPROX_SHORT_SET", "0"}});
+  const auto one_by_one = cu::approx_scan(s.patterns, s.queries, text, cu::ApproxAlgorithm::myers, 0, 0);
+  EXPECT_EQ(set, one_by_one);
+}
+
+TEST(ApproxSetCuda, PublicApiIupacBothStrandsEqualCpu) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(145);
+  Bytes text = random_dna(rng, 300000);
+  for (int i = 0; i < 2000; ++i) text[rng() % text.size()] = "acgtN"[rng() % 5];
+  std::vector<Bytes> guides;
+  for (int i = 0; i < 100; ++i) {
+    const std::size_t at = rng() % (text.size() - 23);
+    Bytes g(text.begin() + static_cast<std::ptrdiff_t>(at), text.begin() + static_cast<std::ptrdiff_t>(at + 23));
+    for (auto& c : g) c = static_cast<std::uint8_t>(c & ~0x20);
+    if (g[0] == 'N') g[0] = 'A';
+    g[21] = 'R';  // an IUPAC code in every guide
+    guides.push_back(g);
+  }
+  for (const bool hamming : {false, true})
+    for (const bool best : {false, true})
+      for (const bool folded : {false, true}) {
+        warpmatch::ApproxOptions o;
+        o.k = best ? -1 : 3;
+        o.best = best;
+        o.iupac = true;
+        o.hamming = hamming;
+        o.case_insensitive = folded;
+        o.strand = warpmatch::Strand::both;
+        o.segment_ends = 100000;  // three segments of the API front
+        o.backend = warpmatch::Backend::cpu;
+        const auto want = warpmatch::ApproxMatcher::compile(guides, o).find_all(text);
+        o.backend = warpmatch::Backend::cuda;
+        const auto got = warpmatch::ApproxMatcher::compile(guides, o).find_all(text);
+        ASSERT_EQ(got, want) << (hamming ? "hamming" : "edit") << (best ? " best" : " all") << (folded ? " folded" : "");
+      }
+}
