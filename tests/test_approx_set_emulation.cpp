@@ -61,7 +61,7 @@ void emulate_launch(const logic::SetPlan& plan, const logic::SetBucket& bucket, 
   EXPECT_EQ(a.geometry.sub % 4, 0u);
   EXPECT_GE(std::uint64_t{a.geometry.sub} * a.geometry.subs, a.geometry.tile);
   const std::uint32_t tiles = (range.own_hi - range.own_lo + a.geometry.tile - 1) / a.geometry.tile;
-  std::vector<std::uint8_t> codes(a.geometry.tile + bucket.overlap + 8);
+  std::vector<std::uint8_t> codes(logic::tile_code_bytes(a.geometry.tile, bucket.overlap), 0xee);  // garbage past the loaded codes
   for (std::uint32_t group = 0; group < bucket.groups(); ++group) {
     const Word* slice = table.data() + std::size_t{group} * a.classes * a.group_size;
     for (std::uint32_t tile = 0; tile < tiles; ++tile) {
@@ -69,6 +69,8 @@ void emulate_launch(const logic::SetPlan& plan, const logic::SetBucket& bucket, 
       ASSERT_FALSE(t.empty);
       for (std::uint32_t tid = 0; tid < knobs.threads; ++tid)
         logic::load_tile_codes(tid, knobs.threads, segment.data(), plan.classes.code.data(), t, codes.data());
+      // Items read up to 3 bytes past the tile's end (whole words): those must be class codes too.
+      for (std::uint32_t i = 0; i < t.hi - t.from + 8; ++i) ASSERT_LT(codes[i], a.classes) << i;
       for (std::uint32_t tid = 0; tid < knobs.threads; ++tid)
         logic::set_block_items<Word, PLANES>(
             tid, knobs.threads, tile, group, a, codes.data(), slice,

@@ -58,7 +58,7 @@ template <class Word>
 std::size_t set_shared_bytes(std::uint32_t classes, std::uint32_t group_size, std::uint32_t tile,
                              std::uint32_t overlap) {
   const std::size_t table = (std::size_t{classes} * group_size * sizeof(Word) + 15) / 16 * 16;
-  return table + 256 + tile + overlap + 8;
+  return table + 256 + logic::tile_code_bytes(tile, overlap);
 }
 
 /// The kernel: a thin shell around logic::set_block_items (block = tile blockIdx.x x group

@@ -245,10 +245,27 @@ WARPMATCH_HD TileSpan tile_span(std::uint32_t tile_index, const SetRange& r, std
   return t;
 }
 
-/// Thread `tid` of `threads` stores class codes of text[t.from, t.hi) at codes[0, ...).
+/// Thread `tid` of `threads` stores class codes of text[t.from, t.hi) at codes[0, ...), then
+/// class 0 up to 8 bytes further (items read whole 4-byte words of codes past their end).
 WARPMATCH_HD void load_tile_codes(std::uint32_t tid, std::uint32_t threads, const std::uint8_t* text,
                                   const std::uint8_t* class_of, const TileSpan& t, std::uint8_t* codes) {
-  for (std::uint32_t i = tid; i < t.hi - t.from; i += threads) codes[i] = class_of[text[t.from + i]];
+  const std::uint32_t n = t.hi - t.from;
+  for (std::uint32_t i = tid; i < n + 8; i += threads) codes[i] = i < n ? class_of[text[t.from + i]] : 0;
+}
+
+/// Bytes of tile codes a block needs for `tile` owned columns with `overlap` before them.
+inline std::size_t tile_code_bytes(std::uint32_t tile, std::uint32_t overlap) {
+  return std::size_t{tile} + overlap + 3 + 8;
+}
+
+/// Four class codes at p (4-byte aligned on the device), the first in the low byte.
+WARPMATCH_HD std::uint32_t four_codes(const std::uint8_t* p) {
+#if defined(__CUDA_ARCH__)
+  return *reinterpret_cast<const std::uint32_t*>(p);
+#else
+  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+#endif
 }
 
 /// Myers/Hyyro step of one pattern in one word, top row free (no carry in); adds the delta
@@ -295,10 +312,12 @@ WARPMATCH_HD std::uint32_t set_hamming_count(const Word (&plane)[PLANES > 0 ? PL
 }
 
 /// One item: pattern (m, limit, table entry `eq` of class 0 with `stride` words between
-/// classes) over owned columns [lo, hi) of a tile whose codes start at column `base`, DP
-/// restarted at `from`. emit(column, distance) for each owned end within the limit, or with
-/// minimum_only the smallest such distance is returned (kNoMinimum when none). PLANES < 0:
-/// Myers edit distance; else Hamming (ends need a whole window: column + 1 >= m).
+/// classes) over owned columns [lo, hi) of a tile whose codes start at column `base` (a
+/// multiple of 4), DP restarted at `from` rounded down to 4 (earlier starts only add warm-up).
+/// Codes are read four at a time; columns outside [lo, hi) are stepped but never reported.
+/// emit(column, distance) for each owned end within the limit, or with minimum_only the
+/// smallest such distance is returned (kNoMinimum when none). PLANES < 0: Myers edit
+/// distance; else Hamming (ends need a whole window: column + 1 >= m).
 template <class Word, int PLANES, class Emit>
 WARPMATCH_HD std::uint32_t set_scan_item(const std::uint8_t* codes, std::uint32_t base, const Word* eq,
                                          std::uint32_t stride, std::uint32_t from, std::uint32_t lo,
@@ -306,17 +325,26 @@ WARPMATCH_HD std::uint32_t set_scan_item(const std::uint8_t* codes, std::uint32_
                                          bool minimum_only, Emit&& emit) {
   constexpr std::uint32_t kBits = sizeof(Word) * 8;
   std::uint32_t low = kNoMinimum;
+  from &= ~3u;
+  // The entry of a class: one multiply-add from the slot's class-0 entry (byte offsets).
+  const auto* eq_bytes = reinterpret_cast<const unsigned char*>(eq);
+  const std::uint32_t row_bytes = stride * static_cast<std::uint32_t>(sizeof(Word));
+  const auto entry = [&](std::uint32_t four, std::uint32_t j) {
+    return *reinterpret_cast<const Word*>(eq_bytes + ((four >> (8 * j)) & 0xffu) * row_bytes);
+  };
   if constexpr (PLANES < 0) {
     Word pv = ~Word(0) << (kBits - m), mv = 0;  // D[i][from - 1] = i; dummy rows 0
     int score = static_cast<int>(m);
-    for (std::uint32_t c = from; c < lo; ++c) set_myers_step(pv, mv, eq[codes[c - base] * stride], score);
-    for (std::uint32_t c = lo; c < hi; ++c) {
-      set_myers_step(pv, mv, eq[codes[c - base] * stride], score);
-      if (score <= static_cast<int>(limit)) {
-        if (minimum_only) {
-          low = limit = static_cast<std::uint32_t>(score);
-        } else {
-          emit(c, static_cast<std::uint32_t>(score));
+    for (std::uint32_t at = from; at < hi; at += 4) {
+      const std::uint32_t four = four_codes(codes + (at - base));
+      for (std::uint32_t j = 0; j < 4; ++j) {
+        set_myers_step(pv, mv, entry(four, j), score);
+        if (score <= static_cast<int>(limit)) {
+          const std::uint32_t c = at + j;
+          if (c >= lo && c < hi) {
+            if (minimum_only) low = limit = static_cast<std::uint32_t>(score);
+            else emit(c, static_cast<std::uint32_t>(score));
+          }
         }
       }
     }
@@ -325,13 +353,17 @@ WARPMATCH_HD std::uint32_t set_scan_item(const std::uint8_t* codes, std::uint32_
     Word plane[PLANES > 0 ? PLANES : 1];
     for (int j = 0; j < (PLANES > 0 ? PLANES : 1); ++j) plane[j] = ((bias >> j) & 1u) ? ~Word(0) : Word(0);
     Word overflow = 0;
-    for (std::uint32_t c = from; c < lo; ++c)
-      set_hamming_step<Word, PLANES>(plane, overflow, eq[codes[c - base] * stride], bias);
-    for (std::uint32_t c = lo; c < hi; ++c) {
-      if (set_hamming_step<Word, PLANES>(plane, overflow, eq[codes[c - base] * stride], bias) && c + 1 >= m) {
-        const std::uint32_t d = set_hamming_count<Word, PLANES>(plane, bias);
-        if (minimum_only) low = d < low ? d : low;
-        else emit(c, d);
+    for (std::uint32_t at = from; at < hi; at += 4) {
+      const std::uint32_t four = four_codes(codes + (at - base));
+      for (std::uint32_t j = 0; j < 4; ++j) {
+        if (set_hamming_step<Word, PLANES>(plane, overflow, entry(four, j), bias)) {
+          const std::uint32_t c = at + j;
+          if (c >= lo && c < hi && c + 1 >= m) {
+            const std::uint32_t d = set_hamming_count<Word, PLANES>(plane, bias);
+            if (minimum_only) low = d < low ? d : low;
+            else emit(c, d);
+          }
+        }
       }
     }
   }
