@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
-#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -315,65 +314,16 @@ int run_bench_approx(const BenchApproxOptions& options) {
     }
   }
   j["throughput"] = big;
-
-  // Set row (issue 15): many short patterns in one pass of the set kernel, text resident.
-  json set_row{{"text_bytes", options.set_text_bytes}, {"patterns", options.set_patterns},
-               {"m", options.set_length}, {"k", options.set_k}};
-  bool target_set = false;
-  if (gpu && options.set_text_bytes > 0 && options.set_patterns > 0 && options.set_length >= 1 &&
-      options.set_length <= 64) {
-    std::vector<std::uint8_t> text = random_text(options.set_text_bytes, "ACGT", 0x5e7000);
-    std::vector<core::ApproxPattern> patterns;
-    std::vector<core::ApproxQuery> queries;
-    for (std::uint64_t i = 0; i < options.set_patterns; ++i) {
-      core::ApproxPattern p;
-      p.bytes = random_text(options.set_length, "ACGT", 0x5e7100 + i);
-      // Four copies of each pattern with one substitution, so that hits are compared too.
-      for (std::uint64_t c = 0; c < 4 && text.size() > 2 * p.size(); ++c) {
-        const std::uint64_t at = ((i * 4 + c) * 0x9e3779b97f4a7c15ull) % (text.size() - p.size());
-        std::copy(p.bytes.begin(), p.bytes.end(), text.begin() + static_cast<std::ptrdiff_t>(at));
-        text[at + (c * 7) % p.size()] = 'A' + static_cast<std::uint8_t>(c % 3);
-      }
-      core::ApproxQuery q;
-      q.k = std::min<std::uint32_t>(options.set_k, static_cast<std::uint32_t>(p.size()));
-      patterns.push_back(std::move(p));
-      queries.push_back(q);
-    }
-    const cuda::ApproxSetTiming t = cuda::bench_approx_set(patterns, queries, text, 0, std::min(options.repeats, 3));
-    // Agreement on a 1 MiB prefix: the set kernel (through approx_scan) against the CPU backend.
-    const std::span<const std::uint8_t> prefix(text.data(), std::min<std::size_t>(text.size(), 1u << 20));
-    const auto gpu_hits = cuda::approx_scan(patterns, queries, prefix, cuda::ApproxAlgorithm::myers, 0, 0);
-    bool set_agree = true;
-    for (std::size_t i = 0; i < patterns.size(); ++i)
-      set_agree &= gpu_hits[i] == cpu::approx_scan(patterns[i], prefix, queries[i], cpu::ApproxAlgorithm::myers, threads);
-    all_agree &= set_agree;
-    target_set = options.set_patterns == 1000 && options.set_length == 20 && options.set_k == 2 &&
-                 options.set_text_bytes == (256ull << 20) && t.search_ms <= 50;
-    set_row["search_ms"] = t.search_ms;
-    set_row["with_hits_ms"] = t.with_hits_ms;
-    set_row["hits"] = t.hits;
-    set_row["tcups_search"] = tcups(options.set_length * options.set_patterns, static_cast<double>(text.size()), t.search_ms);
-    set_row["prefix_agrees_with_cpu"] = set_agree;
-    fmt::print("\n{} x {}-mers k={}, {} MiB, search only (set kernel): {:.2f} ms ({:.2f} TCUPS); with hits sorted "
-               "and back: {:.2f} ms ({} hits); 1 MiB prefix equals the CPU backend: {}\n",
-               options.set_patterns, options.set_length, options.set_k, options.set_text_bytes >> 20, t.search_ms,
-               tcups(options.set_length * options.set_patterns, static_cast<double>(text.size()), t.search_ms),
-               t.with_hits_ms, t.hits, set_agree ? "yes" : "NO");
-  }
-  j["short_set"] = set_row;
   j["all_methods_agree"] = all_agree;
   j["targets"] = {{"m1024_end_to_end_le_0_5_ms", have_1024 ? json(target_time) : json(nullptr)},
                   {"m1024_ge_100x_edlib_all_cores", have_1024 ? json(target_ratio) : json(nullptr)},
-                  {"ge_25_tcups_1gib_m256", gpu && options.big_text_bytes > 0 ? json(target_tcups) : json(nullptr)},
-                  {"set_1000x20mers_k2_256mib_search_le_50_ms", gpu && options.set_text_bytes > 0 ? json(target_set) : json(nullptr)}};
+                  {"ge_25_tcups_1gib_m256", gpu && options.big_text_bytes > 0 ? json(target_tcups) : json(nullptr)}};
   fmt::print("\nall methods agree: {}\n", all_agree ? "yes" : "NO");
   if (have_1024)
     fmt::print("targets (m = 1024): end to end <= 0.5 ms: {}; >= 100x edlib on all cores: {}\n",
                target_time ? "met" : "not met", target_ratio ? "met" : "not met");
   if (gpu && options.big_text_bytes > 0)
     fmt::print("target >= 25 TCUPS at m = 256 on the large text: {}\n", target_tcups ? "met" : "not met");
-  if (gpu && options.set_text_bytes > 0)
-    fmt::print("target 1000 x 20-mers k=2, 256 MiB, search only <= 50 ms: {}\n", target_set ? "met" : "not met");
   if (!options.json_path.empty()) {
     std::ofstream f(options.json_path);
     f << j.dump(2) << "\n";

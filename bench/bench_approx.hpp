@@ -12,12 +12,6 @@ struct BenchApproxOptions {
   std::uint64_t big_text_bytes = 1ull << 30;  // throughput row (m = 256); 0 = skip
   std::string lengths = "32,64,128,256,512,1024";  // pattern lengths m
   std::string wavefront_blocks = "16,32,64,128,256,512,1024,2048";  // the paper's D values (Table 1)
-  // Set row (issue 15): set_patterns random set_length-mers, all ends within set_k, over
-  // set_text_bytes random ACGT bytes on the short-pattern set kernel; 0 bytes = skip.
-  std::uint64_t set_text_bytes = 256ull << 20;
-  std::uint64_t set_patterns = 1000;
-  std::uint64_t set_length = 20;
-  std::uint32_t set_k = 2;
   int repeats = 5;                            // timed repeats (median reported)
   int threads = 0;                            // CPU threads; 0 = all
   std::string json_path = "bench_approx.json";
