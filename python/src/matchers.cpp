@@ -12,6 +12,7 @@
 #include "warpmatch/approx.hpp"
 #include "warpmatch/exact.hpp"
 #include "warpmatch/multi.hpp"
+#include "warpmatch/sequence.hpp"
 
 namespace warpmatch::python {
 
@@ -23,13 +24,15 @@ namespace {
 static_assert(sizeof(Match) == 24 && offsetof(Match, pattern) == 0 && offsetof(Match, start) == 8 &&
               offsetof(Match, end) == 16 && offsetof(Match, strand) == 4);
 
+// strand: b'+' or b'-' (a hit of the pattern's reverse complement, forward coordinates).
 struct ApproxRow {
   std::uint32_t pattern;
   std::uint32_t distance;
   std::uint64_t start;
   std::uint64_t end;
+  char strand;
 };
-static_assert(sizeof(ApproxRow) == 24);
+static_assert(sizeof(ApproxRow) == 32);
 
 // A hit of a file search: which record (FASTA/FASTQ; 0 for plain text), at record offsets.
 struct FileRow {
@@ -38,35 +41,54 @@ struct FileRow {
   std::uint32_t distance;
   std::uint64_t start;
   std::uint64_t end;
+  char strand;
 };
-static_assert(sizeof(FileRow) == 32);
+static_assert(sizeof(FileRow) == 40);
 
 nb::handle exact_dtype() {
   static nb::handle d =
-      struct_dtype({{"pattern", "<u4", 0}, {"start", "<u8", 8}, {"end", "<u8", 16}}, 24).release();  // strand unused yet
+      struct_dtype({{"pattern", "<u4", 0}, {"strand", "S1", 4}, {"start", "<u8", 8}, {"end", "<u8", 16}}, 24).release();
   return d;
 }
 nb::handle approx_dtype() {
-  static nb::handle d =
-      struct_dtype({{"pattern", "<u4", 0}, {"start", "<u8", 8}, {"end", "<u8", 16}, {"distance", "<u4", 4}}, 24)
-          .release();
+  static nb::handle d = struct_dtype({{"pattern", "<u4", 0},
+                                      {"strand", "S1", 24},
+                                      {"start", "<u8", 8},
+                                      {"end", "<u8", 16},
+                                      {"distance", "<u4", 4}},
+                                     32)
+                            .release();
   return d;
 }
 nb::handle exact_file_dtype() {
-  static nb::handle d =
-      struct_dtype({{"record", "<u8", 0}, {"pattern", "<u4", 8}, {"start", "<u8", 16}, {"end", "<u8", 24}}, 32)
-          .release();
+  static nb::handle d = struct_dtype({{"record", "<u8", 0},
+                                      {"pattern", "<u4", 8},
+                                      {"strand", "S1", 32},
+                                      {"start", "<u8", 16},
+                                      {"end", "<u8", 24}},
+                                     40)
+                            .release();
   return d;
 }
 nb::handle approx_file_dtype() {
   static nb::handle d = struct_dtype({{"record", "<u8", 0},
                                       {"pattern", "<u4", 8},
+                                      {"strand", "S1", 32},
                                       {"start", "<u8", 16},
                                       {"end", "<u8", 24},
                                       {"distance", "<u4", 12}},
-                                     32)
+                                     40)
                             .release();
   return d;
+}
+
+/// "+", "-" or "both" (warpmatch::parse_strand's names), as a ValueError otherwise.
+Strand strand_arg(const std::string& s) {
+  try {
+    return parse_strand(s);
+  } catch (const InvalidArgument& e) {
+    throw nb::value_error(e.what());
+  }
 }
 
 nb::list bytes_list(const std::vector<std::string>& v) {
@@ -125,10 +147,13 @@ nb::object file_hits(const std::vector<FileRow>& rows, const std::vector<std::st
 class PyExactMatcher {
  public:
   PyExactMatcher(nb::handle pattern_or_patterns, bool ignore_case, const std::string& backend, int threads,
-                 int device) {
+                 int device, const std::string& strand, bool iupac) {
     std::vector<BytesArg> args = texts_arg(pattern_or_patterns, "pattern", multi_);
     for (const auto& a : args) patterns_.push_back(a.str());
     ignore_case_ = ignore_case;
+    strand_ = strand;
+    strand_value_ = strand_arg(strand);
+    iupac_ = iupac;
     backend_ = backend;
     threads_ = threads;
     device_ = device;
@@ -179,7 +204,7 @@ class PyExactMatcher {
       records = stream_file(source, o, [&](const io::TextWindow& w) {
         const MatchSink sink = [&](const Match& x) {
           if (x.start >= w.owned) return false;  // ascending starts: the rest are the next window's
-          rows.push_back({w.record_index, x.pattern, 0, x.start + w.offset, x.end + w.offset});
+          rows.push_back({w.record_index, x.pattern, 0, x.start + w.offset, x.end + w.offset, x.strand});
           return true;
         };
         if (single_) single_->scan(w.data, sink);
@@ -200,13 +225,16 @@ class PyExactMatcher {
   std::string backend() const { return std::string(backend_name(single_ ? single_->backend() : set_->backend())); }
   std::string algorithm() const { return single_ ? single_->algorithm() : set_->algorithm(); }
   bool ignore_case() const { return ignore_case_; }
+  const std::string& strand() const { return strand_; }
+  bool iupac() const { return iupac_; }
 
   nb::tuple state() const {
-    return nb::make_tuple(patterns(), ignore_case_, backend_, threads_, device_);
+    return nb::make_tuple(patterns(), ignore_case_, backend_, threads_, device_, strand_, iupac_);
   }
   std::string repr() const {
     return "warpmatch.ExactMatcher(" + std::to_string(patterns_.size()) + " pattern" +
            (patterns_.size() == 1 ? "" : "s") + ", ignore_case=" + (ignore_case_ ? "True" : "False") +
+           (strand_ != "+" ? ", strand='" + strand_ + "'" : "") + (iupac_ ? ", iupac=True" : "") +
            ", backend='" + backend() + "', algorithm='" + algorithm() + "')";
   }
 
@@ -214,10 +242,14 @@ class PyExactMatcher {
   void compile() {
     const Backend b = backend_arg(backend_);
     nb::gil_scoped_release release;
-    if (multi_) {
+    // One pattern on one strand: the single-pattern engine; strands and IUPAC codes expand
+    // into a set (MultiMatcher), even for one pattern.
+    if (multi_ || strand_value_ != Strand::forward || iupac_) {
       MultiOptions o;
       o.backend = b;
       o.case_insensitive = ignore_case_;
+      o.strand = strand_value_;
+      o.iupac = iupac_;
       o.threads = threads_;
       o.device = device_;
       set_.emplace(MultiMatcher::compile(patterns_, o));
@@ -234,6 +266,9 @@ class PyExactMatcher {
   std::vector<std::string> patterns_;
   bool multi_ = false;
   bool ignore_case_ = false;
+  std::string strand_ = "+";
+  Strand strand_value_ = Strand::forward;
+  bool iupac_ = false;
   std::string backend_ = "auto";  // as requested: a pickled "auto" matcher resolves again where it lands
   int threads_ = 0;
   int device_ = 0;
@@ -245,7 +280,8 @@ class PyExactMatcher {
 class PyApproxMatcher {
  public:
   PyApproxMatcher(nb::handle pattern_or_patterns, nb::object k, bool best, bool cigar, bool ignore_case,
-                  const std::string& backend, int threads, int device) {
+                  const std::string& backend, int threads, int device, const std::string& strand, bool iupac,
+                  bool hamming) {
     std::vector<BytesArg> args = texts_arg(pattern_or_patterns, "pattern", multi_);
     for (const auto& a : args) patterns_.emplace_back(a.span().begin(), a.span().end());
     k_arg_ = k;
@@ -254,6 +290,10 @@ class PyApproxMatcher {
     opt_.best = best;
     opt_.want_cigar = cigar;
     opt_.case_insensitive = ignore_case;
+    strand_ = strand;
+    opt_.strand = strand_arg(strand);
+    opt_.iupac = iupac;
+    opt_.hamming = hamming;
     opt_.backend = backend_arg(backend);
     opt_.threads = threads;
     opt_.device = device;
@@ -268,7 +308,7 @@ class PyApproxMatcher {
     {
       nb::gil_scoped_release release;
       matcher_->scan(t.span(), [&](const ApproxMatch& h) {
-        rows.push_back({h.pattern, h.distance, h.start, h.end});
+        rows.push_back({h.pattern, h.distance, h.start, h.end, h.strand});
         if (opt_.want_cigar) cigars.push_back(h.cigar);
         return true;
       });
@@ -294,7 +334,7 @@ class PyApproxMatcher {
       records = stream_file(source, o, [&](const io::TextWindow& w) {
         matcher_->scan(w.data, [&](const ApproxMatch& h) {
           if (h.end <= w.repeated) return true;  // the previous window's end
-          rows.push_back({w.record_index, h.pattern, h.distance, h.start + w.offset, h.end + w.offset});
+          rows.push_back({w.record_index, h.pattern, h.distance, h.start + w.offset, h.end + w.offset, h.strand});
           return true;
         });
       });
@@ -323,22 +363,28 @@ class PyApproxMatcher {
   nb::object k() const { return k_arg_; }
   bool best() const { return opt_.best; }
   bool cigar() const { return opt_.want_cigar; }
+  const std::string& strand() const { return strand_; }
+  bool iupac() const { return opt_.iupac; }
+  bool hamming() const { return opt_.hamming; }
   std::string backend() const { return std::string(backend_name(matcher_->backend())); }
   std::string algorithm() const { return matcher_->algorithm(); }
   nb::tuple state() const {
     return nb::make_tuple(patterns(), k_arg_, opt_.best, opt_.want_cigar, opt_.case_insensitive, backend_,
-                          opt_.threads, opt_.device);
+                          opt_.threads, opt_.device, strand_, opt_.iupac, opt_.hamming);
   }
   std::string repr() const {
     return "warpmatch.ApproxMatcher(" + std::to_string(patterns_.size()) + " pattern" +
            (patterns_.size() == 1 ? "" : "s") + ", k=" + (k_arg_.is_none() ? "None" : std::to_string(opt_.k)) +
-           ", best=" + (opt_.best ? "True" : "False") + ", backend='" + backend() + "')";
+           ", best=" + (opt_.best ? "True" : "False") + (strand_ != "+" ? ", strand='" + strand_ + "'" : "") +
+           (opt_.iupac ? ", iupac=True" : "") + (opt_.hamming ? ", hamming=True" : "") + ", backend='" + backend() +
+           "')";
   }
 
  private:
   std::vector<std::vector<std::uint8_t>> patterns_;
   bool multi_ = false;
   nb::object k_arg_;
+  std::string strand_ = "+";
   std::string backend_ = "auto";
   ApproxOptions opt_;
   std::optional<ApproxMatcher> matcher_;
@@ -346,7 +392,8 @@ class PyApproxMatcher {
 
 constexpr const char* kExactDoc = R"(Exact search of one pattern or a set of patterns, compiled once.
 
-ExactMatcher(pattern_or_patterns, ignore_case=False, backend="auto", threads=0, device=0)
+ExactMatcher(pattern_or_patterns, ignore_case=False, backend="auto", threads=0, device=0,
+             strand="+", iupac=False)
 
 pattern_or_patterns: one pattern (str as UTF-8, or any bytes-like object) or a sequence of
     them. Every byte value is a character (NUL included). A set reports every occurrence of
@@ -355,6 +402,10 @@ pattern_or_patterns: one pattern (str as UTF-8, or any bytes-like object) or a s
 ignore_case: ASCII letters only; other bytes compare exactly.
 backend: "auto" (CUDA when a GPU is present, else the CPU), "cpu" or "cuda".
 threads: CPU threads (0 = all). device: CUDA device ordinal.
+strand: "+" (the patterns as given), "-" (their reverse complements) or "both"; a '-' hit has
+    strand b'-' and forward coordinates (start < end). Patterns must then be nucleotides or
+    IUPAC codes. iupac: pattern IUPAC codes (N R Y S W K M B D H V) match their bases; a text
+    N only a pattern N; with ignore_case soft-masked (lowercase) bases too.
 
 The matcher is immutable: share it between threads. Scans release the GIL and read the text
 in place (bytes, bytearray, memoryview, mmap, NumPy uint8 arrays; str as UTF-8).
@@ -362,8 +413,10 @@ in place (bytes, bytearray, memoryview, mmap, NumPy uint8 arrays; str as UTF-8).
 >>> m = warpmatch.ExactMatcher(["he", "she", "hers"])
 >>> m.count("ushers")
 3
->>> m.find("ushers").tolist()
+>>> m.find("ushers")[["pattern", "start", "end"]].tolist()
 [(1, 1, 4), (0, 2, 4), (2, 2, 6)]
+>>> warpmatch.ExactMatcher("GGNA", strand="both", iupac=True).find("TACCGGTA").tolist()
+[(0, b'-', 0, 4), (0, b'+', 4, 8)]
 >>> m.counts(b"ushers").tolist()
 [1, 1, 1]
 )";
@@ -371,7 +424,7 @@ in place (bytes, bytearray, memoryview, mmap, NumPy uint8 arrays; str as UTF-8).
 constexpr const char* kApproxDoc = R"(Approximate search: every end position within k edits, or the best ones.
 
 ApproxMatcher(pattern_or_patterns, k=None, best=False, cigar=False, ignore_case=False,
-              backend="auto", threads=0, device=0)
+              backend="auto", threads=0, device=0, strand="+", iupac=False, hamming=False)
 
 Semi-global Levenshtein distance (edlib's HW mode): a hit is an end e (exclusive) with
 dist(e) = min over s of ED(pattern, text[s:e]) <= k; start is the largest s reaching that
@@ -381,11 +434,18 @@ cigar=True also recovers each alignment ('=' match, 'X' mismatch, 'I' a pattern 
 from the text, 'D' a text byte absent from the pattern): find() then returns a Hits array
 whose .cigars lists them row by row.
 
-Hits come pattern by pattern (in the given order), each pattern's in ascending end.
+strand and iupac: as for ExactMatcher (a '-' hit's CIGAR is in the forward direction).
+hamming=True: substitutions only (no indels): every window of len(pattern) bytes with at most
+k mismatches, distance = mismatches.
+
+Hits come pattern by pattern (in the given order; with strand="both" a pattern's '+' hits, then
+its '-' hits), each pattern's in ascending end.
 
 >>> m = warpmatch.ApproxMatcher("GATTACA", k=1)
 >>> m.find("xxGATACAxx")[["start", "end", "distance"]].tolist()
 [(2, 8, 1)]
+>>> warpmatch.ApproxMatcher("ACGTT", k=1, hamming=True, strand="both").find("AACGTA")[["strand", "start"]].tolist()
+[(b'+', 1), (b'-', 0)]
 >>> warpmatch.ApproxMatcher("GATTACA", best=True, cigar=True).find("xxGATACAxx").cigars
 ['2=1I4=']
 )";
@@ -394,8 +454,9 @@ Hits come pattern by pattern (in the given order), each pattern's in ascending e
 
 void bind_matchers(nb::module_& m) {
   nb::class_<PyExactMatcher>(m, "ExactMatcher", kExactDoc)
-      .def(nb::init<nb::handle, bool, const std::string&, int, int>(), "pattern_or_patterns"_a,
-           "ignore_case"_a = false, "backend"_a = "auto", "threads"_a = 0, "device"_a = 0)
+      .def(nb::init<nb::handle, bool, const std::string&, int, int, const std::string&, bool>(),
+           "pattern_or_patterns"_a, "ignore_case"_a = false, "backend"_a = "auto", "threads"_a = 0, "device"_a = 0,
+           "strand"_a = "+", "iupac"_a = false)
       .def("count", &PyExactMatcher::count, "text"_a,
            "Number of occurrences of all patterns, overlapping ones included.\n\n"
            ">>> warpmatch.ExactMatcher('aa').count('aaaa')\n3")
@@ -403,53 +464,62 @@ void bind_matchers(nb::module_& m) {
            "Occurrences per pattern as a uint64 array (one element for a single pattern).\n\n"
            ">>> warpmatch.ExactMatcher(['a', 'b', 'a']).counts('abca').tolist()\n[2, 1, 2]")
       .def("find", &PyExactMatcher::find, "text"_a, "max_matches"_a = 0,
-           "Every occurrence as a structured array with fields pattern (u4), start (u8), end (u8)\n"
-           "([start, end) byte offsets), in ascending (start, pattern) order. max_matches > 0 stops\n"
+           "Every occurrence as a structured array with fields pattern (u4), strand (S1: b'+' or b'-'),\n"
+           "start (u8), end (u8) ([start, end) byte offsets), in ascending (start, pattern) order.\n"
+           "max_matches > 0 stops\n"
            "after that many.\n\n"
            ">>> warpmatch.ExactMatcher('ab').find(b'abab')['start'].tolist()\n[0, 2]")
       .def("find_file", &PyExactMatcher::find_file, "source"_a, "format"_a = "auto", "window_bytes"_a = 0,
            "Every occurrence in a file, streamed through the library's input layer in bounded\n"
            "memory: source is a path (plain, FASTA, FASTQ; gzip, BGZF or zstd inside) or a\n"
            "bytes-like object holding such a file. format: 'auto', 'plain', 'fasta' or 'fastq'.\n"
-           "Returns a Hits array with fields record (u8), pattern, start, end, offsets within the\n"
+           "Returns a Hits array with fields record (u8), pattern, strand, start, end, offsets within the\n"
            "record; .records lists the record names (FASTA/FASTQ header's first word; '' for plain).\n"
            "window_bytes > 0 bounds the text searched per window (default: the input layer's).\n\n"
            ">>> h = warpmatch.ExactMatcher('GAT').find_file(b'>r1\\nGA\\nTT\\n>r2\\nGATGAT\\n')\n"
-           ">>> [(h.records[r], s) for r, _, s, _ in h.tolist()]\n[('r1', 0), ('r2', 0), ('r2', 3)]")
+           ">>> [(h.records[r], s) for r, _, _, s, _ in h.tolist()]\n[('r1', 0), ('r2', 0), ('r2', 3)]")
       .def_prop_ro("patterns", &PyExactMatcher::patterns, "The pattern (bytes), or the list of patterns as given.")
       .def_prop_ro(
           "overlap", [](const PyExactMatcher& self) { return self.longest() - 1; },
           "Bytes a window must repeat from the one before (the longest pattern's length - 1).")
       .def_prop_ro("pattern_count", &PyExactMatcher::pattern_count)
       .def_prop_ro("ignore_case", &PyExactMatcher::ignore_case)
+      .def_prop_ro("strand", &PyExactMatcher::strand)
+      .def_prop_ro("iupac", &PyExactMatcher::iupac)
       .def_prop_ro("backend", &PyExactMatcher::backend, "The resolved backend: 'cpu' or 'cuda'.")
       .def_prop_ro("algorithm", &PyExactMatcher::algorithm, "The resolved algorithm name.")
       .def("__getstate__", &PyExactMatcher::state)
       .def("__setstate__",
            [](PyExactMatcher& self, const nb::tuple& s) {
              new (&self) PyExactMatcher(s[0], nb::cast<bool>(s[1]), nb::cast<std::string>(s[2]),
-                                        nb::cast<int>(s[3]), nb::cast<int>(s[4]));
+                                        nb::cast<int>(s[3]), nb::cast<int>(s[4]), nb::cast<std::string>(s[5]),
+                                        nb::cast<bool>(s[6]));
            })
       .def("__repr__", &PyExactMatcher::repr);
 
   nb::class_<PyApproxMatcher>(m, "ApproxMatcher", kApproxDoc)
-      .def(nb::init<nb::handle, nb::object, bool, bool, bool, const std::string&, int, int>(),
+      .def(nb::init<nb::handle, nb::object, bool, bool, bool, const std::string&, int, int, const std::string&, bool,
+                    bool>(),
            "pattern_or_patterns"_a, "k"_a = nb::none(), "best"_a = false, "cigar"_a = false,
-           "ignore_case"_a = false, "backend"_a = "auto", "threads"_a = 0, "device"_a = 0)
+           "ignore_case"_a = false, "backend"_a = "auto", "threads"_a = 0, "device"_a = 0, "strand"_a = "+",
+           "iupac"_a = false, "hamming"_a = false)
       .def("find", &PyApproxMatcher::find, "text"_a,
-           "Every hit as a structured array with fields pattern (u4), start (u8), end (u8),\n"
+           "Every hit as a structured array with fields pattern (u4), strand (S1), start (u8), end (u8),\n"
            "distance (u4); with cigar=True a Hits array whose .cigars holds the alignments.\n\n"
-           ">>> warpmatch.ApproxMatcher('abc', k=0).find('xabcx').tolist()\n[(0, 1, 4, 0)]")
+           ">>> warpmatch.ApproxMatcher('abc', k=0).find('xabcx').tolist()\n[(0, b'+', 1, 4, 0)]")
       .def("find_file", &PyApproxMatcher::find_file, "source"_a, "format"_a = "auto", "window_bytes"_a = 0,
            "Every hit in a file (a path or a bytes-like file content; plain, FASTA, FASTQ, gzip,\n"
            "BGZF, zstd), streamed in windows that overlap by m + k: a Hits array with fields record,\n"
-           "pattern, start, end, distance (record offsets; .records names the records). Best mode\n"
+           "pattern, strand, start, end, distance (record offsets; .records names the records). Best mode\n"
            "reads each record whole and picks the best hits per record.")
       .def_prop_ro("patterns", &PyApproxMatcher::patterns)
       .def_prop_ro("pattern_count", &PyApproxMatcher::pattern_count)
       .def_prop_ro("k", &PyApproxMatcher::k)
       .def_prop_ro("best", &PyApproxMatcher::best)
       .def_prop_ro("cigar", &PyApproxMatcher::cigar)
+      .def_prop_ro("strand", &PyApproxMatcher::strand)
+      .def_prop_ro("iupac", &PyApproxMatcher::iupac)
+      .def_prop_ro("hamming", &PyApproxMatcher::hamming)
       .def_prop_ro("backend", &PyApproxMatcher::backend)
       .def_prop_ro("algorithm", &PyApproxMatcher::algorithm)
       .def_prop_ro("overlap", &PyApproxMatcher::overlap,
@@ -459,7 +529,8 @@ void bind_matchers(nb::module_& m) {
            [](PyApproxMatcher& self, const nb::tuple& s) {
              new (&self) PyApproxMatcher(s[0], nb::borrow(s[1]), nb::cast<bool>(s[2]), nb::cast<bool>(s[3]),
                                          nb::cast<bool>(s[4]), nb::cast<std::string>(s[5]), nb::cast<int>(s[6]),
-                                         nb::cast<int>(s[7]));
+                                         nb::cast<int>(s[7]), nb::cast<std::string>(s[8]), nb::cast<bool>(s[9]),
+                                         nb::cast<bool>(s[10]));
            })
       .def("__repr__", &PyApproxMatcher::repr);
 }

@@ -17,8 +17,8 @@ def rows(hits) -> list[tuple[int, int, int]]:
 
 def test_dtype_is_the_contract():
     hits = warpmatch.ApproxMatcher("abc", k=1).find("xabx")
-    assert hits.dtype.names == ("pattern", "start", "end", "distance")
-    assert [hits.dtype[n] for n in hits.dtype.names] == [np.dtype(t) for t in ("u4", "u8", "u8", "u4")]
+    assert hits.dtype.names == ("pattern", "strand", "start", "end", "distance")
+    assert [hits.dtype[n] for n in hits.dtype.names] == [np.dtype(t) for t in ("u4", "S1", "u8", "u8", "u4")]
 
 
 @pytest.mark.parametrize("seed", range(25))
@@ -70,7 +70,7 @@ def test_pattern_set_and_cigars(seed):
     for i, p in enumerate(patterns):
         want += [(i,) + h for h in approx_oracle(text, p, k, best=False)]
     assert [(int(p),) + r for p, r in zip(hits["pattern"].tolist(), rows(hits))] == want
-    for (p, s, e, d), cigar in zip(hits.tolist(), hits.cigars):
+    for (p, s, e, d), cigar in zip(hits[["pattern", "start", "end", "distance"]].tolist(), hits.cigars):
         out, cost = apply_cigar(patterns[p], text[s:e], cigar)
         assert out == text[s:e] and cost == d
 

@@ -17,8 +17,9 @@ def as_tuples(hits: np.ndarray) -> list[tuple[int, int, int]]:
 
 def test_dtype_is_the_contract():
     hits = warpmatch.ExactMatcher("ab").find("abab")
-    assert hits.dtype.names == ("pattern", "start", "end")
-    assert [hits.dtype[n] for n in hits.dtype.names] == [np.dtype("u4"), np.dtype("u8"), np.dtype("u8")]
+    assert hits.dtype.names == ("pattern", "strand", "start", "end")
+    assert [hits.dtype[n] for n in hits.dtype.names] == [np.dtype("u4"), np.dtype("S1"), np.dtype("u8"), np.dtype("u8")]
+    assert hits["strand"].tolist() == [b"+", b"+"]
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -95,7 +96,7 @@ def test_empty_text_and_long_pattern():
     for m in (warpmatch.ExactMatcher("abc"), warpmatch.ExactMatcher(["abc", "b"])):
         assert m.count(b"") == 0
         assert len(m.find(b"")) == 0
-        assert m.find(b"").dtype.names == ("pattern", "start", "end")
+        assert m.find(b"").dtype.names == ("pattern", "strand", "start", "end")
     assert warpmatch.ExactMatcher("abcdef").count("abc") == 0
 
 
@@ -150,7 +151,7 @@ def test_threads_share_a_matcher():
         t.join()
     assert not errors
     assert len(results) == len(texts)
-    assert want[0] == [tuple(x) for x in exact_oracle(texts[0], pattern_set)]
+    assert [(p, s, e) for p, _, s, e in want[0]] == [tuple(x) for x in exact_oracle(texts[0], pattern_set)]
 
 
 def test_bad_arguments():

@@ -17,6 +17,7 @@ __version__: str
 Text = Union[str, bytes, bytearray, memoryview, mmap.mmap, npt.NDArray[np.uint8], npt.NDArray[np.int8], "Record"]
 BackendName = Literal["auto", "cpu", "cuda", "gpu"]
 FormatName = Literal["auto", "plain", "fasta", "fastq"]
+StrandName = Literal["+", "-", "both"]
 PathLike = Union[str, os.PathLike[str]]
 
 class Error(Exception): ...
@@ -54,13 +55,15 @@ class ExactMatcher:
         backend: BackendName = "auto",
         threads: int = 0,
         device: int = 0,
+        strand: StrandName = "+",
+        iupac: bool = False,
     ) -> None: ...
     def count(self, text: Text) -> int: ...
     def counts(self, text: Text) -> npt.NDArray[np.uint64]: ...
     def find(self, text: Text, max_matches: int = 0) -> np.ndarray:
-        """Structured array: pattern (u4), start (u8), end (u8)."""
+        """Structured array: pattern (u4), strand (S1: b'+' / b'-'), start (u8), end (u8)."""
     def find_file(self, source: PathLike | Text, format: FormatName = "auto", window_bytes: int = 0) -> Hits:
-        """Hits with fields record (u8), pattern (u4), start (u8), end (u8); .records names them.
+        """Hits with fields record (u8), pattern (u4), strand (S1), start (u8), end (u8); .records names them.
         A str is a path here; pass bytes for a file's content."""
     @property
     def patterns(self) -> bytes | list[bytes]: ...
@@ -68,6 +71,10 @@ class ExactMatcher:
     def pattern_count(self) -> int: ...
     @property
     def ignore_case(self) -> bool: ...
+    @property
+    def strand(self) -> StrandName: ...
+    @property
+    def iupac(self) -> bool: ...
     @property
     def backend(self) -> Literal["cpu", "cuda"]: ...
     @property
@@ -87,9 +94,12 @@ class ApproxMatcher:
         backend: BackendName = "auto",
         threads: int = 0,
         device: int = 0,
+        strand: StrandName = "+",
+        iupac: bool = False,
+        hamming: bool = False,
     ) -> None: ...
     def find(self, text: Text) -> np.ndarray:
-        """Structured array: pattern (u4), start (u8), end (u8), distance (u4); with cigar=True a
+        """Structured array: pattern (u4), strand (S1), start (u8), end (u8), distance (u4); with cigar=True a
         Hits whose .cigars lists the alignments."""
     def find_file(self, source: PathLike | Text, format: FormatName = "auto", window_bytes: int = 0) -> Hits: ...
     @property
@@ -102,6 +112,12 @@ class ApproxMatcher:
     def best(self) -> bool: ...
     @property
     def cigar(self) -> bool: ...
+    @property
+    def strand(self) -> StrandName: ...
+    @property
+    def iupac(self) -> bool: ...
+    @property
+    def hamming(self) -> bool: ...
     @property
     def backend(self) -> Literal["cpu", "cuda"]: ...
     @property

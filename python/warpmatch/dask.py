@@ -6,7 +6,7 @@
     client = Client(LocalCluster(n_workers=8, threads_per_worker=1))   # or Client("tcp://host:8786")
     m = warpmatch.ExactMatcher(["GATTACA", "TATA"], threads=1)
     hits = warpmatch.dask.search(m, ["genome.fa", "reads.fq.gz"])      # a lazy dask DataFrame
-    hits.compute()         # path, record, record_index, pattern, start, end (+ distance)
+    hits.compute()         # path, record, record_index, pattern, strand, start, end (+ distance)
 
 How inputs are split into tasks:
 - an uncompressed plain file: byte ranges of `blocksize`, each read in place (mmap) with the
@@ -133,7 +133,7 @@ def plan(paths: str | os.PathLike | Iterable[str | os.PathLike], blocksize: int 
 # ---- tasks -----------------------------------------------------------------------------------
 def _columns(approx: bool) -> dict[str, str]:
     cols = {"path": "object", "record": "object", "record_index": "uint64", "pattern": "uint32",
-            "start": "uint64", "end": "uint64"}
+            "strand": "object", "start": "uint64", "end": "uint64"}
     if approx:
         cols["distance"] = "uint32"
     return cols
@@ -149,6 +149,7 @@ def _frame(path: str, records: Sequence[str], hits: np.ndarray, approx: bool, re
         "record": names[rec.astype(np.int64)] if len(hits) else np.empty(0, dtype=object),
         "record_index": rec + np.uint64(record_offset),
         "pattern": hits["pattern"].astype(np.uint32),
+        "strand": hits["strand"].astype("U1").astype(object) if len(hits) else np.empty(0, dtype=object),
         "start": hits["start"].astype(np.uint64),
         "end": hits["end"].astype(np.uint64),
     }
@@ -232,7 +233,7 @@ def _finish(piece, offset: int, best: dict[tuple[str, int], int] | None):
 def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLike],
            blocksize: int = DEFAULT_BLOCKSIZE, format: str = "auto"):
     """Every hit of `matcher` (an ExactMatcher or ApproxMatcher) in `paths` as a lazy Dask
-    DataFrame with columns path, record, record_index, pattern, start, end (and distance for
+    DataFrame with columns path, record, record_index, pattern, strand, start, end (and distance for
     approximate search); offsets are within the record (plain files: one record named '').
     Compute it on any Dask scheduler or cluster; the result equals search_local()."""
     import dask
