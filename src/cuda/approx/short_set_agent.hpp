@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/approx_pattern.hpp"
+#include "core/text_classes.hpp"
 
 #include "cuda/runtime/host_device.hpp"  // WARPMATCH_HD
 
@@ -73,36 +74,14 @@ struct SetClasses {
   std::uint32_t count() const { return static_cast<std::uint32_t>(representative.size()); }
 };
 
+/// The set's text classes (core::classify_text, shared with the CPU pass), with a byte of
+/// each class to build the match tables from.
 inline SetClasses make_set_classes(const std::vector<core::ApproxPattern>& patterns) {
-  // The distinct (pattern byte, flags) of the set; matches() depends on nothing else.
-  struct Probe {
-    std::uint8_t byte;
-    bool case_insensitive, iupac;
-  };
-  std::vector<Probe> probes;
-  std::vector<bool> seen(256 * 4, false);
-  for (const auto& p : patterns)
-    for (const std::uint8_t b : p.bytes) {
-      const std::size_t at = b * 4u + (p.case_insensitive ? 2u : 0u) + (p.iupac ? 1u : 0u);
-      if (seen[at]) continue;
-      seen[at] = true;
-      probes.push_back({b, p.case_insensitive, p.iupac});
-    }
+  const core::TextClasses classes = core::classify_text(patterns);
   SetClasses out;
-  std::vector<std::vector<bool>> signatures;
   for (int c = 0; c < 256; ++c) {
-    std::vector<bool> sig(probes.size());
-    for (std::size_t i = 0; i < probes.size(); ++i) {
-      core::ApproxPattern probe;
-      probe.case_insensitive = probes[i].case_insensitive;
-      probe.iupac = probes[i].iupac;
-      sig[i] = probe.matches(probes[i].byte, static_cast<std::uint8_t>(c));
-    }
-    std::size_t cls = std::find(signatures.begin(), signatures.end(), sig) - signatures.begin();
-    if (cls == signatures.size()) {
-      signatures.push_back(std::move(sig));
-      out.representative.push_back(static_cast<std::uint8_t>(c));
-    }
+    const std::uint32_t cls = classes.class_of[c];  // ids in order of first byte: 0, 1, 2, ...
+    if (cls == out.representative.size()) out.representative.push_back(static_cast<std::uint8_t>(c));
     out.code[c] = static_cast<std::uint8_t>(cls);
   }
   return out;
