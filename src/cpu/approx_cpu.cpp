@@ -18,6 +18,12 @@ namespace warpmatch::cpu {
 
 namespace {
 
+/// One chunk of a parallel scan: its ends in order and the smallest distance among them.
+struct ChunkEnds {
+  std::vector<core::EndHit> hits;
+  std::uint32_t best = std::numeric_limits<std::uint32_t>::max();
+};
+
 using Word = std::uint64_t;
 constexpr int kWordBits = 64;
 
@@ -112,6 +118,23 @@ ChunkEnds scan_chunk(const MyersTables& t, ByteSpan text, std::uint64_t from,
   return result;
 }
 
+/// The chunks' ends in text order; in best mode only those of the chunks at the overall minimum.
+std::vector<core::EndHit> merge_chunk_ends(const std::vector<ChunkEnds>& chunks, core::ApproxMode mode) {
+  std::uint32_t best = std::numeric_limits<std::uint32_t>::max();
+  std::size_t total = 0;
+  for (const auto& r : chunks) {
+    best = std::min(best, r.best);
+    total += r.hits.size();
+  }
+  std::vector<core::EndHit> hits;
+  hits.reserve(total);
+  for (const auto& r : chunks) {
+    if (mode == core::ApproxMode::best && r.best != best) continue;
+    hits.insert(hits.end(), r.hits.begin(), r.hits.end());
+  }
+  return hits;
+}
+
 std::uint64_t auto_chunk(std::uint64_t n, std::uint64_t overlap, int threads) {
   if (threads <= 1) return std::max<std::uint64_t>(n, 1);
   const std::uint64_t per_task = (n + static_cast<std::uint64_t>(threads) * 4 - 1) /
@@ -149,22 +172,6 @@ std::vector<core::EndHit> approx_scan(const core::ApproxPattern& pattern, ByteSp
   });
 
   return merge_chunk_ends(results, query.mode);
-}
-
-std::vector<core::EndHit> merge_chunk_ends(const std::vector<ChunkEnds>& chunks, core::ApproxMode mode) {
-  std::uint32_t best = std::numeric_limits<std::uint32_t>::max();
-  std::size_t total = 0;
-  for (const auto& r : chunks) {
-    best = std::min(best, r.best);
-    total += r.hits.size();
-  }
-  std::vector<core::EndHit> hits;
-  hits.reserve(total);
-  for (const auto& r : chunks) {
-    if (mode == core::ApproxMode::best && r.best != best) continue;
-    hits.insert(hits.end(), r.hits.begin(), r.hits.end());
-  }
-  return hits;
 }
 
 }  // namespace warpmatch::cpu

@@ -3,7 +3,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 #include "core/approx_pattern.hpp"
@@ -23,13 +22,5 @@ enum class ApproxAlgorithm {
 std::vector<core::EndHit> approx_scan(const core::ApproxPattern& pattern, ByteSpan text,
                                       const core::ApproxQuery& query, ApproxAlgorithm algorithm,
                                       int threads, std::atomic<std::uint64_t>* bytes_done = nullptr);
-
-/// One chunk of a parallel scan: its ends in order and the smallest distance among them.
-struct ChunkEnds {
-  std::vector<core::EndHit> hits;
-  std::uint32_t best = std::numeric_limits<std::uint32_t>::max();
-};
-/// The chunks' ends in text order; in best mode only those of the chunks at the overall minimum.
-std::vector<core::EndHit> merge_chunk_ends(const std::vector<ChunkEnds>& chunks, core::ApproxMode mode);
 
 }  // namespace warpmatch::cpu
