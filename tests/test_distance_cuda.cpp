@@ -331,3 +331,35 @@ TEST(DistanceCuda, MatrixWithSharedStringsEqualsCpu) {
         ASSERT_EQ(gpu[i * b.size() + j], cpu_distance(a[i], b[j], k)) << i << "," << j;
   }
 }
+
+// Every string <= 320 bytes: the pairs are formed on the device from the string table (one
+// thread per pair). Empty strings, lengths at the word edges, patterns of more than four
+// distinct bytes (rerun on the lane groups) and a bound, against the CPU and the DP.
+TEST(DistanceCuda, MatrixOfShortStringsFormsPairsOnTheDevice) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(62);
+  std::vector<Bytes> a, b;
+  for (const int n : {0, 1, 31, 32, 33, 64, 319, 320}) a.push_back(random_bytes(rng, n, 4));
+  for (int i = 0; i < 37; ++i) a.push_back(random_bytes(rng, 1 + rng() % 320, i % 6 == 0 ? 256 : 4));
+  for (int j = 0; j < 29; ++j) b.push_back(random_bytes(rng, j == 0 ? 0 : 1 + rng() % 320, j % 7 == 0 ? 256 : 4));
+  std::vector<ByteSpan> sa, sb;
+  for (const auto& x : a) sa.push_back(span(x));
+  for (const auto& y : b) sb.push_back(span(y));
+  for (const std::int64_t k : {std::int64_t{-1}, std::int64_t{0}, std::int64_t{100}}) {
+    warpmatch::DistanceOptions o;
+    o.max_distance = k;
+    o.backend = warpmatch::Backend::cuda;
+    const auto gpu = warpmatch::edit_distance_matrix(sa, sb, o);
+    o.backend = warpmatch::Backend::cpu;
+    const auto cpu = warpmatch::edit_distance_matrix(sa, sb, o);
+    ASSERT_EQ(gpu.size(), a.size() * b.size());
+    EXPECT_EQ(gpu, cpu) << "k " << k;
+    for (std::size_t i = 0; i < a.size(); i += 5)
+      for (std::size_t j = 0; j < b.size(); ++j)
+        ASSERT_EQ(gpu[i * b.size() + j], cpu_distance(a[i], b[j], k)) << i << "," << j;
+  }
+  // A one-sided empty product.
+  warpmatch::DistanceOptions o;
+  o.backend = warpmatch::Backend::cuda;
+  EXPECT_TRUE(warpmatch::edit_distance_matrix(sa, {}, o).empty());
+}

@@ -138,29 +138,25 @@ std::vector<std::int64_t> edit_distance_matrix(std::span<const ByteSpan> a, std:
     throw InvalidArgument("edit_distance_matrix: " + std::to_string(a.size()) + " x " + std::to_string(b.size()) +
                           " pairs is too many");
   const Plan plan = resolve(options);
-  // The cross product as pairs of views (no bytes copied); the GPU also gets the string
-  // table, so each string crosses the bus once, not once per pair.
-  std::vector<std::pair<ByteSpan, ByteSpan>> pairs;
-  pairs.reserve(a.size() * b.size());
-  for (const ByteSpan& x : a)
-    for (const ByteSpan& y : b) pairs.emplace_back(x, y);
-  std::vector<std::int64_t> out(pairs.size());
+  std::vector<std::int64_t> out;
   if (plan.backend == Backend::cpu) {
+    // The cross product as pairs of views (no bytes copied).
+    std::vector<std::pair<ByteSpan, ByteSpan>> pairs;
+    pairs.reserve(a.size() * b.size());
+    for (const ByteSpan& x : a)
+      for (const ByteSpan& y : b) pairs.emplace_back(x, y);
     const auto results = cpu::edit_distance_batch(pairs, options.max_distance, false, plan.cpu_algorithm, plan.threads);
+    out.resize(results.size());
     for (std::size_t i = 0; i < results.size(); ++i) out[i] = results[i].distance;
   } else {
-    std::vector<ByteSpan> strings(a.begin(), a.end());
-    strings.insert(strings.end(), b.begin(), b.end());
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> ids;
-    ids.reserve(pairs.size());
-    for (std::size_t i = 0; i < a.size(); ++i)
-      for (std::size_t j = 0; j < b.size(); ++j)
-        ids.emplace_back(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(a.size() + j));
-    out = cuda::edit_distance_batch(pairs, options.max_distance, options.device, nullptr, strings, ids);
+    // The GPU gets the strings once and forms the pairs itself.
+    out = cuda::edit_distance_matrix(a, b, options.max_distance, options.device, nullptr);
   }
-  std::uint64_t cells = 0;
-  for (const auto& [x, y] : pairs) cells += static_cast<std::uint64_t>(x.size()) * y.size();
-  fill_stats(stats, plan, pairs.size(), cells, 0, t0);
+  std::uint64_t bytes_a = 0, bytes_b = 0;
+  for (const ByteSpan& x : a) bytes_a += x.size();
+  for (const ByteSpan& y : b) bytes_b += y.size();
+  const std::uint64_t cells = bytes_a * bytes_b;
+  fill_stats(stats, plan, out.size(), cells, 0, t0);
   return out;
 }
 

@@ -204,26 +204,44 @@ std::vector<std::int64_t> run_batch_kernel(std::span<const std::pair<ByteSpan, B
                                            const std::vector<std::size_t>& members, int kind, int device,
                                            Stream& stream, double* kernel_ms, const StringTable& table) {
   const std::size_t count = members.size();
-  const std::size_t meta_bytes = count * sizeof(kn::BatchPair);  // a multiple of 8
   auto padded = [](std::size_t n) { return (n + 3) & ~std::size_t{3}; };
-  // Each pair's place in the bytes part (after the metadata), in `members` order; for a
-  // string table, each string's place instead.
+  // Plain pairs travel in slices, each [its pairs' records][their bytes]: the host packs slice
+  // s + 1 while slice s is on the bus and in the kernel (packing and the upload take about as
+  // long each; see kSlicePairs). A string table's strings go once, ahead of every record.
+  constexpr std::size_t kSlicePairs = std::size_t{1} << 15;
+  const std::size_t slices = table.empty() ? std::max<std::size_t>(1, (count + kSlicePairs - 1) / kSlicePairs) : 1;
+  // Each pair's (or, for a table, each string's) place in its slice's bytes part.
   const std::size_t places = table.empty() ? count : table.strings.size();
   std::vector<std::size_t> place(places + 1, 0);
-  for (std::size_t x = 0; x < places; ++x)
-    place[x + 1] = place[x] + (table.empty() ? padded(pairs[members[x]].first.size()) +
-                                                   padded(pairs[members[x]].second.size())
-                                             : padded(table.strings[x].size()));
-  const std::size_t total = meta_bytes + place[places];
+  std::vector<std::size_t> slice_first(slices + 1, 0), slice_at(slices + 1, 0);  // pairs, staging bytes
+  for (std::size_t s = 0; s <= slices; ++s) slice_first[s] = count * s / slices;
+  std::size_t strings_bytes = 0;
+  if (table.empty()) {
+    for (std::size_t s = 0; s < slices; ++s) {
+      std::size_t at = 0;
+      for (std::size_t x = slice_first[s]; x < slice_first[s + 1]; ++x) {
+        place[x] = at;
+        at += padded(pairs[members[x]].first.size()) + padded(pairs[members[x]].second.size());
+      }
+      slice_at[s + 1] = slice_at[s] + (slice_first[s + 1] - slice_first[s]) * sizeof(kn::BatchPair) + at;
+    }
+  } else {
+    for (std::size_t x = 0; x < places; ++x) place[x + 1] = place[x] + padded(table.strings[x].size());
+    strings_bytes = place[places];
+    slice_at[1] = count * sizeof(kn::BatchPair) + strings_bytes;  // [records][strings]
+  }
+  const std::size_t total = slice_at[slices];
   // Packed into pinned staging from the process-wide cache (a call after the first reuses it:
   // no page faults, and the upload runs at the bus's speed), every byte written below.
   detail::StagingBuffer host(device);
-  host.reserve(total);
-  auto* meta = reinterpret_cast<kn::BatchPair*>(host.get());
-  std::uint8_t* bytes = host.get() + meta_bytes;
-  auto put_string = [&](std::size_t at, ByteSpan s) {
-    if (!s.empty()) std::memcpy(bytes + at, s.data(), s.size());
-    if (padded(s.size()) > s.size()) std::memset(bytes + at + s.size(), 0, padded(s.size()) - s.size());
+  host.reserve(std::max(total, count * sizeof(std::int64_t)));
+  auto records_of = [&](std::size_t s) { return reinterpret_cast<kn::BatchPair*>(host.get() + slice_at[s]); };
+  auto bytes_of = [&](std::size_t s) {
+    return host.get() + slice_at[s] + (slice_first[s + 1] - slice_first[s]) * sizeof(kn::BatchPair);
+  };
+  auto put_string = [&](std::uint8_t* at, ByteSpan s) {
+    if (!s.empty()) std::memcpy(at, s.data(), s.size());
+    if (padded(s.size()) > s.size()) std::memset(at + s.size(), 0, padded(s.size()) - s.size());
   };
   auto refer = [&](std::size_t x) {  // string table: metadata only, the strings are shared
     auto [ia, ib] = table.ids[members[x]];
@@ -233,67 +251,74 @@ std::vector<std::int64_t> run_batch_kernel(std::span<const std::pair<ByteSpan, B
     bp.a_length = static_cast<std::int64_t>(table.strings[ia].size());
     bp.b_offset = static_cast<std::int64_t>(place[ib]);
     bp.b_length = static_cast<std::int64_t>(table.strings[ib].size());
-    std::memcpy(meta + x, &bp, sizeof bp);
+    std::memcpy(records_of(0) + x, &bp, sizeof bp);
   };
-  auto pack = [&](std::size_t x) {
+  auto pack = [&](std::size_t s, std::size_t x) {
     if (!table.empty()) return refer(x);
     ByteSpan a = pairs[members[x]].first, b = pairs[members[x]].second;
     if (a.size() > b.size()) std::swap(a, b);
-    std::size_t at = place[x];
-    auto put = [&](ByteSpan s) {
-      if (!s.empty()) std::memcpy(bytes + at, s.data(), s.size());
-      if (padded(s.size()) > s.size()) std::memset(bytes + at + s.size(), 0, padded(s.size()) - s.size());
-      at += padded(s.size());
-    };
+    std::uint8_t* bytes = bytes_of(s);
     kn::BatchPair bp{};
-    bp.a_offset = static_cast<std::int64_t>(at);
+    bp.a_offset = static_cast<std::int64_t>(place[x]);
     bp.a_length = static_cast<std::int64_t>(a.size());
-    put(a);
-    bp.b_offset = static_cast<std::int64_t>(at);
+    put_string(bytes + place[x], a);
+    bp.b_offset = static_cast<std::int64_t>(place[x] + padded(a.size()));
     bp.b_length = static_cast<std::int64_t>(b.size());
-    put(b);
-    std::memcpy(meta + x, &bp, sizeof bp);
+    put_string(bytes + bp.b_offset, b);
+    std::memcpy(records_of(s) + (x - slice_first[s]), &bp, sizeof bp);
   };
-  // The members come size-sorted, so their strings are gathered from scattered places:
-  // spread the packing over the host's persistent pool (no threads started per call).
   if (!table.empty())
-    for (std::size_t x = 0; x < table.strings.size(); ++x) put_string(place[x], table.strings[x]);
-  const std::size_t tasks = std::min<std::size_t>(64, count / 2048 + 1);
-  core::run_on_host_pool(tasks, [&](std::size_t t) {
-    for (std::size_t x = t * count / tasks; x < (t + 1) * count / tasks; ++x) pack(x);
-  });
+    for (std::size_t x = 0; x < table.strings.size(); ++x) put_string(bytes_of(0) + place[x], table.strings[x]);
   // Stream-ordered allocations from the device's pool: memory freed by the last call is
   // reused without cudaMalloc's cost or cudaFree's device-wide synchronisation.
   detail::AsyncDeviceBuffer dhost(device, stream.get(), total);
   detail::AsyncDeviceBuffer ddist_bytes(device, stream.get(), count * sizeof(std::int64_t));
   auto* ddist = reinterpret_cast<std::int64_t*>(ddist_bytes.get());
-  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dhost.get(), host.get(), total, cudaMemcpyHostToDevice, stream.get()));
-  const auto* dmeta = reinterpret_cast<const kn::BatchPair*>(dhost.get());
-  const std::uint8_t* dbytes = dhost.get() + meta_bytes;
-  const auto n = static_cast<std::int64_t>(count);
-  Event start(device, true), stop(device, true);
-  start.record(stream.get());
-  if (kind == 0) {
-    const auto blocks = static_cast<unsigned>((n + kn::kThreadBlock - 1) / kn::kThreadBlock);
-    kn::myers_thread_batch<<<blocks, kn::kThreadBlock, 0, stream.get()>>>(dbytes, dmeta, n, ddist);
-    check_launch("myers_thread_batch", device);
-  } else {
-    const std::int64_t warps = (n * kind + 31) / 32;
-    const auto blocks = static_cast<unsigned>((warps * 32 + 255) / 256);
-    if (kind == 8) kn::myers_batch<8><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, ddist);
-    else if (kind == 16) kn::myers_batch<16><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, ddist);
-    else kn::myers_batch<32><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, ddist);
-    check_launch("myers_batch", device);
+  // Events around each slice's kernel: the kernel time excludes the uploads it overlaps.
+  std::vector<Event> starts, stops;
+  starts.reserve(slices);
+  stops.reserve(slices);
+  for (std::size_t s = 0; s < slices; ++s) {
+    const std::size_t first = slice_first[s], n_slice = slice_first[s + 1] - first;
+    // The members come size-sorted, so their strings are gathered from scattered places:
+    // spread the packing over the host's persistent pool (no threads started per call).
+    const std::size_t tasks = std::min<std::size_t>(64, n_slice / 2048 + 1);
+    core::run_on_host_pool(tasks, [&](std::size_t t) {
+      for (std::size_t x = first + t * n_slice / tasks; x < first + (t + 1) * n_slice / tasks; ++x) pack(s, x);
+    });
+    WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dhost.get() + slice_at[s], host.get() + slice_at[s],
+                                                 slice_at[s + 1] - slice_at[s], cudaMemcpyHostToDevice,
+                                                 stream.get()));
+    const auto* dmeta = reinterpret_cast<const kn::BatchPair*>(dhost.get() + slice_at[s]);
+    const std::uint8_t* dbytes = dhost.get() + slice_at[s] + n_slice * sizeof(kn::BatchPair);
+    const auto n = static_cast<std::int64_t>(n_slice);
+    std::int64_t* out = ddist + first;
+    if (n == 0) continue;
+    starts.emplace_back(device, true);
+    stops.emplace_back(device, true);
+    starts.back().record(stream.get());
+    if (kind == 0) {
+      const auto blocks = static_cast<unsigned>((n + kn::kThreadBlock - 1) / kn::kThreadBlock);
+      kn::myers_thread_batch<<<blocks, kn::kThreadBlock, 0, stream.get()>>>(dbytes, dmeta, n, out);
+      check_launch("myers_thread_batch", device);
+    } else {
+      const std::int64_t warps = (n * kind + 31) / 32;
+      const auto blocks = static_cast<unsigned>((warps * 32 + 255) / 256);
+      if (kind == 8) kn::myers_batch<8><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, out);
+      else if (kind == 16) kn::myers_batch<16><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, out);
+      else kn::myers_batch<32><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, out);
+      check_launch("myers_batch", device);
+    }
+    stops.back().record(stream.get());
   }
-  stop.record(stream.get());
-  // Back through pinned memory too (the staging's metadata part has been uploaded by now:
-  // the copy is ordered after the upload on the stream).
+  // Back through pinned memory too (the copy is ordered after every slice's upload and
+  // kernel on the stream, so the staging bytes it overwrites have left).
   WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(host.get(), ddist, count * sizeof(std::int64_t),
                                                cudaMemcpyDeviceToHost, stream.get()));
   stream.synchronize();
   std::vector<std::int64_t> dist(count);
   std::memcpy(dist.data(), host.get(), count * sizeof(std::int64_t));
-  if (kernel_ms) *kernel_ms += stop.ms_since(start);
+  for (std::size_t e = 0; kernel_ms && e < starts.size(); ++e) *kernel_ms += stops[e].ms_since(starts[e]);
   return dist;
 }
 
@@ -369,6 +394,95 @@ std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan
     const DistanceRun run = edit_distance(pairs[i].first, pairs[i].second, k, DistanceAlgorithm::myers_stripes, 0, device);
     if (kernel_ms) *kernel_ms += run.kernel_ms;
     out[i] = run.distance;
+  }
+  return out;
+}
+
+std::vector<std::int64_t> edit_distance_matrix(std::span<const ByteSpan> a, std::span<const ByteSpan> b,
+                                               std::int64_t k, int device, double* kernel_ms) {
+  const std::size_t na = a.size(), nb = b.size(), count = na * nb;
+  if (kernel_ms) *kernel_ms = 0;
+  if (count == 0) return {};
+  std::size_t longest = 0;
+  for (const ByteSpan& s : a) longest = std::max(longest, s.size());
+  for (const ByteSpan& s : b) longest = std::max(longest, s.size());
+  std::vector<ByteSpan> strings(a.begin(), a.end());
+  strings.insert(strings.end(), b.begin(), b.end());
+  if (longest > 32 * static_cast<std::size_t>(kn::kThreadMaxWords)) {
+    // Some pair may need a lane group or the stripes: the general batch path, fed the string
+    // table so each string still crosses the bus once.
+    std::vector<std::pair<ByteSpan, ByteSpan>> pairs;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> ids;
+    pairs.reserve(count);
+    ids.reserve(count);
+    for (std::size_t i = 0; i < na; ++i)
+      for (std::size_t j = 0; j < nb; ++j) {
+        pairs.emplace_back(a[i], b[j]);
+        ids.emplace_back(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(na + j));
+      }
+    return edit_distance_batch(pairs, k, device, kernel_ms, strings, ids);
+  }
+  detail::require_device(device);
+  DeviceGuard guard(device);
+  // Every pair fits one thread (<= 320 pattern rows): upload the string table and the strings
+  // once, write the pairs' records on the device, run the thread kernel, bring the distances
+  // back. Host work is O(|A| + |B|) besides the distances themselves.
+  auto padded = [](std::size_t n) { return (n + 3) & ~std::size_t{3}; };
+  const std::size_t table_bytes = strings.size() * sizeof(kn::StringRef);  // a multiple of 16
+  std::size_t bytes_total = 0;
+  for (const ByteSpan& s : strings) bytes_total += padded(s.size());
+  const std::size_t upload = table_bytes + bytes_total;
+  detail::StagingBuffer host(device);
+  host.reserve(std::max(upload, count * sizeof(std::int64_t)));
+  auto* table = reinterpret_cast<kn::StringRef*>(host.get());
+  std::uint8_t* bytes = host.get() + table_bytes;
+  std::size_t at = 0;
+  for (std::size_t x = 0; x < strings.size(); ++x) {
+    const ByteSpan s = strings[x];
+    table[x] = kn::StringRef{static_cast<std::int64_t>(at), static_cast<std::int64_t>(s.size())};
+    if (!s.empty()) std::memcpy(bytes + at, s.data(), s.size());
+    if (padded(s.size()) > s.size()) std::memset(bytes + at + s.size(), 0, padded(s.size()) - s.size());
+    at += padded(s.size());
+  }
+  Stream stream(device);
+  detail::AsyncDeviceBuffer dupload(device, stream.get(), upload);
+  detail::AsyncDeviceBuffer dpairs(device, stream.get(), count * sizeof(kn::BatchPair));
+  detail::AsyncDeviceBuffer ddist_bytes(device, stream.get(), count * sizeof(std::int64_t));
+  auto* ddist = reinterpret_cast<std::int64_t*>(ddist_bytes.get());
+  auto* dpair = reinterpret_cast<kn::BatchPair*>(dpairs.get());
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dupload.get(), host.get(), upload, cudaMemcpyHostToDevice, stream.get()));
+  Event start(device, true), stop(device, true);
+  start.record(stream.get());
+  const auto n = static_cast<std::int64_t>(count);
+  const auto blocks = static_cast<unsigned>((n + kn::kThreadBlock - 1) / kn::kThreadBlock);
+  kn::matrix_pairs<<<blocks, kn::kThreadBlock, 0, stream.get()>>>(
+      reinterpret_cast<const kn::StringRef*>(dupload.get()), static_cast<std::int64_t>(na),
+      static_cast<std::int64_t>(nb), dpair);
+  check_launch("matrix_pairs", device);
+  kn::myers_thread_batch<<<blocks, kn::kThreadBlock, 0, stream.get()>>>(dupload.get() + table_bytes, dpair, n, ddist);
+  check_launch("myers_thread_batch", device);
+  stop.record(stream.get());
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(host.get(), ddist, count * sizeof(std::int64_t),
+                                               cudaMemcpyDeviceToHost, stream.get()));
+  stream.synchronize();
+  if (kernel_ms) *kernel_ms += stop.ms_since(start);
+  std::vector<std::int64_t> out(count);
+  std::memcpy(out.data(), host.get(), count * sizeof(std::int64_t));
+  // Patterns with more distinct bytes than the thread kernel keeps in registers: the batch
+  // path's lane groups, as edit_distance_batch reruns them.
+  std::vector<std::size_t> rerun;
+  for (std::size_t x = 0; x < count; ++x) {
+    if (out[x] == kn::kThreadNeedsGroup) rerun.push_back(x);
+    else out[x] = bounded(out[x], k);
+  }
+  if (!rerun.empty()) {
+    std::vector<std::pair<ByteSpan, ByteSpan>> pairs;
+    pairs.reserve(rerun.size());
+    for (const std::size_t x : rerun) pairs.emplace_back(a[x / nb], b[x % nb]);
+    double more_ms = 0;
+    const std::vector<std::int64_t> again = edit_distance_batch(pairs, k, device, &more_ms);
+    for (std::size_t r = 0; r < rerun.size(); ++r) out[rerun[r]] = again[r];
+    if (kernel_ms) *kernel_ms += more_ms;
   }
   return out;
 }

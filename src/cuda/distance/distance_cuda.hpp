@@ -41,4 +41,11 @@ std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan
                                               std::span<const ByteSpan> strings = {},
                                               std::span<const std::pair<std::uint32_t, std::uint32_t>> ids = {});
 
+/// The cross product a x b, row-major (distance of a[i] and b[j] at i * b.size() + j; -1 beyond
+/// k). When every string fits the one-thread kernel (<= 320 bytes) only the strings and a
+/// table of them cross the bus and the pairs are formed on the device; otherwise
+/// edit_distance_batch with the string table.
+std::vector<std::int64_t> edit_distance_matrix(std::span<const ByteSpan> a, std::span<const ByteSpan> b,
+                                               std::int64_t k, int device, double* kernel_ms);
+
 }  // namespace warpmatch::cuda

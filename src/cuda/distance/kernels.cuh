@@ -544,4 +544,24 @@ myers_thread_batch(const std::uint8_t* __restrict__ bytes, const BatchPair* __re
   distances[index] = distance;
 }
 
+/// A cross product's pairs written on the device: pair i * nb + j is (strings[i], strings[na + j])
+/// with the shorter string as the pattern, as the host packs a pair. `strings` holds
+/// (offset, length) per string into the uploaded bytes: A's na strings, then B's nb. Only the
+/// string table crosses the bus, not a 32-byte record per pair.
+struct StringRef {
+  std::int64_t offset, length;
+};
+__global__ void matrix_pairs(const StringRef* __restrict__ strings, std::int64_t na, std::int64_t nb,
+                             BatchPair* __restrict__ pairs) {
+  const std::int64_t index = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (index >= na * nb) return;
+  StringRef x = strings[index / nb], y = strings[na + index % nb];
+  if (x.length > y.length) {
+    const StringRef t = x;
+    x = y;
+    y = t;
+  }
+  pairs[index] = BatchPair{x.offset, x.length, y.offset, y.length};
+}
+
 }  // namespace warpmatch::cuda::kernels

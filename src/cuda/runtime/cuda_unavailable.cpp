@@ -94,4 +94,8 @@ std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan
                                               std::span<const std::pair<std::uint32_t, std::uint32_t>>) {
   unavailable();
 }
+std::vector<std::int64_t> edit_distance_matrix(std::span<const ByteSpan>, std::span<const ByteSpan>, std::int64_t,
+                                               int, double*) {
+  unavailable();
+}
 }  // namespace warpmatch::cuda
