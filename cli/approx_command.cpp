@@ -1,24 +1,20 @@
 // `warpmatch approx`: approximate search (every end within K edits, or the best ends) of one
 // pattern or of a file of patterns, in files, stdin, gzip, FASTA/FASTQ records. Raw flags are
-// parsed into ApproxFlags; run_approx() resolves them once (patterns, matcher) and streams
-// every record through the matcher into the text or JSON printer. Also registers
+// parsed into ApproxFlags; run_approx() resolves them once (patterns, matcher, plan, printer)
+// and hands the inputs to the searcher (cli/searcher.hpp). Also registers
 // `warpmatch bench approx` (bench/bench_approx.cpp).
-#include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "bench/bench_approx.hpp"
 #include "commands.hpp"
 #include "io/input.hpp"
-#include "io/text_stream.hpp"
 #include "job_estimate.hpp"
-#include "output.hpp"
-#include "progress.hpp"
+#include "printer/sink.hpp"
+#include "searcher.hpp"
 #include "sequence_options.hpp"
 #include "warpmatch/approx.hpp"
 
@@ -81,280 +77,93 @@ std::vector<std::vector<std::uint8_t>> load_patterns(const std::string& path, st
   return patterns;
 }
 
-/// Draws the progress bar of one record's scan from a thread of its own, reading the
-/// matcher's ScanProgress (the scan itself runs on the caller's thread and its workers).
-/// stop() before printing hits: the sink runs once every end is found.
-class ScanTicker {
+/// The matcher behind the searcher.
+class ApproxScanner : public WindowScanner {
  public:
-  ScanTicker(Progress& bar, const ScanProgress& progress) : bar_(bar), progress_(progress) {
-    if (bar_.active()) thread_ = std::thread([this] { run(); });
-  }
-  ~ScanTicker() { stop(); }
-  void stop() {
-    running_ = false;
-    if (thread_.joinable()) thread_.join();
-    bar_.finish();
+  explicit ApproxScanner(const ApproxMatcher& matcher) : matcher_(matcher) {}
+  void scan(ByteSpan text, const Emit& emit, ScanProgress* progress) const override {
+    matcher_.scan(text, [&](const ApproxMatch& x) {
+      Hit hit;
+      hit.pattern = x.pattern;
+      hit.start = x.start;
+      hit.end = x.end;
+      hit.strand = x.strand;
+      hit.distance = x.distance;
+      hit.cigar = x.cigar;
+      return emit(hit);
+    }, nullptr, progress);
   }
 
  private:
-  void run() {
-    std::uint64_t shown = 0;
-    while (running_) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      const std::uint64_t done = progress_.done.load(std::memory_order_relaxed);
-      bar_.advance(done - shown);
-      shown = done;
-    }
-  }
-  Progress& bar_;
-  const ScanProgress& progress_;
-  std::atomic<bool> running_{true};
-  std::thread thread_;
+  const ApproxMatcher& matcher_;
 };
 
-struct Totals {
-  std::uint64_t inputs = 0, errors = 0, bytes = 0, hits = 0;
-  double scan_seconds = 0;
-};
-
-class ApproxRun {
- public:
-  ApproxRun(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<std::string> files,
-            std::string backend_reason, PatternLabels labels)
-      : flags_(flags), matcher_(matcher), files_(std::move(files)), out_(stdout),
-        backend_reason_(std::move(backend_reason)), labels_(std::move(labels)) {
-    show_path_ = flags.with_filename || (files_.size() > 1 && !flags.no_filename);
-    show_pattern_ = matcher.pattern_count() > 1;
-    if (flags.seq.tsv && !flags.count && !flags.quiet) append_tsv_header(out_.buffer());
-  }
-
-  int run() {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (const std::string& path : files_) {
-      if (stop_all_) break;
-      ++totals_.inputs;
-      try {
-        io::TextStream input = io::TextStream::open(path, stream_options());
-        search_input(input);
-      } catch (const Error& e) {
-        finish_input(path);  // hits before a corrupt part are printed; the count too
-        out_.flush();
-        report_input_error(path, e);
-        ++totals_.errors;
-      }
-    }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    print_summary(seconds);
-    out_.flush();
-    if (flags_.quiet && totals_.hits > 0) return 0;
-    if (totals_.errors > 0) return 2;
-    return totals_.hits > 0 ? 0 : 1;
-  }
-
- private:
+// The flags resolved into the searcher's plan and the printer, then the search.
+int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<std::string> files,
+           const std::string& backend_reason, PatternLabels labels) {
+  SearchPlan plan;
+  plan.stream.format = io::parse_format(flags.format);
+  plan.stream.threads = flags.threads;
+  plan.stream.window_bytes = std::max<std::uint64_t>(parse_size(flags.window), 1);
   // Windows overlap by the longest pattern's m + k (every alignment ending in a window's own
   // ends lies inside it). Best mode and --best-per-cluster compare hits across the whole
   // record, so their windows are whole records (memory grows with the largest record).
-  io::StreamOptions stream_options() const {
-    io::StreamOptions o;
-    o.format = io::parse_format(flags_.format);
-    o.threads = flags_.threads;
-    o.window_bytes = std::max<std::uint64_t>(parse_size(flags_.window), 1);
-    std::uint64_t overlap = 0;
-    for (std::size_t i = 0; i < matcher_.pattern_count(); ++i) {
-      const std::uint64_t m = matcher_.pattern_length(i);
-      const std::uint64_t k = matcher_.k() < 0 ? m : std::min<std::uint64_t>(m, static_cast<std::uint64_t>(matcher_.k()));
-      overlap = std::max(overlap, m + k);
-    }
-    o.overlap = overlap;
-    if (flags_.best || flags_.best_of_cluster) {
-      o.window_bytes = o.mapped_window_bytes = std::uint64_t{1} << 62;
-      o.pipeline = false;  // one whole record in memory, not two
-    }
-    return o;
+  std::uint64_t pattern_bytes = 0;
+  for (std::size_t i = 0; i < matcher.pattern_count(); ++i) {
+    const std::uint64_t m = matcher.pattern_length(i);
+    const std::uint64_t k = matcher.k() < 0 ? m : std::min<std::uint64_t>(m, static_cast<std::uint64_t>(matcher.k()));
+    plan.stream.overlap = std::max(plan.stream.overlap, m + k);
+    pattern_bytes += m;
   }
-
-  void search_input(io::TextStream& input) {
-    input_open_ = true;
-    const bool fastx = input.format() != io::Format::plain;
-    // The junction holds the last m + k bytes (every alignment ending past the record's end
-    // starts there) and m + k of its start; the stream's overlap is at least that.
-    CircularJunction junction(stream_options().overlap);
-    for (io::TextWindow w; !stop_input_ && !stop_all_ && input.next(w);) {
-      const Location where{input.name(), fastx ? std::optional<std::string_view>(w.record) : std::nullopt};
-      search_window(w, where);
-      if (flags_.seq.circular && !stop_input_ && !stop_all_ && junction.add(w)) search_junction(junction, where);
-    }
-    finish_input(input.name());
+  if (flags.best || flags.best_of_cluster) {
+    plan.stream.window_bytes = plan.stream.mapped_window_bytes = std::uint64_t{1} << 62;
+    plan.stream.pipeline = false;  // one whole record in memory, not two
   }
+  plan.inputs = std::move(files);
+  plan.owns = Ownership::ends;
+  plan.circular = flags.seq.circular;
+  // The junction holds the last m + k bytes (every alignment ending past the record's end
+  // starts there) and m + k of its start; the stream's overlap is at least that.
+  plan.circular_reach = plan.stream.overlap;
+  plan.quiet = flags.quiet;
+  plan.count = flags.count;
+  plan.max_per_input = flags.max_hits;
+  plan.pattern_count = matcher.pattern_count();
+  plan.progress = !flags.no_progress && !flags.quiet;
+  plan.work_per_byte = matcher.pattern_count();  // the CPU advances a ScanProgress per pattern and chunk
+  plan.scan_progress = true;
 
-  // --circular: the hits of the record followed by its first m + k bytes that end past the
-  // record's end and start inside it (those ending inside are the record's own).
-  void search_junction(const CircularJunction& junction, const Location& where) {
-    const ByteSpan text = junction.text();
-    matcher_.scan(text, [&](const ApproxMatch& local) {
-      const auto at = junction.crossing(local.start, local.end);
-      if (!at) return true;
-      ApproxMatch hit = local;
-      hit.start = at->first;
-      hit.end = at->second;
-      return deliver(where, text.subspan(local.start, local.end - local.start), hit);
-    });
+  PrintOptions print;
+  print.show_path = flags.with_filename || (plan.inputs.size() > 1 && !flags.no_filename);
+  print.show_pattern = matcher.pattern_count() > 1;
+  print.show_strand = flags.seq.shows_strand();
+  print.show_cigar = flags.cigar;
+  print.labels = std::move(labels);
+  const std::unique_ptr<Sink> printer =
+      make_printer(flags.seq.hit_format(flags.quiet, flags.count, flags.json), std::move(print));
+
+  Searcher::Summarize summarize;
+  if ((flags.json && !flags.quiet) || flags.stats) {
+    summarize = [&](const SearchTotals& totals, double seconds) {
+      SearchSummary s;
+      s.totals = totals;
+      s.seconds = seconds;
+      s.backend = backend_name(matcher.backend());
+      s.algorithm = matcher.algorithm();
+      s.device = matcher.device_label();
+      s.backend_reason = backend_reason;
+      s.json_job = {{"patterns", std::to_string(matcher.pattern_count())},
+                    {"k", std::to_string(matcher.k())},
+                    {"best", flags.best ? "true" : "false"}};
+      s.stats_found = fmt::format("{} patterns, {} hits, k {}{}", matcher.pattern_count(), totals.matches,
+                                  matcher.k(), flags.best ? " (best mode)" : "");
+      s.work_per_byte = static_cast<double>(pattern_bytes);
+      s.rate_unit = "GCUPS";
+      return s;
+    };
   }
-
-  // One hit at record coordinates; false stops the scan (-q, --max-hits).
-  bool deliver(const Location& where, ByteSpan matched, const ApproxMatch& hit) {
-    ++input_hits_;
-    if (flags_.quiet) {
-      stop_all_ = true;
-      return false;
-    }
-    if (!flags_.count) print_match(where, matched, hit);
-    if (flags_.max_hits >= 0 && static_cast<std::int64_t>(input_hits_) >= flags_.max_hits) {
-      stop_input_ = true;
-      return false;
-    }
-    return true;
-  }
-
-  void finish_input(const std::string& name) {
-    if (!input_open_) return;
-    input_open_ = false;
-    totals_.hits += input_hits_;
-    if (flags_.count && !flags_.quiet) print_count(name, input_hits_);
-    input_hits_ = 0;
-    stop_input_ = false;
-  }
-
-  // One window: the hits whose end lies after the bytes the last window also held (those
-  // ends were its own), at record offsets.
-  void search_window(const io::TextWindow& w, const Location& where) {
-    const ByteSpan text = w.data;
-    totals_.bytes += w.data.size() - w.repeated;
-    const auto t0 = std::chrono::steady_clock::now();
-    Progress bar(!flags_.no_progress && !flags_.quiet, text.size() * matcher_.pattern_count());
-    ScanProgress scan_progress;
-    ScanTicker ticker(bar, scan_progress);
-    bool first_hit = true;
-    matcher_.scan(text, [&](const ApproxMatch& local) {
-      if (local.end <= w.repeated) return true;
-      if (first_hit) {
-        ticker.stop();  // every end is found; the bar must not mix with the output
-        first_hit = false;
-      }
-      ApproxMatch hit = local;
-      hit.start += w.offset;
-      hit.end += w.offset;
-      return deliver(where, text.subspan(local.start, local.end - local.start), hit);
-    }, nullptr, &scan_progress);
-    ticker.stop();
-    totals_.scan_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
-
-  void print_match(const Location& where, ByteSpan matched, const ApproxMatch& hit) {
-    auto& buf = out_.buffer();
-    if (flags_.seq.bed || flags_.seq.tsv) {
-      SequenceHit row;
-      row.chrom = where.record ? *where.record : where.path;
-      const std::string name = labels_.name(hit.pattern, hit.pattern);
-      row.name = name;
-      row.pattern = hit.pattern < labels_.texts.size() ? std::string_view(labels_.texts[hit.pattern]) : std::string_view();
-      row.start = hit.start;
-      row.end = hit.end;
-      row.score = hit.distance;
-      row.strand = hit.strand;
-      row.matched = std::string_view(reinterpret_cast<const char*>(matched.data()), matched.size());
-      if (flags_.seq.bed) append_bed_row(buf, row);
-      else append_tsv_row(buf, row);
-    } else if (flags_.json) {
-      buf.append(std::string_view(R"({"type":"match","path":)"));
-      append_json_string(buf, where.path);
-      buf.append(std::string_view(R"(,"record":)"));
-      if (where.record) append_json_string(buf, *where.record);
-      else buf.append(std::string_view("null"));
-      fmt::format_to(std::back_inserter(buf), R"(,"pattern":{},"start":{},"end":{},"distance":{},)",
-                     hit.pattern, hit.start, hit.end, hit.distance);
-      if (flags_.seq.shows_strand()) fmt::format_to(std::back_inserter(buf), R"("strand":"{}",)", hit.strand);
-      buf.append(std::string_view(R"("cigar":)"));
-      append_json_string(buf, hit.cigar);
-      buf.append(std::string_view("}\n"));
-    } else {
-      if (show_path_) fmt::format_to(std::back_inserter(buf), "{}:", where.path);
-      if (where.record) fmt::format_to(std::back_inserter(buf), "{}:", *where.record);
-      if (show_pattern_) fmt::format_to(std::back_inserter(buf), "{}:", hit.pattern);
-      if (flags_.seq.shows_strand()) fmt::format_to(std::back_inserter(buf), "{}:", hit.strand);
-      fmt::format_to(std::back_inserter(buf), "{}:{}:{}:", hit.start, hit.end, hit.distance);
-      if (flags_.cigar) fmt::format_to(std::back_inserter(buf), "{}:", hit.cigar);
-      append_escaped_text(buf, matched);
-      buf.push_back('\n');
-    }
-    out_.maybe_flush();
-  }
-
-  void print_count(std::string_view path, std::uint64_t n) {
-    auto& buf = out_.buffer();
-    if (flags_.json) {
-      buf.append(std::string_view(R"({"type":"count","path":)"));
-      append_json_string(buf, path);
-      fmt::format_to(std::back_inserter(buf), R"(,"count":{}}})" "\n", n);
-    } else if (show_path_) {
-      fmt::format_to(std::back_inserter(buf), "{}:{}\n", path, n);
-    } else {
-      fmt::format_to(std::back_inserter(buf), "{}\n", n);
-    }
-    out_.maybe_flush();
-  }
-
-  void print_summary(double seconds) {
-    const std::string_view backend = backend_name(matcher_.backend());
-    if (flags_.json && !flags_.quiet) {
-      auto& buf = out_.buffer();
-      fmt::format_to(std::back_inserter(buf),
-                     R"({{"type":"summary","inputs":{},"errors":{},"bytes_searched":{},"matches":{},)"
-                     R"("patterns":{},"k":{},"best":{},"seconds":{:.6f},"scan_seconds":{:.6f},)"
-                     R"("backend":"{}","algorithm":"{}","device":)",
-                     totals_.inputs, totals_.errors, totals_.bytes, totals_.hits, matcher_.pattern_count(),
-                     matcher_.k(), flags_.best, seconds, totals_.scan_seconds, backend, matcher_.algorithm());
-      append_json_string(buf, matcher_.device_label());
-      buf.append(std::string_view("}\n"));
-    }
-    if (flags_.stats) {
-      out_.flush();
-      const double cells = static_cast<double>(totals_.bytes) * static_cast<double>(pattern_bytes());
-      const double gcups = totals_.scan_seconds > 0 ? cells / totals_.scan_seconds / 1e9 : 0;
-      std::fprintf(stderr,
-                   "warpmatch stats: %llu inputs (%llu errors), %llu bytes searched, %zu patterns, "
-                   "%llu hits, k %lld%s, %.6f s total, %.6f s scanning (%.2f GCUPS), backend %s, "
-                   "algorithm %s, device %s\n",
-                   static_cast<unsigned long long>(totals_.inputs), static_cast<unsigned long long>(totals_.errors),
-                   static_cast<unsigned long long>(totals_.bytes), matcher_.pattern_count(),
-                   static_cast<unsigned long long>(totals_.hits), static_cast<long long>(matcher_.k()),
-                   flags_.best ? " (best mode)" : "", seconds, totals_.scan_seconds, gcups,
-                   std::string(backend).c_str(), matcher_.algorithm().c_str(), matcher_.device_label().c_str());
-      std::fprintf(stderr, "warpmatch stats: backend choice: %s\n", backend_reason_.c_str());
-    }
-  }
-
-  std::uint64_t pattern_bytes() const {
-    std::uint64_t total = 0;
-    for (std::size_t i = 0; i < matcher_.pattern_count(); ++i) total += matcher_.pattern_length(i);
-    return total;
-  }
-
-  const ApproxFlags& flags_;
-  const ApproxMatcher& matcher_;
-  std::vector<std::string> files_;
-  Output out_;
-  Totals totals_;
-  bool show_path_ = false;
-  bool show_pattern_ = false;
-  bool stop_all_ = false;
-  bool stop_input_ = false;   // --max-hits reached for the current input
-  bool input_open_ = false;
-  std::uint64_t input_hits_ = 0;
-  std::string backend_reason_;  // why this backend (--stats)
-  PatternLabels labels_;
-};
+  return Searcher(std::move(plan), *printer).run(ApproxScanner(matcher), summarize, flags.stats);
+}
 
 int run_approx(const ApproxFlags& flags) {
   std::vector<std::vector<std::uint8_t>> patterns;
@@ -435,11 +244,9 @@ int run_approx(const ApproxFlags& flags) {
       return ApproxMatcher::compile(patterns, options);
     }
   }();
-  if (flags.max_hits == 0) return 1;
-  return ApproxRun(flags, matcher, std::move(files),
-                   algorithm_decides && flags.backend == "auto" ? "--algo " + flags.algorithm : choice.reason,
-                   std::move(labels))
-      .run();
+  return search(flags, matcher, std::move(files),
+                algorithm_decides && flags.backend == "auto" ? "--algo " + flags.algorithm : choice.reason,
+                std::move(labels));
 }
 
 CommandRunner add_approx_command(CLI::App& app) {

@@ -12,7 +12,7 @@
 #include "bench/bench_distance.hpp"
 #include "commands.hpp"
 #include "io/input.hpp"
-#include "output.hpp"
+#include "printer/sink.hpp"
 #include "sequence_input.hpp"
 #include "warpmatch/cost_model.hpp"
 #include "warpmatch/distance.hpp"
@@ -100,33 +100,6 @@ PairSet load_fasta_pairs(const std::string& first, const std::string& second) {
   return set;
 }
 
-void print_result(Output& out, const DistanceFlags& flags, const NamedPair& pair,
-                  const DistanceResult& r, bool with_names) {
-  auto& buf = out.buffer();
-  if (flags.json) {
-    buf.append(std::string_view(R"({"type":"distance","a":)"));
-    append_json_string(buf, pair.a_name);
-    buf.append(std::string_view(R"(,"b":)"));
-    append_json_string(buf, pair.b_name);
-    if (r.over_k()) {
-      fmt::format_to(std::back_inserter(buf), R"(,"distance":null,"over_k":true,"k":{}}})" "\n", flags.k);
-    } else {
-      fmt::format_to(std::back_inserter(buf), R"(,"distance":{})", r.distance);
-      if (flags.align) {
-        buf.append(std::string_view(R"(,"cigar":)"));
-        append_json_string(buf, r.cigar);
-      }
-      buf.append(std::string_view("}\n"));
-    }
-  } else {
-    if (with_names) fmt::format_to(std::back_inserter(buf), "{}\t{}\t", pair.a_name, pair.b_name);
-    if (r.over_k()) fmt::format_to(std::back_inserter(buf), "over {}\n", flags.k);
-    else if (flags.align) fmt::format_to(std::back_inserter(buf), "{}\t{}\n", r.distance, r.cigar);
-    else fmt::format_to(std::back_inserter(buf), "{}\n", r.distance);
-  }
-  out.maybe_flush();
-}
-
 /// --all-vs-all A B: the |A| x |B| matrix of every record of A against every record of B
 /// (one-vs-many: A with one record). TSV: a header of B's names, then per record of A its
 /// name and one distance per column ("NA" over K); JSON: one object with a null over K.
@@ -165,49 +138,12 @@ int run_matrix(const DistanceFlags& flags, DistanceOptions options) {
   const std::vector<std::int64_t> d = edit_distance_matrix(seqs[0], seqs[1], options, &stats);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  Output out(stdout);
-  auto& buf = out.buffer();
   const std::size_t cols = seqs[1].size();
   std::uint64_t over = 0;
-  if (flags.json) {
-    buf.append(std::string_view(R"({"type":"matrix","a":[)"));
-    for (std::size_t i = 0; i < names[0].size(); ++i) {
-      if (i) buf.push_back(',');
-      append_json_string(buf, names[0][i]);
-    }
-    buf.append(std::string_view(R"(],"b":[)"));
-    for (std::size_t j = 0; j < cols; ++j) {
-      if (j) buf.push_back(',');
-      append_json_string(buf, names[1][j]);
-    }
-    fmt::format_to(std::back_inserter(buf), R"(],"k":{},"distances":[)", flags.k);
-    for (std::size_t i = 0; i < seqs[0].size(); ++i) {
-      buf.append(std::string_view(i ? ",[" : "["));
-      for (std::size_t j = 0; j < cols; ++j) {
-        const std::int64_t x = d[i * cols + j];
-        if (j) buf.push_back(',');
-        if (x == kDistanceOverK) buf.append(std::string_view("null")), ++over;
-        else fmt::format_to(std::back_inserter(buf), "{}", x);
-      }
-      buf.push_back(']');
-      out.maybe_flush();
-    }
-    buf.append(std::string_view("]}\n"));
-  } else {
-    for (std::size_t j = 0; j < cols; ++j) fmt::format_to(std::back_inserter(buf), "\t{}", names[1][j]);
-    buf.push_back('\n');
-    for (std::size_t i = 0; i < seqs[0].size(); ++i) {
-      buf.append(names[0][i]);
-      for (std::size_t j = 0; j < cols; ++j) {
-        const std::int64_t x = d[i * cols + j];
-        if (x == kDistanceOverK) buf.append(std::string_view("\tNA")), ++over;
-        else fmt::format_to(std::back_inserter(buf), "\t{}", x);
-      }
-      buf.push_back('\n');
-      out.maybe_flush();
-    }
-  }
-  out.flush();
+  for (const std::int64_t x : d) over += x == kDistanceOverK;
+  const std::unique_ptr<Sink> printer = make_printer(flags.json ? PrintFormat::json : PrintFormat::plain);
+  printer->matrix(DistanceMatrix{names[0], names[1], d, flags.k});
+  printer->flush();
   if (flags.stats) {
     std::fprintf(stderr,
                  "warpmatch stats: %zu x %zu matrix, %llu pairs (%llu over k), %llu cells, %.6f s, backend %s, "
@@ -286,13 +222,13 @@ int run_distance(const DistanceFlags& flags) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  Output out(stdout);
+  const std::unique_ptr<Sink> printer = make_printer(flags.json ? PrintFormat::json : PrintFormat::plain);
   std::uint64_t over = 0;
   for (std::size_t i = 0; i < results.size(); ++i) {
     over += results[i].over_k();
-    print_result(out, flags, set.pairs[i], results[i], batch);
+    printer->distance(DistanceRow{set.pairs[i].a_name, set.pairs[i].b_name, results[i], batch, flags.k, flags.align});
   }
-  out.flush();
+  printer->flush();
   if (flags.stats) {
     const double gcups = seconds > 0 ? stats.cells / seconds / 1e9 : 0;
     std::fprintf(stderr,

@@ -1,22 +1,21 @@
 // `warpmatch find`: exact search of one pattern (PATTERN) or of a pattern set (-e P ..., -f FILE)
 // in files, stdin, gzip, FASTA/FASTQ records. Raw flags are parsed into FindFlags; run_find()
-// resolves them once (matcher, output mode) and then streams every input through the matcher
-// into one of the printers. One FindRun serves both matchers (ExactMatcher, MultiMatcher).
-#include <chrono>
+// resolves them once (matcher, plan, printer) and hands the inputs to the searcher
+// (cli/searcher.hpp), which prints through the printer (cli/printer/). One FindScanner serves
+// both matchers (ExactMatcher, MultiMatcher).
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <sstream>
+#include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "commands.hpp"
 #include "io/input.hpp"
-#include "io/text_stream.hpp"
 #include "job_estimate.hpp"
-#include "output.hpp"
-#include "progress.hpp"
+#include "printer/sink.hpp"
+#include "searcher.hpp"
 #include "sequence_options.hpp"
 #include "warpmatch/exact.hpp"
 #include "warpmatch/multi.hpp"
@@ -61,318 +60,133 @@ struct FindFlags {
 constexpr std::uint64_t kMappedWindowBytes = 1ull << 30;
 constexpr std::uint64_t kMappedWindowBytesCuda = 1ull << 40;
 
-struct Totals {
-  std::uint64_t inputs = 0, errors = 0, bytes = 0, matches = 0;
-  double scan_seconds = 0;
-};
-
 template <class Matcher>
 constexpr bool kIsMulti = std::is_same_v<Matcher, MultiMatcher>;
 
 template <class Matcher>
-class FindRun {
+std::uint64_t longest_pattern(const Matcher& matcher) {
+  if constexpr (kIsMulti<Matcher>) return matcher.max_pattern_length();
+  else return matcher.pattern_length();
+}
+
+/// One matcher (ExactMatcher or MultiMatcher) behind the searcher.
+template <class Matcher>
+class FindScanner : public WindowScanner {
  public:
-  // pattern_ids maps the matcher's pattern index to the one printed (multi only).
-  FindRun(const FindFlags& flags, const Matcher& matcher, std::string backend_reason,
-          std::vector<std::uint64_t> pattern_ids = {}, PatternLabels labels = {})
-      : flags_(flags), matcher_(matcher), backend_reason_(std::move(backend_reason)),
-        pattern_ids_(std::move(pattern_ids)), labels_(std::move(labels)), out_(stdout) {
-    show_path_ = flags.with_filename || (flags.files.size() > 1 && !flags.no_filename);
-    if (flags.seq.tsv && !flags.count && !flags.quiet) append_tsv_header(out_.buffer());
+  explicit FindScanner(const Matcher& matcher) : matcher_(matcher) {}
+
+  void scan(ByteSpan text, const Emit& emit, ScanProgress*) const override {
+    matcher_.scan(text, [&](const Match& x) {
+      Hit hit;
+      hit.pattern = x.pattern;
+      hit.start = x.start;
+      hit.end = x.end;
+      hit.strand = x.strand;
+      return emit(hit);
+    });
   }
 
-  int run() {
-    const auto t0 = std::chrono::steady_clock::now();
-    io::StreamOptions options;
-    options.format = io::parse_format(flags_.format);
-    options.overlap = longest_pattern() - 1;
-    options.threads = flags_.threads;
-    options.window_bytes = std::max<std::uint64_t>(parse_size(flags_.window), 1);
-    // The GPU pipelines stream host text in chunks of their own and set up their pinned
-    // staging per scan: a mapped file is one scan for them (a window per GiB is the CPU's).
-    options.mapped_window_bytes = matcher_.backend() == Backend::cuda ? kMappedWindowBytesCuda : kMappedWindowBytes;
-    for (const std::string& path : flags_.files) {
-      if (stop_all_) break;
-      ++totals_.inputs;
-      try {
-        io::TextStream input = io::TextStream::open(path, options);
-        search_input(input);
-      } catch (const Error& e) {
-        // Matches before a corrupt or truncated part are already printed; the counts too.
-        finish_input(path);
-        out_.flush();
-        report_input_error(path, e);
-        ++totals_.errors;
+  // Counted without materialising hits.
+  std::optional<std::uint64_t> count(const io::TextWindow& w, std::span<std::uint64_t> per_pattern) const override {
+    if constexpr (kIsMulti<Matcher>) {
+      // Shorter patterns also match inside the window's tail, whose starts belong to the
+      // next window: count the whole window, minus what lies entirely in the tail.
+      const auto counts = matcher_.count_per_pattern(w.data);
+      std::vector<std::uint64_t> tail;
+      if (w.owned < w.data.size()) tail = matcher_.count_per_pattern(w.data.subspan(w.owned));
+      std::uint64_t found = 0;
+      for (std::size_t i = 0; i < counts.size(); ++i) {
+        const std::uint64_t n = counts[i] - (tail.empty() ? 0 : tail[i]);
+        per_pattern[i] += n;
+        found += n;
       }
+      return found;
+    } else {
+      // A single pattern of length m cannot start in the m - 1 byte tail: every hit is owned.
+      const std::uint64_t n = matcher_.count(w.data);
+      per_pattern[0] += n;
+      return n;
     }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    print_summary(seconds);
-    out_.flush();
-    if (flags_.quiet && totals_.matches > 0) return 0;  // grep -q: a match wins over errors
-    if (totals_.errors > 0) return 2;
-    return totals_.matches > 0 ? 0 : 1;
   }
 
  private:
-  std::uint64_t longest_pattern() const {
-    if constexpr (kIsMulti<Matcher>) return matcher_.max_pattern_length();
-    else return matcher_.pattern_length();
-  }
-
-  void search_input(io::TextStream& input) {
-    input_open_ = true;
-    Progress progress(!flags_.no_progress && !flags_.quiet, input.stored_bytes());
-    std::uint64_t shown = 0;
-    if constexpr (kIsMulti<Matcher>) per_pattern_.assign(matcher_.pattern_count(), 0);
-    const bool fastx = input.format() != io::Format::plain;
-    CircularJunction junction(longest_pattern() - 1);
-    for (io::TextWindow w; !stop_input_ && !stop_all_ && input.next(w);) {
-      const Location where{input.name(), fastx ? std::optional<std::string_view>(w.record) : std::nullopt};
-      input_matches_ += search_window(w, where);
-      if (flags_.seq.circular && !stop_input_ && !stop_all_ && junction.add(w))
-        input_matches_ += search_junction(junction, where);
-      totals_.bytes += w.owned;
-      const std::uint64_t at = input.stored_offset();
-      progress.advance(at > shown ? at - shown : 0);
-      shown = std::max(shown, at);
-    }
-    progress.finish();
-    finish_input(input.name());
-  }
-
-  // Counts (-c) of the input, then resets the per-input state; once per input, errors included.
-  void finish_input(const std::string& name) {
-    if (!input_open_) return;
-    input_open_ = false;
-    totals_.matches += input_matches_;
-    if (flags_.count && !flags_.quiet) {
-      if constexpr (kIsMulti<Matcher>) print_pattern_counts(name);
-      else print_count(name, input_matches_);
-    }
-    input_matches_ = 0;
-    stop_input_ = false;
-    matches_this_input_ = 0;
-  }
-
-  // Returns the number of matches found (counted or printed) with a start this window owns.
-  std::uint64_t search_window(const io::TextWindow& w, const Location& where) {
-    std::uint64_t found = 0;
-    const ByteSpan window = w.data;
-    const std::uint64_t owned = w.owned;
-    const auto t0 = std::chrono::steady_clock::now();
-    const bool count_only = flags_.count && flags_.max_count < 0 && !flags_.quiet;  // -q stops at the first
-    if constexpr (kIsMulti<Matcher>) {
-      if (count_only) {
-        // Shorter patterns also match inside the window's tail, whose starts belong to the
-        // next window: count the whole window, minus what lies entirely in the tail.
-        const auto counts = matcher_.count_per_pattern(window);
-        std::vector<std::uint64_t> tail;
-        if (owned < window.size()) tail = matcher_.count_per_pattern(window.subspan(owned));
-        for (std::size_t i = 0; i < counts.size(); ++i) {
-          const std::uint64_t n = counts[i] - (tail.empty() ? 0 : tail[i]);
-          per_pattern_[i] += n;
-          found += n;
-        }
-      } else {
-        matcher_.scan(window, [&](const Match& hit) {
-          if (hit.start >= owned) return true;
-          ++found;
-          return on_match(where, window, w.offset, hit);
-        });
-      }
-    } else {
-      // A single pattern of length m cannot start in the m - 1 byte tail: every hit is owned.
-      if (count_only) {
-        found += matcher_.count(window);  // count-only: the backends never materialise hits
-      } else {
-        found += matcher_.scan(window, [&](const Match& hit) { return on_match(where, window, w.offset, hit); });
-      }
-    }
-    totals_.scan_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return found;
-  }
-
-  // --circular: the hits across the record's end->start junction (they start in its tail).
-  std::uint64_t search_junction(const CircularJunction& junction, const Location& where) {
-    std::uint64_t found = 0;
-    const ByteSpan text = junction.text();
-    matcher_.scan(text, [&](const Match& hit) {
-      const auto at = junction.crossing(hit.start, hit.end);
-      if (!at) return true;
-      ++found;
-      if (flags_.count && flags_.max_count < 0 && !flags_.quiet) {
-        if constexpr (kIsMulti<Matcher>) ++per_pattern_[hit.pattern];
-        return true;
-      }
-      return on_match(where, text, at->first - hit.start, hit);  // printed at base + hit.start
-    });
-    return found;
-  }
-
-  bool on_match(const Location& where, ByteSpan text, std::uint64_t base, const Match& hit) {
-    if (flags_.quiet) {
-      stop_all_ = true;
-      return false;
-    }
-    if constexpr (kIsMulti<Matcher>) ++per_pattern_[hit.pattern];
-    if (!flags_.count)
-      print_match(where, text.subspan(hit.start, hit.end - hit.start), base + hit.start, base + hit.end,
-                  hit.pattern, hit.strand);
-    const bool more =
-        flags_.max_count < 0 || static_cast<std::int64_t>(++matches_this_input_) < flags_.max_count;
-    if (!more) stop_input_ = true;
-    return more;
-  }
-
-  std::uint64_t shown_pattern(std::uint32_t index) const {
-    return pattern_ids_.empty() ? index : pattern_ids_[index];
-  }
-
-  void print_match(const Location& where, ByteSpan matched, std::uint64_t start, std::uint64_t end,
-                   std::uint32_t pattern, char strand) {
-    auto& buf = out_.buffer();
-    if (flags_.seq.bed || flags_.seq.tsv) {
-      SequenceHit row;
-      row.chrom = where.record ? *where.record : where.path;
-      const std::string name = labels_.name(pattern, shown_pattern(pattern));
-      row.name = name;
-      row.pattern = pattern < labels_.texts.size() ? std::string_view(labels_.texts[pattern]) : std::string_view();
-      row.start = start;
-      row.end = end;
-      row.strand = strand;
-      row.matched = std::string_view(reinterpret_cast<const char*>(matched.data()), matched.size());
-      if (flags_.seq.bed) append_bed_row(buf, row);
-      else append_tsv_row(buf, row);
-    } else if (flags_.json) {
-      buf.append(std::string_view(R"({"type":"match","path":)"));
-      append_json_string(buf, where.path);
-      buf.append(std::string_view(R"(,"record":)"));
-      if (where.record) append_json_string(buf, *where.record);
-      else buf.append(std::string_view("null"));
-      fmt::format_to(std::back_inserter(buf), R"(,"pattern":{},"start":{},"end":{})", shown_pattern(pattern), start, end);
-      if (flags_.seq.shows_strand()) fmt::format_to(std::back_inserter(buf), R"(,"strand":"{}")", strand);
-      buf.append(std::string_view("}\n"));
-    } else {
-      if (show_path_) fmt::format_to(std::back_inserter(buf), "{}:", where.path);
-      if (where.record) fmt::format_to(std::back_inserter(buf), "{}:", *where.record);
-      if (flags_.seq.shows_strand()) fmt::format_to(std::back_inserter(buf), "{}:", strand);
-      fmt::format_to(std::back_inserter(buf), "{}:", start);
-      append_escaped_text(buf, matched);
-      buf.push_back('\n');
-    }
-    out_.maybe_flush();
-  }
-
-  void print_count(std::string_view path, std::uint64_t n) {
-    auto& buf = out_.buffer();
-    if (flags_.json) {
-      buf.append(std::string_view(R"({"type":"count","path":)"));
-      append_json_string(buf, path);
-      fmt::format_to(std::back_inserter(buf), R"(,"pattern":0,"count":{}}})" "\n", n);
-    } else if (show_path_) {
-      fmt::format_to(std::back_inserter(buf), "{}:{}\n", path, n);
-    } else {
-      fmt::format_to(std::back_inserter(buf), "{}\n", n);
-    }
-    out_.maybe_flush();
-  }
-
-  // -c with a pattern set: one line per pattern that occurred (every pattern with
-  // --include-zero), [PATH:]PATTERN:COUNT.
-  void print_pattern_counts(std::string_view path) {
-    auto& buf = out_.buffer();
-    for (std::size_t i = 0; i < per_pattern_.size(); ++i) {
-      if (per_pattern_[i] == 0 && !flags_.include_zero) continue;
-      const std::uint64_t id = shown_pattern(static_cast<std::uint32_t>(i));
-      if (flags_.json) {
-        buf.append(std::string_view(R"({"type":"count","path":)"));
-        append_json_string(buf, path);
-        fmt::format_to(std::back_inserter(buf), R"(,"pattern":{},"count":{}}})" "\n", id,
-                       per_pattern_[i]);
-      } else if (show_path_) {
-        fmt::format_to(std::back_inserter(buf), "{}:{}:{}\n", path, id, per_pattern_[i]);
-      } else {
-        fmt::format_to(std::back_inserter(buf), "{}:{}\n", id, per_pattern_[i]);
-      }
-      out_.maybe_flush();
-    }
-  }
-
-  void print_summary(double seconds) {
-    const std::string_view backend = backend_name(matcher_.backend());
-    const std::string device = device_label();
-    if (flags_.json && !flags_.quiet) {
-      auto& buf = out_.buffer();
-      fmt::format_to(std::back_inserter(buf),
-                     R"({{"type":"summary","inputs":{},"errors":{},"bytes_searched":{},)"
-                     R"("matches":{},"seconds":{:.6f},"scan_seconds":{:.6f},"backend":"{}",)"
-                     R"("algorithm":"{}","device":)",
-                     totals_.inputs, totals_.errors, totals_.bytes, totals_.matches, seconds,
-                     totals_.scan_seconds, backend, matcher_.algorithm());
-      append_json_string(buf, device);
-      if constexpr (kIsMulti<Matcher>) {
-        const MultiCompileStats& c = matcher_.compile_stats();
-        fmt::format_to(std::back_inserter(buf),
-                       R"(,"patterns":{},"compile_seconds":{:.6f},"compile_memory_bytes":{},)"
-                       R"("device_memory_bytes":{})",
-                       matcher_.pattern_count(), c.seconds, c.memory_bytes, c.device_memory_bytes);
-      }
-      buf.append(std::string_view("}\n"));
-    }
-    if (flags_.stats) {
-      out_.flush();
-      const double gbps = totals_.scan_seconds > 0 ? totals_.bytes / totals_.scan_seconds / 1e9 : 0;
-      std::fprintf(stderr,
-                   "warpmatch stats: %llu inputs (%llu errors), %llu bytes searched, %llu matches, "
-                   "%.6f s total, %.6f s scanning (%.2f GB/s), backend %s, algorithm %s, device %s\n",
-                   static_cast<unsigned long long>(totals_.inputs),
-                   static_cast<unsigned long long>(totals_.errors),
-                   static_cast<unsigned long long>(totals_.bytes),
-                   static_cast<unsigned long long>(totals_.matches), seconds, totals_.scan_seconds,
-                   gbps, std::string(backend).c_str(), matcher_.algorithm().c_str(),
-                   device.c_str());
-      std::fprintf(stderr, "warpmatch stats: backend choice: %s\n", backend_reason_.c_str());
-      if constexpr (kIsMulti<Matcher>) {
-        const MultiCompileStats& c = matcher_.compile_stats();
-        std::fprintf(stderr,
-                     "warpmatch stats: %llu patterns (%llu bytes, lengths %llu..%llu), compiled in "
-                     "%.6f s, %llu bytes of tables in host memory, %llu on the device\n",
-                     static_cast<unsigned long long>(c.patterns),
-                     static_cast<unsigned long long>(c.pattern_bytes),
-                     static_cast<unsigned long long>(c.min_length),
-                     static_cast<unsigned long long>(c.max_length), c.seconds,
-                     static_cast<unsigned long long>(c.memory_bytes),
-                     static_cast<unsigned long long>(c.device_memory_bytes));
-      }
-    }
-  }
-
-  std::string device_label() const {
-    if constexpr (kIsMulti<Matcher>) {
-      return matcher_.device_label();
-    } else {
-      ScanStats s;
-      matcher_.count({}, &s);  // an empty scan reports the backend's device label cheaply
-      return s.device;
-    }
-  }
-
-  const FindFlags& flags_;
   const Matcher& matcher_;
-  std::string backend_reason_;  // why this backend (--stats)
-  std::vector<std::uint64_t> pattern_ids_;
-  PatternLabels labels_;
-  Output out_;
-  Totals totals_;
-  std::vector<std::uint64_t> per_pattern_;  // multi: counts of the current input
-  bool show_path_ = false;
-  bool stop_input_ = false;  // -m reached for the current input
-  std::uint64_t matches_this_input_ = 0;  // for -m
-  bool stop_all_ = false;    // -q saw a match
-  bool input_open_ = false;
-  std::uint64_t input_matches_ = 0;
 };
+
+template <class Matcher>
+std::string device_label(const Matcher& matcher) {
+  if constexpr (kIsMulti<Matcher>) {
+    return matcher.device_label();
+  } else {
+    ScanStats s;
+    matcher.count({}, &s);  // an empty scan reports the backend's device label cheaply
+    return s.device;
+  }
+}
+
+// The flags resolved into the searcher's plan and the printer, then the search.
+// pattern_ids maps the matcher's pattern index to the one printed (multi only).
+template <class Matcher>
+int search(const FindFlags& flags, const Matcher& matcher, const std::string& backend_reason,
+           std::vector<std::uint64_t> pattern_ids, PatternLabels labels) {
+  SearchPlan plan;
+  plan.inputs = flags.files;
+  plan.stream.format = io::parse_format(flags.format);
+  plan.stream.overlap = longest_pattern(matcher) - 1;
+  plan.stream.threads = flags.threads;
+  plan.stream.window_bytes = std::max<std::uint64_t>(parse_size(flags.window), 1);
+  // The GPU pipelines stream host text in chunks of their own and set up their pinned
+  // staging per scan: a mapped file is one scan for them (a window per GiB is the CPU's).
+  plan.stream.mapped_window_bytes = matcher.backend() == Backend::cuda ? kMappedWindowBytesCuda : kMappedWindowBytes;
+  plan.owns = Ownership::starts;
+  plan.circular = flags.seq.circular;
+  plan.circular_reach = longest_pattern(matcher) - 1;
+  plan.quiet = flags.quiet;
+  plan.count = flags.count;
+  plan.max_per_input = flags.max_count;
+  if constexpr (kIsMulti<Matcher>) plan.pattern_count = matcher.pattern_count();
+  plan.count_per_pattern = kIsMulti<Matcher>;
+  plan.progress = !flags.no_progress && !flags.quiet;
+
+  PrintOptions print;
+  print.show_path = flags.with_filename || (flags.files.size() > 1 && !flags.no_filename);
+  print.show_strand = flags.seq.shows_strand();
+  print.pattern_ids = std::move(pattern_ids);
+  print.labels = std::move(labels);
+  print.include_zero = flags.include_zero;
+  print.count_names_pattern = true;
+  const std::unique_ptr<Sink> printer =
+      make_printer(flags.seq.hit_format(flags.quiet, flags.count, flags.json), std::move(print));
+
+  Searcher::Summarize summarize;
+  if ((flags.json && !flags.quiet) || flags.stats) {
+    summarize = [&](const SearchTotals& totals, double seconds) {
+      SearchSummary s;
+      s.totals = totals;
+      s.seconds = seconds;
+      s.backend = backend_name(matcher.backend());
+      s.algorithm = matcher.algorithm();
+      s.device = device_label(matcher);
+      s.backend_reason = backend_reason;
+      s.stats_found = fmt::format("{} matches", totals.matches);
+      s.rate_unit = "GB/s";
+      if constexpr (kIsMulti<Matcher>) {
+        const MultiCompileStats& c = matcher.compile_stats();
+        s.json_compile = {{"patterns", std::to_string(matcher.pattern_count())},
+                          {"compile_seconds", fmt::format("{:.6f}", c.seconds)},
+                          {"compile_memory_bytes", std::to_string(c.memory_bytes)},
+                          {"device_memory_bytes", std::to_string(c.device_memory_bytes)}};
+        s.stats_more.push_back(fmt::format(
+            "{} patterns ({} bytes, lengths {}..{}), compiled in {:.6f} s, {} bytes of tables in host memory, "
+            "{} on the device",
+            c.patterns, c.pattern_bytes, c.min_length, c.max_length, c.seconds, c.memory_bytes,
+            c.device_memory_bytes));
+      }
+      return s;
+    };
+  }
+  return Searcher(std::move(plan), *printer).run(FindScanner<Matcher>(matcher), summarize, flags.stats);
+}
 
 // Compiles for the chosen backend; under auto, a GPU that looked present but cannot be used
 // (driver files without a working device) falls back to the CPU.
@@ -466,8 +280,7 @@ int run_multi(const FindFlags& flags) {
   options.strand = flags.seq.parsed_strand();
   options.iupac = flags.seq.iupac;
   const MultiMatcher matcher = compile_with_fallback<MultiMatcher>(patterns, options, flags.backend == "auto");
-  if (flags.max_count == 0) return 1;
-  return FindRun<MultiMatcher>(flags, matcher, choice.reason, std::move(ids), std::move(labels)).run();
+  return search(flags, matcher, choice.reason, std::move(ids), std::move(labels));
 }
 
 int run_find(FindFlags flags) {
@@ -503,10 +316,9 @@ int run_find(FindFlags flags) {
   options.device = flags.device;
   const ExactMatcher matcher =
       compile_with_fallback<ExactMatcher>(as_bytes(flags.pattern), options, flags.backend == "auto");
-  if (flags.max_count == 0) return 1;  // grep -m 0: read nothing, match nothing
   PatternLabels labels;
   labels.texts.push_back(flags.pattern);
-  return FindRun<ExactMatcher>(flags, matcher, choice.reason, {}, std::move(labels)).run();
+  return search(flags, matcher, choice.reason, {}, std::move(labels));
 }
 
 CommandRunner add_find_command(CLI::App& app) {

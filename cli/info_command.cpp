@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
-#include "output.hpp"
+#include "printer/output.hpp"
 #include "warpmatch/common.hpp"
 
 namespace warpmatch::cli {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "commands.hpp"
-#include "output.hpp"
+#include "printer/sink.hpp"
 #include "sequence_input.hpp"
 #include "warpmatch/lcs.hpp"
 
@@ -37,9 +37,6 @@ struct LcsFlags {
 
 constexpr double kLcsBytesPerInputByte = 45;
 
-// Substrings longer than this are shown cut, with their length (the positions are exact).
-constexpr std::size_t kShownBytes = 120;
-
 void print_stats(const LcsRunInfo& run, const SequenceInput& a, const SequenceInput& b) {
   std::fprintf(stderr,
                "warpmatch lcs: A %s (%zu bytes), B %s (%zu bytes), backend %s, algorithm %s, "
@@ -64,24 +61,13 @@ int run_lcs(const LcsFlags& flags) {
   options.threads = flags.threads;
   options.device = flags.device;
   options.max_matches = flags.max_matches;
-  Output out(stdout);
-  auto& buf = out.buffer();
+  const std::unique_ptr<Sink> printer = make_printer(flags.json ? PrintFormat::json : PrintFormat::plain);
 
   if (flags.min_length > 0) {
     const MemResult r = maximal_exact_matches(a.sequence, b.sequence, flags.min_length, options);
     if (!r.run.note.empty()) std::fprintf(stderr, "warpmatch lcs: %s\n", r.run.note.c_str());
-    for (const Mem& x : r.mems) {
-      if (flags.json)
-        fmt::format_to(std::back_inserter(buf), "{{\"type\":\"mem\",\"a\":{},\"b\":{},\"length\":{}}}\n",
-                       x.a, x.b, x.length);
-      else
-        fmt::format_to(std::back_inserter(buf), "{}\t{}\t{}\n", x.a, x.b, x.length);
-      out.maybe_flush();
-    }
-    if (!flags.json && r.total > r.mems.size())
-      fmt::format_to(std::back_inserter(buf), "# {} more MEMs not shown (--max-matches)\n",
-                     r.total - r.mems.size());
-    out.flush();
+    printer->mems(r);
+    printer->flush();
     if (flags.stats) {
       print_stats(r.run, a, b);
       std::fprintf(stderr, "warpmatch lcs: %llu MEMs of length >= %llu\n",
@@ -93,33 +79,8 @@ int run_lcs(const LcsFlags& flags) {
 
   const LcsResult r = longest_common_substring(a.sequence, b.sequence, options);
   if (!r.run.note.empty()) std::fprintf(stderr, "warpmatch lcs: %s\n", r.run.note.c_str());
-  if (flags.json) {
-    fmt::format_to(std::back_inserter(buf),
-                   "{{\"type\":\"lcs\",\"length\":{},\"count\":{},\"total_pairs\":{},\"matches\":[",
-                   r.length, r.count, r.total_pairs);
-    for (std::size_t k = 0; k < r.pairs.size(); ++k) {
-      fmt::format_to(std::back_inserter(buf), "{}{{\"a\":{},\"b\":{}}}", k ? "," : "", r.pairs[k].a,
-                     r.pairs[k].b);
-      out.maybe_flush();
-    }
-    fmt::format_to(std::back_inserter(buf), "]}}\n");
-  } else {
-    fmt::format_to(std::back_inserter(buf),
-                   "length {}, {} distinct common substring{}, {} occurrence pair{}\n", r.length,
-                   r.count, r.count == 1 ? "" : "s", r.total_pairs, r.total_pairs == 1 ? "" : "s");
-    for (const LcsPair& p : r.pairs) {
-      fmt::format_to(std::back_inserter(buf), "{}\t{}\t", p.a, p.b);
-      const std::size_t shown = static_cast<std::size_t>(std::min<std::uint64_t>(r.length, kShownBytes));
-      append_escaped_text(buf, a.sequence.subspan(static_cast<std::size_t>(p.a), shown));
-      if (shown < r.length) fmt::format_to(std::back_inserter(buf), "...");
-      buf.push_back('\n');
-      out.maybe_flush();
-    }
-    if (r.total_pairs > r.pairs.size())
-      fmt::format_to(std::back_inserter(buf), "# {} more pairs not shown (--max-matches)\n",
-                     r.total_pairs - r.pairs.size());
-  }
-  out.flush();
+  printer->lcs(r, a.sequence);
+  printer->flush();
   if (flags.stats) print_stats(r.run, a, b);
   return r.length > 0 ? 0 : 1;
 }

@@ -7,7 +7,7 @@
 
 #include "app.hpp"
 #include "commands.hpp"
-#include "output.hpp"
+#include "printer/output.hpp"
 #include "warpmatch/common.hpp"
 
 int main(int argc, char** argv) {

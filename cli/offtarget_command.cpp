@@ -17,9 +17,9 @@
 #include "commands.hpp"
 #include "core/nucleotide.hpp"
 #include "io/input.hpp"
-#include "io/text_stream.hpp"
 #include "job_estimate.hpp"
-#include "output.hpp"
+#include "printer/sink.hpp"
+#include "searcher.hpp"
 #include "warpmatch/approx.hpp"
 
 namespace warpmatch::cli {
@@ -41,6 +41,7 @@ struct OfftargetFlags {
   int threads = 0;
   int device = 0;
   std::string window = "256M";
+  bool no_progress = false;
 };
 
 struct Guide {
@@ -173,6 +174,54 @@ bool describe(const Placement& p, const std::string& oriented, const std::string
   return true;
 }
 
+/// The placements' matcher behind the searcher: a text's hits whose PAM matches, one site per
+/// (position, guide, strand, bulge) with its fewest mismatches, in that order.
+class SiteScanner : public WindowScanner {
+ public:
+  SiteScanner(const ApproxMatcher& matcher, const std::vector<Placement>& placements, const std::string& pam)
+      : matcher_(matcher), placements_(placements), pam_(pam) {}
+
+  void scan(ByteSpan text, const Emit& emit, ScanProgress* progress) const override {
+    std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t, char, char, std::uint32_t>, Site> found;
+    matcher_.scan(text, [&](const ApproxMatch& hit) {
+      const Placement& p = placements_[hit.pattern];
+      std::string oriented(reinterpret_cast<const char*>(text.data()) + hit.start, hit.end - hit.start);
+      if (hit.strand == '-') {
+        std::reverse(oriented.begin(), oriented.end());
+        for (auto& c : oriented)
+          if (const std::uint8_t rc = core::complement(static_cast<std::uint8_t>(c))) c = static_cast<char>(rc);
+      }
+      Site site;
+      site.guide = p.guide;
+      site.start = hit.start;
+      site.end = hit.end;
+      site.strand = hit.strand;
+      site.type = p.type;
+      site.size = p.size;
+      if (!describe(p, oriented, pam_, site)) return true;
+      auto [it, inserted] = found.try_emplace(site.key(), site);
+      if (!inserted && site.mismatches < it->second.mismatches) it->second = site;
+      return true;
+    }, nullptr, progress);
+    for (const auto& [key, s] : found) {
+      const SiteAlignment alignment{s.type == 'X' ? "X" : s.type == 'D' ? "DNA" : "RNA", s.size, s.crrna, s.dna};
+      Hit hit;
+      hit.pattern = s.guide;
+      hit.start = s.start;
+      hit.end = s.end;
+      hit.strand = s.strand;
+      hit.distance = s.mismatches;
+      hit.site = &alignment;
+      if (!emit(hit)) return;
+    }
+  }
+
+ private:
+  const ApproxMatcher& matcher_;
+  const std::vector<Placement>& placements_;
+  const std::string& pam_;
+};
+
 int run_offtarget(const OfftargetFlags& flags) {
   std::vector<Guide> guides;
   try {
@@ -236,82 +285,31 @@ int run_offtarget(const OfftargetFlags& flags) {
   options.device = flags.device;
   const ApproxMatcher matcher = ApproxMatcher::compile(patterns, options);
 
-  Output out(stdout);
-  auto& buf = out.buffer();
-  if (!flags.bed && !flags.json)
-    buf.append(std::string_view("guide\tbulge_type\tcrRNA\tDNA\trecord\tstart\tend\tstrand\tmismatches\tbulge_size\n"));
-  std::uint64_t sites = 0, bytes = 0;
-  int status = 0;
-  try {
-    io::StreamOptions so;
-    so.threads = flags.threads;
-    so.overlap = longest;
-    so.window_bytes = std::max<std::uint64_t>(parse_size(flags.window), 1);
-    io::TextStream input = io::TextStream::open(flags.genome, so);
-    for (io::TextWindow w; input.next(w);) {
-      bytes += w.data.size() - w.repeated;
-      std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t, char, char, std::uint32_t>, Site> found;
-      matcher.scan(w.data, [&](const ApproxMatch& hit) {
-        if (hit.end <= w.repeated) return true;
-        const Placement& p = searched[hit.pattern];
-        std::string oriented(reinterpret_cast<const char*>(w.data.data()) + hit.start, hit.end - hit.start);
-        if (hit.strand == '-') {
-          std::reverse(oriented.begin(), oriented.end());
-          for (auto& c : oriented)
-            if (const std::uint8_t rc = core::complement(static_cast<std::uint8_t>(c))) c = static_cast<char>(rc);
-        }
-        Site site;
-        site.guide = p.guide;
-        site.start = w.offset + hit.start;
-        site.end = w.offset + hit.end;
-        site.strand = hit.strand;
-        site.type = p.type;
-        site.size = p.size;
-        if (!describe(p, oriented, pam, site)) return true;
-        auto [it, inserted] = found.try_emplace(site.key(), site);
-        if (!inserted && site.mismatches < it->second.mismatches) it->second = site;
-        return true;
-      });
-      std::vector<Site> ordered;
-      for (auto& [key, site] : found) ordered.push_back(std::move(site));
-      for (const Site& s : ordered) {
-        ++sites;
-        const std::string& record = w.record.empty() ? input.name() : std::string(w.record);
-        const std::string type = s.type == 'X' ? "X" : s.type == 'D' ? "DNA" : "RNA";
-        if (flags.bed) {
-          fmt::format_to(std::back_inserter(buf), "{}\t{}\t{}\t{}\t{}\t{}\n", record, s.start, s.end,
-                         guides[s.guide].name, s.mismatches, s.strand);
-        } else if (flags.json) {
-          buf.append(std::string_view(R"({"type":"site","guide":)"));
-          append_json_string(buf, guides[s.guide].name);
-          buf.append(std::string_view(R"(,"record":)"));
-          append_json_string(buf, record);
-          fmt::format_to(std::back_inserter(buf),
-                         R"(,"start":{},"end":{},"strand":"{}","mismatches":{},"bulge_type":"{}","bulge_size":{},)"
-                         R"("crRNA":"{}","DNA":"{}"}})" "\n",
-                         s.start, s.end, s.strand, s.mismatches, type, s.size, s.crrna, s.dna);
-        } else {
-          fmt::format_to(std::back_inserter(buf), "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", guides[s.guide].name,
-                         type, s.crrna, s.dna, record, s.start, s.end, s.strand, s.mismatches, s.size);
-        }
-        out.maybe_flush();
-      }
-    }
-  } catch (const Error& e) {
-    out.flush();
-    report_input_error(flags.genome, e);
-    status = 2;
-  }
-  out.flush();
+  SearchPlan plan;
+  plan.inputs = {flags.genome};
+  plan.stream.threads = flags.threads;
+  plan.stream.overlap = longest;
+  plan.stream.window_bytes = std::max<std::uint64_t>(parse_size(flags.window), 1);
+  plan.owns = Ownership::ends;
+  plan.pattern_count = guides.size();
+  plan.progress = !flags.no_progress;
+  plan.work_per_byte = patterns.size();
+  plan.scan_progress = true;
+  PrintOptions print;
+  for (const Guide& g : guides) print.labels.names.push_back(g.name);
+  const std::unique_ptr<Sink> printer = make_printer(
+      flags.bed ? PrintFormat::bed : flags.json ? PrintFormat::site_json : PrintFormat::site_tsv, std::move(print));
+  Searcher searcher(std::move(plan), *printer);
+  const int status = searcher.run(SiteScanner(matcher, searched, pam));
   if (flags.stats)
     std::fprintf(stderr,
                  "warpmatch stats: %zu guides, %zu patterns searched (bulge placements), %llu bytes, %llu sites, "
                  "backend %s, device %s; backend choice: %s\n",
-                 guides.size(), searched.size(), static_cast<unsigned long long>(bytes),
-                 static_cast<unsigned long long>(sites), std::string(backend_name(matcher.backend())).c_str(),
-                 matcher.device_label().c_str(), choice.reason.c_str());
-  if (status) return status;
-  return sites > 0 ? 0 : 1;
+                 guides.size(), searched.size(), static_cast<unsigned long long>(searcher.totals().bytes),
+                 static_cast<unsigned long long>(searcher.totals().matches),
+                 std::string(backend_name(matcher.backend())).c_str(), matcher.device_label().c_str(),
+                 choice.reason.c_str());
+  return status;
 }
 
 CommandRunner add_offtarget_command(CLI::App& app) {
@@ -336,6 +334,7 @@ CommandRunner add_offtarget_command(CLI::App& app) {
   cmd->add_flag("--stats", flags->stats, "Print guides, placements, bytes, sites and backend to stderr");
   add_backend_options(cmd, flags->backend, flags->threads, flags->device);
   cmd->add_option("--window", flags->window, "Genome bytes searched per window (default 256M)")->check(size_check());
+  cmd->add_flag("--no-progress", flags->no_progress, "Never draw the progress line (drawn on a terminal for long scans)");
   cmd->footer(
       "Output (TSV, Cas-OFFinder-like, with a header): guide, bulge_type (X none, DNA, RNA), crRNA and DNA\n"
       "(the alignment read on the site's strand: '-' for bulge bases, lowercase for mismatches), record,\n"

@@ -2,9 +2,6 @@
 
 #include <algorithm>
 
-#include "core/nucleotide.hpp"
-#include "output.hpp"
-
 namespace warpmatch::cli {
 
 void add_sequence_options(CLI::App* cmd, SequenceFlags& flags, CLI::Option* json) {
@@ -38,30 +35,6 @@ const char* const kSequenceHelp =
     "BED name / TSV patternName: the record name of a FASTA pattern file, else the pattern's index;\n"
     "BED score: the distance (0 for exact search). Plain text inputs are one record named after\n"
     "the input.\n";
-
-void append_bed_row(fmt::memory_buffer& out, const SequenceHit& hit) {
-  fmt::format_to(std::back_inserter(out), "{}\t{}\t{}\t{}\t{}\t{}\n", hit.chrom, hit.start, hit.end, hit.name,
-                 hit.score, hit.strand);
-}
-
-void append_tsv_header(fmt::memory_buffer& out) {
-  out.append(std::string_view("seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\n"));
-}
-
-void append_tsv_row(fmt::memory_buffer& out, const SequenceHit& hit) {
-  fmt::format_to(std::back_inserter(out), "{}\t{}\t", hit.chrom, hit.name);
-  append_escaped_text(out, as_bytes(hit.pattern));
-  fmt::format_to(std::back_inserter(out), "\t{}\t{}\t{}\t", hit.strand, hit.start + 1, hit.end);
-  if (hit.strand == '-') {
-    std::vector<std::uint8_t> read(hit.matched.rbegin(), hit.matched.rend());
-    for (auto& c : read)
-      if (const std::uint8_t rc = core::complement(c)) c = rc;  // other text bytes (X, -) stay
-    append_escaped_text(out, read);
-  } else {
-    append_escaped_text(out, as_bytes(hit.matched));
-  }
-  out.push_back('\n');
-}
 
 bool CircularJunction::add(const io::TextWindow& w) {
   if (w.first) head_.clear();

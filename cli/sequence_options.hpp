@@ -1,6 +1,7 @@
 // What `find` and `approx` share for sequence search (issue 14): the --strand / --iupac /
-// --circular / --bed / --tsv flags, the BED6 and seqkit-locate TSV rows, and the junction of a
-// circular record (its tail followed by its head) that is searched once the record ends.
+// --circular / --bed / --tsv flags (the BED6 and seqkit-locate TSV printers are in
+// cli/printer/standard.cpp), and the junction of a circular record (its tail followed by its
+// head) that the searcher searches once the record ends.
 #pragma once
 
 #include <cstdint>
@@ -10,9 +11,9 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "io/text_stream.hpp"
+#include "printer/sink.hpp"
 #include "warpmatch/sequence.hpp"
 
 namespace warpmatch::cli {
@@ -27,6 +28,15 @@ struct SequenceFlags {
   Strand parsed_strand() const { return parse_strand(strand); }
   /// Whether hits carry a strand worth printing in the plain and JSON formats.
   bool shows_strand() const { return strand != "+"; }
+  /// The printer of find and approx: nothing with -q, counts with -c, else BED, TSV, JSON or
+  /// plain lines.
+  PrintFormat hit_format(bool quiet, bool count, bool json) const {
+    if (quiet) return PrintFormat::none;
+    if (count) return json ? PrintFormat::count_json : PrintFormat::count;
+    if (bed) return PrintFormat::bed;
+    if (tsv) return PrintFormat::tsv;
+    return json ? PrintFormat::json : PrintFormat::plain;
+  }
 };
 
 /// Adds --strand, --iupac, --circular, --bed and --tsv (--bed, --tsv and --json exclude each other).
@@ -34,34 +44,6 @@ void add_sequence_options(CLI::App* cmd, SequenceFlags& flags, CLI::Option* json
 
 /// The --help paragraph on sequence search and the coordinates of every format.
 extern const char* const kSequenceHelp;
-
-/// Names and texts of the searched patterns, for BED/TSV: a FASTA pattern file's record
-/// names, otherwise the pattern's index.
-struct PatternLabels {
-  std::vector<std::string> names;  // empty entry: use the index
-  std::vector<std::string> texts;
-  std::string name(std::size_t i, std::uint64_t shown_index) const {
-    return i < names.size() && !names[i].empty() ? names[i] : std::to_string(shown_index);
-  }
-};
-
-/// One hit as a BED6 / TSV row. `chrom` is the record (or the input's name for plain text),
-/// start/end 0-based half-open on the forward strand (end > record length: wraps a circular
-/// record); `matched` the text bytes [start, end) on the forward strand.
-struct SequenceHit {
-  std::string_view chrom;
-  std::string_view name;
-  std::string_view pattern;
-  std::uint64_t start = 0, end = 0;
-  std::uint32_t score = 0;
-  char strand = '+';
-  std::string_view matched;
-};
-void append_bed_row(fmt::memory_buffer& out, const SequenceHit& hit);
-/// seqkit locate's columns: seqID patternName pattern strand start(1-based) end matched
-/// (the matched sequence as read on the hit's strand, so a '-' hit prints its reverse complement).
-void append_tsv_row(fmt::memory_buffer& out, const SequenceHit& hit);
-void append_tsv_header(fmt::memory_buffer& out);
 
 /// --circular: collects each record's first `reach` bytes and, at its last window, builds the
 /// junction text: the record's last min(length, reach) bytes followed by `reach` bytes of its

@@ -13,7 +13,7 @@
 #include "commands.hpp"
 #include "core/cost_model_tuning.hpp"
 #include "core/distance_tune.hpp"
-#include "output.hpp"
+#include "printer/output.hpp"
 #include "warpmatch/approx.hpp"
 #include "warpmatch/common.hpp"
 #include "warpmatch/distance.hpp"

@@ -1,10 +1,9 @@
-// Printing for the command line: a buffered stdout writer, escaping of arbitrary bytes for
-// readable text and for JSON, and the match / count / summary line formats every command uses.
+// The printers' output: a buffered stdout writer that reports write errors, and escaping of
+// arbitrary bytes for readable text and for JSON (cli/printer/sink.hpp: the printers).
 #pragma once
 
 #include <cstdio>
 #include <exception>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -54,22 +53,16 @@ class Output {
   fmt::memory_buffer buf_;
 };
 
-/// Bytes as readable text: printable ASCII as is, '\\' as "\\\\", others as "\\xNN"
-/// (tab, newline and carriage return as \t \n \r).
 /// The stderr line for an input that failed (exit status 2 follows): `warpmatch: PATH: what`,
 /// without repeating the path when the message already starts with it (InputError does).
 void report_input_error(const std::string& path, const std::exception& error);
 
+/// Bytes as readable text: printable ASCII as is, '\\' as "\\\\", others as "\\xNN"
+/// (tab, newline and carriage return as \t \n \r).
 void append_escaped_text(fmt::memory_buffer& out, ByteSpan bytes);
 /// A JSON string literal (with quotes) for arbitrary bytes: valid UTF-8 sequences are kept,
 /// control characters and invalid bytes are escaped as \u00NN (so every byte round-trips
 /// through its code point value for invalid bytes).
 void append_json_string(fmt::memory_buffer& out, std::string_view bytes);
-
-/// Where a match or count belongs: the input's display name and, for FASTA/FASTQ, the record.
-struct Location {
-  std::string_view path;
-  std::optional<std::string_view> record;  // nullopt for plain inputs
-};
 
 }  // namespace warpmatch::cli

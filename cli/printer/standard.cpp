@@ -1,0 +1,179 @@
+// Text printers: the grep-like lines of find and approx, BED6, seqkit locate's TSV,
+// offtarget's Cas-OFFinder-like TSV, and the text forms of distance and lcs.
+#include <vector>
+
+#include "core/nucleotide.hpp"
+#include "printers.hpp"
+
+namespace warpmatch::cli {
+namespace {
+
+using Out = fmt::memory_buffer;
+
+// Substrings longer than this are shown cut, with their length (the positions are exact).
+constexpr std::size_t kShownLcsBytes = 120;
+
+/// BED and TSV name a hit's sequence by its record, or by the input for plain text.
+std::string_view chrom_of(const Location& where) { return where.record ? *where.record : where.path; }
+/// offtarget names a site's sequence by its record, or by the input when it has no name.
+std::string_view site_record(const Location& where) {
+  return where.record && !where.record->empty() ? *where.record : where.path;
+}
+
+/// [PATH:][RECORD:][PATTERN:][STRAND:]START:MATCH (find) or START:END:DISTANCE[:CIGAR]:MATCH
+/// (approx); distance's and lcs's tab-separated lines.
+class StandardPrinter : public Sink {
+ public:
+  explicit StandardPrinter(PrintOptions options) : o_(std::move(options)) {}
+
+  void hit(const Hit& h) override {
+    Out& buf = out_.buffer();
+    if (o_.show_path) fmt::format_to(std::back_inserter(buf), "{}:", h.where.path);
+    if (h.where.record) fmt::format_to(std::back_inserter(buf), "{}:", *h.where.record);
+    if (o_.show_pattern) fmt::format_to(std::back_inserter(buf), "{}:", o_.shown_pattern(h.pattern));
+    if (o_.show_strand) fmt::format_to(std::back_inserter(buf), "{}:", h.strand);
+    if (h.distance) {
+      fmt::format_to(std::back_inserter(buf), "{}:{}:{}:", h.start, h.end, *h.distance);
+      if (o_.show_cigar) fmt::format_to(std::back_inserter(buf), "{}:", h.cigar);
+    } else {
+      fmt::format_to(std::back_inserter(buf), "{}:", h.start);
+    }
+    append_escaped_text(buf, h.matched);
+    buf.push_back('\n');
+    out_.maybe_flush();
+  }
+
+  void distance(const DistanceRow& row) override {
+    Out& buf = out_.buffer();
+    if (row.with_names) fmt::format_to(std::back_inserter(buf), "{}\t{}\t", row.a_name, row.b_name);
+    if (row.result.over_k()) fmt::format_to(std::back_inserter(buf), "over {}\n", row.k);
+    else if (row.alignment) fmt::format_to(std::back_inserter(buf), "{}\t{}\n", row.result.distance, row.result.cigar);
+    else fmt::format_to(std::back_inserter(buf), "{}\n", row.result.distance);
+    out_.maybe_flush();
+  }
+
+  // A header of TAB + B's names, then per record of A its name and a distance per column.
+  void matrix(const DistanceMatrix& m) override {
+    Out& buf = out_.buffer();
+    const std::size_t cols = m.b_names.size();
+    for (const std::string& name : m.b_names) fmt::format_to(std::back_inserter(buf), "\t{}", name);
+    buf.push_back('\n');
+    for (std::size_t i = 0; i < m.a_names.size(); ++i) {
+      buf.append(m.a_names[i]);
+      for (std::size_t j = 0; j < cols; ++j) {
+        const std::int64_t x = m.distances[i * cols + j];
+        if (x == kDistanceOverK) buf.append(std::string_view("\tNA"));
+        else fmt::format_to(std::back_inserter(buf), "\t{}", x);
+      }
+      buf.push_back('\n');
+      out_.maybe_flush();
+    }
+  }
+
+  void lcs(const LcsResult& r, ByteSpan a) override {
+    Out& buf = out_.buffer();
+    fmt::format_to(std::back_inserter(buf), "length {}, {} distinct common substring{}, {} occurrence pair{}\n",
+                   r.length, r.count, r.count == 1 ? "" : "s", r.total_pairs, r.total_pairs == 1 ? "" : "s");
+    for (const LcsPair& p : r.pairs) {
+      fmt::format_to(std::back_inserter(buf), "{}\t{}\t", p.a, p.b);
+      const std::size_t shown = static_cast<std::size_t>(std::min<std::uint64_t>(r.length, kShownLcsBytes));
+      append_escaped_text(buf, a.subspan(static_cast<std::size_t>(p.a), shown));
+      if (shown < r.length) fmt::format_to(std::back_inserter(buf), "...");
+      buf.push_back('\n');
+      out_.maybe_flush();
+    }
+    if (r.total_pairs > r.pairs.size())
+      fmt::format_to(std::back_inserter(buf), "# {} more pairs not shown (--max-matches)\n",
+                     r.total_pairs - r.pairs.size());
+  }
+
+  void mems(const MemResult& r) override {
+    Out& buf = out_.buffer();
+    for (const Mem& x : r.mems) {
+      fmt::format_to(std::back_inserter(buf), "{}\t{}\t{}\n", x.a, x.b, x.length);
+      out_.maybe_flush();
+    }
+    if (r.total > r.mems.size())
+      fmt::format_to(std::back_inserter(buf), "# {} more MEMs not shown (--max-matches)\n", r.total - r.mems.size());
+  }
+
+ private:
+  PrintOptions o_;
+};
+
+/// BED6: chrom, start, end, name, score (the distance; 0 for exact search), strand.
+class BedPrinter : public Sink {
+ public:
+  explicit BedPrinter(PrintOptions options) : o_(std::move(options)) {}
+  void hit(const Hit& h) override {
+    fmt::format_to(std::back_inserter(out_.buffer()), "{}\t{}\t{}\t{}\t{}\t{}\n", chrom_of(h.where), h.start, h.end,
+                   o_.labels.name(h.pattern, o_.shown_pattern(h.pattern)), h.distance.value_or(0), h.strand);
+    out_.maybe_flush();
+  }
+
+ private:
+  PrintOptions o_;
+};
+
+/// seqkit locate's columns: seqID patternName pattern strand start(1-based) end matched (the
+/// matched sequence as read on the hit's strand, so a '-' hit prints its reverse complement).
+class TsvPrinter : public Sink {
+ public:
+  explicit TsvPrinter(PrintOptions options) : o_(std::move(options)) {}
+  void begin() override {
+    out_.buffer().append(std::string_view("seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\n"));
+  }
+  void hit(const Hit& h) override {
+    Out& buf = out_.buffer();
+    fmt::format_to(std::back_inserter(buf), "{}\t{}\t", chrom_of(h.where),
+                   o_.labels.name(h.pattern, o_.shown_pattern(h.pattern)));
+    if (h.pattern < o_.labels.texts.size()) append_escaped_text(buf, as_bytes(o_.labels.texts[h.pattern]));
+    fmt::format_to(std::back_inserter(buf), "\t{}\t{}\t{}\t", h.strand, h.start + 1, h.end);
+    if (h.strand == '-') {
+      std::vector<std::uint8_t> read(h.matched.rbegin(), h.matched.rend());
+      for (auto& c : read)
+        if (const std::uint8_t rc = core::complement(c)) c = rc;  // other text bytes (X, -) stay
+      append_escaped_text(buf, read);
+    } else {
+      append_escaped_text(buf, h.matched);
+    }
+    buf.push_back('\n');
+    out_.maybe_flush();
+  }
+
+ private:
+  PrintOptions o_;
+};
+
+/// offtarget: guide, bulge_type, crRNA, DNA, record, start, end, strand, mismatches, bulge_size.
+class SiteTsvPrinter : public Sink {
+ public:
+  explicit SiteTsvPrinter(PrintOptions options) : o_(std::move(options)) {}
+  void begin() override {
+    out_.buffer().append(
+        std::string_view("guide\tbulge_type\tcrRNA\tDNA\trecord\tstart\tend\tstrand\tmismatches\tbulge_size\n"));
+  }
+  void hit(const Hit& h) override {
+    const SiteAlignment& s = *h.site;
+    fmt::format_to(std::back_inserter(out_.buffer()), "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+                   o_.labels.name(h.pattern, h.pattern), s.bulge_type, s.crrna, s.dna, site_record(h.where), h.start,
+                   h.end, h.strand, h.distance.value_or(0), s.bulge_size);
+    out_.maybe_flush();
+  }
+
+ private:
+  PrintOptions o_;
+};
+
+}  // namespace
+
+std::unique_ptr<Sink> make_standard_printer(PrintFormat format, PrintOptions options) {
+  switch (format) {
+    case PrintFormat::bed: return std::make_unique<BedPrinter>(std::move(options));
+    case PrintFormat::tsv: return std::make_unique<TsvPrinter>(std::move(options));
+    case PrintFormat::site_tsv: return std::make_unique<SiteTsvPrinter>(std::move(options));
+    default: return std::make_unique<StandardPrinter>(std::move(options));
+  }
+}
+
+}  // namespace warpmatch::cli

@@ -1,0 +1,88 @@
+// Summaries (ripgrep's summary printer): -c's counts per input (per pattern for pattern
+// sets), the --stats lines, and make_printer(), which picks a printer for a format.
+#include <cstdio>
+
+#include "json_line.hpp"
+#include "printers.hpp"
+
+namespace warpmatch::cli {
+namespace {
+
+/// -c: [PATH:]COUNT per input, or [PATH:]PATTERN:COUNT per pattern of a set; with --json
+/// {"type":"count",...} objects and the summary.
+class CountPrinter : public Sink {
+ public:
+  CountPrinter(bool json, PrintOptions options) : json_(json), o_(std::move(options)) {}
+
+  void input_done(const InputCount& c) override {
+    if (c.per_pattern.empty()) {
+      line(c.path, o_.count_names_pattern ? std::optional<std::uint64_t>(0) : std::nullopt, c.total, false);
+      return;
+    }
+    for (std::size_t i = 0; i < c.per_pattern.size(); ++i)
+      if (c.per_pattern[i] != 0 || o_.include_zero)
+        line(c.path, o_.shown_pattern(static_cast<std::uint32_t>(i)), c.per_pattern[i], true);
+  }
+
+  void summary(const SearchSummary& s) override {
+    if (json_) append_summary_json(out_.buffer(), s);
+  }
+
+ private:
+  // `pattern`: the JSON field (and, when `pattern_in_text`, the PATTERN: column).
+  void line(std::string_view path, std::optional<std::uint64_t> pattern, std::uint64_t n, bool pattern_in_text) {
+    fmt::memory_buffer& buf = out_.buffer();
+    if (json_) {
+      JsonLine json(buf, "count");
+      json.string("path", path);
+      if (pattern) json.number("pattern", *pattern);
+      json.number("count", n).end();
+    } else {
+      if (o_.show_path) fmt::format_to(std::back_inserter(buf), "{}:", path);
+      if (pattern_in_text) fmt::format_to(std::back_inserter(buf), "{}:", *pattern);
+      fmt::format_to(std::back_inserter(buf), "{}\n", n);
+    }
+    out_.maybe_flush();
+  }
+
+  bool json_;
+  PrintOptions o_;
+};
+
+}  // namespace
+
+std::unique_ptr<Sink> make_count_printer(bool json, PrintOptions options) {
+  return std::make_unique<CountPrinter>(json, std::move(options));
+}
+
+std::unique_ptr<Sink> make_printer(PrintFormat format, PrintOptions options) {
+  switch (format) {
+    case PrintFormat::none: return std::make_unique<Sink>();
+    case PrintFormat::count: return make_count_printer(false, std::move(options));
+    case PrintFormat::count_json: return make_count_printer(true, std::move(options));
+    case PrintFormat::json:
+    case PrintFormat::site_json: return make_json_printer(format, std::move(options));
+    case PrintFormat::plain:
+    case PrintFormat::bed:
+    case PrintFormat::tsv:
+    case PrintFormat::site_tsv: return make_standard_printer(format, std::move(options));
+  }
+  return std::make_unique<Sink>();
+}
+
+void print_stats(Sink& sink, const SearchSummary& s) {
+  sink.flush();
+  const SearchTotals& t = s.totals;
+  const double rate =
+      t.scan_seconds > 0 ? static_cast<double>(t.bytes) * s.work_per_byte / t.scan_seconds / 1e9 : 0;
+  const std::string line = fmt::format(
+      "warpmatch stats: {} inputs ({} errors), {} bytes searched, {}, {:.6f} s total, {:.6f} s scanning "
+      "({:.2f} {}), backend {}, algorithm {}, device {}\n"
+      "warpmatch stats: backend choice: {}\n",
+      t.inputs, t.errors, t.bytes, s.stats_found, s.seconds, t.scan_seconds, rate, s.rate_unit, s.backend,
+      s.algorithm, s.device, s.backend_reason);
+  std::fputs(line.c_str(), stderr);
+  for (const std::string& more : s.stats_more) std::fprintf(stderr, "warpmatch stats: %s\n", more.c_str());
+}
+
+}  // namespace warpmatch::cli

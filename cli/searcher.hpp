@@ -1,0 +1,95 @@
+// The one searcher of find, approx and offtarget (ripgrep's searcher): it opens every input
+// as a stream, cuts it into the overlapping windows of src/io, hands each window to the
+// command's WindowScanner, keeps the hits each window owns, searches the junction of
+// circular records, applies -q / -m / -c, draws the progress line, reports an input that
+// fails by its name (exit status 2, the other inputs still searched) and gives every result
+// to the printer (a Sink). A command only resolves its options into a SearchPlan, a
+// WindowScanner (its matcher) and a printer.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "io/text_stream.hpp"
+#include "printer/sink.hpp"
+#include "progress.hpp"
+#include "warpmatch/approx.hpp"
+
+namespace warpmatch::cli {
+
+class CircularJunction;
+
+/// Which hits of a window are its own (windows overlap, so a hit may be seen twice).
+enum class Ownership {
+  starts,  // the hits starting in [0, owned): exact search (the overlap is m - 1)
+  ends,    // the hits ending after `repeated`: approximate search (the overlap is m + k)
+};
+
+/// The searcher's resolved decisions.
+struct SearchPlan {
+  std::vector<std::string> inputs;  // "-" is standard input
+  io::StreamOptions stream;
+  Ownership owns = Ownership::starts;
+  bool circular = false;            // --circular: also the hits across each record's end->start
+  std::uint64_t circular_reach = 0; // bytes of the junction on each side (m - 1; m + k)
+  bool quiet = false;               // -q: stop everything at the first hit
+  bool count = false;               // -c: count hits, list none
+  std::int64_t max_per_input = -1;  // -m / --max-hits (-1: no limit; 0: search nothing)
+  std::size_t pattern_count = 1;    // hits are counted per pattern of the matcher
+  bool count_per_pattern = false;   // -c reports each pattern's count (pattern sets)
+  bool progress = false;            // draw the progress line (a terminal decides the rest)
+  std::uint64_t work_per_byte = 1;  // the progress line's weight of a byte (approx: patterns)
+  bool scan_progress = false;       // the scanner advances a ScanProgress within a window
+};
+
+/// A command's matcher behind the searcher. Hits are reported at coordinates of `text`, with
+/// pattern, strand, distance, cigar (and site) set; the searcher sets where and matched.
+class WindowScanner {
+ public:
+  using Emit = std::function<bool(const Hit&)>;  // false: stop this scan
+  virtual ~WindowScanner() = default;
+  virtual void scan(ByteSpan text, const Emit& emit, ScanProgress* progress) const = 0;
+  /// -c without -m or -q: adds to `per_pattern` the hits window `w` owns, without listing
+  /// them, and returns how many; nullopt where the matcher has no faster way than scan().
+  virtual std::optional<std::uint64_t> count(const io::TextWindow& /*w*/,
+                                             std::span<std::uint64_t> /*per_pattern*/) const {
+    return std::nullopt;
+  }
+};
+
+class Searcher {
+ public:
+  /// The summary of the finished search (JSON summary line, --stats), from its totals.
+  using Summarize = std::function<SearchSummary(const SearchTotals&, double seconds)>;
+
+  Searcher(SearchPlan plan, Sink& sink) : plan_(std::move(plan)), sink_(sink) {}
+
+  /// Searches every input, then prints the summary (when `summarize` is given; --stats
+  /// lines too with `stats`); returns the exit status: 0 a hit, 1 none, 2 an input failed
+  /// (with -q a hit wins over errors, as grep).
+  int run(const WindowScanner& scanner, const Summarize& summarize = {}, bool stats = false);
+  const SearchTotals& totals() const { return totals_; }
+
+ private:
+  void search_input(io::TextStream& input, const WindowScanner& scanner);
+  void search_window(const io::TextWindow& w, const Location& where, const WindowScanner& scanner,
+                     Progress& progress, std::uint64_t stored_offset);
+  void search_junction(const CircularJunction& junction, const Location& where, const WindowScanner& scanner);
+  bool deliver(const Hit& hit);
+  void finish_input(const std::string& name);
+
+  SearchPlan plan_;
+  Sink& sink_;
+  SearchTotals totals_;
+  std::vector<std::uint64_t> per_pattern_;  // counts of the current input
+  std::uint64_t input_matches_ = 0;
+  bool input_open_ = false;
+  bool stop_input_ = false;  // -m reached for the current input
+  bool stop_all_ = false;    // -q saw a hit
+};
+
+}  // namespace warpmatch::cli
