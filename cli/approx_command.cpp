@@ -83,11 +83,7 @@ class ApproxScanner : public WindowScanner {
   explicit ApproxScanner(const ApproxMatcher& matcher) : matcher_(matcher) {}
   void scan(ByteSpan text, const Emit& emit, ScanProgress* progress) const override {
     matcher_.scan(text, [&](const ApproxMatch& x) {
-      Hit hit;
-      hit.pattern = x.pattern;
-      hit.start = x.start;
-      hit.end = x.end;
-      hit.strand = x.strand;
+      Hit hit = local_hit(x.pattern, x.start, x.end, x.strand);
       hit.distance = x.distance;
       hit.cigar = x.cigar;
       return emit(hit);
@@ -144,22 +140,16 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
 
   Searcher::Summarize summarize;
   if ((flags.json && !flags.quiet) || flags.stats) {
-    summarize = [&](const SearchTotals& totals, double seconds) {
-      SearchSummary s;
-      s.totals = totals;
-      s.seconds = seconds;
-      s.backend = backend_name(matcher.backend());
-      s.algorithm = matcher.algorithm();
-      s.device = matcher.device_label();
-      s.backend_reason = backend_reason;
+    summarize = [&](SearchSummary& s) {
+      s.engine = {std::string(backend_name(matcher.backend())), matcher.algorithm(), matcher.device_label(),
+                  backend_reason};
       s.json_job = {{"patterns", std::to_string(matcher.pattern_count())},
                     {"k", std::to_string(matcher.k())},
                     {"best", flags.best ? "true" : "false"}};
-      s.stats_found = fmt::format("{} patterns, {} hits, k {}{}", matcher.pattern_count(), totals.matches,
+      s.stats_found = fmt::format("{} patterns, {} hits, k {}{}", matcher.pattern_count(), s.totals.matches,
                                   matcher.k(), flags.best ? " (best mode)" : "");
       s.work_per_byte = static_cast<double>(pattern_bytes);
       s.rate_unit = "GCUPS";
-      return s;
     };
   }
   return Searcher(std::move(plan), *printer).run(ApproxScanner(matcher), summarize, flags.stats);

@@ -76,14 +76,7 @@ class FindScanner : public WindowScanner {
   explicit FindScanner(const Matcher& matcher) : matcher_(matcher) {}
 
   void scan(ByteSpan text, const Emit& emit, ScanProgress*) const override {
-    matcher_.scan(text, [&](const Match& x) {
-      Hit hit;
-      hit.pattern = x.pattern;
-      hit.start = x.start;
-      hit.end = x.end;
-      hit.strand = x.strand;
-      return emit(hit);
-    });
+    matcher_.scan(text, [&](const Match& x) { return emit(local_hit(x.pattern, x.start, x.end, x.strand)); });
   }
 
   // Counted without materialising hits.
@@ -160,15 +153,10 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
 
   Searcher::Summarize summarize;
   if ((flags.json && !flags.quiet) || flags.stats) {
-    summarize = [&](const SearchTotals& totals, double seconds) {
-      SearchSummary s;
-      s.totals = totals;
-      s.seconds = seconds;
-      s.backend = backend_name(matcher.backend());
-      s.algorithm = matcher.algorithm();
-      s.device = device_label(matcher);
-      s.backend_reason = backend_reason;
-      s.stats_found = fmt::format("{} matches", totals.matches);
+    summarize = [&](SearchSummary& s) {
+      s.engine = {std::string(backend_name(matcher.backend())), matcher.algorithm(), device_label(matcher),
+                  backend_reason};
+      s.stats_found = fmt::format("{} matches", s.totals.matches);
       s.rate_unit = "GB/s";
       if constexpr (kIsMulti<Matcher>) {
         const MultiCompileStats& c = matcher.compile_stats();
@@ -182,7 +170,6 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
             c.patterns, c.pattern_bytes, c.min_length, c.max_length, c.seconds, c.memory_bytes,
             c.device_memory_bytes));
       }
-      return s;
     };
   }
   return Searcher(std::move(plan), *printer).run(FindScanner<Matcher>(matcher), summarize, flags.stats);

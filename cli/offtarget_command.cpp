@@ -191,13 +191,7 @@ class SiteScanner : public WindowScanner {
         for (auto& c : oriented)
           if (const std::uint8_t rc = core::complement(static_cast<std::uint8_t>(c))) c = static_cast<char>(rc);
       }
-      Site site;
-      site.guide = p.guide;
-      site.start = hit.start;
-      site.end = hit.end;
-      site.strand = hit.strand;
-      site.type = p.type;
-      site.size = p.size;
+      Site site{p.guide, hit.start, hit.end, hit.strand, p.type, p.size, 0, {}, {}};
       if (!describe(p, oriented, pam_, site)) return true;
       auto [it, inserted] = found.try_emplace(site.key(), site);
       if (!inserted && site.mismatches < it->second.mismatches) it->second = site;
@@ -205,11 +199,7 @@ class SiteScanner : public WindowScanner {
     }, nullptr, progress);
     for (const auto& [key, s] : found) {
       const SiteAlignment alignment{s.type == 'X' ? "X" : s.type == 'D' ? "DNA" : "RNA", s.size, s.crrna, s.dna};
-      Hit hit;
-      hit.pattern = s.guide;
-      hit.start = s.start;
-      hit.end = s.end;
-      hit.strand = s.strand;
+      Hit hit = local_hit(s.guide, s.start, s.end, s.strand);
       hit.distance = s.mismatches;
       hit.site = &alignment;
       if (!emit(hit)) return;

@@ -65,7 +65,10 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
     }
   }
   if (summarize) {
-    const SearchSummary summary = summarize(totals_, seconds_since(t0));
+    SearchSummary summary;
+    summary.totals = totals_;
+    summary.seconds = seconds_since(t0);
+    summarize(summary);
     sink_.summary(summary);
     if (stats) print_stats(sink_, summary);
   }

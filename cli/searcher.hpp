@@ -61,10 +61,21 @@ class WindowScanner {
   }
 };
 
+/// A matcher's hit at the matcher's coordinates, for WindowScanner::scan.
+inline Hit local_hit(std::uint32_t pattern, std::uint64_t start, std::uint64_t end, char strand) {
+  Hit hit;
+  hit.pattern = pattern;
+  hit.start = start;
+  hit.end = end;
+  hit.strand = strand;
+  return hit;
+}
+
 class Searcher {
  public:
-  /// The summary of the finished search (JSON summary line, --stats), from its totals.
-  using Summarize = std::function<SearchSummary(const SearchTotals&, double seconds)>;
+  /// Completes the summary of the finished search (JSON summary line, --stats) of which the
+  /// searcher has set the totals and the seconds.
+  using Summarize = std::function<void(SearchSummary&)>;
 
   Searcher(SearchPlan plan, Sink& sink) : plan_(std::move(plan)), sink_(sink) {}
 

@@ -1,7 +1,8 @@
 // The command line on streamed inputs: a multi-GiB pipe searched in bounded memory, endless
 // pipes stopped by -q / -m, compressed inputs (gzip, BGZF, zstd) giving the plain file's
 // output, a corrupt input reported after its matches with the other inputs still searched,
-// and `auto` never starting CUDA for a small job (--stats says why).
+// and `auto` never starting CUDA for a small job (--stats says why); the progress line on a
+// terminal, for files and for pipes of unknown size.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -122,4 +123,32 @@ TEST_F(CliStream, BadWindowSizeIsAUsageErrorNamingTheOption) {
     EXPECT_NE(r.err.find("--window: invalid size suffix in '5X'"), std::string::npos) << cmd << ": " << r.err;
     EXPECT_EQ(r.err.find("t.txt"), std::string::npos) << "not an error of the input: " << r.err;
   }
+}
+
+// The searcher's progress line, with stderr on a terminal (script(1) gives the command a
+// pseudo-terminal and copies what it shows): a file of known size draws a bar with its
+// percentage; standard input through a pipe, of unknown size, draws the bytes done and the
+// rate; --no-progress and a small job draw nothing. Every line is erased at the end.
+TEST_F(CliStream, ProgressLineOnATerminalForFilesAndPipesOfUnknownSize) {
+  if (std::system("command -v script >/dev/null 2>&1 && command -v truncate >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "script(1) or truncate(1) is not installed";
+  auto on_terminal = [&](const std::string& command) {
+    return shell("script -qec " + quote(command + " > /dev/null") + " /dev/null < /dev/null");
+  };
+  const CliResult file = on_terminal("truncate -s 300M big && \"$WM\" find -c --backend cpu needle big");
+  ASSERT_EQ(file.status, 1) << file.err;  // no needle in zeros
+  EXPECT_NE(file.out.find("] 100.0%  0.29 / 0.29 GiB"), std::string::npos) << file.out;
+  EXPECT_NE(file.out.find("\r\033[K"), std::string::npos) << file.out;
+
+  const CliResult pipe = on_terminal("head -c 300M /dev/zero | \"$WM\" find -c --backend cpu needle -");
+  ASSERT_EQ(pipe.status, 1) << pipe.err;
+  EXPECT_NE(pipe.out.find(" GiB  "), std::string::npos) << pipe.out;
+  EXPECT_NE(pipe.out.find(" GB/s"), std::string::npos) << pipe.out;
+  EXPECT_EQ(pipe.out.find('%'), std::string::npos) << "no percentage without a size: " << pipe.out;
+  EXPECT_NE(pipe.out.find("\r\033[K"), std::string::npos) << pipe.out;
+
+  const CliResult off = on_terminal("head -c 300M /dev/zero | \"$WM\" find -c --no-progress --backend cpu needle -");
+  EXPECT_EQ(off.out.find("GiB"), std::string::npos) << off.out;
+  const CliResult small = on_terminal("head -c 1M /dev/zero | \"$WM\" find -c --backend cpu needle -");
+  EXPECT_EQ(small.out.find("GiB"), std::string::npos) << small.out;
 }

@@ -5,9 +5,9 @@
 namespace warpmatch::cli {
 namespace {
 
-class JsonPrinter : public Sink {
+class JsonPrinter : public Printer {
  public:
-  explicit JsonPrinter(PrintOptions options) : o_(std::move(options)) {}
+  using Printer::Printer;
 
   void hit(const Hit& h) override {
     JsonLine line(out_.buffer(), "match");
@@ -89,20 +89,17 @@ class JsonPrinter : public Sink {
     }
   }
 
- private:
-  PrintOptions o_;
 };
 
 /// offtarget: {"type":"site","guide":...,"crRNA":...,"DNA":...} per site.
-class SiteJsonPrinter : public Sink {
+class SiteJsonPrinter : public Printer {
  public:
-  explicit SiteJsonPrinter(PrintOptions options) : o_(std::move(options)) {}
+  using Printer::Printer;
   void hit(const Hit& h) override {
     const SiteAlignment& s = *h.site;
-    const std::string_view record = h.where.record && !h.where.record->empty() ? *h.where.record : h.where.path;
     JsonLine(out_.buffer(), "site")
         .string("guide", o_.labels.name(h.pattern, h.pattern))
-        .string("record", record)
+        .string("record", site_record(h.where))
         .number("start", h.start)
         .number("end", h.end)
         .string("strand", std::string_view(&h.strand, 1))
@@ -115,8 +112,6 @@ class SiteJsonPrinter : public Sink {
     out_.maybe_flush();
   }
 
- private:
-  PrintOptions o_;
 };
 
 }  // namespace
@@ -135,9 +130,9 @@ void append_summary_json(fmt::memory_buffer& out, const SearchSummary& s) {
   for (const auto& [key, value] : s.json_job) line.literal(key, value);
   line.fixed6("seconds", s.seconds)
       .fixed6("scan_seconds", s.totals.scan_seconds)
-      .string("backend", s.backend)
-      .string("algorithm", s.algorithm)
-      .string("device", s.device);
+      .string("backend", s.engine.backend)
+      .string("algorithm", s.engine.algorithm)
+      .string("device", s.engine.device);
   for (const auto& [key, value] : s.json_compile) line.literal(key, value);
   line.end();
 }

@@ -68,11 +68,16 @@ struct SearchTotals {
 /// JSON fields already rendered: key and JSON value ("3", "true", "0.001000").
 using JsonFields = std::vector<std::pair<std::string, std::string>>;
 
+/// What searched: the resolved backend, algorithm and device, and why this backend.
+struct SearchEngine {
+  std::string backend, algorithm, device, backend_reason;
+};
+
 /// The last JSON line and the --stats lines of a search.
 struct SearchSummary {
   SearchTotals totals;
   double seconds = 0;
-  std::string backend, algorithm, device, backend_reason;
+  SearchEngine engine;
   JsonFields json_job;       // after "matches" (approx: patterns, k, best)
   JsonFields json_compile;   // after "device" (pattern sets: patterns, compile time, memory)
   std::string stats_found;   // "N matches", "P patterns, H hits, k K"

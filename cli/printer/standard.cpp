@@ -15,16 +15,12 @@ constexpr std::size_t kShownLcsBytes = 120;
 
 /// BED and TSV name a hit's sequence by its record, or by the input for plain text.
 std::string_view chrom_of(const Location& where) { return where.record ? *where.record : where.path; }
-/// offtarget names a site's sequence by its record, or by the input when it has no name.
-std::string_view site_record(const Location& where) {
-  return where.record && !where.record->empty() ? *where.record : where.path;
-}
 
 /// [PATH:][RECORD:][PATTERN:][STRAND:]START:MATCH (find) or START:END:DISTANCE[:CIGAR]:MATCH
 /// (approx); distance's and lcs's tab-separated lines.
-class StandardPrinter : public Sink {
+class StandardPrinter : public Printer {
  public:
-  explicit StandardPrinter(PrintOptions options) : o_(std::move(options)) {}
+  using Printer::Printer;
 
   void hit(const Hit& h) override {
     Out& buf = out_.buffer();
@@ -97,29 +93,25 @@ class StandardPrinter : public Sink {
       fmt::format_to(std::back_inserter(buf), "# {} more MEMs not shown (--max-matches)\n", r.total - r.mems.size());
   }
 
- private:
-  PrintOptions o_;
 };
 
 /// BED6: chrom, start, end, name, score (the distance; 0 for exact search), strand.
-class BedPrinter : public Sink {
+class BedPrinter : public Printer {
  public:
-  explicit BedPrinter(PrintOptions options) : o_(std::move(options)) {}
+  using Printer::Printer;
   void hit(const Hit& h) override {
     fmt::format_to(std::back_inserter(out_.buffer()), "{}\t{}\t{}\t{}\t{}\t{}\n", chrom_of(h.where), h.start, h.end,
                    o_.labels.name(h.pattern, o_.shown_pattern(h.pattern)), h.distance.value_or(0), h.strand);
     out_.maybe_flush();
   }
 
- private:
-  PrintOptions o_;
 };
 
 /// seqkit locate's columns: seqID patternName pattern strand start(1-based) end matched (the
 /// matched sequence as read on the hit's strand, so a '-' hit prints its reverse complement).
-class TsvPrinter : public Sink {
+class TsvPrinter : public Printer {
  public:
-  explicit TsvPrinter(PrintOptions options) : o_(std::move(options)) {}
+  using Printer::Printer;
   void begin() override {
     out_.buffer().append(std::string_view("seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\n"));
   }
@@ -141,14 +133,12 @@ class TsvPrinter : public Sink {
     out_.maybe_flush();
   }
 
- private:
-  PrintOptions o_;
 };
 
 /// offtarget: guide, bulge_type, crRNA, DNA, record, start, end, strand, mismatches, bulge_size.
-class SiteTsvPrinter : public Sink {
+class SiteTsvPrinter : public Printer {
  public:
-  explicit SiteTsvPrinter(PrintOptions options) : o_(std::move(options)) {}
+  using Printer::Printer;
   void begin() override {
     out_.buffer().append(
         std::string_view("guide\tbulge_type\tcrRNA\tDNA\trecord\tstart\tend\tstrand\tmismatches\tbulge_size\n"));
@@ -161,8 +151,6 @@ class SiteTsvPrinter : public Sink {
     out_.maybe_flush();
   }
 
- private:
-  PrintOptions o_;
 };
 
 }  // namespace

@@ -10,9 +10,9 @@ namespace {
 
 /// -c: [PATH:]COUNT per input, or [PATH:]PATTERN:COUNT per pattern of a set; with --json
 /// {"type":"count",...} objects and the summary.
-class CountPrinter : public Sink {
+class CountPrinter : public Printer {
  public:
-  CountPrinter(bool json, PrintOptions options) : json_(json), o_(std::move(options)) {}
+  CountPrinter(bool json, PrintOptions options) : Printer(std::move(options)), json_(json) {}
 
   void input_done(const InputCount& c) override {
     if (c.per_pattern.empty()) {
@@ -46,7 +46,6 @@ class CountPrinter : public Sink {
   }
 
   bool json_;
-  PrintOptions o_;
 };
 
 }  // namespace
@@ -79,8 +78,8 @@ void print_stats(Sink& sink, const SearchSummary& s) {
       "warpmatch stats: {} inputs ({} errors), {} bytes searched, {}, {:.6f} s total, {:.6f} s scanning "
       "({:.2f} {}), backend {}, algorithm {}, device {}\n"
       "warpmatch stats: backend choice: {}\n",
-      t.inputs, t.errors, t.bytes, s.stats_found, s.seconds, t.scan_seconds, rate, s.rate_unit, s.backend,
-      s.algorithm, s.device, s.backend_reason);
+      t.inputs, t.errors, t.bytes, s.stats_found, s.seconds, t.scan_seconds, rate, s.rate_unit, s.engine.backend,
+      s.engine.algorithm, s.engine.device, s.engine.backend_reason);
   std::fputs(line.c_str(), stderr);
   for (const std::string& more : s.stats_more) std::fprintf(stderr, "warpmatch stats: %s\n", more.c_str());
 }
