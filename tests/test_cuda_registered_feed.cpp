@@ -105,9 +105,17 @@ TEST_F(RegisteredFeed, TwoScansOfOneMappingAtOnceBothEqualTheCpu) {
   o.backend = Backend::cuda;
   const auto gpu = warpmatch::ExactMatcher::compile(warpmatch::as_bytes(needle_), o);
   std::uint64_t counts[2] = {0, 0};
-  std::thread other([&] { counts[1] = gpu.count(text); });
+  std::string other_error;
+  std::thread other([&] {
+    try {
+      counts[1] = gpu.count(text);
+    } catch (const std::exception& e) {
+      other_error = e.what();
+    }
+  });
   counts[0] = gpu.count(text);
   other.join();
+  EXPECT_EQ(other_error, "");
   EXPECT_EQ(counts[0], expected);
   EXPECT_EQ(counts[1], expected);
 }

@@ -360,15 +360,18 @@ class ExactPipeline {
       if (s.used) s.h2d_done.synchronize();
       if (index + 1 >= slots_.size()) registered_->release_before(chunks_[index + 1 - slots_.size()].begin);
     }
-    if (!direct_ && !(registered_ && registered_->acquire(c.begin, c.read_end))) {
+    const bool pinned_in_place = registered_ && registered_->acquire(c.begin, c.read_end);
+    if (!direct_ && !pinned_in_place) {
       if (s.used) s.h2d_done.synchronize();  // previous copy out of this buffer done
       s.staging.reserve(chunk_ + m_ - 1);    // a no-op unless registration was refused
       parallel_copy(s.staging.get(), src, len);
       src = s.staging.get();
     }
     s.used = true;
-    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len,
-                                                  cudaMemcpyHostToDevice, st));
+    if (pinned_in_place)
+      registered_->copy_to_device(s.text.get(), c.begin, c.read_end, st);
+    else
+      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len, cudaMemcpyHostToDevice, st));
     s.h2d_done.record(st);
     const std::uint64_t text_vecs = s.text.size() / 16;
 

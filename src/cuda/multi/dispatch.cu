@@ -484,13 +484,17 @@ class MultiPipeline {
     const std::uint64_t len = c.read_end - c.begin;
     const std::uint8_t* src = text_.data() + c.begin;
     if (registered_ && i >= 1) registered_->release_before(chunks_[i - 1].begin);
-    if (!direct_ && !(registered_ && registered_->acquire(c.begin, c.read_end))) {
+    const bool pinned_in_place = registered_ && registered_->acquire(c.begin, c.read_end);
+    if (!direct_ && !pinned_in_place) {
       s.staging.reserve(staging_bytes_);  // a no-op unless registration was refused
       parallel_copy(s.staging.get(), src, len);  // the slot's previous copy has completed
       src = s.staging.get();
     }
     const cudaStream_t st = s.stream.get();
-    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len, cudaMemcpyHostToDevice, st));
+    if (pinned_in_place)
+      registered_->copy_to_device(s.text.get(), c.begin, c.read_end, st);
+    else
+      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len, cudaMemcpyHostToDevice, st));
     WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(s.counter.get(), 0, sizeof(unsigned long long), st));
     t_.launch_chunk(s.text.get(), c.owned_end - c.begin, len, output(s), st);
     WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.host_counter.get(), s.counter.get(),

@@ -81,6 +81,9 @@ std::string device_name(int device) {
 }
 
 void throw_cuda_error(cudaError_t error, const char* call, int device) {
+  // A failed call also leaves its error as the thread's last error: clear it, or the next
+  // launch check (cudaGetLastError) would report this failure again under another name.
+  cudaGetLastError();
   std::string msg = std::string(call) + " failed on CUDA device " + std::to_string(device);
   const std::string name = device_name(device);
   if (!name.empty()) msg += " (" + name + ")";
@@ -263,6 +266,18 @@ bool RegisteredText::acquire(std::uint64_t begin, std::uint64_t end) {
   }
   changed_.wait(lock, [&] { return pinned_end_ >= last || failed_; });
   return pinned_end_ >= last;
+}
+
+void RegisteredText::copy_to_device(std::uint8_t* dst, std::uint64_t begin, std::uint64_t end,
+                                    cudaStream_t stream) const {
+  const std::uint8_t* text = base_ + lead_;
+  for (std::uint64_t at = begin; at < end;) {
+    const std::uint64_t region_end = (static_cast<std::uint64_t>(region_of(at)) + 1) * region_ - lead_;
+    const std::uint64_t piece_end = std::min(end, region_end);
+    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(dst + (at - begin), text + at, piece_end - at,
+                                                  cudaMemcpyHostToDevice, stream));
+    at = piece_end;
+  }
 }
 
 void RegisteredText::release_before(std::uint64_t offset) {

@@ -281,6 +281,9 @@ class RegisteredText {
 
   /// Waits until text bytes [begin, end) are pinned; false if they will not be (use staging).
   bool acquire(std::uint64_t begin, std::uint64_t end);
+  /// Copies text bytes [begin, end), acquired, to `dst` on `stream`: one copy per region, as
+  /// a copy may not span two registrations.
+  void copy_to_device(std::uint8_t* dst, std::uint64_t begin, std::uint64_t end, cudaStream_t stream) const;
   /// The copies of every text byte before `offset` have completed: its regions may be unpinned.
   void release_before(std::uint64_t offset);
 
