@@ -101,10 +101,10 @@ Emitted emulate_lanes(const core::ApproxPattern& p, const Bytes& text, std::uint
             L.g == 0 ? logic::pack_passed(t.code[text_at(text, L.from + step + 1)], logic::Carry{}) : received[lane];
         logic::Carry h = logic::passed_carry(input);
         for (std::uint32_t q = 0; q < Q; ++q)
-          h = logic::advance_block(L.pv[q], L.mv[q], t.lane_table[(L.row * Q + q) * 32 + L.g], h);
+          h = warpmatch::core::myers_step(L.pv[q], L.mv[q], t.lane_table[(L.row * Q + q) * 32 + L.g], h);
         L.row = logic::passed_row(input);  // the row of the next column
         L.passed = logic::pack_passed(L.row, h);
-        L.score += static_cast<int>(h.hp) - static_cast<int>(h.hn);
+        L.score += h.value();
         if (L.holds_last && L.score <= static_cast<int>(L.out.limit) && L.column >= 0 &&
             L.column < static_cast<std::int32_t>(L.own_end - L.own_begin))
           L.out.report(L.own_begin + static_cast<std::uint32_t>(L.column), static_cast<std::uint32_t>(L.score), emit);
@@ -142,8 +142,8 @@ Emitted emulate_threads(const core::ApproxPattern& p, const Bytes& text, std::ui
       for (std::uint32_t c = at; c < at + 16; ++c) {
         const std::uint32_t* eq = t.thread_table.data() + t.code[text_at(text, c)] * t.thread_stride;
         logic::Carry h;
-        for (std::uint32_t q = 0; q < t.thread_width; ++q) h = logic::advance_block(pv[q], mv[q], eq[q], h);
-        score += static_cast<int>(h.hp) - static_cast<int>(h.hn);
+        for (std::uint32_t q = 0; q < t.thread_width; ++q) h = warpmatch::core::myers_step(pv[q], mv[q], eq[q], h);
+        score += h.value();
         if (score <= static_cast<int>(out.limit) && c >= own_begin && c < own_end)
           out.report(c, static_cast<std::uint32_t>(score), emit);
       }

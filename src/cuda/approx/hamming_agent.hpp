@@ -7,7 +7,7 @@
 
 #include "core/approx_pattern.hpp"
 
-#include "cuda/runtime/host_device.hpp"  // WARPMATCH_HD
+#include "core/host_device.hpp"  // WARPMATCH_HD
 
 namespace warpmatch::cuda::logic {
 

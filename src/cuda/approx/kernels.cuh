@@ -106,8 +106,8 @@ __global__ void __launch_bounds__(kMyersThreadThreads)
       }
       logic::Carry h;  // top row D[0][.] = 0: free start in the text
 #pragma unroll
-      for (int q = 0; q < W; ++q) h = logic::advance_block(pv[q], mv[q], e[q], h);
-      score += static_cast<int>(h.hp) - static_cast<int>(h.hn);
+      for (int q = 0; q < W; ++q) h = core::myers_step(pv[q], mv[q], e[q], h);
+      score += h.value();
       if (score <= static_cast<int>(out.limit)) {
         const std::uint32_t c = at + j;
         if (c >= own_begin && c < own_end) out.report(c - own_lo, static_cast<std::uint32_t>(score), emit);
@@ -194,12 +194,12 @@ __global__ void __launch_bounds__(kMyersLaneThreads, PER_LANE <= 2 ? 8 : 1)
           (logic::pack_passed(text_row, logic::Carry{}) & from_text) | (received & ~from_text);
       logic::Carry h = logic::passed_carry(input);
 #pragma unroll
-      for (int q = 0; q < PER_LANE; ++q) h = logic::advance_block(pv[q], mv[q], eq[q], h);
+      for (int q = 0; q < PER_LANE; ++q) h = core::myers_step(pv[q], mv[q], eq[q], h);
       const std::uint32_t next_row = logic::passed_row(input);
       passed = logic::pack_passed(next_row, h);
       load_eq(next_row);
       // Every lane keeps a score; only the last lane's (h left row m) is the distance.
-      score += static_cast<int>(h.hp) - static_cast<int>(h.hn);
+      score += h.value();
       if (holds_last & (score <= static_cast<int>(out.limit)) &
           (static_cast<std::uint32_t>(column) < static_cast<std::uint32_t>(owned)))
         out.report(own_begin + static_cast<std::uint32_t>(column) - own_lo, static_cast<std::uint32_t>(score), emit);

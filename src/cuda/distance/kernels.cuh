@@ -8,7 +8,7 @@
 // of the last tile computed in that row range), corner[tr] (the top-left corner of the next
 // tile in tile row tr, saved before H is overwritten).
 //
-// myers_stripe / batch: Myers/Hyyrö bit-parallel columns with 32-bit words. A group of G
+// myers_stripe / batch: Myers/Hyyrö bit-parallel columns with 32-bit words (core::myers_step). A group of G
 // lanes owns G consecutive words (32 G rows) and runs the columns as a lane pipeline, the
 // horizontal delta leaving a lane's word going to the next lane by shuffle. Long pairs cut
 // the rows into stripes of 32 words, one persistent warp each, chained by their bottom
@@ -17,25 +17,9 @@
 
 #include <cstdint>
 
-namespace warpmatch::cuda::kernels {
+#include "core/myers_step.hpp"
 
-/// One Myers/Hyyrö step of a 32-row word (same as the CPU's 64-bit one).
-__device__ __forceinline__ int myers_step32(std::uint32_t& pv, std::uint32_t& mv, std::uint32_t eq, int hin) {
-  const std::uint32_t hin_neg = hin < 0 ? 1u : 0u;
-  const std::uint32_t xv = eq | mv;
-  eq |= hin_neg;
-  const std::uint32_t xh = (((eq & pv) + pv) ^ pv) | eq;
-  std::uint32_t ph = mv | ~(xh | pv);
-  std::uint32_t mh = pv & xh;
-  const int hout = static_cast<int>(ph >> 31) - static_cast<int>(mh >> 31);
-  ph <<= 1;
-  mh <<= 1;
-  mh |= hin_neg;
-  ph |= hin > 0 ? 1u : 0u;
-  pv = mh | ~(xv | ph);
-  mv = ph & xv;
-  return hout;
-}
+namespace warpmatch::cuda::kernels {
 
 // ---- seed paper 001: plain-DP tiles ------------------------------------------------------
 
@@ -201,14 +185,14 @@ __device__ __forceinline__ void stripe_block(std::uint32_t& pv, std::uint32_t& m
       int h;
       if constexpr (kChecked) {
         std::uint32_t npv = pv, nmv = mv;
-        h = myers_step32(npv, nmv, eq[u], hin);
+        h = core::myers_step(npv, nmv, eq[u], hin);
         const std::int64_t rel = rel0 + u0 + u;
         const bool inside = rel >= 0 && rel < cols;
         pv = inside ? npv : pv;
         mv = inside ? nmv : mv;
         h = inside ? h : 0;
       } else {
-        h = myers_step32(pv, mv, eq[u], hin);
+        h = core::myers_step(pv, mv, eq[u], hin);
       }
       if (lane == 31) out[u0 + u] = static_cast<std::int8_t>(h);
       from_above[u % kSkew] = __shfl_up_sync(0xffffffffu, h, 1);
@@ -421,7 +405,7 @@ myers_batch(const std::uint8_t* __restrict__ bytes, const BatchPair* __restrict_
     if (j >= 0 && j < p.b_length) {
       const std::uint32_t eq = match_mask(packed, b[j]) & valid;
       const int hin = glane == 0 ? 1 : from_above;
-      hout = myers_step32(pv, mv, eq, hin);
+      hout = core::myers_step(pv, mv, eq, hin);
     }
     from_above = __shfl_up_sync(0xffffffffu, hout, 1, G);
   }
@@ -525,7 +509,7 @@ myers_thread_batch(const std::uint8_t* __restrict__ bytes, const BatchPair* __re
             std::uint32_t eq = 0;
 #pragma unroll
             for (int s = 0; s < kThreadMaxSigma; ++s) eq |= peq[s][w] & sel[s];
-            h = myers_step32(pv[w], mv[w], eq, h);
+            h = core::myers_step(pv[w], mv[w], eq, h);
           }
         }
       }

@@ -1,0 +1,268 @@
+// Host definitions of the CUDA built-ins that warpmatch's kernels use, so that a test compiles
+// the REAL kernel text (src/cuda/<op>/kernels.cuh) with the host compiler and runs it on any
+// machine: no hand port of a kernel is "kept in step". Include this first, then the kernel
+// header with its namespace renamed (`#define kernels <op>_kernel_emulation`), so that the
+// host definitions never meet the CUDA build's launch stubs of the same names at link time.
+//
+// Execution: emu::launch(grid, block, body) runs the blocks one after another; the threads of
+// a block are fibers (ucontext) on the calling thread, switched only at __syncthreads,
+// __syncwarp, warp shuffles and reductions, and __nanosleep — deterministic, and cheap
+// enough for thousands of barriers. A thread that returns leaves its block's and warp's
+// barriers, as exited threads do on the device. Memory:
+//  - a kernel's `extern __shared__ T name[]` is the test's namespace-scope array `name`;
+//  - fixed-size shared arrays are written `static __shared__` in the kernels (the same thing
+//    to nvcc), function statics here: one block runs at a time;
+//  - atomics are plain read-modify-writes (one OS thread), __ldg a plain load.
+// cooperative_groups::coalesced_threads() is a group of one (as after full divergence: a
+// kernel must be right for any grouping).
+#pragma once
+
+#include <ucontext.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace emu {
+
+struct Dim {
+  unsigned x = 0, y = 0, z = 0;
+};
+
+/// A barrier of cooperative fibers: the last to arrive releases the others.
+struct Barrier {
+  unsigned expected = 0, arrived = 0;
+  std::uint64_t generation = 0;
+  void wait();
+  void leave() {  // a participant exited
+    --expected;
+    if (arrived > 0 && arrived == expected) release();
+  }
+  void release() {
+    arrived = 0;
+    ++generation;
+  }
+};
+
+struct Fiber {
+  ucontext_t context{};
+  Dim thread;
+  bool done = false;
+};
+
+/// One running block: its threads, barriers and the warps' exchange slots.
+struct Block {
+  Dim index;
+  Barrier all;
+  std::vector<Barrier> warps;
+  std::vector<std::uint64_t> slots;  // [warp][lane]
+};
+
+inline Dim block_dim, grid_dim;
+inline Block* block = nullptr;
+inline Fiber* current = nullptr;
+inline ucontext_t scheduler{};
+inline const std::function<void()>* body = nullptr;
+inline constexpr std::size_t kFiberStack = 256 * 1024;
+inline std::vector<std::unique_ptr<char[]>> stacks;  // reused by every block and launch
+
+/// Back to the scheduler; it resumes the block's other threads, then this one.
+inline void yield() { swapcontext(&current->context, &scheduler); }
+
+inline void Barrier::wait() {
+  const std::uint64_t at = generation;
+  if (++arrived == expected) {
+    release();
+    return;
+  }
+  while (generation == at) yield();
+}
+
+inline unsigned lane() { return current->thread.x % 32; }
+inline unsigned warp() { return current->thread.x / 32; }
+/// Lanes of this thread's warp (the block's last warp may be partial).
+inline unsigned warp_lanes() { return std::min(32u, block_dim.x - 32 * warp()); }
+
+inline void fiber_main() {
+  (*body)();
+  block->all.leave();
+  block->warps[warp()].leave();
+  current->done = true;  // uc_link returns to the scheduler
+}
+
+/// Runs `kernel_body` as a grid of `grid` blocks of `threads` threads (x dimension only).
+inline void launch(unsigned grid, unsigned threads, const std::function<void()>& kernel_body) {
+  grid_dim = {grid, 1, 1};
+  block_dim = {threads, 1, 1};
+  body = &kernel_body;
+  for (unsigned b = 0; b < grid; ++b) {
+    Block blk;
+    blk.index = {b, 0, 0};
+    blk.all.expected = threads;
+    for (unsigned w = 0; w < (threads + 31) / 32; ++w) blk.warps.push_back(Barrier{std::min(32u, threads - 32 * w)});
+    blk.slots.assign(blk.warps.size() * 32, 0);
+    block = &blk;
+    std::vector<Fiber> fibers(threads);
+    while (stacks.size() < threads) stacks.emplace_back(new char[kFiberStack]);  // untouched until used
+    for (unsigned t = 0; t < threads; ++t) {
+      Fiber& f = fibers[t];
+      f.thread = {t, 0, 0};
+      getcontext(&f.context);
+      f.context.uc_stack.ss_sp = stacks[t].get();
+      f.context.uc_stack.ss_size = kFiberStack;
+      f.context.uc_link = &scheduler;
+      makecontext(&f.context, fiber_main, 0);
+    }
+    for (bool live = true; live;) {
+      live = false;
+      for (Fiber& f : fibers) {
+        if (f.done) continue;
+        current = &f;
+        swapcontext(&scheduler, &f.context);
+        live |= !f.done;
+      }
+    }
+    current = nullptr;
+    block = nullptr;
+  }
+}
+
+/// Every lane of the warp posts `value`, then reads lane source_of(lane)'s.
+template <class T, class Source>
+T exchange(T value, Source&& source_of) {
+  static_assert(sizeof(T) <= sizeof(std::uint64_t));
+  std::uint64_t* slots = block->slots.data() + 32 * warp();
+  std::memcpy(&slots[lane()], &value, sizeof(T));
+  block->warps[warp()].wait();
+  T got;
+  std::memcpy(&got, &slots[source_of(lane()) % warp_lanes()], sizeof(T));
+  block->warps[warp()].wait();
+  return got;
+}
+
+/// Every lane of the warp posts `value`; all get op over the warp's lanes.
+template <class T, class Op>
+T reduce(T value, Op&& op) {
+  std::uint64_t* slots = block->slots.data() + 32 * warp();
+  slots[lane()] = value;
+  block->warps[warp()].wait();
+  T total = static_cast<T>(slots[0]);
+  for (unsigned l = 1; l < warp_lanes(); ++l) total = op(total, static_cast<T>(slots[l]));
+  block->warps[warp()].wait();
+  return total;
+}
+
+}  // namespace emu
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __launch_bounds__(...)
+#define __shared__
+#define threadIdx (::emu::current->thread)
+#define blockIdx (::emu::block->index)
+#define blockDim (::emu::block_dim)
+#define gridDim (::emu::grid_dim)
+
+inline void __syncthreads() { emu::block->all.wait(); }
+inline void __syncwarp(unsigned = 0xffffffffu) { emu::block->warps[emu::warp()].wait(); }
+inline void __nanosleep(unsigned) { emu::yield(); }
+
+template <class T>
+T __ldg(const T* p) {
+  return *p;
+}
+template <class T>
+T atomicAdd(T* p, T v) {
+  const T old = *p;
+  *p = old + v;
+  return old;
+}
+template <class T>
+T atomicMin(T* p, T v) {
+  const T old = *p;
+  *p = std::min(old, v);
+  return old;
+}
+template <class T>
+T atomicOr(T* p, T v) {
+  const T old = *p;
+  *p = old | v;
+  return old;
+}
+
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+  shift &= 31;
+  return shift ? (lo >> shift) | (hi << (32 - shift)) : lo;
+}
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+/// Per byte: 0xff where the bytes of a and b are equal, else 0.
+inline unsigned __vcmpeq4(unsigned a, unsigned b) {
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i)
+    if (((a >> (8 * i)) & 0xffu) == ((b >> (8 * i)) & 0xffu)) r |= 0xffu << (8 * i);
+  return r;
+}
+
+struct alignas(16) uint4 {
+  unsigned x, y, z, w;
+};
+struct alignas(8) uint2 {
+  unsigned x, y;
+};
+inline uint2 make_uint2(unsigned x, unsigned y) { return {x, y}; }
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return {x, y, z, w}; }
+
+// Warp shuffles over segments of `width` lanes; a source outside the segment gives the lane's own value.
+template <class T>
+T __shfl_sync(unsigned, T value, int source, int width = 32) {
+  return emu::exchange(value, [&](unsigned l) { return (l & ~(width - 1u)) + (static_cast<unsigned>(source) % width); });
+}
+template <class T>
+T __shfl_up_sync(unsigned, T value, unsigned delta, int width = 32) {
+  return emu::exchange(value, [&](unsigned l) { return l % width >= delta ? l - delta : l; });
+}
+template <class T>
+T __shfl_down_sync(unsigned, T value, unsigned delta, int width = 32) {
+  return emu::exchange(value, [&](unsigned l) { return l % width + delta < static_cast<unsigned>(width) ? l + delta : l; });
+}
+template <class T>
+T __shfl_xor_sync(unsigned, T value, int mask, int width = 32) {
+  return emu::exchange(value, [&](unsigned l) {
+    const unsigned s = l ^ static_cast<unsigned>(mask);
+    return s / width == l / width ? s : l;
+  });
+}
+inline unsigned __reduce_max_sync(unsigned, unsigned v) {
+  return emu::reduce(v, [](unsigned a, unsigned b) { return std::max(a, b); });
+}
+inline unsigned __reduce_min_sync(unsigned, unsigned v) {
+  return emu::reduce(v, [](unsigned a, unsigned b) { return std::min(a, b); });
+}
+inline unsigned __reduce_or_sync(unsigned, unsigned v) {
+  return emu::reduce(v, [](unsigned a, unsigned b) { return a | b; });
+}
+
+namespace cooperative_groups {
+/// A group of one thread (see the top of this file).
+struct coalesced_group {
+  unsigned thread_rank() const { return 0; }
+  unsigned size() const { return 1; }
+  template <class T>
+  T shfl(T value, unsigned) const {
+    return value;
+  }
+};
+inline coalesced_group coalesced_threads() { return {}; }
+}  // namespace cooperative_groups
+
+using std::max;
+using std::min;
