@@ -5,7 +5,7 @@
 // host definitions never meet the CUDA build's launch stubs of the same names at link time.
 //
 // Execution: emu::launch(grid, block, body) runs the blocks one after another; the threads of
-// a block are fibers (ucontext) on the calling thread, switched only at __syncthreads,
+// a block are fibers on the calling thread, switched only at __syncthreads,
 // __syncwarp, warp shuffles and reductions, and __nanosleep — deterministic, and cheap
 // enough for thousands of barriers. A thread that returns leaves its block's and warp's
 // barriers, as exited threads do on the device. Memory:
@@ -48,8 +48,62 @@ struct Barrier {
   }
 };
 
+// ---- fibers: a stack each, switched by hand --------------------------------------------------
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+// x86-64: a plain stack switch (callee-saved registers, then rsp). glibc's swapcontext makes
+// a sigprocmask system call per switch, which made barriers of 1024 threads dominate.
+extern "C" void emu_switch_stack(void** save_sp, void* load_sp);
+asm(R"(
+  .text
+  .p2align 4
+  .type emu_switch_stack, @function
+emu_switch_stack:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size emu_switch_stack, .-emu_switch_stack
+)");
+struct Context {
+  void* sp = nullptr;
+};
+inline void switch_context(Context& from, Context& to) { emu_switch_stack(&from.sp, to.sp); }
+/// A context that starts entry() (which never returns) on `stack` at its first switch.
+inline void make_context(Context& c, char* stack, std::size_t size, void (*entry)()) {
+  auto* top = reinterpret_cast<void**>(reinterpret_cast<std::uintptr_t>(stack + size) & ~std::uintptr_t{15});
+  *--top = nullptr;                            // entry's return address (it never returns)
+  *--top = reinterpret_cast<void*>(entry);     // where emu_switch_stack's ret goes
+  for (int r = 0; r < 6; ++r) *--top = nullptr;  // rbp, rbx, r12-r15
+  c.sp = top;
+}
+#else
+// Elsewhere (and under AddressSanitizer, which follows swapcontext): ucontext.
+struct Context {
+  ucontext_t uc{};
+};
+inline void switch_context(Context& from, Context& to) { swapcontext(&from.uc, &to.uc); }
+inline void make_context(Context& c, char* stack, std::size_t size, void (*entry)()) {
+  getcontext(&c.uc);
+  c.uc.uc_stack.ss_sp = stack;
+  c.uc.uc_stack.ss_size = size;
+  c.uc.uc_link = nullptr;
+  makecontext(&c.uc, entry, 0);
+}
+#endif
+
 struct Fiber {
-  ucontext_t context{};
+  Context context;
   Dim thread;
   bool done = false;
 };
@@ -65,13 +119,13 @@ struct Block {
 inline Dim block_dim, grid_dim;
 inline Block* block = nullptr;
 inline Fiber* current = nullptr;
-inline ucontext_t scheduler{};
+inline Context scheduler;
 inline const std::function<void()>* body = nullptr;
 inline constexpr std::size_t kFiberStack = 256 * 1024;
 inline std::vector<std::unique_ptr<char[]>> stacks;  // reused by every block and launch
 
 /// Back to the scheduler; it resumes the block's other threads, then this one.
-inline void yield() { swapcontext(&current->context, &scheduler); }
+inline void yield() { switch_context(current->context, scheduler); }
 
 inline void Barrier::wait() {
   const std::uint64_t at = generation;
@@ -87,11 +141,13 @@ inline unsigned warp() { return current->thread.x / 32; }
 /// Lanes of this thread's warp (the block's last warp may be partial).
 inline unsigned warp_lanes() { return std::min(32u, block_dim.x - 32 * warp()); }
 
-inline void fiber_main() {
+[[noreturn]] inline void fiber_main() {
   (*body)();
   block->all.leave();
   block->warps[warp()].leave();
-  current->done = true;  // uc_link returns to the scheduler
+  current->done = true;
+  switch_context(current->context, scheduler);  // never resumed
+  std::abort();
 }
 
 /// Runs `kernel_body` as a grid of `grid` blocks of `threads` threads (x dimension only).
@@ -111,18 +167,14 @@ inline void launch(unsigned grid, unsigned threads, const std::function<void()>&
     for (unsigned t = 0; t < threads; ++t) {
       Fiber& f = fibers[t];
       f.thread = {t, 0, 0};
-      getcontext(&f.context);
-      f.context.uc_stack.ss_sp = stacks[t].get();
-      f.context.uc_stack.ss_size = kFiberStack;
-      f.context.uc_link = &scheduler;
-      makecontext(&f.context, fiber_main, 0);
+      make_context(f.context, stacks[t].get(), kFiberStack, fiber_main);
     }
     for (bool live = true; live;) {
       live = false;
       for (Fiber& f : fibers) {
         if (f.done) continue;
         current = &f;
-        swapcontext(&scheduler, &f.context);
+        switch_context(scheduler, f.context);
         live |= !f.done;
       }
     }
