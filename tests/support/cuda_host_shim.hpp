@@ -105,6 +105,7 @@ inline void make_context(Context& c, char* stack, std::size_t size, void (*entry
 struct Fiber {
   Context context;
   Dim thread;
+  unsigned exchanges = 0;  // warp exchanges so far: their slots alternate between two sets
   bool done = false;
 };
 
@@ -113,7 +114,7 @@ struct Block {
   Dim index;
   Barrier all;
   std::vector<Barrier> warps;
-  std::vector<std::uint64_t> slots;  // [warp][lane]
+  std::vector<std::uint64_t> slots;  // [warp][set][lane]
 };
 
 inline Dim block_dim, grid_dim;
@@ -160,7 +161,7 @@ inline void launch(unsigned grid, unsigned threads, const std::function<void()>&
     blk.index = {b, 0, 0};
     blk.all.expected = threads;
     for (unsigned w = 0; w < (threads + 31) / 32; ++w) blk.warps.push_back(Barrier{std::min(32u, threads - 32 * w)});
-    blk.slots.assign(blk.warps.size() * 32, 0);
+    blk.slots.assign(blk.warps.size() * 64, 0);
     block = &blk;
     std::vector<Fiber> fibers(threads);
     while (stacks.size() < threads) stacks.emplace_back(new char[kFiberStack]);  // untouched until used
@@ -183,28 +184,33 @@ inline void launch(unsigned grid, unsigned threads, const std::function<void()>&
   }
 }
 
+/// This lane's slot set for its next warp exchange. Two sets, used in turn: a lane that
+/// reaches exchange e + 1 writes the other set, and it cannot reach e + 2 before every lane
+/// has read exchange e's values (one barrier per exchange).
+inline std::uint64_t* exchange_slots() {
+  return block->slots.data() + 64 * warp() + 32 * (current->exchanges++ & 1);
+}
+
 /// Every lane of the warp posts `value`, then reads lane source_of(lane)'s.
 template <class T, class Source>
 T exchange(T value, Source&& source_of) {
   static_assert(sizeof(T) <= sizeof(std::uint64_t));
-  std::uint64_t* slots = block->slots.data() + 32 * warp();
+  std::uint64_t* slots = exchange_slots();
   std::memcpy(&slots[lane()], &value, sizeof(T));
   block->warps[warp()].wait();
   T got;
   std::memcpy(&got, &slots[source_of(lane()) % warp_lanes()], sizeof(T));
-  block->warps[warp()].wait();
   return got;
 }
 
 /// Every lane of the warp posts `value`; all get op over the warp's lanes.
 template <class T, class Op>
 T reduce(T value, Op&& op) {
-  std::uint64_t* slots = block->slots.data() + 32 * warp();
+  std::uint64_t* slots = exchange_slots();
   slots[lane()] = value;
   block->warps[warp()].wait();
   T total = static_cast<T>(slots[0]);
   for (unsigned l = 1; l < warp_lanes(); ++l) total = op(total, static_cast<T>(slots[l]));
-  block->warps[warp()].wait();
   return total;
 }
 

@@ -1,16 +1,18 @@
-// Per-thread logic of the CUDA approximate-search kernels, written once as plain inline
-// functions (host + device) so that tests/test_approx_emulation.cpp can run the very same
-// index arithmetic on the CPU, lane by lane in lockstep, against the reference DP.
+// Per-thread logic of the CUDA approximate-search kernels (kernels.cuh) and the host-side
+// helpers dispatch.cu shares with them, written once as plain inline functions (host +
+// device); tests/test_approx_emulation.cpp runs the kernels themselves on the CPU.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "core/approx_pattern.hpp"
 #include "core/host_device.hpp"  // WARPMATCH_HD
 #include "core/myers_step.hpp"
+#include "warpmatch/common.hpp"  // InvalidArgument
 
 namespace warpmatch::cuda::logic {
 
@@ -28,6 +30,21 @@ WARPMATCH_HD std::uint32_t real_rows(std::uint32_t w, std::uint32_t pad) {
   if (pad >= first + 32) return 0;
   if (pad <= first) return 0xffffffffu;
   return 0xffffffffu << (pad - first);
+}
+
+/// Calls f(std::integral_constant<int, Q>) for the kernel instance Q in {1, 2, 4, ..., 32}
+/// (words per thread or per lane). Host only.
+template <class F>
+void with_width(std::uint32_t q, F&& f) {
+  switch (q) {
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 4: f(std::integral_constant<int, 4>{}); break;
+    case 8: f(std::integral_constant<int, 8>{}); break;
+    case 16: f(std::integral_constant<int, 16>{}); break;
+    case 32: f(std::integral_constant<int, 32>{}); break;
+    default: throw InvalidArgument("pattern too long for the cuda myers kernels");
+  }
 }
 
 inline std::uint32_t pow2_at_least(std::uint32_t need) {
