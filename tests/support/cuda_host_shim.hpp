@@ -151,14 +151,17 @@ inline unsigned warp_lanes() { return std::min(32u, block_dim.x - 32 * warp()); 
   std::abort();
 }
 
-/// Runs `kernel_body` as a grid of `grid` blocks of `threads` threads (x dimension only).
-inline void launch(unsigned grid, unsigned threads, const std::function<void()>& kernel_body) {
-  grid_dim = {grid, 1, 1};
+/// Runs `kernel_body` as a grid of grid.x * grid.y blocks (x fastest) of `threads` threads
+/// (one dimension); after_block(blockIdx) runs after each block, while its shared memory
+/// (the test's arrays) still holds what the block left there.
+inline void launch(Dim grid, unsigned threads, const std::function<void()>& kernel_body,
+                   const std::function<void(Dim)>& after_block = {}) {
+  grid_dim = {grid.x, std::max(grid.y, 1u), 1};
   block_dim = {threads, 1, 1};
   body = &kernel_body;
-  for (unsigned b = 0; b < grid; ++b) {
+  for (unsigned b = 0; b < grid_dim.x * grid_dim.y; ++b) {
     Block blk;
-    blk.index = {b, 0, 0};
+    blk.index = {b % grid_dim.x, b / grid_dim.x, 0};
     blk.all.expected = threads;
     for (unsigned w = 0; w < (threads + 31) / 32; ++w) blk.warps.push_back(Barrier{std::min(32u, threads - 32 * w)});
     blk.slots.assign(blk.warps.size() * 64, 0);
@@ -181,7 +184,11 @@ inline void launch(unsigned grid, unsigned threads, const std::function<void()>&
     }
     current = nullptr;
     block = nullptr;
+    if (after_block) after_block(blk.index);
   }
+}
+inline void launch(unsigned grid, unsigned threads, const std::function<void()>& kernel_body) {
+  launch(Dim{grid, 1, 1}, threads, kernel_body);
 }
 
 /// This lane's slot set for its next warp exchange. Two sets, used in turn: a lane that
