@@ -1,5 +1,5 @@
-// Per-thread logic of the CUDA Hamming kernel (approx --hamming), host + device, so that the
-// tests run the very same window arithmetic on the CPU (tests/test_sequence.cpp).
+// Per-thread logic of the CUDA Hamming kernel (hamming_kernels.cuh, approx --hamming), host +
+// device; tests/test_sequence.cpp runs the kernel itself on the CPU.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,8 @@
-// Per-thread logic of the CUDA short-pattern set kernel (src/cuda/approx/short_set.cu): many
-// patterns of m <= 64 bytes run over one text tile per block, read once into shared memory as
-// class codes. Written once as plain inline functions (host + device), so that
-// tests/test_approx_set_emulation.cpp runs the very same planning, tile loading and window
-// arithmetic on the CPU, thread by thread, against the reference DP.
+// Per-thread logic of the CUDA short-pattern set kernel (short_set_kernels.cuh; host side
+// short_set.cu): many patterns of m <= 64 bytes run over one text tile per block, read once
+// into shared memory as class codes. Written once as plain inline functions (host + device);
+// tests/test_approx_set_emulation.cpp runs the kernel itself on the CPU against the
+// reference DP.
 //
 // Layout. Text bytes are grouped in classes by how every pattern byte of the set matches them
 // (core::ApproxPattern::matches: case folding and IUPAC built in); a class code is one byte.
