@@ -8,9 +8,9 @@
 // of the last tile computed in that row range), corner[tr] (the top-left corner of the next
 // tile in tile row tr, saved before H is overwritten).
 //
-// myers_stripe / batch: Myers/Hyyrö bit-parallel columns with 32-bit words (core::myers_step). A group of G
-// lanes owns G consecutive words (32 G rows) and runs the columns as a lane pipeline, the
-// horizontal delta leaving a lane's word going to the next lane by shuffle. Long pairs cut
+// myers_stripe / batch: Myers/Hyyrö bit-parallel columns with 32-bit words (core::myers_step).
+// A group of G lanes owns G consecutive words (32 G rows) and runs the columns as a lane
+// pipeline, the horizontal delta leaving a lane's word going to the next lane by shuffle. Long pairs cut
 // the rows into stripes of 32 words, one persistent warp each, chained by their bottom
 // deltas (see myers_stripe); batches give each pair a group of 8, 16 or 32 lanes or a thread.
 #pragma once
