@@ -1,8 +1,8 @@
 // Edit distance on the CPU (public API, backend cpu): every algorithm against the plain DP
 // written here and edlib NW (test-only oracle), with and without k, alignments checked by
 // applying the CIGAR; random, adversarial, known vectors and the lambda genome vs mutated
-// copies; stripes over threads (ring buffer wrap-around included); batches; the CUDA batch and
-// tile kernels emulated on the host.
+// copies; stripes over threads (ring buffer wrap-around included); batches; the CUDA batch,
+// stripe and tile kernels emulated on the host.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,6 +27,7 @@
 namespace dk = warpmatch::cuda::distance_kernel_emulation;
 namespace warpmatch::cuda::distance_kernel_emulation {
 std::int32_t shared[3 * 1024 + 1];  // tiles_diagonal's dynamic shared memory, (3 B + 1) words
+alignas(16) std::uint32_t stripe_shared[2048];  // myers_stripe's (Peq of <= 32 codes, text, deltas)
 }  // namespace warpmatch::cuda::distance_kernel_emulation
 
 #ifdef WARPMATCH_HAVE_EDLIB
@@ -494,6 +495,36 @@ std::int64_t emulate_tiles(const Bytes& a, const Bytes& b, int B) {
   return H[n];
 }
 
+/// Bit-parallel stripes (kernels::myers_stripe), as dispatch.cu's run_myers_stripes: passes of
+/// at most `per_pass` co-resident stripes chained through the edge rows, the stripes of a pass
+/// through their rings. The distance (k >= 0: exact when <= k, else above k).
+std::int64_t emulate_stripes(Bytes a, Bytes b, std::int64_t k, std::int64_t per_pass) {
+  if (a.size() > b.size()) std::swap(a, b);  // rows = the shorter string
+  const auto m = static_cast<std::int64_t>(a.size()), n = static_cast<std::int64_t>(b.size());
+  const dk::StripeInput in = dk::make_stripe_input(a.data(), m, b.data(), n, k);
+  const std::int64_t stripes = (m + dk::kStripeRows - 1) / dk::kStripeRows;
+  per_pass = std::min(per_pass, stripes);
+  const bool shared_peq = in.peq_codes <= dk::kStripeSharedPeqCodes;
+  const std::size_t shared_bytes = dk::stripe_shared_bytes(shared_peq, in.peq_codes);
+  EXPECT_LE(shared_bytes, sizeof(dk::stripe_shared));
+  std::vector<std::uint8_t> ring(static_cast<std::size_t>(per_pass) * dk::kRingColumns);
+  std::vector<long long> consumed(per_pass);
+  std::vector<std::int8_t> edges(2 * n);
+  unsigned long long sum = 0;
+  for (std::int64_t first = 0, pass = 0; first < stripes; first += per_pass, ++pass) {
+    const std::int64_t count = std::min(per_pass, stripes - first);
+    std::fill(ring.begin(), ring.end(), 0);
+    std::fill(consumed.begin(), consumed.end(), 0);
+    const dk::StripePass p = dk::make_stripe_pass(in, in.codes.data(), in.peq.data(), stripes, first, count, pass,
+                                                  edges.data(), ring.data(), consumed.data(), &sum);
+    emu::launch_cooperative(
+        static_cast<unsigned>(count), 32,
+        [&] { shared_peq ? dk::myers_stripe<true>(p) : dk::myers_stripe<false>(p); },
+        {{dk::stripe_shared, shared_bytes}});
+  }
+  return n + static_cast<std::int64_t>(sum);
+}
+
 }  // namespace
 
 TEST(DistanceThreadKernelEmulation, SmallAlphabetsAgainstPlainDp) {
@@ -561,6 +592,29 @@ TEST(DistanceGroupKernelEmulation, LaneGroupsAgainstPlainDp) {
   run(std::integral_constant<int, 8>{});
   run(std::integral_constant<int, 16>{});
   run(std::integral_constant<int, 32>{});
+}
+
+// The stripes of long pairs: lanes skewed by shuffles, stripes chained through rings of
+// tagged bytes (wrapping past 4096 columns) that co-resident blocks read while others write,
+// passes chained through edge rows, Ukkonen's band, Peq in shared or global memory.
+TEST(DistanceStripeKernelEmulation, StripesAgainstPlainDp) {
+  std::mt19937_64 rng(2029);
+  struct Case {
+    std::size_t m, n;
+    int alphabet;
+    std::int64_t k, per_pass;
+  };
+  for (const Case c : {Case{100, 140, 4, -1, 1}, Case{1024, 1030, 2, -1, 1}, Case{1500, 5000, 4, -1, 2},
+                       Case{2500, 2600, 4, -1, 3}, Case{2500, 2600, 4, -1, 1}, Case{2100, 4500, 40, -1, 3},
+                       Case{2100, 2300, 4, 300, 3}, Case{3000, 3050, 2, 120, 2}, Case{1100, 1500, 256, -1, 2}}) {
+    const Bytes a = random_bytes(rng, c.m, c.alphabet);
+    Bytes b = mutate(rng, a, 0.05, c.alphabet);
+    const Bytes tail = random_bytes(rng, c.n > b.size() ? c.n - b.size() : 0, c.alphabet);
+    b.insert(b.end(), tail.begin(), tail.end());
+    const std::int64_t want = oracle(a, b), got = emulate_stripes(a, b, c.k, c.per_pass);
+    if (c.k < 0 || want <= c.k) EXPECT_EQ(got, want) << c.m << "x" << b.size() << " k " << c.k << " per pass " << c.per_pass;
+    else EXPECT_GT(got, c.k) << c.m << "x" << b.size() << " k " << c.k;
+  }
 }
 
 // Seed paper 001's tiles: border hand-over between tiles and launches, partial tiles at both

@@ -5,13 +5,15 @@
 // host definitions never meet the CUDA build's launch stubs of the same names at link time.
 //
 // Execution: emu::launch(grid, block, body) runs the blocks one after another; the threads of
-// a block are fibers on the calling thread, switched only at __syncthreads,
-// __syncwarp, warp shuffles and reductions, and __nanosleep — deterministic, and cheap
-// enough for thousands of barriers. A thread that returns leaves its block's and warp's
+// a block are fibers on the calling thread, switched only at __syncthreads, __syncwarp, warp
+// shuffles and reductions, and __nanosleep — deterministic, and cheap enough for thousands
+// of barriers. emu::launch_cooperative runs all blocks at once (kernels whose blocks wait on
+// each other), block by block in rounds. A thread that returns leaves its block's and warp's
 // barriers, as exited threads do on the device. Memory:
-//  - a kernel's `extern __shared__ T name[]` is the test's namespace-scope array `name`;
+//  - a kernel's `extern __shared__ T name[]` is the test's namespace-scope array `name`
+//    (a cooperative launch swaps a copy per block in and out of it);
 //  - fixed-size shared arrays are written `static __shared__` in the kernels (the same thing
-//    to nvcc), function statics here: one block runs at a time;
+//    to nvcc), function statics here: right while one block runs at a time;
 //  - atomics are plain read-modify-writes (one OS thread), __ldg a plain load.
 // cooperative_groups::coalesced_threads() is a group of one (as after full divergence: a
 // kernel must be right for any grouping).
@@ -102,9 +104,12 @@ inline void make_context(Context& c, char* stack, std::size_t size, void (*entry
 }
 #endif
 
+struct Block;
+
 struct Fiber {
   Context context;
   Dim thread;
+  Block* block = nullptr;
   unsigned exchanges = 0;  // warp exchanges so far: their slots alternate between two sets
   bool done = false;
 };
@@ -115,10 +120,23 @@ struct Block {
   Barrier all;
   std::vector<Barrier> warps;
   std::vector<std::uint64_t> slots;  // [warp][set][lane]
+  std::vector<Fiber> fibers;
+  std::vector<std::vector<char>> saved_shared;  // co-resident launches: its shared regions while others run
+  Block(Dim at, unsigned threads) : index(at) {
+    all.expected = threads;
+    for (unsigned w = 0; w < (threads + 31) / 32; ++w) warps.push_back(Barrier{std::min(32u, threads - 32 * w)});
+    slots.assign(warps.size() * 64, 0);
+    fibers.resize(threads);
+  }
+};
+
+/// A test's array that stands for a kernel's `extern __shared__` memory.
+struct SharedRegion {
+  void* at;
+  std::size_t bytes;
 };
 
 inline Dim block_dim, grid_dim;
-inline Block* block = nullptr;
 inline Fiber* current = nullptr;
 inline Context scheduler;
 inline const std::function<void()>* body = nullptr;
@@ -137,6 +155,7 @@ inline void Barrier::wait() {
   while (generation == at) yield();
 }
 
+inline Block& block() { return *current->block; }
 inline unsigned lane() { return current->thread.x % 32; }
 inline unsigned warp() { return current->thread.x / 32; }
 /// Lanes of this thread's warp (the block's last warp may be partial).
@@ -144,46 +163,50 @@ inline unsigned warp_lanes() { return std::min(32u, block_dim.x - 32 * warp()); 
 
 [[noreturn]] inline void fiber_main() {
   (*body)();
-  block->all.leave();
-  block->warps[warp()].leave();
+  block().all.leave();
+  block().warps[warp()].leave();
   current->done = true;
   switch_context(current->context, scheduler);  // never resumed
   std::abort();
 }
 
+/// Starts the fibers of `blk` (threads of kernel `body`).
+inline void start_block(Block& blk) {
+  while (stacks.size() < blk.fibers.size()) stacks.emplace_back(new char[kFiberStack]);  // untouched until used
+  for (unsigned t = 0; t < blk.fibers.size(); ++t) {
+    Fiber& f = blk.fibers[t];
+    f.thread = {t, 0, 0};
+    f.block = &blk;
+    make_context(f.context, stacks[t].get(), kFiberStack, fiber_main);
+  }
+}
+
+/// Resumes every live fiber of `blk` once; false when all have returned.
+inline bool run_block_round(Block& blk) {
+  bool live = false;
+  for (Fiber& f : blk.fibers) {
+    if (f.done) continue;
+    current = &f;
+    switch_context(scheduler, f.context);
+    live |= !f.done;
+  }
+  current = nullptr;
+  return live;
+}
+
 /// Runs `kernel_body` as a grid of grid.x * grid.y blocks (x fastest) of `threads` threads
-/// (one dimension); after_block(blockIdx) runs after each block, while its shared memory
-/// (the test's arrays) still holds what the block left there.
+/// (one dimension), one block after another; after_block(blockIdx) runs after each block,
+/// while its shared memory (the test's arrays) still holds what the block left there.
 inline void launch(Dim grid, unsigned threads, const std::function<void()>& kernel_body,
                    const std::function<void(Dim)>& after_block = {}) {
   grid_dim = {grid.x, std::max(grid.y, 1u), 1};
   block_dim = {threads, 1, 1};
   body = &kernel_body;
   for (unsigned b = 0; b < grid_dim.x * grid_dim.y; ++b) {
-    Block blk;
-    blk.index = {b % grid_dim.x, b / grid_dim.x, 0};
-    blk.all.expected = threads;
-    for (unsigned w = 0; w < (threads + 31) / 32; ++w) blk.warps.push_back(Barrier{std::min(32u, threads - 32 * w)});
-    blk.slots.assign(blk.warps.size() * 64, 0);
-    block = &blk;
-    std::vector<Fiber> fibers(threads);
-    while (stacks.size() < threads) stacks.emplace_back(new char[kFiberStack]);  // untouched until used
-    for (unsigned t = 0; t < threads; ++t) {
-      Fiber& f = fibers[t];
-      f.thread = {t, 0, 0};
-      make_context(f.context, stacks[t].get(), kFiberStack, fiber_main);
+    Block blk({b % grid_dim.x, b / grid_dim.x, 0}, threads);
+    start_block(blk);
+    while (run_block_round(blk)) {
     }
-    for (bool live = true; live;) {
-      live = false;
-      for (Fiber& f : fibers) {
-        if (f.done) continue;
-        current = &f;
-        switch_context(scheduler, f.context);
-        live |= !f.done;
-      }
-    }
-    current = nullptr;
-    block = nullptr;
     if (after_block) after_block(blk.index);
   }
 }
@@ -191,11 +214,42 @@ inline void launch(unsigned grid, unsigned threads, const std::function<void()>&
   launch(Dim{grid, 1, 1}, threads, kernel_body);
 }
 
+/// A cooperative launch: all `grid` blocks resident at once (kernels whose blocks wait on each
+/// other), resumed block by block in rounds. Each block keeps its own copy of the `shared`
+/// regions, swapped in while its threads run.
+inline void launch_cooperative(unsigned grid, unsigned threads, const std::function<void()>& kernel_body,
+                               const std::vector<SharedRegion>& shared) {
+  grid_dim = {grid, 1, 1};
+  block_dim = {threads, 1, 1};
+  body = &kernel_body;
+  std::vector<std::unique_ptr<Block>> blocks;
+  while (stacks.size() < std::size_t{grid} * threads) stacks.emplace_back(new char[kFiberStack]);
+  for (unsigned b = 0; b < grid; ++b) {
+    blocks.push_back(std::make_unique<Block>(Dim{b, 0, 0}, threads));
+    Block& blk = *blocks.back();
+    for (const SharedRegion& r : shared) blk.saved_shared.emplace_back(r.bytes, 0);
+    for (unsigned t = 0; t < threads; ++t) {
+      Fiber& f = blk.fibers[t];
+      f.thread = {t, 0, 0};
+      f.block = &blk;
+      make_context(f.context, stacks[std::size_t{b} * threads + t].get(), kFiberStack, fiber_main);
+    }
+  }
+  for (bool live = true; live;) {
+    live = false;
+    for (auto& blk : blocks) {
+      for (std::size_t i = 0; i < shared.size(); ++i) std::memcpy(shared[i].at, blk->saved_shared[i].data(), shared[i].bytes);
+      live |= run_block_round(*blk);
+      for (std::size_t i = 0; i < shared.size(); ++i) std::memcpy(blk->saved_shared[i].data(), shared[i].at, shared[i].bytes);
+    }
+  }
+}
+
 /// This lane's slot set for its next warp exchange. Two sets, used in turn: a lane that
 /// reaches exchange e + 1 writes the other set, and it cannot reach e + 2 before every lane
 /// has read exchange e's values (one barrier per exchange).
 inline std::uint64_t* exchange_slots() {
-  return block->slots.data() + 64 * warp() + 32 * (current->exchanges++ & 1);
+  return block().slots.data() + 64 * warp() + 32 * (current->exchanges++ & 1);
 }
 
 /// Every lane of the warp posts `value`, then reads lane source_of(lane)'s.
@@ -204,7 +258,7 @@ T exchange(T value, Source&& source_of) {
   static_assert(sizeof(T) <= sizeof(std::uint64_t));
   std::uint64_t* slots = exchange_slots();
   std::memcpy(&slots[lane()], &value, sizeof(T));
-  block->warps[warp()].wait();
+  block().warps[warp()].wait();
   T got;
   std::memcpy(&got, &slots[source_of(lane()) % warp_lanes()], sizeof(T));
   return got;
@@ -215,7 +269,7 @@ template <class T, class Op>
 T reduce(T value, Op&& op) {
   std::uint64_t* slots = exchange_slots();
   slots[lane()] = value;
-  block->warps[warp()].wait();
+  block().warps[warp()].wait();
   T total = static_cast<T>(slots[0]);
   for (unsigned l = 1; l < warp_lanes(); ++l) total = op(total, static_cast<T>(slots[l]));
   return total;
@@ -231,12 +285,12 @@ T reduce(T value, Op&& op) {
 #define __launch_bounds__(...)
 #define __shared__
 #define threadIdx (::emu::current->thread)
-#define blockIdx (::emu::block->index)
+#define blockIdx (::emu::current->block->index)
 #define blockDim (::emu::block_dim)
 #define gridDim (::emu::grid_dim)
 
-inline void __syncthreads() { emu::block->all.wait(); }
-inline void __syncwarp(unsigned = 0xffffffffu) { emu::block->warps[emu::warp()].wait(); }
+inline void __syncthreads() { emu::block().all.wait(); }
+inline void __syncwarp(unsigned = 0xffffffffu) { emu::block().warps[emu::warp()].wait(); }
 inline void __nanosleep(unsigned) { emu::yield(); }
 
 template <class T>

@@ -15,7 +15,10 @@
 // deltas (see myers_stripe); batches give each pair a group of 8, 16 or 32 lanes or a thread.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <vector>
 
 #include "core/myers_step.hpp"
 
@@ -338,6 +341,66 @@ __global__ void __launch_bounds__(32) myers_stripe(const StripePass p) {
 template <int kBlock = kStripeBlock>
 std::size_t stripe_shared_bytes(bool peq_in_shared, int peq_codes) {
   return (peq_in_shared ? static_cast<std::size_t>(peq_codes) * 32 * 4 : 0) + text_stage<kBlock> + 2 * kBlock;
+}
+
+/// Host: the stripes' inputs for strings a (the pattern, the shorter) and b, bound k (< 0:
+/// none; n - m <= k). Text bytes absent from the pattern share one code with a zero Peq row
+/// (when all 256 byte values occur, no such code is needed and codes fit a byte).
+struct StripeInput {
+  std::int64_t m = 0, n = 0, words = 0;
+  std::int64_t band = -1;  // see stripe_columns
+  int peq_codes = 0;
+  std::vector<std::uint32_t> peq;   // [code][word]
+  std::vector<std::uint8_t> codes;  // the text as codes
+};
+inline StripeInput make_stripe_input(const std::uint8_t* a, std::int64_t m, const std::uint8_t* b, std::int64_t n,
+                                     std::int64_t k) {
+  StripeInput in;
+  in.m = m;
+  in.n = n;
+  in.band = k >= 0 ? (k - (n - m)) / 2 : -1;
+  if (in.band >= m) in.band = -1;  // the band covers the whole table
+  in.words = (m + 31) / 32;
+  std::array<int, 256> code{};
+  std::array<bool, 256> seen{};
+  for (std::int64_t i = 0; i < m; ++i) seen[a[i]] = true;
+  int sigma = 0;
+  for (int c = 0; c < 256; ++c)
+    if (seen[c]) code[c] = sigma++;
+  const int absent = std::min(sigma, 255);
+  for (int c = 0; c < 256; ++c)
+    if (!seen[c]) code[c] = absent;
+  in.peq_codes = std::min(sigma + 1, 256);
+  in.peq.assign(static_cast<std::size_t>(in.peq_codes) * in.words, 0);
+  for (std::int64_t i = 0; i < m; ++i) in.peq[code[a[i]] * in.words + i / 32] |= 1u << (i % 32);
+  in.codes.resize(n);
+  for (std::int64_t j = 0; j < n; ++j) in.codes[j] = static_cast<std::uint8_t>(code[b[j]]);
+  return in;
+}
+
+/// Host: the arguments of pass `pass`, stripes [first, first + count) of `stripes`, over the
+/// device copies of the codes and Peq; `edges` holds two rows of n deltas (one read, one
+/// written per pass), `ring` (count - 1) x kRingColumns and `consumed` count entries, both
+/// zeroed before the pass.
+inline StripePass make_stripe_pass(const StripeInput& in, const std::uint8_t* codes, const std::uint32_t* peq,
+                                   std::int64_t stripes, std::int64_t first, std::int64_t count, std::int64_t pass,
+                                   std::int8_t* edges, std::uint8_t* ring, long long* consumed,
+                                   unsigned long long* vertical_sum) {
+  StripePass p{};
+  p.codes = codes;
+  p.m = in.m;
+  p.n = in.n;
+  p.peq = peq;
+  p.peq_codes = in.peq_codes;
+  p.words = in.words;
+  p.band = in.band;
+  p.stripe_first = first;
+  p.edge_in = pass > 0 ? edges + ((pass + 1) % 2) * in.n : nullptr;
+  p.edge_out = first + count < stripes ? edges + (pass % 2) * in.n : nullptr;
+  p.ring = ring;
+  p.consumed = consumed;
+  p.vertical_sum = vertical_sum;
+  return p;
 }
 
 // ---- batches: one group of G lanes per pair ----------------------------------------------
