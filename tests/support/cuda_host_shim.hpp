@@ -51,7 +51,14 @@ struct Barrier {
 };
 
 // ---- fibers: a stack each, switched by hand --------------------------------------------------
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__)  // GCC's AddressSanitizer
+#define WARPMATCH_EMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)  // clang's
+#define WARPMATCH_EMU_ASAN 1
+#endif
+#endif
+#if defined(__x86_64__) && !defined(WARPMATCH_EMU_ASAN)
 // x86-64: a plain stack switch (callee-saved registers, then rsp). glibc's swapcontext makes
 // a sigprocmask system call per switch, which made barriers of 1024 threads dominate.
 extern "C" void emu_switch_stack(void** save_sp, void* load_sp);
