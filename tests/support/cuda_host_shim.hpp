@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -118,6 +119,8 @@ struct Fiber {
   Dim thread;
   Block* block = nullptr;
   unsigned exchanges = 0;  // warp exchanges so far: their slots alternate between two sets
+  const Barrier* waiting = nullptr;  // the barrier it waits at (the scheduler skips it until released)
+  std::uint64_t waiting_generation = 0;
   bool done = false;
 };
 
@@ -159,7 +162,10 @@ inline void Barrier::wait() {
     release();
     return;
   }
+  current->waiting = this;
+  current->waiting_generation = at;
   while (generation == at) yield();
+  current->waiting = nullptr;
 }
 
 inline Block& block() { return *current->block; }
@@ -188,17 +194,29 @@ inline void start_block(Block& blk) {
   }
 }
 
-/// Resumes every live fiber of `blk` once; false when all have returned.
-inline bool run_block_round(Block& blk) {
-  bool live = false;
+/// One round of a block: every live fiber not held at a barrier resumes once.
+struct Round {
+  bool live = false;     // some fiber has not returned
+  bool resumed = false;  // some fiber ran
+};
+inline Round run_block_round(Block& blk) {
+  Round round;
   for (Fiber& f : blk.fibers) {
     if (f.done) continue;
+    round.live = true;
+    if (f.waiting && f.waiting->generation == f.waiting_generation) continue;  // not released yet
+    round.resumed = true;
     current = &f;
     switch_context(scheduler, f.context);
-    live |= !f.done;
   }
   current = nullptr;
-  return live;
+  return round;
+}
+
+/// Live threads that all wait at barriers nobody can release: the kernel would hang.
+[[noreturn]] inline void deadlock() {
+  std::fprintf(stderr, "emu: every live thread waits at a barrier (a kernel deadlock)\n");
+  std::abort();
 }
 
 /// Runs `kernel_body` as a grid of grid.x * grid.y blocks (x fastest) of `threads` threads
@@ -212,8 +230,8 @@ inline void launch(Dim grid, unsigned threads, const std::function<void()>& kern
   for (unsigned b = 0; b < grid_dim.x * grid_dim.y; ++b) {
     Block blk({b % grid_dim.x, b / grid_dim.x, 0}, threads);
     start_block(blk);
-    while (run_block_round(blk)) {
-    }
+    for (Round round = run_block_round(blk); round.live; round = run_block_round(blk))
+      if (!round.resumed) deadlock();
     if (after_block) after_block(blk.index);
   }
 }
@@ -242,11 +260,14 @@ inline void launch_cooperative(unsigned grid, unsigned threads, const std::funct
       make_context(f.context, stacks[std::size_t{b} * threads + t].get(), kFiberStack, fiber_main);
     }
   }
-  for (bool live = true; live;) {
-    live = false;
+  for (Round all{true, true}; all.live;) {
+    if (!all.resumed) deadlock();
+    all = Round{};
     for (auto& blk : blocks) {
       for (std::size_t i = 0; i < shared.size(); ++i) std::memcpy(shared[i].at, blk->saved_shared[i].data(), shared[i].bytes);
-      live |= run_block_round(*blk);
+      const Round round = run_block_round(*blk);
+      all.live |= round.live;
+      all.resumed |= round.resumed;
       for (std::size_t i = 0; i < shared.size(); ++i) std::memcpy(blk->saved_shared[i].data(), shared[i].at, shared[i].bytes);
     }
   }
