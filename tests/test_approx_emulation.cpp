@@ -1,6 +1,6 @@
-// CPU emulation of the CUDA approximate-search kernels (src/cuda/approx/kernels.cuh): the
-// same per-lane / per-thread logic (src/cuda/approx/agent.hpp) run lane by lane in
-// lockstep, with __shfl_up_sync emulated, against the reference DP. Runs on every machine,
+// The CUDA approximate-search kernels (src/cuda/approx/kernels.cuh) compiled for the host under
+// the shared kernel shim (tests/support/cuda_host_shim.hpp), launched as dispatch.cu launches
+// them, with the host's side of finish_myers, against the reference DP. Runs on every machine,
 // so the kernels' arithmetic (chunks and their 16-byte alignment, pipeline skew, the packed
 // shuffle, Eq tables and dummy rows, best mode's candidates and overflow re-run, the host
 // bound, the wavefront's rolling diagonals) is checked even where no GPU is present.
@@ -9,15 +9,27 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
+#include <iterator>
 #include <random>
 #include <utility>
 #include <vector>
 
 #include "core/approx_align.hpp"
 #include "cuda/approx/agent.hpp"
+#include "support/cuda_host_shim.hpp"
+#define kernels approx_kernel_emulation
+#include "cuda/approx/kernels.cuh"
+#undef kernels
 
 namespace core = warpmatch::core;
 namespace logic = warpmatch::cuda::logic;
+namespace kk = warpmatch::cuda::approx_kernel_emulation;
+
+namespace warpmatch::cuda::approx_kernel_emulation {
+uint4 shared_table[1 << 14];          // the Myers kernels' Eq table in shared memory (256 KiB)
+std::uint16_t diagonals[3 * 32001];   // the wavefront's three anti-diagonals
+}  // namespace warpmatch::cuda::approx_kernel_emulation
 using Bytes = std::vector<std::uint8_t>;
 
 namespace {
@@ -43,120 +55,86 @@ std::vector<core::EndHit> host_hits(bool best, std::uint32_t k, Run&& run) {
   return e.hits;
 }
 
-/// The 16-byte block of the text at `at` as the kernels read it (zeros past the end).
-std::uint8_t text_at(const Bytes& text, std::uint64_t c) { return c < text.size() ? text[c] : 0; }
+/// The text as the device holds it: 16-byte aligned, zeros up to the end of its last 16-byte
+/// block (the kernels read whole blocks).
+struct DeviceText {
+  std::vector<uint4> blocks;
+  std::uint32_t blocks_end;
+  explicit DeviceText(const Bytes& text)
+      : blocks((text.size() + 15) / 16 + 1, uint4{0, 0, 0, 0}), blocks_end(static_cast<std::uint32_t>((text.size() + 15) / 16 * 16)) {
+    std::memcpy(blocks.data(), text.data(), text.size());
+  }
+  const std::uint8_t* data() const { return reinterpret_cast<const std::uint8_t*>(blocks.data()); }
+};
 
-/// myers_lane_kernel<Q> over owned columns [0, n) with `chunk` owned columns per group, one
-/// warp at a time, lanes in lockstep, __shfl_up_sync emulated.
+/// A launch's hit sink, and what the host reads back from it.
+struct Sink {
+  std::vector<std::uint64_t> hits;
+  std::uint32_t count = 0, best = UINT_MAX, overflow = UINT_MAX;
+  explicit Sink(std::size_t capacity) : hits(capacity) {}
+  kk::HitSink device() { return {hits.data(), static_cast<std::uint32_t>(hits.size()), &count, &best, &overflow}; }
+  Emitted emitted() const {
+    EXPECT_LE(count, hits.size());
+    Emitted e;
+    for (std::uint32_t i = 0; i < count; ++i) e.hits.push_back({(hits[i] >> 32) + 1, static_cast<std::uint32_t>(hits[i])});
+    e.low = best;
+    e.overflow = overflow;
+    return e;
+  }
+};
+
+/// kernels::myers_lane_kernel<Q, SHARED> over owned columns [0, n) with `chunk` owned columns
+/// per group, launched as dispatch.cu's launch_myers does (the Eq table in shared memory when
+/// `shared`).
 Emitted emulate_lanes(const core::ApproxPattern& p, const Bytes& text, std::uint32_t chunk, std::uint32_t overlap,
-                      std::uint32_t k, bool best, std::uint32_t max_lanes = 0) {
+                      std::uint32_t k, bool best, std::uint32_t max_lanes = 0, bool shared = true) {
   const auto m = static_cast<std::uint32_t>(p.size());
   const logic::MyersShape s = logic::myers_shape(m, max_lanes);
   const logic::EqTables t = logic::make_eq_tables(p, 32, s);
-  const std::uint32_t Q = s.per_lane;
+  const DeviceText dt(text);
   const auto n = static_cast<std::uint32_t>(text.size());
   const std::uint64_t groups = (n + chunk - 1) / chunk;
   const std::uint64_t per_warp = 32 / s.group;
   const std::uint64_t warps = (groups + per_warp - 1) / per_warp;
-  Emitted e;
-  const auto emit = [&](std::uint32_t index, std::uint32_t dist) { e.hits.push_back({index + 1ull, dist}); };
-  for (std::uint64_t warp = 0; warp < warps; ++warp) {
-    struct Lane {
-      std::uint32_t g = 0, own_begin = 0, own_end = 0, from = 0, passed = 0, row = 0;
-      logic::EndReporter out{false, 0};
-      bool empty = true, holds_last = false;
-      std::vector<std::uint32_t> pv, mv;
-      int score = 0;
-      std::int32_t column = 0;
-    };
-    std::vector<Lane> lanes(32);
-    std::uint32_t steps = 0;
-    for (std::uint32_t lane = 0; lane < 32; ++lane) {
-      Lane& L = lanes[lane];
-      L.g = lane & (s.group - 1);
-      const std::uint64_t first = (warp * per_warp + lane / s.group) * chunk;
-      L.empty = first >= n;
-      L.own_begin = L.empty ? n : static_cast<std::uint32_t>(first);
-      L.own_end = logic::myers_own_end(L.own_begin, n, chunk);
-      L.from = logic::myers_from(L.own_begin, overlap);
-      if (!L.empty) steps = std::max(steps, L.own_end - L.from + s.group - 1);
-      L.pv.resize(Q);
-      for (std::uint32_t q = 0; q < Q; ++q) L.pv[q] = logic::real_rows(L.g * Q + q, s.pad);
-      L.mv.assign(Q, 0);
-      L.holds_last = !L.empty && L.g == s.lanes - 1;
-      L.score = static_cast<int>(m);
-      L.passed = logic::pack_passed(L.g == 0 ? t.code[text_at(text, L.from)] : t.zero_row, logic::Carry{});
-      L.row = logic::passed_row(L.passed);
-      L.out = logic::EndReporter(best, k);
-      L.column = static_cast<std::int32_t>(L.from) - static_cast<std::int32_t>(L.own_begin) -
-                 static_cast<std::int32_t>(L.g);
-    }
-    for (std::uint32_t step = 0; step < (steps + 15) / 16 * 16; ++step) {
-      std::vector<std::uint32_t> received(32);
-      for (std::uint32_t lane = 0; lane < 32; ++lane)  // __shfl_up_sync(mask, passed, 1, group)
-        received[lane] = (lane % s.group) >= 1 ? lanes[lane - 1].passed : lanes[lane].passed;
-      for (std::uint32_t lane = 0; lane < 32; ++lane) {
-        Lane& L = lanes[lane];
-        const std::uint32_t input =
-            L.g == 0 ? logic::pack_passed(t.code[text_at(text, L.from + step + 1)], logic::Carry{}) : received[lane];
-        logic::Carry h = logic::passed_carry(input);
-        for (std::uint32_t q = 0; q < Q; ++q)
-          h = logic::advance_block(L.pv[q], L.mv[q], t.lane_table[(L.row * Q + q) * 32 + L.g], h);
-        L.row = logic::passed_row(input);  // the row of the next column
-        L.passed = logic::pack_passed(L.row, h);
-        L.score += static_cast<int>(h.hp) - static_cast<int>(h.hn);
-        if (L.holds_last && L.score <= static_cast<int>(L.out.limit) && L.column >= 0 &&
-            L.column < static_cast<std::int32_t>(L.own_end - L.own_begin))
-          L.out.report(L.own_begin + static_cast<std::uint32_t>(L.column), static_cast<std::uint32_t>(L.score), emit);
-        ++L.column;
-      }
-    }
-    if (best) {  // the warp's minimum into the global one, then each lane's candidates
-      std::uint32_t warp_low = UINT_MAX;
-      for (const Lane& L : lanes) warp_low = std::min(warp_low, L.out.low);
-      const std::uint32_t published = std::min(warp_low, e.low);
-      e.low = published;
-      for (const Lane& L : lanes)
-        if (L.out.finish_best(published, emit)) e.overflow = std::min(e.overflow, L.out.low);
-    }
-  }
-  return e;
+  const auto blocks = static_cast<unsigned>((warps * 32 + kk::kMyersLaneThreads - 1) / kk::kMyersLaneThreads);
+  const auto table_words = static_cast<std::uint32_t>(t.lane_table.size());
+  EXPECT_LE(table_words * 4, sizeof(kk::shared_table));
+  Sink sink(n + 1);
+  logic::with_width(s.per_lane, [&](auto w) {
+    constexpr int Q = decltype(w)::value;
+    emu::launch(blocks, kk::kMyersLaneThreads, [&] {
+      const auto kernel = shared ? kk::myers_lane_kernel<Q, true> : kk::myers_lane_kernel<Q, false>;
+      kernel(dt.data(), dt.blocks_end, 0, n, chunk, overlap, t.lane_table.data(), t.code.data(), table_words,
+             t.zero_row, m, s.lanes, s.pad, s.group, k, best, sink.device());
+    });
+  });
+  return sink.emitted();
 }
 
-/// myers_thread_kernel<W> over owned columns [0, n), one thread at a time.
+/// kernels::myers_thread_kernel<W> over owned columns [0, n), `chunk` owned columns a thread.
 Emitted emulate_threads(const core::ApproxPattern& p, const Bytes& text, std::uint32_t chunk, std::uint32_t overlap,
                         std::uint32_t k, bool best) {
   const auto m = static_cast<std::uint32_t>(p.size());
   const logic::EqTables t = logic::make_eq_tables(p, 32, logic::myers_shape(m));
+  const DeviceText dt(text);
   const auto n = static_cast<std::uint32_t>(text.size());
-  Emitted e;
-  const auto emit = [&](std::uint32_t index, std::uint32_t dist) { e.hits.push_back({index + 1ull, dist}); };
-  for (std::uint64_t first = 0; first < n; first += chunk) {
-    const auto own_begin = static_cast<std::uint32_t>(first);
-    const std::uint32_t own_end = logic::myers_own_end(own_begin, n, chunk);
-    std::vector<std::uint32_t> pv(t.thread_width), mv(t.thread_width, 0);
-    for (std::uint32_t q = 0; q < t.thread_width; ++q) pv[q] = logic::real_rows(q, t.thread_pad);
-    int score = static_cast<int>(m);
-    logic::EndReporter out(best, k);
-    for (std::uint32_t at = logic::myers_from(own_begin, overlap); at < own_end; at += 16) {
-      for (std::uint32_t c = at; c < at + 16; ++c) {
-        const std::uint32_t* eq = t.thread_table.data() + t.code[text_at(text, c)] * t.thread_stride;
-        logic::Carry h;
-        for (std::uint32_t q = 0; q < t.thread_width; ++q) h = logic::advance_block(pv[q], mv[q], eq[q], h);
-        score += static_cast<int>(h.hp) - static_cast<int>(h.hn);
-        if (score <= static_cast<int>(out.limit) && c >= own_begin && c < own_end)
-          out.report(c, static_cast<std::uint32_t>(score), emit);
-      }
-    }
-    if (best) {
-      e.low = std::min(e.low, out.low);
-      if (out.finish_best(e.low, emit)) e.overflow = std::min(e.overflow, out.low);
-    }
-  }
-  return e;
+  const std::uint64_t threads = (n + chunk - 1) / chunk;
+  const auto blocks = static_cast<unsigned>((threads + kk::kMyersThreadThreads - 1) / kk::kMyersThreadThreads);
+  EXPECT_LE(t.thread_table.size() * 4, sizeof(kk::shared_table));
+  Sink sink(n + 1);
+  logic::with_width(t.thread_width, [&](auto w) {
+    constexpr int W = decltype(w)::value;
+    emu::launch(blocks, kk::kMyersThreadThreads, [&] {
+      kk::myers_thread_kernel<W>(dt.data(), dt.blocks_end, 0, n, chunk, overlap, t.thread_table.data(), t.code.data(),
+                                 static_cast<std::uint32_t>(t.thread_table.size()), t.thread_stride, m, t.thread_pad,
+                                 k, best, sink.device());
+    });
+  });
+  return sink.emitted();
 }
 
-/// wavefront_kernel for owned columns [0, n) in `pieces` pieces; also the pieces' minima.
+/// kernels::wavefront_kernel for owned columns [0, n) in `pieces` pieces (dispatch.cu's
+/// run_wavefront); also the pieces' minimum.
 std::vector<std::uint32_t> emulate_wavefront(const core::ApproxPattern& p, const Bytes& text,
                                              std::uint64_t pieces, std::uint64_t overlap,
                                              std::uint32_t* best) {
@@ -165,37 +143,15 @@ std::vector<std::uint32_t> emulate_wavefront(const core::ApproxPattern& p, const
   const std::uint64_t piece = (n + pieces - 1) / pieces;
   pieces = (n + piece - 1) / piece;
   const std::uint32_t threads = std::min<std::uint32_t>(1024, (m + 31) / 32 * 32);
-  std::vector<std::uint32_t> dist(n, 0xdeadbeef);
-  *best = UINT_MAX;
-  for (std::uint64_t block = 0; block < pieces; ++block) {
-    const logic::ChunkSpan ch = logic::chunk_of(block, 0, n, piece, overlap);
-    if (ch.empty) continue;
-    const std::uint32_t stride = m + 1;
-    std::vector<std::uint16_t> diagonals(3 * stride, 0);
-    const std::int64_t len = static_cast<std::int64_t>(ch.own_end - ch.from);
-    for (std::int64_t d = 1; d <= static_cast<std::int64_t>(m) + len; ++d) {
-      std::uint16_t* cur = diagonals.data() + (d % 3) * stride;
-      const std::uint16_t* prev1 = diagonals.data() + ((d + 2) % 3) * stride;
-      const std::uint16_t* prev2 = diagonals.data() + ((d + 1) % 3) * stride;
-      for (std::uint32_t tid = 0; tid < threads; ++tid) {
-        for (std::uint32_t i = tid + 1; i <= m; i += threads) {
-          const std::int64_t j = d - static_cast<std::int64_t>(i);
-          if (j < 0 || j > len) continue;
-          const bool same = j >= 1 && p.bytes[i - 1] == p.text_byte(text[ch.from + j - 1]);
-          const std::uint32_t v = logic::wavefront_cell(i, j, j >= 1 ? prev2[i - 1] : 0u, prev1[i - 1],
-                                                        j >= 1 ? prev1[i] : 0u, same);
-          cur[i] = static_cast<std::uint16_t>(v);
-          if (i == m && j >= 1) {
-            const std::uint64_t c = ch.from + static_cast<std::uint64_t>(j) - 1;
-            if (c >= ch.own_begin) {
-              dist[c] = v;
-              *best = std::min(*best, v);
-            }
-          }
-        }
-      }
-    }
-  }
+  EXPECT_LE(3 * (m + 1), std::size(kk::diagonals));
+  std::vector<std::uint8_t> fold(256);
+  for (int c = 0; c < 256; ++c) fold[c] = p.text_byte(static_cast<std::uint8_t>(c));
+  std::vector<std::uint32_t> dist(n, 0xdeadbeef), block_min(pieces, 0xdeadbeef);
+  emu::launch(static_cast<unsigned>(pieces), threads, [&] {
+    kk::wavefront_kernel(text.data(), 0, n, piece, overlap, p.bytes.data(), fold.data(), m, dist.data(),
+                         block_min.data());
+  });
+  *best = *std::min_element(block_min.begin(), block_min.end());
   return dist;
 }
 
@@ -255,11 +211,12 @@ TEST(ApproxKernelEmulation, MyersLanePipelineEqualsReferenceForAllWordLayouts) {
             << "m=" << m << " k=" << k;
         ASSERT_EQ(host_hits(true, k, run(77)), reference_hits(want, k, true)) << "m=" << m << " k=" << k;
       }
-      // Other lane counts (more or fewer words per lane, dummy words above the pattern).
+      // Other lane counts (more or fewer words per lane, dummy words above the pattern), the
+      // Eq table read from global memory with 32 lanes.
       for (const std::uint32_t max_lanes : {4u, 32u}) {
         const std::uint32_t chunk = m > 4000 ? 5000 : 37;
         const auto run = [&](bool best, std::uint32_t k) {
-          return emulate_lanes(p, text, chunk, 2 * mm, k, best, max_lanes);
+          return emulate_lanes(p, text, chunk, 2 * mm, k, best, max_lanes, max_lanes == 4);
         };
         ASSERT_EQ(host_hits(true, mm, run), reference_hits(want, mm, true)) << "m=" << m << " lanes<=" << max_lanes;
       }

@@ -1,6 +1,6 @@
-// CPU emulation of the CUDA short-pattern set kernel (src/cuda/approx/short_set.cu): the same
-// planning, tile loading and per-thread logic (src/cuda/approx/short_set_agent.hpp) run thread
-// by thread, block by block, with the host's side of short_set_scan (segments, the minimum
+// The CUDA short-pattern set kernel (src/cuda/approx/short_set_kernels.cuh) compiled for the
+// host under the shared kernel shim (tests/support/cuda_host_shim.hpp), with the same planning
+// (src/cuda/approx/short_set_agent.hpp) and the host's side of short_set_scan (segments, the minimum
 // pass, hit keys sorted and split per pattern, best mode's filter), against the plain DP
 // (core::reference_hits). Small tiles, sub-ranges, segments and table budgets put hits on
 // every seam; sets of 1-300 patterns of 8-64 bases, duplicates, substrings of others, k from 0
@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,9 +18,18 @@
 #include "core/exact_pattern.hpp"
 #include "core/nucleotide.hpp"
 #include "cuda/approx/short_set_agent.hpp"
+#include "support/cuda_host_shim.hpp"
+#define kernels approx_set_kernel_emulation
+#include "cuda/approx/short_set_kernels.cuh"
+#undef kernels
 
 namespace core = warpmatch::core;
 namespace logic = warpmatch::cuda::logic;
+namespace kk = warpmatch::cuda::approx_set_kernel_emulation;
+
+namespace warpmatch::cuda::approx_set_kernel_emulation {
+uint4 shared_raw[1 << 13];  // the kernel's dynamic shared memory (128 KiB)
+}  // namespace warpmatch::cuda::approx_set_kernel_emulation
 using Bytes = std::vector<std::uint8_t>;
 
 namespace {
@@ -31,22 +41,16 @@ struct Knobs {
   std::uint64_t segment = std::uint64_t{1} << 30;
 };
 
-/// One launch of short_set_kernel<Word, PLANES>: every block (tile x group) of `bucket` over
-/// `range`, its threads one after the other; keys appended, minima published.
+/// One launch of kernels::short_set_kernel<Word, PLANES>: every block (tile x group) of
+/// `bucket` over `range`, as short_set.cu's launch() does with the emulation's knobs; keys
+/// appended, minima published.
 template <class Word, int PLANES>
 void emulate_launch(const logic::SetPlan& plan, const logic::SetBucket& bucket, const Bytes& segment,
                     const std::vector<std::uint32_t>& m_of, const std::vector<std::uint32_t>& k_of,
                     std::vector<std::uint32_t>& minimum, const logic::SetRange& range, bool minimum_only,
                     const Knobs& knobs, std::vector<std::uint64_t>& keys) {
-  // The table as the device holds it: 32-bit words, 64-bit entries little-endian.
-  std::vector<Word> table(bucket.table.size() / bucket.words());
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    Word v = bucket.table[i * bucket.words()];
-    if constexpr (sizeof(Word) == 8) v |= static_cast<Word>(bucket.table[i * 2 + 1]) << 32;
-    table[i] = v;
-  }
   logic::SetArgs<Word> a;
-  a.table = table.data();
+  a.table = reinterpret_cast<const Word*>(bucket.table.data());  // 64-bit entries: 32-bit words, little-endian
   a.ids = bucket.ids.data();
   a.slots = static_cast<std::uint32_t>(bucket.ids.size());
   a.group_size = bucket.group_size;
@@ -61,25 +65,30 @@ void emulate_launch(const logic::SetPlan& plan, const logic::SetBucket& bucket, 
   EXPECT_EQ(a.geometry.sub % 4, 0u);
   EXPECT_GE(std::uint64_t{a.geometry.sub} * a.geometry.subs, a.geometry.tile);
   const std::uint32_t tiles = (range.own_hi - range.own_lo + a.geometry.tile - 1) / a.geometry.tile;
-  std::vector<std::uint8_t> codes(logic::tile_code_bytes(a.geometry.tile, bucket.overlap), 0xee);  // garbage past the loaded codes
-  for (std::uint32_t group = 0; group < bucket.groups(); ++group) {
-    const Word* slice = table.data() + std::size_t{group} * a.classes * a.group_size;
-    for (std::uint32_t tile = 0; tile < tiles; ++tile) {
-      const logic::TileSpan t = logic::tile_span(tile, range, a.geometry.tile, a.overlap);
-      ASSERT_FALSE(t.empty);
-      for (std::uint32_t tid = 0; tid < knobs.threads; ++tid)
-        logic::load_tile_codes(tid, knobs.threads, segment.data(), plan.classes.code.data(), t, codes.data());
-      // Items read up to 3 bytes past the tile's end (whole words): those must be class codes too.
-      for (std::uint32_t i = 0; i < t.hi - t.from + 8; ++i) ASSERT_LT(codes[i], a.classes) << i;
-      for (std::uint32_t tid = 0; tid < knobs.threads; ++tid)
-        logic::set_block_items<Word, PLANES>(
-            tid, knobs.threads, tile, group, a, codes.data(), slice,
-            [&](std::uint32_t id, std::uint32_t column, std::uint32_t distance) {
-              keys.push_back(logic::set_key(id, column - range.segment_own_lo, distance));
-            },
-            [&](std::uint32_t id, std::uint32_t low) { minimum[id] = std::min(minimum[id], low); });
-    }
+  // The block's shared memory: the group's table, the class map, the tile's codes.
+  const std::size_t table_bytes = (std::size_t{a.classes} * a.group_size * sizeof(Word) + 15) / 16 * 16;
+  const std::size_t code_bytes = logic::tile_code_bytes(a.geometry.tile, bucket.overlap);
+  ASSERT_LE(table_bytes + 256 + code_bytes, sizeof(kk::shared_raw));
+  auto* codes = reinterpret_cast<std::uint8_t*>(kk::shared_raw) + table_bytes + 256;
+  std::memset(codes, 0xee, code_bytes);  // garbage past the loaded codes
+  // As the host: a launch whose hits overflow the buffer runs again with room for all.
+  std::vector<unsigned long long> found(4096);
+  unsigned long long count = 0;
+  for (bool again = true; again; again = count > found.size()) {
+    if (count > found.size()) found.resize(count);
+    count = 0;
+    const kk::SetSink sink{found.data(), found.size(), &count, minimum.data()};
+    emu::launch(
+        emu::Dim{tiles, bucket.groups(), 1}, knobs.threads,
+        [&] { kk::short_set_kernel<Word, PLANES>(segment.data(), plan.classes.code.data(), a, sink); },
+        [&](emu::Dim block) {
+          const logic::TileSpan t = logic::tile_span(block.x, range, a.geometry.tile, a.overlap);
+          ASSERT_FALSE(t.empty);
+          // Items read up to 3 bytes past the tile's end (whole words): those must be class codes too.
+          for (std::uint32_t i = 0; i < t.hi - t.from + 8; ++i) ASSERT_LT(codes[i], a.classes) << i;
+        });
   }
+  keys.insert(keys.end(), found.begin(), found.begin() + static_cast<std::ptrdiff_t>(count));
 }
 
 void emulate_bucket(const logic::SetPlan& plan, const logic::SetBucket& b, const Bytes& segment,

@@ -1,7 +1,8 @@
 // Edit distance on the CPU (public API, backend cpu): every algorithm against the plain DP
 // written here and edlib NW (test-only oracle), with and without k, alignments checked by
 // applying the CIGAR; random, adversarial, known vectors and the lambda genome vs mutated
-// copies; stripes over threads (ring buffer wrap-around included); batches.
+// copies; stripes over threads (ring buffer wrap-around included); batches; the CUDA batch,
+// stripe and tile kernels emulated on the host.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,10 +11,24 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "io/input.hpp"
 #include "warpmatch/distance.hpp"
+
+// The CUDA kernels, compiled for the host (see the emulation tests at the end), in a
+// namespace of their own so that they never meet the CUDA build's launch stubs.
+#include "support/cuda_host_shim.hpp"
+#define kernels distance_kernel_emulation
+#include "cuda/distance/kernels.cuh"
+#undef kernels
+namespace dk = warpmatch::cuda::distance_kernel_emulation;
+namespace warpmatch::cuda::distance_kernel_emulation {
+std::int32_t shared[3 * 1024 + 1];  // tiles_diagonal's dynamic shared memory, (3 B + 1) words
+alignas(16) std::uint32_t stripe_shared[2048];  // myers_stripe's (Peq of <= 32 codes, text, deltas)
+}  // namespace warpmatch::cuda::distance_kernel_emulation
 
 #ifdef WARPMATCH_HAVE_EDLIB
 #include <edlib.h>
@@ -414,107 +429,108 @@ TEST(DistanceApi, ApplyCigarRejectsInvalidAlignments) {
   EXPECT_THROW(warpmatch::apply_cigar(span(a), span(b), "2=1X1D", &cost), warpmatch::InvalidArgument);
 }
 
-// ---- CPU emulation of the GPU thread-per-pair batch kernel ----------------------------------
-// A line-by-line port of kernels::myers_thread_batch (src/cuda/distance/kernels.cuh: Peq of
-// at most 4 pattern bytes x 10 32-bit words in "registers", the text streamed in aligned
-// 4-byte chunks, the carry passed word to word) checked against the plain DP, since the GPU
-// tests only run where a GPU is. Keep in step with the kernel.
+// ---- the GPU kernels, emulated -------------------------------------------------------------
+// The real kernel text (src/cuda/distance/kernels.cuh, included at the top under the host shim
+// tests/support/cuda_host_shim.hpp), launched as src/cuda/distance/dispatch.cu launches it,
+// against the plain DP: the GPU tests only run where a GPU is.
 namespace {
 
-int emu_myers_step32(std::uint32_t& pv, std::uint32_t& mv, std::uint32_t eq, int hin) {
-  const std::uint32_t hin_neg = hin < 0 ? 1u : 0u;
-  const std::uint32_t xv = eq | mv;
-  eq |= hin_neg;
-  const std::uint32_t xh = (((eq & pv) + pv) ^ pv) | eq;
-  std::uint32_t ph = mv | ~(xh | pv);
-  std::uint32_t mh = pv & xh;
-  const int hout = static_cast<int>(ph >> 31) - static_cast<int>(mh >> 31);
-  ph <<= 1;
-  mh <<= 1;
-  mh |= hin_neg;
-  ph |= hin > 0 ? 1u : 0u;
-  pv = mh | ~(xv | ph);
-  mv = ph & xv;
-  return hout;
+using Pairs = std::vector<std::pair<Bytes, Bytes>>;
+
+/// The batch kernels' input as dispatch.cu lays it out: every string at a 4-byte aligned
+/// offset (the thread kernel reads whole words), padding bytes that match nothing in particular.
+struct BatchInput {
+  Bytes bytes;
+  std::vector<dk::BatchPair> pairs;
+  explicit BatchInput(const Pairs& ps) {
+    auto put = [&](const Bytes& s) {
+      const auto at = static_cast<std::int64_t>(bytes.size());
+      bytes.insert(bytes.end(), s.begin(), s.end());
+      bytes.resize((bytes.size() + 3) & ~std::size_t{3}, 0xAB);
+      return at;
+    };
+    for (const auto& [a, b] : ps) {
+      const std::int64_t at_a = put(a), at_b = put(b);
+      pairs.push_back({at_a, static_cast<std::int64_t>(a.size()), at_b, static_cast<std::int64_t>(b.size())});
+    }
+  }
+};
+
+/// kernels::myers_thread_batch over pairs (a = the shorter string, <= 320): distances, or
+/// kThreadNeedsGroup for patterns of more than 4 distinct bytes.
+std::vector<std::int64_t> emulate_thread_batch(const Pairs& ps) {
+  const BatchInput in(ps);
+  const auto n = static_cast<std::int64_t>(ps.size());
+  std::vector<std::int64_t> dist(ps.size(), -7);
+  emu::launch(static_cast<unsigned>((n + dk::kThreadBlock - 1) / dk::kThreadBlock), dk::kThreadBlock,
+              [&] { dk::myers_thread_batch(in.bytes.data(), in.pairs.data(), n, dist.data()); });
+  return dist;
 }
 
-/// The kernel's body for one pair; a = the shorter string (<= 320). -2: more than 4 codes.
-std::int64_t emu_thread_kernel(const Bytes& a, const Bytes& b) {
-  constexpr int kWords = 10, kSigma = 4;
-  const int m = static_cast<int>(a.size());
-  const std::int64_t n = static_cast<std::int64_t>(b.size());
-  if (m == 0) return n;
-  std::uint32_t alpha[kSigma], peq[kSigma][kWords];
-  for (int s = 0; s < kSigma; ++s) {
-    alpha[s] = 0x100u;
-    for (int w = 0; w < kWords; ++w) peq[s][w] = 0;
+/// kernels::myers_batch<G> over pairs (a = the shorter string, <= 32 G): a group of G lanes each.
+template <int G>
+std::vector<std::int64_t> emulate_group_batch(const Pairs& ps) {
+  const BatchInput in(ps);
+  const auto n = static_cast<std::int64_t>(ps.size());
+  std::vector<std::int64_t> dist(ps.size(), -7);
+  const std::int64_t warps = (n * G + 31) / 32;
+  emu::launch(static_cast<unsigned>((warps * 32 + 255) / 256), 256,
+              [&] { dk::myers_batch<G>(in.bytes.data(), in.pairs.data(), n, dist.data()); });
+  return dist;
+}
+
+/// Seed paper 001's tiles (kernels::tiles_init, then tiles_diagonal per tile anti-diagonal).
+std::int64_t emulate_tiles(const Bytes& a, const Bytes& b, int B) {
+  const auto m = static_cast<std::int64_t>(a.size()), n = static_cast<std::int64_t>(b.size());
+  const std::int64_t tile_rows = (m + B - 1) / B, tile_cols = (n + B - 1) / B;
+  std::vector<std::int32_t> H(n + 1), V(m + 1), corner(tile_rows);
+  emu::launch(3, 64, [&] { dk::tiles_init(H.data(), n, V.data(), m, corner.data(), tile_rows, B); });
+  for (std::int64_t d = 0; d < tile_rows + tile_cols - 1; ++d) {
+    const std::int64_t first = std::max<std::int64_t>(0, d - (tile_cols - 1));
+    const std::int64_t last = std::min(d, tile_rows - 1);
+    emu::launch(static_cast<unsigned>(last - first + 1), static_cast<unsigned>(B), [&] {
+      dk::tiles_diagonal(a.data(), m, b.data(), n, B, d, first, H.data(), V.data(), corner.data());
+    });
   }
-  int sigma = 0;
-  bool fits = true;
-  for (int w = 0; w < kWords; ++w) {
-    const int rows = fits ? std::min(32, m - 32 * w) : 0;
-    for (int r = 0; r < rows; ++r) {
-      const std::uint32_t c = a[32 * w + r];
-      int code = -1;
-      for (int s = 0; s < kSigma; ++s)
-        if (alpha[s] == c) code = s;
-      if (code < 0) {
-        if (sigma == kSigma) {
-          fits = false;
-          break;
-        }
-        for (int s = 0; s < kSigma; ++s)
-          if (s == sigma) alpha[s] = c;
-        code = sigma++;
-      }
-      for (int s = 0; s < kSigma; ++s)
-        if (s == code) peq[s][w] |= 1u << r;
-    }
+  return H[n];
+}
+
+/// Bit-parallel stripes (kernels::myers_stripe), as dispatch.cu's run_myers_stripes: passes of
+/// at most `per_pass` co-resident stripes chained through the edge rows, the stripes of a pass
+/// through their rings. The distance (k >= 0: exact when <= k, else above k).
+std::int64_t emulate_stripes(Bytes a, Bytes b, std::int64_t k, std::int64_t per_pass) {
+  if (a.size() > b.size()) std::swap(a, b);  // rows = the shorter string
+  const auto m = static_cast<std::int64_t>(a.size()), n = static_cast<std::int64_t>(b.size());
+  const dk::StripeInput in = dk::make_stripe_input(a.data(), m, b.data(), n, k);
+  const std::int64_t stripes = (m + dk::kStripeRows - 1) / dk::kStripeRows;
+  per_pass = std::min(per_pass, stripes);
+  const bool shared_peq = in.peq_codes <= dk::kStripeSharedPeqCodes;
+  const std::size_t shared_bytes = dk::stripe_shared_bytes(shared_peq, in.peq_codes);
+  EXPECT_LE(shared_bytes, sizeof(dk::stripe_shared));
+  std::vector<std::uint8_t> ring(static_cast<std::size_t>(per_pass) * dk::kRingColumns);
+  std::vector<long long> consumed(per_pass);
+  std::vector<std::int8_t> edges(2 * n);
+  unsigned long long sum = 0;
+  for (std::int64_t first = 0, pass = 0; first < stripes; first += per_pass, ++pass) {
+    const std::int64_t count = std::min(per_pass, stripes - first);
+    std::fill(ring.begin(), ring.end(), 0);
+    std::fill(consumed.begin(), consumed.end(), 0);
+    const dk::StripePass p = dk::make_stripe_pass(in, in.codes.data(), in.peq.data(), stripes, first, count, pass,
+                                                  edges.data(), ring.data(), consumed.data(), &sum);
+    emu::launch_cooperative(
+        static_cast<unsigned>(count), 32,
+        [&] { shared_peq ? dk::myers_stripe<true>(p) : dk::myers_stripe<false>(p); },
+        {{dk::stripe_shared, shared_bytes}});
   }
-  if (!fits) return -2;
-  const int words = (m + 31) / 32;
-  std::uint32_t pv[kWords], mv[kWords];
-  for (int w = 0; w < kWords; ++w) {
-    pv[w] = 0xffffffffu;
-    mv[w] = 0;
-  }
-  Bytes padded(b);  // the host pads every string to a multiple of 4 bytes
-  padded.resize((b.size() + 3) & ~std::size_t{3}, 0xAB);
-  for (std::int64_t j0 = 0; j0 < n; j0 += 4) {
-    std::uint32_t chunk = 0;
-    for (int k = 0; k < 4; ++k) chunk |= static_cast<std::uint32_t>(padded[j0 + k]) << (8 * k);  // little endian
-    const int here = static_cast<int>(std::min<std::int64_t>(4, n - j0));
-    for (int k = 0; k < 4; ++k) {
-      if (k < here) {
-        const std::uint32_t c = (chunk >> (8 * k)) & 0xffu;
-        std::uint32_t sel[kSigma];
-        for (int s = 0; s < kSigma; ++s) sel[s] = alpha[s] == c ? 0xffffffffu : 0u;
-        int h = 1;
-        for (int w = 0; w < kWords; ++w) {
-          if (w < words) {
-            std::uint32_t eq = 0;
-            for (int s = 0; s < kSigma; ++s) eq |= peq[s][w] & sel[s];
-            h = emu_myers_step32(pv[w], mv[w], eq, h);
-          }
-        }
-      }
-    }
-  }
-  std::int64_t distance = n;
-  for (int w = 0; w < kWords; ++w) {
-    if (w < words) {
-      const int rows = std::min(32, m - 32 * w);
-      const std::uint32_t valid = rows >= 32 ? 0xffffffffu : ((1u << rows) - 1u);
-      distance += std::popcount(pv[w] & valid) - std::popcount(mv[w] & valid);
-    }
-  }
-  return distance;
+  return n + static_cast<std::int64_t>(sum);
 }
 
 }  // namespace
 
 TEST(DistanceThreadKernelEmulation, SmallAlphabetsAgainstPlainDp) {
   std::mt19937_64 rng(2026);
+  Pairs ps;
+  std::vector<std::int64_t> want;
   for (int trial = 0; trial < 1500; ++trial) {
     const int alphabet = 1 + trial % 4;
     std::size_t la = rng() % 321, lb = rng() % 400;
@@ -525,19 +541,93 @@ TEST(DistanceThreadKernelEmulation, SmallAlphabetsAgainstPlainDp) {
     const Bytes& pat = a.size() <= b.size() ? a : b;
     const Bytes& txt = a.size() <= b.size() ? b : a;
     if (pat.size() > 320) continue;
-    ASSERT_EQ(emu_thread_kernel(pat, txt), oracle(a, b)) << trial << " " << a.size() << "x" << b.size();
+    ps.emplace_back(pat, txt);
+    want.push_back(oracle(a, b));
   }
+  const std::vector<std::int64_t> got = emulate_thread_batch(ps);
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    ASSERT_EQ(got[i], want[i]) << i << " " << ps[i].first.size() << "x" << ps[i].second.size();
 }
 
 TEST(DistanceThreadKernelEmulation, TextBytesOutsideThePatternAndTooManyCodes) {
   std::mt19937_64 rng(7);
+  Pairs ps;
+  std::vector<std::int64_t> want;
   for (int trial = 0; trial < 300; ++trial) {
     const Bytes a = random_bytes(rng, 1 + rng() % 320, 4);        // ACGT
     const Bytes b = random_bytes(rng, a.size() + rng() % 300, 256);  // any byte
-    ASSERT_EQ(emu_thread_kernel(a, b), oracle(a, b)) << trial;
+    ps.emplace_back(a, b);
+    want.push_back(oracle(a, b));
     Bytes wide = random_bytes(rng, 5 + rng() % 315, 256);
     for (int s = 0; s < 5; ++s) wide[s] = static_cast<std::uint8_t>(s);  // 5 distinct codes
-    ASSERT_EQ(emu_thread_kernel(wide, b), -2) << trial;
+    ps.emplace_back(wide, b);
+    want.push_back(dk::kThreadNeedsGroup);
+  }
+  const std::vector<std::int64_t> got = emulate_thread_batch(ps);
+  for (std::size_t i = 0; i < ps.size(); ++i) ASSERT_EQ(got[i], want[i]) << i / 2;
+}
+
+// The lane-group batch kernel: G lanes of 32 rows each pipeline one pair (carries by shuffle),
+// 32 / G pairs per warp; patterns of any bytes up to 32 G rows, pair lengths that differ
+// within a warp (every lane runs the longest one's steps).
+TEST(DistanceGroupKernelEmulation, LaneGroupsAgainstPlainDp) {
+  std::mt19937_64 rng(2027);
+  auto run = [&](auto group) {
+    constexpr int G = decltype(group)::value;
+    Pairs ps;
+    for (int trial = 0; trial < 150; ++trial) {
+      const int alphabet = trial % 3 == 0 ? 256 : 2 + trial % 4;
+      std::size_t la = rng() % (32 * G + 1);
+      if (trial % 7 == 0) la = 32 * G;
+      if (trial % 7 == 1) la = 32 * (1 + rng() % G);
+      const Bytes a = random_bytes(rng, la, alphabet);
+      Bytes b = trial % 2 == 0 && la > 0 ? mutate(rng, a, 0.1, alphabet) : random_bytes(rng, rng() % 600, alphabet);
+      if (b.size() < a.size()) b.resize(a.size(), 'x');  // the pattern is the shorter string
+      ps.emplace_back(a, b);
+    }
+    const std::vector<std::int64_t> got = emulate_group_batch<G>(ps);
+    for (std::size_t i = 0; i < ps.size(); ++i)
+      ASSERT_EQ(got[i], oracle(ps[i].first, ps[i].second)) << "G " << G << " pair " << i;
+  };
+  run(std::integral_constant<int, 8>{});
+  run(std::integral_constant<int, 16>{});
+  run(std::integral_constant<int, 32>{});
+}
+
+// The stripes of long pairs: lanes skewed by shuffles, stripes chained through rings of
+// tagged bytes (wrapping past 4096 columns) that co-resident blocks read while others write,
+// passes chained through edge rows, Ukkonen's band, Peq in shared or global memory.
+TEST(DistanceStripeKernelEmulation, StripesAgainstPlainDp) {
+  std::mt19937_64 rng(2029);
+  struct Case {
+    std::size_t m, n;
+    int alphabet;
+    std::int64_t k, per_pass;
+  };
+  for (const Case c : {Case{100, 140, 4, -1, 1}, Case{1024, 1030, 2, -1, 1}, Case{1500, 5000, 4, -1, 2},
+                       Case{2500, 2600, 4, -1, 3}, Case{2500, 2600, 4, -1, 1}, Case{2100, 4500, 40, -1, 3},
+                       Case{2100, 2300, 4, 300, 3}, Case{3000, 3050, 2, 120, 2}, Case{1100, 1500, 256, -1, 2}}) {
+    const Bytes a = random_bytes(rng, c.m, c.alphabet);
+    Bytes b = mutate(rng, a, 0.05, c.alphabet);
+    const Bytes tail = random_bytes(rng, c.n > b.size() ? c.n - b.size() : 0, c.alphabet);
+    b.insert(b.end(), tail.begin(), tail.end());
+    const std::int64_t want = oracle(a, b), got = emulate_stripes(a, b, c.k, c.per_pass);
+    if (c.k < 0 || want <= c.k) EXPECT_EQ(got, want) << c.m << "x" << b.size() << " k " << c.k << " per pass " << c.per_pass;
+    else EXPECT_GT(got, c.k) << c.m << "x" << b.size() << " k " << c.k;
+  }
+}
+
+// Seed paper 001's tiles: border hand-over between tiles and launches, partial tiles at both
+// ends, corners, tile sides of one and several warps.
+TEST(DistanceTilesKernelEmulation, TilesAgainstPlainDp) {
+  std::mt19937_64 rng(2028);
+  for (int trial = 0; trial < 24; ++trial) {
+    const int alphabet = trial % 2 == 0 ? 4 : 256;
+    const Bytes a = random_bytes(rng, 1 + rng() % 300, alphabet);
+    const Bytes b = trial % 3 == 0 ? mutate(rng, a, 0.2, alphabet) : random_bytes(rng, 1 + rng() % 300, alphabet);
+    if (b.empty()) continue;
+    for (const int B : {32, 64, 96})
+      ASSERT_EQ(emulate_tiles(a, b, B), oracle(a, b)) << trial << " B " << B << " " << a.size() << "x" << b.size();
   }
 }
 

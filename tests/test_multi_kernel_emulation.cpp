@@ -1,85 +1,18 @@
 // The CUDA kernels of multi-pattern search (src/cuda/multi/kernels.cuh), compiled for the host
-// with shims — one std::thread per CUDA thread of a block, std::barrier for __syncthreads
-// (and one per warp for __syncwarp),
-// std::atomic_ref for atomicAdd — and run block by block on chunks with and without overlap,
-// against the CPU backend. This checks the kernels' tiling, funnel-shift windows, page and
+// under the shared kernel shim (tests/support/cuda_host_shim.hpp) and run block by block on
+// chunks with and without overlap, against the CPU backend. This checks the kernels' tiling, funnel-shift windows, page and
 // overlap arithmetic and subset mapping on any machine; the GPU tests (test_multi_cuda.cpp)
 // check the real thing on a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
-#include <barrier>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
-// ---- shims for the CUDA built-ins the kernels use ----------------------------------------
-namespace emu {
-struct Dim {
-  unsigned x = 0, y = 0, z = 0;
-};
-inline thread_local Dim thread_index;
-inline Dim block_index, block_dim, grid_dim;
-inline std::barrier<>* block_barrier = nullptr;
-inline std::vector<std::unique_ptr<std::barrier<>>>* warp_barriers = nullptr;  // 32 threads each
-}  // namespace emu
-#define __global__
-#define __device__
-#define __host__
-#define __forceinline__ inline
-#define __noinline__
-#define __launch_bounds__(...)
-#define __shared__
-#define threadIdx (::emu::thread_index)
-#define blockIdx (::emu::block_index)
-#define blockDim (::emu::block_dim)
-#define gridDim (::emu::grid_dim)
-inline void __syncthreads() { emu::block_barrier->arrive_and_wait(); }
-inline void __syncwarp(unsigned = 0xffffffffu) { (*emu::warp_barriers)[threadIdx.x / 32]->arrive_and_wait(); }
-template <class T>
-T __ldg(const T* p) {
-  return *p;
-}
-inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
-  shift &= 31;
-  return shift ? (lo >> shift) | (hi << (32 - shift)) : lo;
-}
-inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
-  return std::atomic_ref<unsigned long long>(*p).fetch_add(v);
-}
-inline unsigned atomicAdd(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
-inline int __ffsll(long long x) { return __builtin_ffsll(x); }
-inline int __ffs(int x) { return __builtin_ffs(x); }
-inline int __popc(unsigned x) { return __builtin_popcount(x); }
-struct uint4 {
-  unsigned x, y, z, w;
-};
-struct uint2 {
-  unsigned x, y;
-};
-inline uint2 make_uint2(unsigned x, unsigned y) { return {x, y}; }
-namespace emu {
-inline std::uint64_t shuffle_slots[32][32];  // [warp][lane]
-}
-// A warp shuffle: every lane of the warp posts its value, waits for the others, reads.
-template <class T>
-T __shfl_sync(unsigned, T value, int source) {
-  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  emu::shuffle_slots[warp][lane] = static_cast<std::uint64_t>(value);
-  __syncwarp();
-  const T got = static_cast<T>(emu::shuffle_slots[warp][static_cast<unsigned>(source) & 31]);
-  __syncwarp();
-  return got;
-}
-template <class T>
-T __shfl_down_sync(unsigned, T, int) {
-  std::abort();  // warp shuffles are not emulated: the fast kernel is run with a hit buffer
-}
-using std::min;
+#include "support/cuda_host_shim.hpp"
 
 // The kernels go to their own namespace here, so that their host definitions never meet the
 // CUDA build's launch stubs of the same names at link time.
@@ -101,29 +34,6 @@ using namespace warpmatch;
 namespace dev = warpmatch::cuda::multi_kernel_emulation;
 
 namespace {
-
-// Runs `body` as a grid: blocks one after another, each with block_threads host threads.
-template <class Body>
-void launch(unsigned grid, unsigned block_threads, Body&& body) {
-  emu::grid_dim.x = grid;
-  emu::block_dim.x = block_threads;
-  for (unsigned b = 0; b < grid; ++b) {
-    emu::block_index.x = b;
-    std::barrier<> barrier(block_threads);
-    emu::block_barrier = &barrier;
-    std::vector<std::unique_ptr<std::barrier<>>> warps;
-    for (unsigned w = 0; w < (block_threads + 31) / 32; ++w)
-      warps.push_back(std::make_unique<std::barrier<>>(std::min(32u, block_threads - 32 * w)));
-    emu::warp_barriers = &warps;
-    std::vector<std::thread> threads;
-    for (unsigned t = 0; t < block_threads; ++t)
-      threads.emplace_back([&, t] {
-        emu::thread_index.x = t;
-        body();
-      });
-    for (auto& th : threads) th.join();
-  }
-}
 
 std::vector<Match> decode(const std::vector<std::uint64_t>& keys, std::uint64_t count,
                           const core::PatternSet& set) {
@@ -190,7 +100,7 @@ std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const 
   if (kernel == FastKernel::tile) {
     const std::uint64_t tiles = (owned + dev::kFastTileStarts - 1) / dev::kFastTileStarts;
     const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
-    launch(grid, dev::kFastThreads, [&] {
+    emu::launch(grid, dev::kFastThreads, [&] {
       if (shared_bitmap) dev::multi_fast_kernel<true>(ix, chunk.data(), owned, readable, out);
       else dev::multi_fast_kernel<false>(ix, chunk.data(), owned, readable, out);
     });
@@ -210,7 +120,7 @@ std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const 
     auto run = [&](auto fold_tag, auto short_tag, auto wide_tag) {
       constexpr bool kFold = decltype(fold_tag)::value, kShort = decltype(short_tag)::value,
                      kWide = decltype(wide_tag)::value;
-      launch(grid, dev::kScanThreads, [&] {
+      emu::launch(grid, dev::kScanThreads, [&] {
         dev::multi_pair_scan_kernel<kFold, kShort, kWide, 5>(ix, pv, pair.words.data(), pair.bits, chunk.data(),
                                                              owned, readable, out);
       });
@@ -232,7 +142,7 @@ std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const 
     auto run = [&](auto shared_tag, auto fold_tag) {
       constexpr bool kShared = decltype(shared_tag)::value, kFold = decltype(fold_tag)::value;
       using dev::ScanVerify;
-      launch(grid, dev::kScanThreads, [&] {
+      emu::launch(grid, dev::kScanThreads, [&] {
         if constexpr (kShared)
           if (kernel == FastKernel::scan_lane_filter && !short_classes)
             return dev::multi_scan_kernel<true, kFold, ScanVerify::warp_queue, true>(ix, chunk.data(), owned,
@@ -297,13 +207,13 @@ MbndmRun emulate_mbndm(const std::vector<std::string>& patterns, const std::stri
   std::vector<std::uint64_t> hits(1 << 20);
   unsigned long long counter = 0;
   const dev::HitOutput out{&counter, hits.data(), hits.size()};
-  launch(grid, threads, [&] {
+  emu::launch(grid, threads, [&] {
     dev::multi_mbndm_kernel(mb, chunk.data(), owned, readable, page_bytes, overlap, subset_blocks, out);
   });
   run.matches = decode(hits, counter, set);
   unsigned long long only = 0;
   const dev::HitOutput count_only{&only, nullptr, 0};
-  launch(grid, threads, [&] {
+  emu::launch(grid, threads, [&] {
     dev::multi_mbndm_kernel(mb, chunk.data(), owned, readable, page_bytes, overlap, subset_blocks,
                             count_only);
   });

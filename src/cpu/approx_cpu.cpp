@@ -1,9 +1,10 @@
 // CPU approximate search: Myers' bit-vector algorithm (G. Myers, "A fast bit-vector
 // algorithm for approximate string matching based on dynamic programming", JACM 1999) in
-// Hyyro's block formulation on 64-bit words, with Ukkonen's cutoff: only the blocks of
-// pattern rows that can still hold a value <= k are advanced (as in edlib). The text is cut
-// into chunks of owned end positions; each chunk restarts the DP m + k columns earlier,
-// which is exact for every end within k edits (such a substring is at most m + k long).
+// Hyyro's block formulation on 64-bit words (core::myers_step, as edlib's calculateBlock),
+// with Ukkonen's cutoff: only the blocks of pattern rows that can still hold a value <= k are
+// advanced (as in edlib). The text is cut into chunks of owned end positions; each chunk
+// restarts the DP m + k columns earlier, which is exact for every end within k edits (such
+// a substring is at most m + k long).
 #include "cpu/approx_cpu.hpp"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "core/approx_align.hpp"
 #include "core/chunking.hpp"
+#include "core/myers_step.hpp"
 #include "core/parallel.hpp"
 #include "cpu/approx_set_cpu.hpp"
 
@@ -26,27 +28,6 @@ struct ChunkEnds {
 
 using Word = std::uint64_t;
 constexpr int kWordBits = 64;
-
-/// One column step of one block (Hyyro 2001, as in edlib's calculateBlock): Pv/Mv are the
-/// block's vertical +1/-1 deltas, eq the pattern-match mask of the text byte, hin the
-/// horizontal delta entering the block's top row. Returns the horizontal delta leaving the
-/// row `hbit` (the block's last real row).
-inline int advance_block(Word& pv, Word& mv, Word eq, int hin, unsigned hbit) {
-  const Word hin_negative = hin < 0 ? 1 : 0;
-  const Word xv = eq | mv;
-  eq |= hin_negative;
-  const Word xh = (((eq & pv) + pv) ^ pv) | eq;
-  Word ph = mv | ~(xh | pv);
-  Word mh = pv & xh;
-  const int hout = static_cast<int>((ph >> hbit) & 1) - static_cast<int>((mh >> hbit) & 1);
-  ph <<= 1;
-  mh <<= 1;
-  mh |= hin_negative;
-  ph |= static_cast<Word>(hin > 0 ? 1 : 0);
-  pv = mh | ~(xv | ph);
-  mv = ph & xv;
-  return hout;
-}
 
 struct MyersTables {
   std::size_t m = 0;
@@ -75,10 +56,10 @@ ChunkEnds scan_chunk(const MyersTables& t, ByteSpan text, std::uint64_t from,
   const std::size_t words = t.words;
   std::vector<Word> pv(words, ~Word{0}), mv(words, 0);
   std::vector<std::int64_t> score(words);
-  std::vector<unsigned> hbit(words);
+  std::vector<int> hbit(words);  // the block's last real row, whose delta leaves it
   for (std::size_t b = 0; b < words; ++b) {
     score[b] = static_cast<std::int64_t>(b * kWordBits) + t.rows(b);  // D[i][from] = i
-    hbit[b] = static_cast<unsigned>(t.rows(b) - 1);
+    hbit[b] = t.rows(b) - 1;
   }
   // Invariant: every cell of a block after last_block is > threshold.
   std::int64_t threshold = query.k;
@@ -88,7 +69,7 @@ ChunkEnds scan_chunk(const MyersTables& t, ByteSpan text, std::uint64_t from,
     const Word* eq = &t.peq[static_cast<std::size_t>(text[c]) * words];
     int hout = 0;  // top row D[0][.] = 0: free start in the text
     for (std::size_t b = 0; b <= last_block; ++b) {
-      hout = advance_block(pv[b], mv[b], eq[b], hout, hbit[b]);
+      hout = core::myers_step(pv[b], mv[b], eq[b], hout, core::AtRow{hbit[b]});
       score[b] += hout;
     }
     if (last_block + 1 < words) {
@@ -100,7 +81,7 @@ ChunkEnds scan_chunk(const MyersTables& t, ByteSpan text, std::uint64_t from,
         pv[b] = ~Word{0};
         mv[b] = 0;
         score[b] = bottom_before + t.rows(b);
-        score[b] += advance_block(pv[b], mv[b], eq[b], hout, hbit[b]);
+        score[b] += core::myers_step(pv[b], mv[b], eq[b], hout, core::AtRow{hbit[b]});
       }
     }
     while (last_block > 0 && score[last_block] >= threshold + t.rows(last_block)) --last_block;

@@ -13,6 +13,7 @@
 #include <limits>
 #include <utility>
 
+#include "core/myers_step.hpp"
 #include "core/parallel.hpp"
 #include "core/text_classes.hpp"
 #include "cpu/approx_cpu.hpp"

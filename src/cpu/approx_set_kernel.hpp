@@ -46,25 +46,11 @@ struct LookupGather {
 };
 
 // ---- edit distance: Myers' step, text sub-ranges across the lanes -------------------------
-
-/// Myers' column step (Hyyro's form) in every lane, the top row free (semi-global): pv/mv
-/// the vertical +1/-1 deltas, eq the lanes' match words, score the bottom row's distance.
-/// The pattern sits in the top bits of the word (dummy rows below it match every byte and
-/// stay at 0, like the top row), so the bottom row's deltas are the words' top bits.
-template <class V>
-inline __attribute__((always_inline)) void myers_step(V& pv, V& mv, V& score, const V& eq) {
-  constexpr unsigned top = sizeof(pv[0]) * 8 - 1;
-  const V xv = eq | mv;
-  const V xh = (((eq & pv) + pv) ^ pv) | eq;
-  V ph = mv | ~(xh | pv);
-  V mh = pv & xh;
-  score += ph >> top;
-  score -= mh >> top;
-  ph <<= 1;
-  mh <<= 1;
-  pv = mh | ~(xv | ph);
-  mv = ph & xv;
-}
+//
+// core::myers_search_step in every lane (V is a GCC vector of unsigned words: its operators
+// act lane-wise), the top row free (semi-global), score the bottom row's distance. The
+// pattern sits in the top bits of the word (dummy rows below it match every byte and stay at
+// 0, like the top row), so the bottom row's deltas are the words' top bits.
 
 template <class V>
 inline __attribute__((always_inline)) V lane_min(const V& a, const V& b) {
@@ -103,7 +89,7 @@ void myers_lanes(const LaneBlock& b, MyersJob* jobs, bool best, LaneHits* lane_h
     }
     for (std::uint64_t t = t0; t < t1; ++t)
       for (int j = 0; j < G; ++j) {
-        myers_step(pv[j], mv[j], score[j], lookup[j](load_codes<V>(codes[j] + t * row)));
+        core::myers_search_step(pv[j], mv[j], lookup[j](load_codes<V>(codes[j] + t * row)), score[j]);
         low[j] = lane_min(low[j], score[j]);
       }
     bool seen = false;
@@ -112,7 +98,7 @@ void myers_lanes(const LaneBlock& b, MyersJob* jobs, bool best, LaneHits* lane_h
     for (int j = 0; j < G; ++j) pv[j] = saved_pv[j], mv[j] = saved_mv[j], score[j] = saved_score[j];
     for (std::uint64_t t = t0; t < t1; ++t)
       for (int j = 0; j < G; ++j) {
-        myers_step(pv[j], mv[j], score[j], lookup[j](load_codes<V>(codes[j] + t * row)));
+        core::myers_search_step(pv[j], mv[j], lookup[j](load_codes<V>(codes[j] + t * row)), score[j]);
         const V hit = (V)(score[j] <= kv[j]);
         if (!any_lane(hit)) continue;
         for (int l = 0; l < L; ++l) {

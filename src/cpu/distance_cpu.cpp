@@ -26,6 +26,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "core/myers_step.hpp"
 #include "core/parallel.hpp"
 
 namespace warpmatch::cpu {
@@ -53,29 +54,10 @@ Band band_for(i64 m, i64 n, i64 k) {
 }
 
 /// A horizontal delta in {-1, 0, +1} as two bits: the carry from block to block is the
-/// critical path of a column, and bits pass it on without compares.
-struct Carry {
-  u64 plus = 0, minus = 0;
-  static Carry of(i64 delta) { return {delta > 0 ? u64{1} : 0, delta < 0 ? u64{1} : 0}; }
-  i64 value() const { return static_cast<i64>(plus) - static_cast<i64>(minus); }
-};
-
-/// One Myers/Hyyrö step of a 64-row block (edlib's calculateBlock): vertical deltas
-/// (pv: +1, mv: -1) of column j-1 become those of column j; hin is the horizontal delta
-/// entering above the block's top row, the return value the one leaving its bottom row.
-inline Carry myers_step(u64& pv, u64& mv, u64 eq, Carry hin) {
-  const u64 xv = eq | mv;
-  eq |= hin.minus;
-  const u64 xh = (((eq & pv) + pv) ^ pv) | eq;
-  u64 ph = mv | ~(xh | pv);
-  u64 mh = pv & xh;
-  const Carry hout{ph >> 63, mh >> 63};
-  ph = (ph << 1) | hin.plus;
-  mh = (mh << 1) | hin.minus;
-  pv = mh | ~(xv | ph);
-  mv = ph & xv;
-  return hout;
-}
+/// critical path of a column, and bits pass it on without compares. Blocks advance with
+/// core::myers_step (edlib's calculateBlock) on 64-row words.
+using Carry = core::MyersCarry<u64>;
+using core::myers_step;
 
 /// Byte -> dense code of the pattern's alphabet; bytes absent from the pattern share the
 /// code `size` (a match vector of zeros), so Peq costs (sigma + 1) words per block.
@@ -249,7 +231,7 @@ Columns run_columns(const Pattern& pattern, const std::uint8_t* b, i64 n, Band b
         ++l;
         st[l].pv = ~u64{0};
         st[l].mv = 0;
-        st[l].score = previous + myers_step(st[l].pv, st[l].mv, eq[l], h).value();
+        st[l].score = previous + myers_step(st[l].pv, st[l].mv, eq[l], h).value<i64>();
         open = bottom_open(l, st[l].score, j);  // only down: the block was not in column j - 1
       }
       live_last = l;
@@ -269,7 +251,7 @@ Columns run_columns(const Pattern& pattern, const std::uint8_t* b, i64 n, Band b
           Carry h = Carry::of(fb == f ? 1 : bin - bin_prev);
           for (i64 blk = fb; blk <= lb; ++blk) {
             h = myers_step(st[blk].pv, st[blk].mv, eq[blk], h);
-            st[blk].score += h.value();
+            st[blk].score += h.value<i64>();
           }
           if (prune) extend_below(j, lb, previous, eq);
           if (ring_out && lb == hi - 1) ring_out[j % kRing] = st[hi - 1].score;
@@ -309,14 +291,14 @@ Columns run_columns(const Pattern& pattern, const std::uint8_t* b, i64 n, Band b
         i64 k0 = fb0;
         for (; k0 <= fb1; ++k0) {  // column j alone until column j + 1 can start
           h0 = myers_step(st[k0].pv, st[k0].mv, eq0[k0], h0);
-          st[k0].score += h0.value();
+          st[k0].score += h0.value<i64>();
         }
         i64 k1 = fb1;
         for (; k0 <= lb0; ++k0, ++k1) {  // k1 == k0 - 1
           h0 = myers_step(st[k0].pv, st[k0].mv, eq0[k0], h0);
-          st[k0].score += h0.value();
+          st[k0].score += h0.value<i64>();
           h1 = myers_step(st[k1].pv, st[k1].mv, eq1[k1], h1);
-          st[k1].score += h1.value();
+          st[k1].score += h1.value<i64>();
         }
         if (ring_out && lb0 == hi - 1) ring_out[j % kRing] = st[hi - 1].score;  // column j's value
         bin_prev = bin0;
@@ -324,7 +306,7 @@ Columns run_columns(const Pattern& pattern, const std::uint8_t* b, i64 n, Band b
         const i64 previous = st[lb1].score;
         for (; k1 <= lb1; ++k1) {
           h1 = myers_step(st[k1].pv, st[k1].mv, eq1[k1], h1);
-          st[k1].score += h1.value();
+          st[k1].score += h1.value<i64>();
         }
         if (prune) extend_below(j + 1, lb1, previous, eq1);
         if (ring_out && lb1 == hi - 1) ring_out[(j + 1) % kRing] = st[hi - 1].score;

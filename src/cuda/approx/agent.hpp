@@ -1,44 +1,26 @@
-// Per-thread logic of the CUDA approximate-search kernels, written once as plain inline
-// functions (host + device) so that tests/test_approx_emulation.cpp can run the very same
-// index arithmetic on the CPU, lane by lane in lockstep, against the reference DP.
+// Per-thread logic of the CUDA approximate-search kernels (kernels.cuh) and the host-side
+// helpers dispatch.cu shares with them, written once as plain inline functions (host +
+// device); tests/test_approx_emulation.cpp runs the kernels themselves on the CPU.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "core/approx_pattern.hpp"
-
-#include "cuda/runtime/host_device.hpp"  // WARPMATCH_HD
+#include "core/host_device.hpp"  // WARPMATCH_HD
+#include "core/myers_step.hpp"
+#include "warpmatch/common.hpp"  // InvalidArgument
 
 namespace warpmatch::cuda::logic {
 
-/// The horizontal delta between two 32-row blocks of a column, as two bits: +1 (hp), -1 (hn).
-struct Carry {
-  std::uint32_t hp = 0, hn = 0;
-};
-
-/// One column step of a 32-row block of Myers' bit-vector algorithm (Hyyro's form): pv/mv
-/// vertical +1/-1 deltas, eq the match mask of the text byte, `in` the delta entering the
-/// block's top row. Returns the delta leaving its bottom row (the top bit): the kernels align the
-/// pattern to the bottom of its last word (see EqTables), so no other bit is ever read.
-/// (Word: 32-bit on the GPU; the host's bound uses 64-bit words.)
-template <class Word>
-WARPMATCH_HD Carry advance_block(Word& pv, Word& mv, Word eq, Carry in) {
-  constexpr int kTop = sizeof(Word) * 8 - 1;
-  const Word xv = eq | mv;
-  eq |= in.hn;
-  const Word xh = (((eq & pv) + pv) ^ pv) | eq;
-  Word ph = mv | ~(xh | pv);
-  Word mh = pv & xh;
-  const Carry out{static_cast<std::uint32_t>(ph >> kTop), static_cast<std::uint32_t>(mh >> kTop)};
-  ph = (ph << 1) | in.hp;
-  mh = (mh << 1) | in.hn;
-  pv = mh | ~(xv | ph);
-  mv = ph & xv;
-  return out;
-}
+/// The horizontal delta between two 32-row blocks of a column, as two bits (plus: +1,
+/// minus: -1). The kernels step their words with core::myers_step and read only the delta
+/// leaving a word's top bit: they align the pattern to the bottom of its last word (see
+/// EqTables). (Words: 32-bit on the GPU; the host's bound uses 64-bit words.)
+using Carry = core::MyersCarry<std::uint32_t>;
 
 /// Rows of word w that are pattern rows when `pad` dummy rows sit above the pattern (the
 /// pattern then ends at bit 31 of the last word). A dummy row matches every byte and starts
@@ -48,6 +30,21 @@ WARPMATCH_HD std::uint32_t real_rows(std::uint32_t w, std::uint32_t pad) {
   if (pad >= first + 32) return 0;
   if (pad <= first) return 0xffffffffu;
   return 0xffffffffu << (pad - first);
+}
+
+/// Calls f(std::integral_constant<int, Q>) for the kernel instance Q in {1, 2, 4, ..., 32}
+/// (words per thread or per lane). Host only.
+template <class F>
+void with_width(std::uint32_t q, F&& f) {
+  switch (q) {
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 4: f(std::integral_constant<int, 4>{}); break;
+    case 8: f(std::integral_constant<int, 8>{}); break;
+    case 16: f(std::integral_constant<int, 16>{}); break;
+    case 32: f(std::integral_constant<int, 32>{}); break;
+    default: throw InvalidArgument("pattern too long for the cuda myers kernels");
+  }
 }
 
 inline std::uint32_t pow2_at_least(std::uint32_t need) {
@@ -121,7 +118,7 @@ WARPMATCH_HD std::uint32_t myers_own_end(std::uint32_t own_begin, std::uint32_t 
 
 /// What lane g of the lane pipeline hands to lane g + 1 after a column: the Eq row of its
 /// next column and the carry leaving its last word, in one 32-bit shuffle.
-WARPMATCH_HD std::uint32_t pack_passed(std::uint32_t row, Carry c) { return (row << 2) | (c.hp << 1) | c.hn; }
+WARPMATCH_HD std::uint32_t pack_passed(std::uint32_t row, Carry c) { return (row << 2) | (c.plus << 1) | c.minus; }
 WARPMATCH_HD std::uint32_t passed_row(std::uint32_t v) { return v >> 2; }
 WARPMATCH_HD Carry passed_carry(std::uint32_t v) { return Carry{(v >> 1) & 1u, v & 1u}; }
 
@@ -275,8 +272,8 @@ inline std::uint32_t minimum_distance(const core::ApproxPattern& p, std::span<co
   for (const std::uint8_t c : piece) {
     const std::uint64_t* row = eq.data() + std::size_t{c} * words;
     Carry h;
-    for (std::size_t w = 0; w < words; ++w) h = advance_block(pv[w], mv[w], row[w], h);
-    score += static_cast<std::int64_t>(h.hp) - static_cast<std::int64_t>(h.hn);
+    for (std::size_t w = 0; w < words; ++w) h = core::myers_step(pv[w], mv[w], row[w], h);
+    score += h.value();
     low = std::min(low, score);
   }
   return static_cast<std::uint32_t>(low);

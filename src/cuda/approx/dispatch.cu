@@ -6,6 +6,7 @@
 // Wavefront (the paper): distances of every end, a warp-shuffle minimum, then
 // cub::DeviceSelect compacts the hits on the device.
 // Starts and CIGARs are recovered on the host by src/core for reported hits only.
+#include <cooperative_groups.h>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
@@ -37,19 +38,7 @@ constexpr std::uint32_t kThreadMaxWords = 32;     // thread per chunk: m <= 1024
 constexpr std::uint64_t kWavefrontMaxPattern = 32000;  // 3 x (m+1) x 2 bytes <= 192 KiB
 constexpr std::uint64_t kTextPadding = 64;   // the kernels read whole 16-byte blocks
 
-/// Calls f(std::integral_constant<int, Q>) for the instance Q in {1, 2, 4, ..., 32}.
-template <class F>
-void with_width(std::uint32_t q, F&& f) {
-  switch (q) {
-    case 1: f(std::integral_constant<int, 1>{}); break;
-    case 2: f(std::integral_constant<int, 2>{}); break;
-    case 4: f(std::integral_constant<int, 4>{}); break;
-    case 8: f(std::integral_constant<int, 8>{}); break;
-    case 16: f(std::integral_constant<int, 16>{}); break;
-    case 32: f(std::integral_constant<int, 32>{}); break;
-    default: throw InvalidArgument("pattern too long for the cuda myers kernels");
-  }
-}
+using logic::with_width;
 
 /// One pattern's device tables.
 struct DevicePattern {

@@ -1,13 +1,14 @@
-// CUDA Hamming search, host side and kernel: the text is copied to the device once per
-// segment, each pattern's match table (256 x ceil(m/32) words, IUPAC and case folding built
-// in) sits in shared memory, one thread per window start counts mismatches with an early
-// exit above k (logic::window_mismatches) and appends (start, mismatches) to a hit buffer;
-// the host sorts the hits by end (atomics give no order) and keeps the fewest in best mode.
+// CUDA Hamming search, host side (the kernel: hamming_kernels.cuh): the text is copied to the
+// device once per segment, each pattern's match table (256 x ceil(m/32) words, IUPAC and case
+// folding built in) sits in shared memory, one thread per window start counts mismatches
+// with an early exit above k (logic::window_mismatches) and appends (start, mismatches) to a
+// hit buffer; the host sorts the hits by end (atomics give no order) and keeps the fewest in best mode.
 #include <algorithm>
 #include <vector>
 
 #include "cuda/approx/hamming.hpp"
 #include "cuda/approx/hamming_agent.hpp"
+#include "cuda/approx/hamming_kernels.cuh"
 #include "cuda/runtime/device_runtime.cuh"
 
 namespace warpmatch::cuda {
@@ -16,31 +17,13 @@ namespace {
 
 using detail::DeviceBuffer;
 
-constexpr int kBlockThreads = 256;
+using kernels::hamming_windows;
+using kernels::kHammingThreads;
+
 // Window starts per device segment (local indices stay 32-bit; the API front hands over
 // 2^23-end segments, so one device segment is the rule).
 constexpr std::uint64_t kSegmentStarts = std::uint64_t{1} << 28;
 constexpr std::uint64_t kFirstHitCapacity = std::uint64_t{1} << 20;
-
-__global__ void __launch_bounds__(kBlockThreads)
-    hamming_windows(const std::uint8_t* __restrict__ text, std::uint32_t starts, const std::uint32_t* __restrict__ table,
-                    std::uint32_t words, std::uint32_t m, std::uint32_t limit, unsigned long long* __restrict__ count,
-                    uint2* __restrict__ hits, unsigned long long capacity, bool table_in_shared) {
-  extern __shared__ std::uint32_t shared_table[];
-  if (table_in_shared) {
-    for (std::uint32_t i = threadIdx.x; i < 256 * words; i += blockDim.x) shared_table[i] = table[i];
-    __syncthreads();
-  }
-  const std::uint32_t* lookup = table_in_shared ? shared_table : table;
-  const std::uint32_t stride = gridDim.x * blockDim.x;
-  for (std::uint32_t s = blockIdx.x * blockDim.x + threadIdx.x; s < starts; s += stride) {
-    const std::uint32_t miss = logic::window_mismatches(text + s, lookup, words, m, limit);
-    if (miss <= limit) {
-      const unsigned long long at = atomicAdd(count, 1ull);
-      if (at < capacity) hits[at] = make_uint2(s, miss);
-    }
-  }
-}
 
 }  // namespace
 
@@ -90,11 +73,11 @@ std::vector<std::vector<core::EndHit>> hamming_scan(const std::vector<core::Appr
       if (shared > 48 * 1024)
         WARPMATCH_CUDA_CHECK(device, cudaFuncSetAttribute(hamming_windows, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                           static_cast<int>(shared)));
-      const int blocks = static_cast<int>(std::min<std::uint64_t>((starts + kBlockThreads - 1) / kBlockThreads,
+      const int blocks = static_cast<int>(std::min<std::uint64_t>((starts + kHammingThreads - 1) / kHammingThreads,
                                                                   static_cast<std::uint64_t>(multiprocessors) * 16));
       for (;;) {  // once, or twice when the hit buffer was too small
         WARPMATCH_CUDA_CHECK(device, cudaMemset(d_count.get(), 0, sizeof(unsigned long long)));
-        hamming_windows<<<blocks, kBlockThreads, shared>>>(d_text.get(), starts, tables[pi].get(), words[pi],
+        hamming_windows<<<blocks, kHammingThreads, shared>>>(d_text.get(), starts, tables[pi].get(), words[pi],
                                                            static_cast<std::uint32_t>(m), limit, d_count.get(),
                                                            d_hits.get(), capacity, in_shared);
         WARPMATCH_CUDA_CHECK(device, cudaGetLastError());

@@ -1,5 +1,5 @@
-// Per-thread logic of the CUDA Hamming kernel (approx --hamming), host + device, so that the
-// tests run the very same window arithmetic on the CPU (tests/test_sequence.cpp).
+// Per-thread logic of the CUDA Hamming kernel (hamming_kernels.cuh, approx --hamming), host +
+// device; tests/test_sequence.cpp runs the kernel itself on the CPU.
 #pragma once
 
 #include <cstdint>
@@ -7,7 +7,7 @@
 
 #include "core/approx_pattern.hpp"
 
-#include "cuda/runtime/host_device.hpp"  // WARPMATCH_HD
+#include "core/host_device.hpp"  // WARPMATCH_HD
 
 namespace warpmatch::cuda::logic {
 

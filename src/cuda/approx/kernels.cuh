@@ -9,10 +9,12 @@
 //    the Hierarchical Memory Machine", 2015), faithfully: one block per overlapping piece of
 //    the text, anti-diagonal wavefront over a 3 x (m+1) rolling buffer in shared memory, a
 //    warp-shuffle min of the block's minima.
+//
+// The CUDA built-ins come from nvcc and <cooperative_groups.h> (dispatch.cu includes it) or,
+// in tests/test_approx_emulation.cpp, from the host shim tests/support/cuda_host_shim.hpp, which
+// runs this very text on the CPU. Fixed-size shared arrays are `static __shared__` (the same
+// to nvcc; one array per block in the shim).
 #pragma once
-
-#include <cooperative_groups.h>
-#include <cuda_runtime.h>
 
 #include <climits>
 #include <cstdint>
@@ -69,7 +71,7 @@ __global__ void __launch_bounds__(kMyersThreadThreads)
                         std::uint32_t table_words, std::uint32_t stride, std::uint32_t m, std::uint32_t pad,
                         std::uint32_t k, bool best, HitSink sink) {
   extern __shared__ uint4 shared_table[];
-  __shared__ std::uint8_t code_of[256];
+  static __shared__ std::uint8_t code_of[256];
   std::uint32_t* eq_table = reinterpret_cast<std::uint32_t*>(shared_table);
   for (std::uint32_t i = threadIdx.x; i < table_words; i += blockDim.x) eq_table[i] = peq[i];
   for (std::uint32_t i = threadIdx.x; i < 256; i += blockDim.x) code_of[i] = code[i];
@@ -106,8 +108,8 @@ __global__ void __launch_bounds__(kMyersThreadThreads)
       }
       logic::Carry h;  // top row D[0][.] = 0: free start in the text
 #pragma unroll
-      for (int q = 0; q < W; ++q) h = logic::advance_block(pv[q], mv[q], e[q], h);
-      score += static_cast<int>(h.hp) - static_cast<int>(h.hn);
+      for (int q = 0; q < W; ++q) h = core::myers_step(pv[q], mv[q], e[q], h);
+      score += h.value();
       if (score <= static_cast<int>(out.limit)) {
         const std::uint32_t c = at + j;
         if (c >= own_begin && c < own_end) out.report(c - own_lo, static_cast<std::uint32_t>(score), emit);
@@ -133,7 +135,7 @@ __global__ void __launch_bounds__(kMyersLaneThreads, PER_LANE <= 2 ? 8 : 1)
                       std::uint32_t table_words, std::uint32_t zero_row, std::uint32_t m, std::uint32_t lanes,
                       std::uint32_t pad, std::uint32_t group, std::uint32_t k, bool best, HitSink sink) {
   extern __shared__ uint4 shared_table[];
-  __shared__ std::uint8_t code_of[256];
+  static __shared__ std::uint8_t code_of[256];
   const std::uint32_t* eq_table = peq;
   if constexpr (SHARED) {
     std::uint32_t* table = reinterpret_cast<std::uint32_t*>(shared_table);
@@ -194,12 +196,12 @@ __global__ void __launch_bounds__(kMyersLaneThreads, PER_LANE <= 2 ? 8 : 1)
           (logic::pack_passed(text_row, logic::Carry{}) & from_text) | (received & ~from_text);
       logic::Carry h = logic::passed_carry(input);
 #pragma unroll
-      for (int q = 0; q < PER_LANE; ++q) h = logic::advance_block(pv[q], mv[q], eq[q], h);
+      for (int q = 0; q < PER_LANE; ++q) h = core::myers_step(pv[q], mv[q], eq[q], h);
       const std::uint32_t next_row = logic::passed_row(input);
       passed = logic::pack_passed(next_row, h);
       load_eq(next_row);
       // Every lane keeps a score; only the last lane's (h left row m) is the distance.
-      score += static_cast<int>(h.hp) - static_cast<int>(h.hn);
+      score += h.value();
       if (holds_last & (score <= static_cast<int>(out.limit)) &
           (static_cast<std::uint32_t>(column) < static_cast<std::uint32_t>(owned)))
         out.report(own_begin + static_cast<std::uint32_t>(column) - own_lo, static_cast<std::uint32_t>(score), emit);
@@ -230,8 +232,8 @@ __global__ void wavefront_kernel(const std::uint8_t* __restrict__ text, std::uin
                                  const std::uint8_t* __restrict__ fold, std::uint32_t m,
                                  std::uint32_t* __restrict__ dist, std::uint32_t* __restrict__ block_min) {
   extern __shared__ std::uint16_t diagonals[];  // 3 x (m + 1); cell values <= m < 2^16
-  __shared__ std::uint8_t fold_map[256];
-  __shared__ std::uint32_t warp_minima[32];
+  static __shared__ std::uint8_t fold_map[256];
+  static __shared__ std::uint32_t warp_minima[32];
   const logic::ChunkSpan ch = logic::chunk_of(blockIdx.x, own_lo, own_hi, piece_ends, overlap);
   if (ch.empty) {
     if (threadIdx.x == 0) block_min[blockIdx.x] = UINT_MAX;

@@ -1,8 +1,8 @@
-// Per-thread logic of the CUDA short-pattern set kernel (src/cuda/approx/short_set.cu): many
-// patterns of m <= 64 bytes run over one text tile per block, read once into shared memory as
-// class codes. Written once as plain inline functions (host + device), so that
-// tests/test_approx_set_emulation.cpp runs the very same planning, tile loading and window
-// arithmetic on the CPU, thread by thread, against the reference DP.
+// Per-thread logic of the CUDA short-pattern set kernel (short_set_kernels.cuh; host side
+// short_set.cu): many patterns of m <= 64 bytes run over one text tile per block, read once
+// into shared memory as class codes. Written once as plain inline functions (host + device);
+// tests/test_approx_set_emulation.cpp runs the kernel itself on the CPU against the
+// reference DP.
 //
 // Layout. Text bytes are grouped in classes by how every pattern byte of the set matches them
 // (core::ApproxPattern::matches: case folding and IUPAC built in); a class code is one byte.
@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "core/approx_pattern.hpp"
+#include "core/host_device.hpp"  // WARPMATCH_HD
+#include "core/myers_step.hpp"
 #include "core/text_classes.hpp"
-
-#include "cuda/runtime/host_device.hpp"  // WARPMATCH_HD
 
 namespace warpmatch::cuda::logic {
 
@@ -247,22 +247,6 @@ WARPMATCH_HD std::uint32_t four_codes(const std::uint8_t* p) {
 #endif
 }
 
-/// Myers/Hyyro step of one pattern in one word, top row free (no carry in); adds the delta
-/// of the last row (the top bit) to score.
-template <class Word>
-WARPMATCH_HD void set_myers_step(Word& pv, Word& mv, Word eq, int& score) {
-  constexpr int kTop = sizeof(Word) * 8 - 1;
-  const Word xv = eq | mv;
-  const Word xh = (((eq & pv) + pv) ^ pv) | eq;
-  Word ph = mv | ~(xh | pv);
-  Word mh = pv & xh;
-  score += static_cast<int>(ph >> kTop) - static_cast<int>(mh >> kTop);
-  ph <<= 1;
-  mh <<= 1;
-  pv = mh | ~(xv | ph);
-  mv = ph & xv;
-}
-
 /// Hamming step: every counter moves up a row (a new window starts at the bottom with the
 /// bias), then the mismatch bits x are added; overflow is sticky. Returns whether the window
 /// ending here (top row) is within the limit.
@@ -317,7 +301,7 @@ WARPMATCH_HD std::uint32_t set_scan_item(const std::uint8_t* codes, std::uint32_
     for (std::uint32_t at = from; at < hi; at += 4) {
       const std::uint32_t four = four_codes(codes + (at - base));
       for (std::uint32_t j = 0; j < 4; ++j) {
-        set_myers_step(pv, mv, entry(four, j), score);
+        core::myers_search_step(pv, mv, entry(four, j), score);
         if (score <= static_cast<int>(limit)) {
           const std::uint32_t c = at + j;
           if (c >= lo && c < hi) {

@@ -84,25 +84,8 @@ DistanceRun run_myers_stripes(ByteSpan a, ByteSpan b, std::int64_t k, std::int64
     run.total_ms = ms_since(t0);
     return run;
   }
-  std::int64_t band = k >= 0 ? (k - (n - m)) / 2 : -1;
-  if (band >= m) band = -1;  // the band covers the whole table
-  const std::int64_t words = (m + 31) / 32;
-  // Alphabet of the pattern; text bytes absent from it share one code with a zero Peq row
-  // (when all 256 byte values occur, no such code is needed and codes fit a byte).
-  std::array<int, 256> code{};
-  std::array<bool, 256> seen{};
-  for (const std::uint8_t c : a) seen[c] = true;
-  int sigma = 0;
-  for (int c = 0; c < 256; ++c)
-    if (seen[c]) code[c] = sigma++;
-  const int absent = std::min(sigma, 255);
-  for (int c = 0; c < 256; ++c)
-    if (!seen[c]) code[c] = absent;
-  const int peq_codes = std::min(sigma + 1, 256);
-  std::vector<std::uint32_t> peq(static_cast<std::size_t>(peq_codes) * words, 0);
-  for (std::int64_t i = 0; i < m; ++i) peq[code[a[i]] * words + i / 32] |= 1u << (i % 32);
-  std::vector<std::uint8_t> codes(n);
-  for (std::int64_t j = 0; j < n; ++j) codes[j] = static_cast<std::uint8_t>(code[b[j]]);
+  const kn::StripeInput in = kn::make_stripe_input(a.data(), m, b.data(), n, k);
+  const int peq_codes = in.peq_codes;
 
   // Stripes per pass: as many as can be resident at once (the cooperative launch checks it).
   const bool shared_peq = peq_codes <= kn::kStripeSharedPeqCodes;
@@ -119,12 +102,13 @@ DistanceRun run_myers_stripes(ByteSpan a, ByteSpan b, std::int64_t k, std::int64
 
   Stream stream(device);
   DeviceBuffer<std::uint8_t> dcodes(device, n), ring(device, (per_pass - 1) * kn::kRingColumns);
-  DeviceBuffer<std::uint32_t> dpeq(device, peq.size());
+  DeviceBuffer<std::uint32_t> dpeq(device, in.peq.size());
   DeviceBuffer<long long> consumed(device, per_pass);
   DeviceBuffer<unsigned long long> vertical_sum(device, 1);
   DeviceBuffer<std::int8_t> edges(device, passes ? 2 * n : 0);  // two: one read, one written per pass
-  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dcodes.get(), codes.data(), n, cudaMemcpyHostToDevice, stream.get()));
-  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dpeq.get(), peq.data(), peq.size() * 4, cudaMemcpyHostToDevice,
+  WARPMATCH_CUDA_CHECK(device,
+                       cudaMemcpyAsync(dcodes.get(), in.codes.data(), n, cudaMemcpyHostToDevice, stream.get()));
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dpeq.get(), in.peq.data(), in.peq.size() * 4, cudaMemcpyHostToDevice,
                                                stream.get()));
   Event start(device, true), stop(device, true);
   start.record(stream.get());
@@ -133,20 +117,8 @@ DistanceRun run_myers_stripes(ByteSpan a, ByteSpan b, std::int64_t k, std::int64
     const std::int64_t count = std::min(per_pass, stripes - first);
     WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(ring.get(), 0, (count - 1) * kn::kRingColumns, stream.get()));
     WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(consumed.get(), 0, count * sizeof(long long), stream.get()));
-    kn::StripePass p{};
-    p.codes = dcodes.get();
-    p.m = m;
-    p.n = n;
-    p.peq = dpeq.get();
-    p.peq_codes = peq_codes;
-    p.words = words;
-    p.band = band;
-    p.stripe_first = first;
-    p.edge_in = pass > 0 ? edges.get() + ((pass + 1) % 2) * n : nullptr;
-    p.edge_out = first + count < stripes ? edges.get() + (pass % 2) * n : nullptr;
-    p.ring = ring.get();
-    p.consumed = consumed.get();
-    p.vertical_sum = vertical_sum.get();
+    kn::StripePass p = kn::make_stripe_pass(in, dcodes.get(), dpeq.get(), stripes, first, count, pass, edges.get(),
+                                            ring.get(), consumed.get(), vertical_sum.get());
     void* args[] = {&p};
     WARPMATCH_CUDA_CHECK(device, cudaLaunchCooperativeKernel(kernel, dim3(static_cast<unsigned>(count)), dim3(32),
                                                              args, shared_bytes, stream.get()));

@@ -8,34 +8,21 @@
 // of the last tile computed in that row range), corner[tr] (the top-left corner of the next
 // tile in tile row tr, saved before H is overwritten).
 //
-// myers_stripe / batch: Myers/Hyyrö bit-parallel columns with 32-bit words. A group of G
-// lanes owns G consecutive words (32 G rows) and runs the columns as a lane pipeline, the
-// horizontal delta leaving a lane's word going to the next lane by shuffle. Long pairs cut
+// myers_stripe / batch: Myers/Hyyrö bit-parallel columns with 32-bit words (core::myers_step).
+// A group of G lanes owns G consecutive words (32 G rows) and runs the columns as a lane
+// pipeline, the horizontal delta leaving a lane's word going to the next lane by shuffle. Long pairs cut
 // the rows into stripes of 32 words, one persistent warp each, chained by their bottom
 // deltas (see myers_stripe); batches give each pair a group of 8, 16 or 32 lanes or a thread.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <vector>
+
+#include "core/myers_step.hpp"
 
 namespace warpmatch::cuda::kernels {
-
-/// One Myers/Hyyrö step of a 32-row word (same as the CPU's 64-bit one).
-__device__ __forceinline__ int myers_step32(std::uint32_t& pv, std::uint32_t& mv, std::uint32_t eq, int hin) {
-  const std::uint32_t hin_neg = hin < 0 ? 1u : 0u;
-  const std::uint32_t xv = eq | mv;
-  eq |= hin_neg;
-  const std::uint32_t xh = (((eq & pv) + pv) ^ pv) | eq;
-  std::uint32_t ph = mv | ~(xh | pv);
-  std::uint32_t mh = pv & xh;
-  const int hout = static_cast<int>(ph >> 31) - static_cast<int>(mh >> 31);
-  ph <<= 1;
-  mh <<= 1;
-  mh |= hin_neg;
-  ph |= hin > 0 ? 1u : 0u;
-  pv = mh | ~(xv | ph);
-  mv = ph & xv;
-  return hout;
-}
 
 // ---- seed paper 001: plain-DP tiles ------------------------------------------------------
 
@@ -201,14 +188,14 @@ __device__ __forceinline__ void stripe_block(std::uint32_t& pv, std::uint32_t& m
       int h;
       if constexpr (kChecked) {
         std::uint32_t npv = pv, nmv = mv;
-        h = myers_step32(npv, nmv, eq[u], hin);
+        h = core::myers_step(npv, nmv, eq[u], hin);
         const std::int64_t rel = rel0 + u0 + u;
         const bool inside = rel >= 0 && rel < cols;
         pv = inside ? npv : pv;
         mv = inside ? nmv : mv;
         h = inside ? h : 0;
       } else {
-        h = myers_step32(pv, mv, eq[u], hin);
+        h = core::myers_step(pv, mv, eq[u], hin);
       }
       if (lane == 31) out[u0 + u] = static_cast<std::int8_t>(h);
       from_above[u % kSkew] = __shfl_up_sync(0xffffffffu, h, 1);
@@ -356,6 +343,66 @@ std::size_t stripe_shared_bytes(bool peq_in_shared, int peq_codes) {
   return (peq_in_shared ? static_cast<std::size_t>(peq_codes) * 32 * 4 : 0) + text_stage<kBlock> + 2 * kBlock;
 }
 
+/// Host: the stripes' inputs for strings a (the pattern, the shorter) and b, bound k (< 0:
+/// none; n - m <= k). Text bytes absent from the pattern share one code with a zero Peq row
+/// (when all 256 byte values occur, no such code is needed and codes fit a byte).
+struct StripeInput {
+  std::int64_t m = 0, n = 0, words = 0;
+  std::int64_t band = -1;  // see stripe_columns
+  int peq_codes = 0;
+  std::vector<std::uint32_t> peq;   // [code][word]
+  std::vector<std::uint8_t> codes;  // the text as codes
+};
+inline StripeInput make_stripe_input(const std::uint8_t* a, std::int64_t m, const std::uint8_t* b, std::int64_t n,
+                                     std::int64_t k) {
+  StripeInput in;
+  in.m = m;
+  in.n = n;
+  in.band = k >= 0 ? (k - (n - m)) / 2 : -1;
+  if (in.band >= m) in.band = -1;  // the band covers the whole table
+  in.words = (m + 31) / 32;
+  std::array<int, 256> code{};
+  std::array<bool, 256> seen{};
+  for (std::int64_t i = 0; i < m; ++i) seen[a[i]] = true;
+  int sigma = 0;
+  for (int c = 0; c < 256; ++c)
+    if (seen[c]) code[c] = sigma++;
+  const int absent = std::min(sigma, 255);
+  for (int c = 0; c < 256; ++c)
+    if (!seen[c]) code[c] = absent;
+  in.peq_codes = std::min(sigma + 1, 256);
+  in.peq.assign(static_cast<std::size_t>(in.peq_codes) * in.words, 0);
+  for (std::int64_t i = 0; i < m; ++i) in.peq[code[a[i]] * in.words + i / 32] |= 1u << (i % 32);
+  in.codes.resize(n);
+  for (std::int64_t j = 0; j < n; ++j) in.codes[j] = static_cast<std::uint8_t>(code[b[j]]);
+  return in;
+}
+
+/// Host: the arguments of pass `pass`, stripes [first, first + count) of `stripes`, over the
+/// device copies of the codes and Peq; `edges` holds two rows of n deltas (one read, one
+/// written per pass), `ring` (count - 1) x kRingColumns and `consumed` count entries, both
+/// zeroed before the pass.
+inline StripePass make_stripe_pass(const StripeInput& in, const std::uint8_t* codes, const std::uint32_t* peq,
+                                   std::int64_t stripes, std::int64_t first, std::int64_t count, std::int64_t pass,
+                                   std::int8_t* edges, std::uint8_t* ring, long long* consumed,
+                                   unsigned long long* vertical_sum) {
+  StripePass p{};
+  p.codes = codes;
+  p.m = in.m;
+  p.n = in.n;
+  p.peq = peq;
+  p.peq_codes = in.peq_codes;
+  p.words = in.words;
+  p.band = in.band;
+  p.stripe_first = first;
+  p.edge_in = pass > 0 ? edges + ((pass + 1) % 2) * in.n : nullptr;
+  p.edge_out = first + count < stripes ? edges + (pass % 2) * in.n : nullptr;
+  p.ring = ring;
+  p.consumed = consumed;
+  p.vertical_sum = vertical_sum;
+  return p;
+}
+
 // ---- batches: one group of G lanes per pair ----------------------------------------------
 
 struct BatchPair {
@@ -421,7 +468,7 @@ myers_batch(const std::uint8_t* __restrict__ bytes, const BatchPair* __restrict_
     if (j >= 0 && j < p.b_length) {
       const std::uint32_t eq = match_mask(packed, b[j]) & valid;
       const int hin = glane == 0 ? 1 : from_above;
-      hout = myers_step32(pv, mv, eq, hin);
+      hout = core::myers_step(pv, mv, eq, hin);
     }
     from_above = __shfl_up_sync(0xffffffffu, hout, 1, G);
   }
@@ -525,7 +572,7 @@ myers_thread_batch(const std::uint8_t* __restrict__ bytes, const BatchPair* __re
             std::uint32_t eq = 0;
 #pragma unroll
             for (int s = 0; s < kThreadMaxSigma; ++s) eq |= peq[s][w] & sel[s];
-            h = myers_step32(pv[w], mv[w], eq, h);
+            h = core::myers_step(pv[w], mv[w], eq, h);
           }
         }
       }

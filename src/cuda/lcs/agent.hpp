@@ -1,7 +1,7 @@
 // The per-thread work of the LCS kernels (kernels.cuh) as plain functions, callable on
 // the device and on the host: the kernels are thin wrappers over them, and
-// tests/test_lcs_emulation.cpp runs them over an emulated grid on the CPU (no GPU needed) to
-// check the index arithmetic against the oracle.
+// tests/test_lcs_emulation.cpp runs the kernels on the CPU (no GPU needed) to check the
+// index arithmetic against the oracle.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,7 @@
-// Kernels of longest common substring on CUDA (included by dispatch.cu only); the
-// per-thread work lives in agent.hpp so the CPU can emulate it in tests.
+// Kernels of longest common substring on CUDA (included by dispatch.cu only; the per-thread
+// work in agent.hpp). tests/test_lcs_emulation.cpp runs this very text on the CPU under the
+// host shim tests/support/cuda_host_shim.hpp; fixed shared arrays are `static __shared__`
+// for it (the same to nvcc).
 //  - Seed paper 004 (Zhang Changzhi et al., "GPU acceleration of LCS for protocol signature
 //    extraction", 2013): one thread per alignment offset of B against A (diagonal
 //    b - a = offset, m + n - 1 of them) compares byte by byte and keeps its longest run.
@@ -88,8 +90,8 @@ __global__ void doubling_initial_keys(const std::uint8_t* __restrict__ text, std
                                       const std::uint32_t* __restrict__ present_bytes,
                                       std::uint64_t* __restrict__ keys, std::uint32_t* __restrict__ suffixes,
                                       std::int64_t* __restrict__ key_chars) {
-  __shared__ std::uint32_t present[kAlphabetWords];
-  __shared__ std::uint16_t codes[256];
+  static __shared__ std::uint32_t present[kAlphabetWords];
+  static __shared__ std::uint16_t codes[256];
   if (threadIdx.x < kAlphabetWords) present[threadIdx.x] = present_bytes[threadIdx.x];
   __syncthreads();
   codes[threadIdx.x] = static_cast<std::uint16_t>(lt::alphabet_code(present, static_cast<std::uint8_t>(threadIdx.x)));

@@ -12,8 +12,8 @@
 #include <cuda_runtime.h>
 #endif
 // Without nvcc, tests/test_multi_kernel_emulation.cpp compiles these kernels for the host
-// with shims (one std::thread per CUDA thread, std::barrier for __syncthreads) to check
-// their index arithmetic against the CPU backend.
+// under the shared shim tests/support/cuda_host_shim.hpp (fibers for CUDA threads, barriers
+// for __syncthreads) to check their index arithmetic against the CPU backend.
 
 #include <algorithm>
 #include <cstdint>
