@@ -33,6 +33,17 @@ constexpr int kReadAheadSlots = 4;
 constexpr std::uint64_t kFirstWindow = std::uint64_t{64} << 20;  // window buffer grows from this
 constexpr std::uint64_t kWholeWindowLimit = std::uint64_t{8} << 30;  // full-size buffers up to this
 constexpr std::uint64_t kFirstWindowBytes = std::uint64_t{1} << 20;  // a stream's first window
+// A streamed input's writer that pauses this long after a window's first new byte ends the
+// window early (end_window_on_pause): 50 ms keeps the delay from a line's arrival to its
+// printing (with kHandOffWait, the scan and the print) under the ~100 ms people perceive as
+// instant, while a flowing pipe (bytes every few microseconds) never pauses that long, so
+// its windows stay full size and each early window's fixed costs (a scan call, a flush, a
+// kernel launch) are paid at most 20 times a second.
+constexpr Clock::duration kPauseWait = std::chrono::milliseconds(50);
+// The read-ahead thread hands on a partly filled slot when its source has had nothing more
+// this long after the slot's first byte: short against kPauseWait, and long against the gaps
+// of a flowing pipe (a 128 KiB write of `cat` every ~50 us), whose slots stay full.
+constexpr Clock::duration kHandOffWait = std::chrono::milliseconds(10);
 
 bool is_blank(std::uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
 
@@ -81,7 +92,18 @@ class RecordParser {
 
   std::uint64_t raw_offset() const { return src_->raw_offset(); }
 
+  // Waits until read_sequence() or next_record() would return without waiting for the
+  // input's writer, or until `deadline`; returns whether they would (see ByteSource).
+  bool wait_ready(Clock::time_point deadline) {
+    return pos_ < len_ || eof_ || pending_ || src_->wait_ready(deadline);
+  }
+  // From any thread (src_ is fixed at construction; ByteSource::cancel() is thread-safe).
+  void cancel() { src_->cancel(); }
+
  private:
+  // More bytes can be had without waiting for the writer (the end counts: refill() returns).
+  bool source_at_hand() { return eof_ || src_->wait_ready(no_wait); }
+
   [[noreturn]] void fail_line(std::uint64_t line, const std::string& what) const {
     if (pending_) std::rethrow_exception(pending_);  // the data ended early because of it
     throw InputError(name_ + ": line " + std::to_string(line) + ": " + what);
@@ -122,11 +144,14 @@ class RecordParser {
 
   // Copies the current line's bytes into out (at most cap), without its "\n" / "\r\n" (a
   // final "\r" before the end of the input is dropped too). line_ended: "\n" or the end was
-  // reached (and consumed). Returns the bytes copied.
-  std::size_t copy_line(std::uint8_t* out, std::size_t cap, bool& line_ended) {
+  // reached (and consumed). Returns the bytes copied. Once it has copied a byte (at once when
+  // !may_wait) it stops, line not ended, where the buffered bytes run out and the writer has
+  // paused: a streamed window then ends with the line's bytes that came.
+  std::size_t copy_line(std::uint8_t* out, std::size_t cap, bool& line_ended, bool may_wait = true) {
     std::size_t done = 0;
     line_ended = false;
     while (done < cap) {
+      if (pos_ == len_ && (done > 0 || !may_wait) && !source_at_hand()) break;
       if (pos_ == len_ && !refill()) {
         line_ended = true;
         break;
@@ -147,6 +172,7 @@ class RecordParser {
         std::memcpy(out + done, p, copy);
         done += copy;
         pos_ += take;
+        if ((done > 0 || !may_wait) && !source_at_hand()) break;  // the '\r' waits for its next byte
         if (!refill()) {  // the input ends with "\r": dropped
           ++pos_;
           line_ended = true;
@@ -197,10 +223,13 @@ class RecordParser {
     return word;
   }
 
-  // Skips blank lines ("" or "\r"); false at the end of the input.
-  bool skip_blank_lines() {
+  enum class Next { line, end, paused };
+  // Skips blank lines ("" or "\r"): `line` when a line follows, `end` at the end of the input,
+  // `paused` (only when !may_wait) when the writer paused before the next line came.
+  Next skip_blank_lines(bool may_wait = true) {
     for (;;) {
-      if (!has_byte()) return false;
+      if (pos_ == len_ && !may_wait && !source_at_hand()) return Next::paused;
+      if (!has_byte()) return Next::end;
       const std::uint8_t c = base_[pos_];
       if (c == '\n') {
         ++pos_;
@@ -208,6 +237,7 @@ class RecordParser {
         continue;
       }
       if (c == '\r') {
+        if (pos_ + 1 >= len_ && !may_wait && !source_at_hand()) return Next::paused;
         if (pos_ + 1 >= len_) refill();
         if (pos_ + 1 >= len_) {  // "\r" at the very end: a blank last line
           ++pos_;
@@ -219,7 +249,7 @@ class RecordParser {
           continue;
         }
       }
-      return true;
+      return Next::line;
     }
   }
 
@@ -236,6 +266,7 @@ class RecordParser {
     std::size_t done = 0;
     try {
       while (done < cap) {  // straight into the window, no intermediate buffer
+        if (done > 0 && !src_->wait_ready(no_wait)) break;  // a paused writer: what came goes out
         const std::size_t got = src_->read(out + done, cap - done);
         if (got == 0) break;
         done += got;
@@ -249,7 +280,7 @@ class RecordParser {
 
   // ---- FASTA ----
   bool next_fasta(std::string& record_name) {
-    if (!skip_blank_lines()) return false;
+    if (skip_blank_lines() == Next::end) return false;
     if (base_[pos_] != '>') fail_line(line_ + 1, "sequence data before the first '>' header");
     ++pos_;
     record_name = read_name();
@@ -257,11 +288,14 @@ class RecordParser {
     return true;
   }
 
+  // Returns 0 only at the record's end; once it has bytes, it returns them rather than wait
+  // for a paused writer.
   std::size_t read_fasta(std::uint8_t* out, std::size_t cap) {
     std::size_t done = 0;
     while (done < cap) {
+      const bool may_wait = done == 0;
       if (line_start_) {
-        if (!skip_blank_lines()) break;
+        if (skip_blank_lines(may_wait) != Next::line) break;
         if (base_[pos_] == '>') break;  // the next record
         line_start_ = false;
       }
@@ -270,8 +304,10 @@ class RecordParser {
         continue;
       }
       bool ended = false;
-      done += copy_line(out + done, cap - done, ended);
+      const std::size_t n = copy_line(out + done, cap - done, ended, may_wait);
+      done += n;
       if (ended) line_start_ = true;
+      else if (n == 0) break;  // the writer paused (copy_line gives nothing only if it may not wait)
     }
     return done;
   }
@@ -354,7 +390,7 @@ class RecordParser {
 
   // ---- FASTQ ----
   bool next_fastq(std::string& record_name) {
-    if (!skip_blank_lines()) return false;
+    if (skip_blank_lines() == Next::end) return false;
     header_line_ = line_ + 1;
     if (base_[pos_] != '@') fail_line(header_line_, "expected a FASTQ header line starting with '@'");
     ++pos_;
@@ -447,6 +483,7 @@ struct TextStream::Impl {
   bool started = false;
   std::exception_ptr pending_error;  // met after the bytes of the last window
   std::uint64_t window_bytes_now = 0;  // this window's new bytes (growing to window_bytes)
+  Clock::time_point probe_byte_at{};   // the format probe's first byte (when it read any)
 
   bool next_mapped(TextWindow& w) {
     if (mapped_done) return false;
@@ -460,6 +497,7 @@ struct TextStream::Impl {
     w.first = mapped_pos == 0;
     w.repeated = w.first ? 0 : std::min(n, mapped_pos + options.overlap) - mapped_pos;
     w.last = end == n;
+    w.input_paused = false;
     w.owned = w.last ? w.data.size() : end - mapped_pos;
     mapped_pos = end;
     mapped_done = w.last;
@@ -483,7 +521,7 @@ struct TextStream::Impl {
   }
 
   // The window's record, place and bytes (its ownership is the caller's to set).
-  void describe(TextWindow& w, Buffer& b, std::size_t size, bool last) const {
+  void describe(TextWindow& w, Buffer& b, std::size_t size, bool last, bool input_paused) const {
     b.record = record_name;
     w.record = b.record;
     w.record_index = record_index;
@@ -491,6 +529,7 @@ struct TextStream::Impl {
     w.data = ByteSpan(b.bytes.get(), size);
     w.repeated = carry;
     w.last = last;
+    w.input_paused = input_paused;
   }
 
   bool next_parsed(TextWindow& w) {
@@ -514,13 +553,22 @@ struct TextStream::Impl {
       if (b.capacity < carry) grow(b, std::max<std::uint64_t>(carry, next_capacity(b, carry)), 0);
       if (carry) std::memmove(b.bytes.get(), from.bytes.get() + carry_from, carry);  // b may be unallocated
     }
-    // Windows grow from 1 MiB to window_bytes, so the first results of a pipe (and -q, -m)
-    // come after 1 MiB, not after a whole window.
+    // Windows grow from 1 MiB to window_bytes, so the first results of a fast pipe (and -q,
+    // -m) come after 1 MiB, not after a whole window; a slow one's come when its writer pauses.
     const std::uint64_t cap = carry + window_bytes_now;
     window_bytes_now = std::min<std::uint64_t>(options.window_bytes, window_bytes_now * 2);
     std::size_t size = carry;
+    bool paused = false;
+    Clock::time_point pause_deadline{};
     try {
       while (size < cap && !closing.load(std::memory_order_relaxed)) {
+        // The writer paused: no more bytes within kPauseWait of the window's first new one.
+        // The window ends here as a non-last one (its last `overlap` bytes open the next
+        // window, as always), so what arrived is searched and printed now.
+        if (size > carry && options.end_window_on_pause && !parser->wait_ready(pause_deadline)) {
+          paused = true;
+          break;
+        }
         // Grown as filled (not zeroed): a window as large as a whole record (approx --best)
         // takes only what the record needs.
         if (size == b.capacity) grow(b, next_capacity(b, cap), size);
@@ -528,6 +576,11 @@ struct TextStream::Impl {
         const std::size_t step = std::min<std::size_t>(b.capacity - size, kParseBlock);
         const std::size_t got = parser->read_sequence(b.bytes.get() + size, step);
         if (got == 0) break;
+        if (size == carry) {  // the first window's pause counts from the probe's first byte
+          const Clock::time_point first = probe_byte_at != Clock::time_point{} ? probe_byte_at : Clock::now();
+          pause_deadline = first + kPauseWait;
+          probe_byte_at = {};
+        }
         size += got;
       }
     } catch (const InputError&) {
@@ -535,12 +588,13 @@ struct TextStream::Impl {
       // The bytes before corrupt data are searched (all of them: nothing follows), then the
       // next call reports the error.
       pending_error = std::current_exception();
-      describe(w, b, size, false);
+      describe(w, b, size, false, false);
       w.owned = size;
       return true;
     }
-    const bool last = size < cap;  // the record ended before the window filled up
-    describe(w, b, size, last);
+    const bool last = !paused && size < cap;  // the record ended before the window filled up
+    // The caller flushes what it printed when nothing more of the input is at hand.
+    describe(w, b, size, last, paused || !parser->wait_ready(no_wait));
     w.owned = last ? size : size - std::min<std::uint64_t>(options.overlap, size);
     if (last) {
       in_record = false;
@@ -631,6 +685,8 @@ struct TextStream::Impl {
         std::lock_guard lock(mutex);  // the producer sees closing before it waits again
       }
       changed.notify_all();
+      // The producer may wait for a paused writer (the caller stopped early: -q, -m).
+      parser->cancel();
       producer.join();
     }
   }
@@ -669,8 +725,12 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
     head.resize(18);
     std::size_t got = 0;
     while (got < head.size()) {
+      // A writer that pauses within the first bytes: they are probed as they are (BGZF needs
+      // 18 bytes to be told from gzip; a shorter head decodes as gzip, more slowly).
+      if (got > 0 && !raw->wait_ready(impl->probe_byte_at + kPauseWait)) break;
       const std::size_t n = raw->read(reinterpret_cast<std::uint8_t*>(head.data()) + got, head.size() - got);
       if (n == 0) break;
+      if (got == 0) impl->probe_byte_at = Clock::now();
       got += n;
     }
     head.resize(got);
@@ -685,7 +745,7 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
   // host): the reading thread then takes the window's first-touch page faults.
   if (options.read_ahead && impl->compression != Compression::bgzf &&
       (impl->compression != Compression::none || mapped.empty()))
-    src = read_ahead(std::move(src), kReadAheadSlot, kReadAheadSlots);
+    src = read_ahead(std::move(src), kReadAheadSlot, kReadAheadSlots, kHandOffWait);
 
   // Format by the content's first bytes.
   if (impl->compression == Compression::none && !mapped.empty()) {
@@ -706,8 +766,10 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
   std::size_t got = 0;
   try {
     while (got < head.size()) {
+      if (got > 0 && !src->wait_ready(impl->probe_byte_at + kPauseWait)) break;  // a paused writer
       const std::size_t n = src->read(reinterpret_cast<std::uint8_t*>(head.data()) + got, head.size() - got);
       if (n == 0) break;
+      if (impl->probe_byte_at == Clock::time_point{}) impl->probe_byte_at = Clock::now();
       got += n;
     }
   } catch (const InputError&) {
@@ -740,6 +802,11 @@ TextStream TextStream::from_bytes(std::string name, ByteSpan bytes, const Stream
   };
   return TextStream(open_stream(std::move(name), std::make_unique<Reader>(std::move(src)), {}, nullptr,
                                 bytes.size(), options));
+}
+
+TextStream TextStream::from_source(std::string name, std::unique_ptr<ByteSource> source,
+                                   const StreamOptions& options) {
+  return TextStream(open_stream(std::move(name), std::move(source), {}, nullptr, 0, options));
 }
 
 bool TextStream::next(TextWindow& window) {
