@@ -33,19 +33,50 @@ constexpr int kReadAheadSlots = 4;
 constexpr std::uint64_t kFirstWindow = std::uint64_t{64} << 20;  // window buffer grows from this
 constexpr std::uint64_t kWholeWindowLimit = std::uint64_t{8} << 30;  // full-size buffers up to this
 constexpr std::uint64_t kFirstWindowBytes = std::uint64_t{1} << 20;  // a stream's first window
-// A streamed input's writer that pauses this long after a window's first new byte ends the
-// window early (end_window_on_pause): 50 ms keeps the delay from a line's arrival to its
-// printing (with kHandOffWait, the scan and the print) under the ~100 ms people perceive as
-// instant, while a flowing pipe (bytes every few microseconds) never pauses that long, so
-// its windows stay full size and each early window's fixed costs (a scan call, a flush, a
-// kernel launch) are paid at most 20 times a second.
+// A streamed window ends early (end_window_on_pause) when no more bytes are at hand this long
+// after its first new byte: 50 ms keeps the delay from a line's arrival to its printing (with
+// kHandOffWait, the scan and the print) under the ~100 ms people perceive as instant, also
+// for a steady trickle of lines (`tail -f` of a busy log never pauses for long), and early
+// windows' fixed costs (a scan call, a flush) are paid at most 20 times a second.
 constexpr Clock::duration kPauseWait = std::chrono::milliseconds(50);
+// A window that already holds this much new text comes from a bulk stream (>= 320 MB/s within
+// kPauseWait), not an interactive one: it ends early only when the input stops for kPauseWait,
+// so a fast pipe whose read-ahead hands on slots with short gaps (`cat f |` on a loaded host
+// gave ~40 MB windows under the first rule) keeps full-size windows.
+constexpr std::size_t kBulkWindowBytes = std::size_t{16} << 20;
 // The read-ahead thread hands on a partly filled slot when its source has had nothing more
 // this long after the slot's first byte: short against kPauseWait, and long against the gaps
 // of a flowing pipe (a 128 KiB write of `cat` every ~50 us), whose slots stay full.
 constexpr Clock::duration kHandOffWait = std::chrono::milliseconds(10);
 
 bool is_blank(std::uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
+
+// Whether an input's first bytes already decide detect_compression(): a writer's pause ends
+// the probe only then. gzip's first 4 bytes tell whether it may be BGZF, whose 18-byte header
+// tells; a gzip or zstd stream always has these bytes before its first data.
+bool compression_decided(ByteSpan head) {
+  static constexpr std::uint8_t kGzip[] = {0x1f, 0x8b}, kZstd[] = {0x28, 0xb5, 0x2f, 0xfd};
+  auto starts_like = [&](ByteSpan magic) {
+    const std::size_t n = std::min(head.size(), magic.size());
+    return std::memcmp(head.data(), magic.data(), n) == 0;
+  };
+  if (starts_like(kGzip)) return head.size() >= 18 || (head.size() >= 4 && (head[2] != 8 || !(head[3] & 4)));
+  if (starts_like(kZstd)) return head.size() >= 4;
+  return !head.empty();
+}
+
+// Whether the content's first bytes already decide detect_format(): '@' is FASTQ only when the
+// third line starts with '+', so it waits for that line's first byte.
+bool format_decided(ByteSpan head) {
+  if (head.empty() || head[0] != '@') return !head.empty();
+  std::size_t pos = 0;
+  for (int i = 0; i < 2; ++i) {
+    const void* nl = std::memchr(head.data() + pos, '\n', head.size() - pos);
+    if (!nl) return false;
+    pos = static_cast<std::size_t>(static_cast<const std::uint8_t*>(nl) - head.data()) + 1;
+  }
+  return pos < head.size();
+}
 
 // Records of one input, front to back: next_record() opens the next one (its name), then
 // read_sequence() gives its bytes (line breaks removed) until it returns 0.
@@ -562,10 +593,12 @@ struct TextStream::Impl {
     Clock::time_point pause_deadline{};
     try {
       while (size < cap && !closing.load(std::memory_order_relaxed)) {
-        // The writer paused: no more bytes within kPauseWait of the window's first new one.
-        // The window ends here as a non-last one (its last `overlap` bytes open the next
-        // window, as always), so what arrived is searched and printed now.
-        if (size > carry && options.end_window_on_pause && !parser->wait_ready(pause_deadline)) {
+        // The writer paused: no more bytes within kPauseWait of the window's first new one
+        // (of the last one for a bulk stream). The window ends here as a non-last one (its
+        // last `overlap` bytes open the next window, as always), so what arrived is searched
+        // and printed now.
+        if (size > carry && options.end_window_on_pause &&
+            !parser->wait_ready(size - carry < kBulkWindowBytes ? pause_deadline : Clock::now() + kPauseWait)) {
           paused = true;
           break;
         }
@@ -725,9 +758,9 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
     head.resize(18);
     std::size_t got = 0;
     while (got < head.size()) {
-      // A writer that pauses within the first bytes: they are probed as they are (BGZF needs
-      // 18 bytes to be told from gzip; a shorter head decodes as gzip, more slowly).
-      if (got > 0 && !raw->wait_ready(impl->probe_byte_at + kPauseWait)) break;
+      // A writer that pauses within the first bytes: they are probed as they are, once they
+      // decide the compression.
+      if (compression_decided(as_bytes(head).first(got)) && !raw->wait_ready(impl->probe_byte_at + kPauseWait)) break;
       const std::size_t n = raw->read(reinterpret_cast<std::uint8_t*>(head.data()) + got, head.size() - got);
       if (n == 0) break;
       if (got == 0) impl->probe_byte_at = Clock::now();
@@ -766,7 +799,7 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
   std::size_t got = 0;
   try {
     while (got < head.size()) {
-      if (got > 0 && !src->wait_ready(impl->probe_byte_at + kPauseWait)) break;  // a paused writer
+      if (format_decided(as_bytes(head).first(got)) && !src->wait_ready(impl->probe_byte_at + kPauseWait)) break;
       const std::size_t n = src->read(reinterpret_cast<std::uint8_t*>(head.data()) + got, head.size() - got);
       if (n == 0) break;
       if (impl->probe_byte_at == Clock::time_point{}) impl->probe_byte_at = Clock::now();
