@@ -133,21 +133,28 @@ void expect_streams_like_whole(const std::string& name, const std::string& store
   }
 }
 
+// `rounds` times: random plain text (with bytes FASTA/FASTQ give meaning to), FASTA and FASTQ
+// of `records` records, each given to `check`.
+template <class Check>
+void for_random_texts(std::mt19937_64& rng, int rounds, std::size_t plain_bytes, int records, Check check) {
+  for (int round = 0; round < rounds; ++round) {
+    const std::string plain = random_dna(rng, plain_bytes, "ACGT\n\r>@+");
+    const std::string fa = random_fasta(rng, records);
+    const std::string fq = random_fastq(rng, records);
+    for (const std::string* text : {&plain, &fa, &fq}) check(*text);
+  }
+}
+
 }  // namespace
 
 TEST(TextStream, PlainFastaFastqEqualWholeInputAtAnyWindow) {
   std::mt19937_64 rng(11);
-  for (int round = 0; round < 4; ++round) {
-    const std::string plain = random_dna(rng, 3000, "ACGT\n\r>@+");
-    const std::string fa = random_fasta(rng, 20);
-    const std::string fq = random_fastq(rng, 20);
-    for (const std::string* text : {&plain, &fa, &fq}) {
-      expect_streams_like_whole("t", *text, *text, rng);
-      expect_streams_like_whole("t.gz", gzip_member(*text), *text, rng);
-      expect_streams_like_whole("t.bgz", bgzf(*text, 1 + rng() % 700), *text, rng);
-      expect_streams_like_whole("t.zst", zstd_frame(*text), *text, rng);
-    }
-  }
+  for_random_texts(rng, 4, 3000, 20, [&](const std::string& text) {
+    expect_streams_like_whole("t", text, text, rng);
+    expect_streams_like_whole("t.gz", gzip_member(text), text, rng);
+    expect_streams_like_whole("t.bgz", bgzf(text, 1 + rng() % 700), text, rng);
+    expect_streams_like_whole("t.zst", zstd_frame(text), text, rng);
+  });
 }
 
 TEST(TextStream, GzipMembersAndZstdFramesSplitAnywhere) {
@@ -482,30 +489,25 @@ TEST(TextStream, WriterPauseEndsTheWindowThere) {
 // and overlap, with and without the read-ahead and producer threads.
 TEST(TextStream, PausesAnywhereStreamLikeWholeInput) {
   std::mt19937_64 rng(12);
-  for (int round = 0; round < 3; ++round) {
-    const std::string plain = random_dna(rng, 2000, "ACGT\n\r>@+");
-    const std::string fa = random_fasta(rng, 15);
-    const std::string fq = random_fastq(rng, 15);
-    for (const std::string* text : {&plain, &fa, &fq}) {
-      const std::vector<Record> want = whole("p", *text);
-      for (const std::string& stored : {*text, gzip_member(*text), bgzf(*text, 1 + rng() % 500), zstd_frame(*text)}) {
-        for (int trial = 0; trial < 6; ++trial) {
-          std::vector<std::size_t> pauses;
-          const std::size_t n = trial == 0 ? stored.size() : rng() % 40;  // trial 0: after every byte
-          for (std::size_t i = 0; i < n; ++i) pauses.push_back(trial == 0 ? i + 1 : 1 + rng() % stored.size());
-          io::StreamOptions o;
-          o.window_bytes = trial % 2 ? 1 << 20 : 1 + rng() % 300;
-          o.overlap = rng() % 12;
-          o.read_ahead = trial % 3 == 1;
-          o.pipeline = rng() % 2;
-          o.threads = 1 + static_cast<int>(rng() % 2);
-          TextStream s = pausing_stream(stored, pauses, o);
-          EXPECT_EQ(reassemble(s, o.overlap), want)
-              << "stored " << stored.size() << " bytes, " << pauses.size() << " pauses, window " << o.window_bytes;
-        }
+  for_random_texts(rng, 3, 2000, 15, [&](const std::string& text) {
+    const std::vector<Record> want = whole("p", text);
+    for (const std::string& stored : {text, gzip_member(text), bgzf(text, 1 + rng() % 500), zstd_frame(text)}) {
+      for (int trial = 0; trial < 6; ++trial) {
+        std::vector<std::size_t> pauses;
+        const std::size_t n = trial == 0 ? stored.size() : rng() % 40;  // trial 0: after every byte
+        for (std::size_t i = 0; i < n; ++i) pauses.push_back(trial == 0 ? i + 1 : 1 + rng() % stored.size());
+        io::StreamOptions o;
+        o.window_bytes = trial % 2 ? 1 << 20 : 1 + rng() % 300;
+        o.overlap = rng() % 12;
+        o.read_ahead = trial % 3 == 1;
+        o.pipeline = rng() % 2;
+        o.threads = 1 + static_cast<int>(rng() % 2);
+        TextStream s = pausing_stream(stored, pauses, o);
+        EXPECT_EQ(reassemble(s, o.overlap), want)
+            << "stored " << stored.size() << " bytes, " << pauses.size() << " pauses, window " << o.window_bytes;
       }
     }
-  }
+  });
 }
 
 // A writer that flushes its gzip stream and pauses: what it sent is decoded and delivered in a
@@ -574,10 +576,43 @@ void write_all(int fd, const std::string& bytes) {
   }
 }
 
+// A writer thread on a new FIFO at `path`: sends `first`, pauses until resume() (at the latest
+// after 60 s: a reader that waits for it then fails its test), sends `rest` and closes.
+class PausingWriter {
+ public:
+  PausingWriter(const std::string& path, std::string first, std::string rest) {
+    EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0);
+    thread_ = std::thread([this, path, first = std::move(first), rest = std::move(rest)] {
+      const int fd = ::open(path.c_str(), O_WRONLY);
+      write_all(fd, first);
+      resume_.wait_for(std::chrono::seconds(60));
+      went_on_ = true;
+      write_all(fd, rest);
+      ::close(fd);
+    });
+  }
+  ~PausingWriter() {
+    resume();
+    thread_.join();
+  }
+  void resume() {
+    if (!resume_asked_) resume_signal_.set_value();
+    resume_asked_ = true;
+  }
+  bool went_on() const { return went_on_.load(); }
+
+ private:
+  std::promise<void> resume_signal_;
+  std::future<void> resume_ = resume_signal_.get_future();
+  bool resume_asked_ = false;
+  std::atomic<bool> went_on_{false};
+  std::thread thread_;
+};
+
 }  // namespace
 
 // Through a real FIFO (read-ahead and producer threads, the 50 ms pause rule): a match the
-// writer sent before pausing is delivered while the writer still waits — it continues only
+// writer sent before pausing is delivered while the writer still waits — it goes on only
 // once the reader has seen the match, or after 60 s, which then fails the test. Plain text and
 // a gzip stream flushed before the pause.
 TEST_F(TempDir, PausedWritersMatchArrivesBeforeItContinues) {
@@ -587,36 +622,21 @@ TEST_F(TempDir, PausedWritersMatchArrivesBeforeItContinues) {
     const std::string bytes = gz ? gzip_flushed(parts, ends) : parts[0] + parts[1];
     const std::size_t cut = gz ? ends[0] : parts[0].size();
     const std::string fifo = (dir_ / (gz ? "gz.fifo" : "plain.fifo")).string();
-    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-    std::promise<void> seen;
-    std::future<void> seen_by_writer = seen.get_future();
-    std::atomic<bool> continued{false};
-    std::thread writer([&] {
-      const int fd = ::open(fifo.c_str(), O_WRONLY);
-      write_all(fd, bytes.substr(0, cut));
-      seen_by_writer.wait_for(std::chrono::seconds(60));
-      continued = true;
-      write_all(fd, bytes.substr(cut));
-      ::close(fd);
-    });
+    PausingWriter writer(fifo, bytes.substr(0, cut), bytes.substr(cut));
     io::StreamOptions o;
     o.overlap = 5;
     std::string all;
-    bool signalled = false, before_writer_continued = false;
-    {
-      TextStream s = TextStream::open(fifo, o);
-      for (TextWindow w; s.next(w);) {
-        all += str(w.data.first(w.owned));
-        if (!signalled && all.find("needle") != std::string::npos) {
-          before_writer_continued = !continued.load();
-          seen.set_value();
-          signalled = true;
-        }
+    bool seen = false, before_writer_went_on = false;
+    TextStream s = TextStream::open(fifo, o);
+    for (TextWindow w; s.next(w);) {
+      all += str(w.data.first(w.owned));
+      if (!seen && all.find("needle") != std::string::npos) {
+        seen = true;
+        before_writer_went_on = !writer.went_on();
+        writer.resume();
       }
     }
-    if (!signalled) seen.set_value();
-    writer.join();
-    EXPECT_TRUE(before_writer_continued) << (gz ? "gzip" : "plain");
+    EXPECT_TRUE(before_writer_went_on) << (gz ? "gzip" : "plain");
     EXPECT_EQ(all, parts[0] + parts[1]);
   }
 }
@@ -628,17 +648,7 @@ TEST_F(TempDir, ClosingAStreamDoesNotWaitForAPausedWriter) {
   for (bool read_ahead : {false, true}) {
     for (bool pipeline : {false, true}) {
       const std::string fifo = (dir_ / ("c" + std::to_string(n++) + ".fifo")).string();
-      ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-      std::promise<void> release;
-      std::future<void> released_by_test = release.get_future();
-      std::atomic<bool> released{false};
-      std::thread writer([&] {
-        const int fd = ::open(fifo.c_str(), O_WRONLY);
-        write_all(fd, "a needle\n");
-        released_by_test.wait_for(std::chrono::seconds(60));
-        released = true;
-        ::close(fd);
-      });
+      PausingWriter writer(fifo, "a needle\n", "");
       {
         io::StreamOptions o;
         o.read_ahead = read_ahead;
@@ -649,9 +659,7 @@ TEST_F(TempDir, ClosingAStreamDoesNotWaitForAPausedWriter) {
         EXPECT_EQ(str(w.data), "a needle\n");
         EXPECT_TRUE(w.input_paused);
       }  // closed while the writer still holds the pipe open
-      EXPECT_FALSE(released.load()) << "read_ahead " << read_ahead << " pipeline " << pipeline;
-      release.set_value();
-      writer.join();
+      EXPECT_FALSE(writer.went_on()) << "read_ahead " << read_ahead << " pipeline " << pipeline;
     }
   }
 }
