@@ -49,7 +49,8 @@ bool FdSource::poll_until(Clock::time_point deadline) {
     if (n < 0) return true;  // let read() report the descriptor's error
     if (n == 0) return false;
     if (fds[1].revents) cancelled_.store(true);
-    return true;  // readable, at its end (POLLHUP) or in error: read() will not wait
+    readable_ = fds[0].revents != 0;  // readable, at its end (POLLHUP) or in error
+    return true;
   }
 }
 
@@ -67,7 +68,10 @@ std::size_t FdSource::read(std::uint8_t* out, std::size_t capacity) {
   // read() takes ssize_t counts; 1 GiB at a time is plenty.
   capacity = std::min<std::size_t>(capacity, std::size_t{1} << 30);
   for (;;) {
-    poll_until(Clock::time_point::max());  // a read() blocked in the kernel could not be cancelled
+    // A read() blocked in the kernel could not be cancelled: it is made only once poll() says
+    // it will not wait.
+    if (!readable_) poll_until(Clock::time_point::max());
+    readable_ = false;
     if (cancelled_.load(std::memory_order_relaxed)) return 0;
     const ssize_t n = ::read(fd_, out, capacity);
     if (n >= 0) {

@@ -65,8 +65,9 @@ class MemorySource final : public ByteSource {
 };
 
 /// read() on a file descriptor (pipes, stdin, FIFOs, terminals, files that cannot be mapped).
-/// Each read is preceded by a poll() of the descriptor and of an eventfd that cancel() signals
-/// (one more system call per read; reads are up to 1 MiB from a pipe).
+/// A read is preceded by a poll() of the descriptor and of an eventfd that cancel() signals,
+/// unless wait_ready() has just seen the descriptor readable (the read-ahead asks it before
+/// every read but a slot's first): one more system call per read, reads being up to 1 MiB.
 class FdSource final : public ByteSource {
  public:
   FdSource(std::string name, int fd, bool owned);
@@ -84,6 +85,7 @@ class FdSource final : public ByteSource {
   bool owned_;
   int cancel_fd_ = -1;  // an eventfd; -1 when none could be made (then cancel() is a no-op)
   std::atomic<bool> cancelled_{false};
+  bool readable_ = false;  // the last poll saw bytes (or the end): read() will not wait
   std::uint64_t offset_ = 0;
 };
 
