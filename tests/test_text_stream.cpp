@@ -28,6 +28,7 @@
 #include "temp_dir_test.hpp"
 #include "io/input.hpp"
 #include "io/text_stream.hpp"
+#include "warpmatch/approx.hpp"
 #include "warpmatch/exact.hpp"
 #include "warpmatch/multi.hpp"
 
@@ -533,7 +534,8 @@ TEST(TextStream, PausedGzipWriterDeliversWhatItFlushed) {
 }
 
 // Searching window by window with pauses inserted at random places equals searching the
-// whole text: patterns straddle the early window ends.
+// whole text: patterns straddle the early window ends. Exact search keeps the hits starting
+// before `owned` (overlap m - 1), approximate search those ending after `repeated` (m + k).
 TEST(TextStream, WindowedSearchWithPausesEqualsWholeSearch) {
   std::mt19937_64 rng(31);
   const std::string text = random_dna(rng, 20000, "AC");
@@ -543,6 +545,12 @@ TEST(TextStream, WindowedSearchWithPausesEqualsWholeSearch) {
   const MultiMatcher multi = MultiMatcher::compile(set, mo);
   std::vector<Match> want;
   multi.scan(as_bytes(text), [&](const Match& m) { want.push_back(m); return true; });
+  ApproxOptions ao;
+  ao.backend = Backend::cpu;
+  ao.k = 2;
+  const ApproxMatcher approx = ApproxMatcher::compile(as_bytes("ACCACAC"), ao);
+  std::vector<ApproxMatch> want_approx;
+  approx.scan(as_bytes(text), [&](const ApproxMatch& h) { want_approx.push_back(h); return true; });
   for (int trial = 0; trial < 8; ++trial) {
     std::vector<std::size_t> pauses;
     for (int i = 0; i < 300; ++i) pauses.push_back(1 + rng() % text.size());
@@ -563,6 +571,20 @@ TEST(TextStream, WindowedSearchWithPausesEqualsWholeSearch) {
     }
     EXPECT_EQ(got, want) << "trial " << trial;
     if (!o.read_ahead && o.window_bytes == 1u << 20) EXPECT_GT(early, 100u) << "the pauses end windows";
+    o.overlap = 7 + 2;
+    TextStream again = pausing_stream(text, pauses, o);
+    std::vector<ApproxMatch> got_approx;
+    for (TextWindow w; again.next(w);) {
+      approx.scan(w.data, [&](const ApproxMatch& h) {
+        if (h.end <= w.repeated) return true;
+        ApproxMatch at = h;
+        at.start += w.offset;
+        at.end += w.offset;
+        got_approx.push_back(at);
+        return true;
+      });
+    }
+    EXPECT_EQ(got_approx, want_approx) << "trial " << trial;
   }
 }
 
