@@ -584,9 +584,11 @@ struct TextStream::Impl {
       if (b.capacity < carry) grow(b, std::max<std::uint64_t>(carry, next_capacity(b, carry)), 0);
       if (carry) std::memmove(b.bytes.get(), from.bytes.get() + carry_from, carry);  // b may be unallocated
     }
-    // Windows grow from 1 MiB to window_bytes, so the first results of a fast pipe (and -q,
-    // -m) come after 1 MiB, not after a whole window; a slow one's come when its writer pauses.
-    const std::uint64_t cap = carry + window_bytes_now;
+    // Windows grow from 1 MiB to window_bytes, so the first results of a pipe (and -q, -m)
+    // come early, not after a whole window (a slow pipe's when its writer pauses); a fast
+    // pipe's take at least one read step (kParseBlock), as a reader that fills its steps has
+    // always taken them: the same windows, so the same memory, as before pauses ended any.
+    const std::uint64_t cap = carry + std::min(options.window_bytes, std::max<std::uint64_t>(window_bytes_now, kParseBlock));
     window_bytes_now = std::min<std::uint64_t>(options.window_bytes, window_bytes_now * 2);
     std::size_t size = carry;
     bool paused = false;
