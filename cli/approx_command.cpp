@@ -39,6 +39,7 @@ struct ApproxFlags {
   bool no_filename = false;
   bool best_of_cluster = false;
   bool no_progress = false;
+  bool line_buffered = false;
   std::int64_t max_hits = -1;
   std::string window = "256M";  // --window
   std::string backend = "auto";
@@ -114,6 +115,7 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
   if (flags.best || flags.best_of_cluster) {
     plan.stream.window_bytes = plan.stream.mapped_window_bytes = std::uint64_t{1} << 62;
     plan.stream.pipeline = false;  // one whole record in memory, not two
+    plan.stream.end_window_on_pause = false;  // nor part of one when a pipe's writer pauses
   }
   plan.inputs = std::move(files);
   plan.owns = Ownership::ends;
@@ -137,6 +139,7 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
   print.labels = std::move(labels);
   const std::unique_ptr<Sink> printer =
       make_printer(flags.seq.hit_format(flags.quiet, flags.count, flags.json), std::move(print));
+  if (flags.line_buffered) printer->set_line_buffered();
 
   Searcher::Summarize summarize;
   if ((flags.json && !flags.quiet) || flags.stats) {
@@ -274,6 +277,8 @@ CommandRunner add_approx_command(CLI::App& app) {
   cmd->add_option("--blocks", flags->blocks, "wavefront: the paper's D, pieces of the text (0 = auto)")
       ->check(integer_in(0));
   cmd->add_flag("--no-progress", flags->no_progress, "Never draw the progress bar (drawn on a terminal for long scans)");
+  cmd->add_flag("--line-buffered", flags->line_buffered,
+                "Write every output line at once (as on a terminal), not in 64 KiB blocks");
   cmd->add_option("--format", flags->format, "Input format: auto, plain, fasta, fastq")
       ->check(CLI::IsMember({"auto", "plain", "fasta", "fastq"}));
   cmd->add_option("--window", flags->window,

@@ -39,6 +39,7 @@ struct FindFlags {
   bool with_filename = false;
   bool no_filename = false;
   bool no_progress = false;
+  bool line_buffered = false;
   std::string backend = "auto";
   std::string algorithm = "auto";
   std::string format = "auto";
@@ -150,6 +151,7 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   print.count_names_pattern = true;
   const std::unique_ptr<Sink> printer =
       make_printer(flags.seq.hit_format(flags.quiet, flags.count, flags.json), std::move(print));
+  if (flags.line_buffered) printer->set_line_buffered();
 
   Searcher::Summarize summarize;
   if ((flags.json && !flags.quiet) || flags.stats) {
@@ -364,6 +366,8 @@ CommandRunner add_find_command(CLI::App& app) {
                   "FASTA/FASTQ); memory is about this plus ~150 MiB of read-ahead (default 256M)")
       ->check(size_check());
   cmd->add_flag("--no-progress", flags->no_progress, "Never draw the progress bar");
+  cmd->add_flag("--line-buffered", flags->line_buffered,
+                "Write every output line at once (as on a terminal), not in 64 KiB blocks");
   cmd->footer(
       std::string("Output: PATH:RECORD:[STRAND:]START:MATCH per occurrence (PATH with several inputs or -H,\n") +
       "RECORD for FASTA/FASTQ, STRAND with --strand - or both;\n"
@@ -378,7 +382,8 @@ CommandRunner add_find_command(CLI::App& app) {
       "truncated input is reported with its byte offset after the matches before it; the other\n"
       "inputs are searched); with -q a match gives 0 even when an input failed (grep).\n"
       "Write errors (disk full, closed stdout) print 'write error' and give 2.\n"
-      "Inputs are streamed: files of any size and endless pipes work in bounded memory (--window).\n"
+      "Inputs are streamed: files of any size and endless pipes work in bounded memory (--window);\n"
+      "a pipe's matches are printed (and flushed) as soon as its writer pauses (tail -f | find).\n"
       "--backend auto weighs the job (bytes, where they come from, patterns) by a cost model and\n"
       "starts CUDA only when the GPU wins end to end; --stats prints the choice and its estimate.\n"
       + std::string(kSequenceHelp) +

@@ -89,6 +89,7 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
     search_window(w, where, scanner, progress, input.stored_offset());
     if (plan_.circular && !stop_input_ && !stop_all_ && junction.add(w)) search_junction(junction, where, scanner);
     totals_.bytes += plan_.owns == Ownership::starts ? w.owned : w.data.size() - w.repeated;
+    if (w.input_paused) sink_.flush();  // seen while a slow pipe waits (Output)
     progress.advance_to(input.stored_offset());
   }
   progress.finish();

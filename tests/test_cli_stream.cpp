@@ -2,13 +2,20 @@
 // pipes stopped by -q / -m, compressed inputs (gzip, BGZF, zstd) giving the plain file's
 // output, a corrupt input reported after its matches with the other inputs still searched,
 // and `auto` never starting CUDA for a small job (--stats says why); the progress line on a
-// terminal, for files and for pipes of unknown size.
+// terminal, for files and for pipes of unknown size; an interactive pipe (a writer that
+// pauses) has its matches printed while it waits, and -q / -m end without waiting for it.
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "cli_test_support.hpp"
 #include "compression_test_support.hpp"
@@ -22,7 +29,138 @@ class CliStream : public warpmatch_test::CliTest {
  protected:
 };
 
+// The CLI as a child process whose standard input and output are pipes this test holds: the
+// test plays a writer that pauses (a `tail -f`) and a reader of the results.
+class Child {
+ public:
+  explicit Child(const std::vector<std::string>& args) {
+    int in[2], out[2];
+    EXPECT_EQ(::pipe(in), 0);
+    EXPECT_EQ(::pipe(out), 0);
+    const std::string cli = warpmatch_test::cli_path();
+    std::vector<char*> argv{const_cast<char*>(cli.c_str())};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::dup2(in[0], 0);
+      ::dup2(out[1], 1);
+      for (int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    ::close(in[0]);
+    ::close(out[1]);
+    in_ = in[1];
+    out_ = out[0];
+  }
+  ~Child() {
+    close_input();
+    if (out_ >= 0) ::close(out_);
+    if (pid_ > 0 && !exited_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  void write(const std::string& bytes) { EXPECT_EQ(::write(in_, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size())); }
+  void close_input() {
+    if (in_ >= 0) ::close(in_);
+    in_ = -1;
+  }
+  // Its output until `lines` lines or the end came, waiting at most 60 s in all.
+  std::string read_lines(int lines) {
+    std::string got;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::count(got.begin(), got.end(), '\n') < lines && std::chrono::steady_clock::now() < deadline) {
+      pollfd p{out_, POLLIN, 0};
+      if (::poll(&p, 1, 100) <= 0) continue;
+      char buf[4096];
+      const ssize_t n = ::read(out_, buf, sizeof buf);
+      if (n <= 0) break;
+      got.append(buf, static_cast<std::size_t>(n));
+    }
+    return got;
+  }
+  // Its exit status once it has exited within 60 s, else -1 (still running).
+  int wait_exit() {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int in_ = -1, out_ = -1;
+  bool exited_ = false;
+};
+
 }  // namespace
+
+TEST_F(CliStream, PausedPipesMatchesArePrintedBeforeTheWriterContinues) {
+  // stdout is a pipe (block-buffered): the lines come because the search flushes after a
+  // window whose input paused. Each case's writer sends a match, then waits for its line.
+  struct Case {
+    std::vector<std::string> args;
+    std::string first, first_lines, rest, rest_lines;
+  };
+  const std::vector<Case> cases = {
+      {{"find", "needle"}, "one\na needle\n", "6:needle\n", "needle\n", "13:needle\n"},
+      {{"find", "-e", "needle", "-e", "eedl"}, "a needle\n", "2:needle\n3:eedl\n", "", ""},
+      {{"find", "--json", "needle"}, "a needle\n",
+       R"j({"type":"match","path":"(standard input)","record":null,"pattern":0,"start":2,"end":8})j" "\n", "", ""},
+      {{"find", "GGATCC"}, ">r1\nACGTGGATCC\n", "r1:4:GGATCC\n", ">r2\nGGATCC\n", "r2:0:GGATCC\n"},
+      {{"approx", "-k", "0", "GGATCC"}, "xxGGATCCxx\n", "2:8:0:GGATCC\n", "", ""},
+  };
+  for (const Case& c : cases) {
+    Child child(c.args);
+    child.write(c.first);
+    const auto lines = [](const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); };
+    EXPECT_EQ(child.read_lines(lines(c.first_lines)), c.first_lines)
+        << c.args[0] << " " << c.args.back() << ": printed while the writer waits";
+    child.write(c.rest);
+    child.close_input();
+    const std::string rest = child.read_lines(1 << 20);  // to the end
+    if (c.args[1] == "--json") EXPECT_EQ(rest.rfind(R"({"type":"summary")", 0), 0u) << rest;
+    else EXPECT_EQ(rest, c.rest_lines);
+    EXPECT_EQ(child.wait_exit(), 0);
+  }
+}
+
+TEST_F(CliStream, QuietAndMaxCountEndWhileTheWriterPauses) {
+  // The writer never closes before the command has ended: -q and -m must not wait for it.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"find", "-q", "needle"}, {"find", "-m", "1", "needle"},
+        {"approx", "-k", "1", "--max-hits", "1", "needle"}}) {
+    Child child(args);
+    child.write("a needle\n");
+    EXPECT_EQ(child.wait_exit(), 0) << args[1] << ": ended while its input was still open";
+  }
+}
+
+TEST_F(CliStream, LineBufferedPrintsTheSameLines) {
+  std::string text;
+  for (int i = 0; i < 5000; ++i) text += "line " + std::to_string(i) + (i % 3 ? " needle\n" : "\n");
+  const auto f = file("t.txt", text);
+  for (const std::string cmd : {"find", "approx"}) {
+    std::vector<std::string> plain = {cmd, "needle", f.string()}, buffered = {cmd, "--line-buffered", "needle", f.string()};
+    if (cmd == "approx") {
+      plain.insert(plain.begin() + 1, {"-k", "1"});
+      buffered.insert(buffered.begin() + 1, {"-k", "1"});
+    }
+    const CliResult want = run(plain), got = run(buffered);
+    EXPECT_EQ(got.status, 0) << got.err;
+    EXPECT_EQ(got.out, want.out) << cmd;
+    EXPECT_FALSE(got.out.empty());
+  }
+}
 
 TEST_F(CliStream, TwoGibPipeIsSearchedInBoundedMemory) {
   // 2 GiB of "needle\n" lines through a pipe: counted exactly, memory far below the input.

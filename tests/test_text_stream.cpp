@@ -2,7 +2,8 @@
 // format and compression, whatever the window size; records spanning windows; gzip members,
 // BGZF blocks and zstd frames split anywhere; corrupt and truncated data reported with the
 // compressed byte offset after the windows before it; searches over windows equal searches
-// of the whole text (exact and multi-pattern), on a pipe too.
+// of the whole text (exact and multi-pattern), on a pipe too; a writer that pauses (an
+// interactive pipe) has what it sent delivered in an early window, whatever it is.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -10,10 +11,13 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <random>
 #include <string>
@@ -24,6 +28,7 @@
 #include "temp_dir_test.hpp"
 #include "io/input.hpp"
 #include "io/text_stream.hpp"
+#include "warpmatch/approx.hpp"
 #include "warpmatch/exact.hpp"
 #include "warpmatch/multi.hpp"
 
@@ -129,21 +134,28 @@ void expect_streams_like_whole(const std::string& name, const std::string& store
   }
 }
 
+// `rounds` times: random plain text (with bytes FASTA/FASTQ give meaning to), FASTA and FASTQ
+// of `records` records, each given to `check`.
+template <class Check>
+void for_random_texts(std::mt19937_64& rng, int rounds, std::size_t plain_bytes, int records, Check check) {
+  for (int round = 0; round < rounds; ++round) {
+    const std::string plain = random_dna(rng, plain_bytes, "ACGT\n\r>@+");
+    const std::string fa = random_fasta(rng, records);
+    const std::string fq = random_fastq(rng, records);
+    for (const std::string* text : {&plain, &fa, &fq}) check(*text);
+  }
+}
+
 }  // namespace
 
 TEST(TextStream, PlainFastaFastqEqualWholeInputAtAnyWindow) {
   std::mt19937_64 rng(11);
-  for (int round = 0; round < 4; ++round) {
-    const std::string plain = random_dna(rng, 3000, "ACGT\n\r>@+");
-    const std::string fa = random_fasta(rng, 20);
-    const std::string fq = random_fastq(rng, 20);
-    for (const std::string* text : {&plain, &fa, &fq}) {
-      expect_streams_like_whole("t", *text, *text, rng);
-      expect_streams_like_whole("t.gz", gzip_member(*text), *text, rng);
-      expect_streams_like_whole("t.bgz", bgzf(*text, 1 + rng() % 700), *text, rng);
-      expect_streams_like_whole("t.zst", zstd_frame(*text), *text, rng);
-    }
-  }
+  for_random_texts(rng, 4, 3000, 20, [&](const std::string& text) {
+    expect_streams_like_whole("t", text, text, rng);
+    expect_streams_like_whole("t.gz", gzip_member(text), text, rng);
+    expect_streams_like_whole("t.bgz", bgzf(text, 1 + rng() % 700), text, rng);
+    expect_streams_like_whole("t.zst", zstd_frame(text), text, rng);
+  });
 }
 
 TEST(TextStream, GzipMembersAndZstdFramesSplitAnywhere) {
@@ -371,6 +383,305 @@ TEST_F(TempDir, LargeFastaBulkLineRemovalEqualsWholeInput) {
       EXPECT_EQ(reassemble(mapped, o.overlap), want) << "mapped, threads " << threads;
       TextStream copied = TextStream::from_bytes("x", as_bytes(fa), o);
       EXPECT_EQ(reassemble(copied, o.overlap), want) << "read(), threads " << threads;
+    }
+  }
+}
+
+// ---- interactive inputs: a writer that pauses ------------------------------------------------
+
+namespace {
+
+// The bytes of `content` as a pipe whose writer pauses at `pauses` (offsets): read() stops at
+// the next pause, and wait_ready() says "nothing at hand" there until the reader reads again
+// (the writer resumes when the reader waits on it). No clock is involved: a pause ends the
+// window exactly there, whatever the machine's load.
+class PausingSource final : public io::ByteSource {
+ public:
+  PausingSource(std::string content, std::vector<std::size_t> pauses)
+      : content_(std::move(content)), pauses_(std::move(pauses)) {
+    std::sort(pauses_.begin(), pauses_.end());
+  }
+  std::size_t read(std::uint8_t* out, std::size_t capacity) override {
+    std::size_t end = content_.size();
+    const auto next = std::upper_bound(pauses_.begin(), pauses_.end(), pos_);
+    if (next != pauses_.end()) end = std::min(end, *next);
+    const std::size_t n = std::min(capacity, end - pos_);
+    std::memcpy(out, content_.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+  std::uint64_t raw_offset() const override { return pos_; }
+  bool wait_ready(io::Clock::time_point) override {
+    return pos_ == content_.size() || !std::binary_search(pauses_.begin(), pauses_.end(), pos_);
+  }
+
+ private:
+  std::string content_;
+  std::vector<std::size_t> pauses_;
+  std::size_t pos_ = 0;
+};
+
+TextStream pausing_stream(const std::string& stored, std::vector<std::size_t> pauses, const io::StreamOptions& o) {
+  return TextStream::from_source("p", std::make_unique<PausingSource>(stored, std::move(pauses)), o);
+}
+
+// gzip whose deflate stream is flushed (Z_SYNC_FLUSH) after each part, as a writer that
+// compresses line by line sends it; `ends` receives the compressed offset after each part.
+std::string gzip_flushed(const std::vector<std::string>& parts, std::vector<std::size_t>& ends) {
+  z_stream zs{};
+  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(parts[i].data()));
+    zs.avail_in = static_cast<uInt>(parts[i].size());
+    const int flush = i + 1 == parts.size() ? Z_FINISH : Z_SYNC_FLUSH;
+    do {
+      char buf[4096];
+      zs.next_out = reinterpret_cast<Bytef*>(buf);
+      zs.avail_out = sizeof buf;
+      deflate(&zs, flush);
+      out.append(buf, sizeof buf - zs.avail_out);
+    } while (zs.avail_out == 0);
+    ends.push_back(out.size());
+  }
+  deflateEnd(&zs);
+  return out;
+}
+
+}  // namespace
+
+// A pause ends the window there, as a non-last window with the usual overlap, marked
+// input_paused; the bytes after it open the next window. Deterministic: no read-ahead thread.
+TEST(TextStream, WriterPauseEndsTheWindowThere) {
+  std::string plain;
+  for (int i = 0; plain.size() < 3000; ++i) plain += "line " + std::to_string(i) + "\n";
+  const std::size_t a = plain.find('\n', 1000) + 1, b = plain.find('\n', 2000) + 1;
+  for (bool pipeline : {false, true}) {
+    io::StreamOptions o;
+    o.window_bytes = 1 << 20;  // never full here: only pauses and the end end windows
+    o.overlap = 5;
+    o.read_ahead = false;
+    o.pipeline = pipeline;
+    TextStream s = pausing_stream(plain, {a, b}, o);
+    std::vector<std::uint64_t> ends;
+    std::vector<bool> paused, last;
+    for (TextWindow w; s.next(w);) {
+      ends.push_back(w.offset + w.data.size());
+      paused.push_back(w.input_paused);
+      last.push_back(w.last);
+    }
+    EXPECT_EQ(ends, (std::vector<std::uint64_t>{a, b, plain.size()})) << "pipeline " << pipeline;
+    EXPECT_EQ(paused, (std::vector<bool>{true, true, false}));
+    EXPECT_EQ(last, (std::vector<bool>{false, false, true}));
+  }
+  // Off (approx --best): the window waits for the record's end.
+  io::StreamOptions whole_records;
+  whole_records.read_ahead = false;
+  whole_records.end_window_on_pause = false;
+  TextStream s = pausing_stream(plain, {a, b}, whole_records);
+  TextWindow w;
+  ASSERT_TRUE(s.next(w));
+  EXPECT_TRUE(w.last);
+  EXPECT_EQ(w.data.size(), plain.size());
+}
+
+// Streamed records equal the whole input's with pauses at random places (inside lines, at
+// line breaks, between "\r" and "\n", inside headers and compressed blocks), any window size
+// and overlap, with and without the read-ahead and producer threads.
+TEST(TextStream, PausesAnywhereStreamLikeWholeInput) {
+  std::mt19937_64 rng(12);
+  for_random_texts(rng, 3, 2000, 15, [&](const std::string& text) {
+    const std::vector<Record> want = whole("p", text);
+    for (const std::string& stored : {text, gzip_member(text), bgzf(text, 1 + rng() % 500), zstd_frame(text)}) {
+      for (int trial = 0; trial < 6; ++trial) {
+        std::vector<std::size_t> pauses;
+        const std::size_t n = trial == 0 ? stored.size() : rng() % 40;  // trial 0: after every byte
+        for (std::size_t i = 0; i < n; ++i) pauses.push_back(trial == 0 ? i + 1 : 1 + rng() % stored.size());
+        io::StreamOptions o;
+        o.window_bytes = trial % 2 ? 1 << 20 : 1 + rng() % 300;
+        o.overlap = rng() % 12;
+        o.read_ahead = trial % 3 == 1;
+        o.pipeline = rng() % 2;
+        o.threads = 1 + static_cast<int>(rng() % 2);
+        TextStream s = pausing_stream(stored, pauses, o);
+        EXPECT_EQ(reassemble(s, o.overlap), want)
+            << "stored " << stored.size() << " bytes, " << pauses.size() << " pauses, window " << o.window_bytes;
+      }
+    }
+  });
+}
+
+// A writer that flushes its gzip stream and pauses: what it sent is decoded and delivered in a
+// window before it continues (the decoder hands on what it has).
+TEST(TextStream, PausedGzipWriterDeliversWhatItFlushed) {
+  std::vector<std::size_t> ends;
+  const std::string gz = gzip_flushed({">r1\nACGTGGATCC\nAC", "GT\n>r2\nGGATCC\n"}, ends);
+  io::StreamOptions o;
+  o.read_ahead = false;
+  o.overlap = 5;
+  TextStream s = pausing_stream(gz, {ends[0]}, o);
+  TextWindow w;
+  ASSERT_TRUE(s.next(w));
+  EXPECT_EQ(str(w.data), "ACGTGGATCCAC");
+  EXPECT_TRUE(w.input_paused);
+  EXPECT_FALSE(w.last);
+  std::vector<Record> got{{std::string(w.record), str(w.data.first(w.owned))}};
+  for (TextWindow v; s.next(v);) {
+    if (v.first) got.push_back({std::string(v.record), ""});
+    got.back().seq += str(v.data.first(v.owned));
+  }
+  EXPECT_EQ(got, (std::vector<Record>{{"r1", "ACGTGGATCCACGT"}, {"r2", "GGATCC"}}));
+}
+
+// Searching window by window with pauses inserted at random places equals searching the
+// whole text: patterns straddle the early window ends. Exact search keeps the hits starting
+// before `owned` (overlap m - 1), approximate search those ending after `repeated` (m + k).
+TEST(TextStream, WindowedSearchWithPausesEqualsWholeSearch) {
+  std::mt19937_64 rng(31);
+  const std::string text = random_dna(rng, 20000, "AC");
+  MultiOptions mo;
+  mo.backend = Backend::cpu;
+  const std::vector<std::string> set = {"A", "CA", "ACCA", "AACAC", "CACACACAC"};
+  const MultiMatcher multi = MultiMatcher::compile(set, mo);
+  std::vector<Match> want;
+  multi.scan(as_bytes(text), [&](const Match& m) { want.push_back(m); return true; });
+  ApproxOptions ao;
+  ao.backend = Backend::cpu;
+  ao.k = 2;
+  const ApproxMatcher approx = ApproxMatcher::compile(as_bytes("ACCACAC"), ao);
+  std::vector<ApproxMatch> want_approx;
+  approx.scan(as_bytes(text), [&](const ApproxMatch& h) { want_approx.push_back(h); return true; });
+  for (int trial = 0; trial < 8; ++trial) {
+    std::vector<std::size_t> pauses;
+    for (int i = 0; i < 300; ++i) pauses.push_back(1 + rng() % text.size());
+    io::StreamOptions o;
+    o.window_bytes = trial < 4 ? 1 << 20 : 1 + rng() % 2000;
+    o.overlap = multi.max_pattern_length() - 1;
+    o.read_ahead = trial % 2;
+    o.pipeline = trial % 3 == 0;
+    TextStream s = pausing_stream(text, pauses, o);
+    std::vector<Match> got;
+    std::size_t early = 0;
+    for (TextWindow w; s.next(w);) {
+      early += !w.last;
+      multi.scan(w.data, [&](const Match& m) {
+        if (m.start < w.owned) got.push_back({.pattern = m.pattern, .start = m.start + w.offset, .end = m.end + w.offset});
+        return true;
+      });
+    }
+    EXPECT_EQ(got, want) << "trial " << trial;
+    if (!o.read_ahead && o.window_bytes == 1u << 20) EXPECT_GT(early, 100u) << "the pauses end windows";
+    o.overlap = 7 + 2;
+    TextStream again = pausing_stream(text, pauses, o);
+    std::vector<ApproxMatch> got_approx;
+    for (TextWindow w; again.next(w);) {
+      approx.scan(w.data, [&](const ApproxMatch& h) {
+        if (h.end <= w.repeated) return true;
+        ApproxMatch at = h;
+        at.start += w.offset;
+        at.end += w.offset;
+        got_approx.push_back(at);
+        return true;
+      });
+    }
+    EXPECT_EQ(got_approx, want_approx) << "trial " << trial;
+  }
+}
+
+namespace {
+
+void write_all(int fd, const std::string& bytes) {
+  for (std::size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// A writer thread on a new FIFO at `path`: sends `first`, pauses until resume() (at the latest
+// after 60 s: a reader that waits for it then fails its test), sends `rest` and closes.
+class PausingWriter {
+ public:
+  PausingWriter(const std::string& path, std::string first, std::string rest) {
+    EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0);
+    thread_ = std::thread([this, path, first = std::move(first), rest = std::move(rest)] {
+      const int fd = ::open(path.c_str(), O_WRONLY);
+      write_all(fd, first);
+      resume_.wait_for(std::chrono::seconds(60));
+      went_on_ = true;
+      write_all(fd, rest);
+      ::close(fd);
+    });
+  }
+  ~PausingWriter() {
+    resume();
+    thread_.join();
+  }
+  void resume() {
+    if (!resume_asked_) resume_signal_.set_value();
+    resume_asked_ = true;
+  }
+  bool went_on() const { return went_on_.load(); }
+
+ private:
+  std::promise<void> resume_signal_;
+  std::future<void> resume_ = resume_signal_.get_future();
+  bool resume_asked_ = false;
+  std::atomic<bool> went_on_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
+// Through a real FIFO (read-ahead and producer threads, the 50 ms pause rule): a match the
+// writer sent before pausing is delivered while the writer still waits — it goes on only
+// once the reader has seen the match, or after 60 s, which then fails the test. Plain text and
+// a gzip stream flushed before the pause.
+TEST_F(TempDir, PausedWritersMatchArrivesBeforeItContinues) {
+  for (bool gz : {false, true}) {
+    const std::vector<std::string> parts = {"first line\na needle here\n", "more\nneedle again\n"};
+    std::vector<std::size_t> ends;
+    const std::string bytes = gz ? gzip_flushed(parts, ends) : parts[0] + parts[1];
+    const std::size_t cut = gz ? ends[0] : parts[0].size();
+    const std::string fifo = (dir_ / (gz ? "gz.fifo" : "plain.fifo")).string();
+    PausingWriter writer(fifo, bytes.substr(0, cut), bytes.substr(cut));
+    io::StreamOptions o;
+    o.overlap = 5;
+    std::string all;
+    bool seen = false, before_writer_went_on = false;
+    TextStream s = TextStream::open(fifo, o);
+    for (TextWindow w; s.next(w);) {
+      all += str(w.data.first(w.owned));
+      if (!seen && all.find("needle") != std::string::npos) {
+        seen = true;
+        before_writer_went_on = !writer.went_on();
+        writer.resume();
+      }
+    }
+    EXPECT_TRUE(before_writer_went_on) << (gz ? "gzip" : "plain");
+    EXPECT_EQ(all, parts[0] + parts[1]);
+  }
+}
+
+// A reader that stops early (-q, -m) while the writer pauses: closing the stream does not
+// wait for the writer (a read blocked on it is cancelled), with or without the threads.
+TEST_F(TempDir, ClosingAStreamDoesNotWaitForAPausedWriter) {
+  int n = 0;
+  for (bool read_ahead : {false, true}) {
+    for (bool pipeline : {false, true}) {
+      const std::string fifo = (dir_ / ("c" + std::to_string(n++) + ".fifo")).string();
+      PausingWriter writer(fifo, "a needle\n", "");
+      {
+        io::StreamOptions o;
+        o.read_ahead = read_ahead;
+        o.pipeline = pipeline;
+        TextStream s = TextStream::open(fifo, o);
+        TextWindow w;
+        ASSERT_TRUE(s.next(w));
+        EXPECT_EQ(str(w.data), "a needle\n");
+        EXPECT_TRUE(w.input_paused);
+      }  // closed while the writer still holds the pipe open
+      EXPECT_FALSE(writer.went_on()) << "read_ahead " << read_ahead << " pipeline " << pipeline;
     }
   }
 }

@@ -1,5 +1,7 @@
 #include "output.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -21,6 +23,8 @@ void flush_or_throw(std::FILE* file) {
 }  // namespace
 
 void flush_stdout_or_throw() { flush_or_throw(stdout); }
+
+Output::Output(std::FILE* f) : file_(f), line_buffered_(::isatty(::fileno(f)) == 1) {}
 
 void Output::flush() {
   if (buf_.size() != 0) {

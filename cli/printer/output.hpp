@@ -32,10 +32,14 @@ void flush_stdout_or_throw();
 
 /// Large-buffer writer to a FILE* (stdout): millions of match lines must not cost a syscall each.
 /// flush() throws WriteError when the bytes cannot be written (the destructor swallows it:
-/// commands flush before they return).
+/// commands flush before they return). Line-buffered (every maybe_flush() writes) when the
+/// file is a terminal, as stdio and grep are, or when asked (--line-buffered, grep's flag);
+/// the searches also flush after a window whose streamed input paused (a `tail -f` pipe),
+/// so its results are seen while the input waits, even through `| cat`.
 class Output {
  public:
-  explicit Output(std::FILE* f) : file_(f) {}
+  explicit Output(std::FILE* f);
+  void set_line_buffered() { line_buffered_ = true; }
   ~Output() {
     try {
       flush();
@@ -44,13 +48,14 @@ class Output {
   }
   fmt::memory_buffer& buffer() { return buf_; }
   void maybe_flush() {
-    if (buf_.size() >= (1u << 16)) flush();
+    if (line_buffered_ || buf_.size() >= (1u << 16)) flush();
   }
   void flush();
 
  private:
   std::FILE* file_;
   fmt::memory_buffer buf_;
+  bool line_buffered_;
 };
 
 /// The stderr line for an input that failed (exit status 2 follows): `warpmatch: PATH: what`,

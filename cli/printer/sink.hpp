@@ -121,6 +121,8 @@ class Sink {
   virtual void mems(const MemResult&) {}
   /// Writes what is buffered; throws WriteError.
   void flush() { out_.flush(); }
+  /// Every line written at once (--line-buffered; a terminal always is, see Output).
+  void set_line_buffered() { out_.set_line_buffered(); }
 
  protected:
   Output out_;

@@ -325,8 +325,12 @@ class PyApproxMatcher {
     io::StreamOptions o = stream_options(format, window_bytes);
     o.threads = opt_.threads;
     o.overlap = overlap();
-    // Best mode compares hits across a whole record: whole records as windows.
-    if (opt_.best) o.window_bytes = o.mapped_window_bytes = std::uint64_t{1} << 62;
+    // Best mode compares hits across a whole record: whole records as windows, also when a
+    // pipe's writer pauses.
+    if (opt_.best) {
+      o.window_bytes = o.mapped_window_bytes = std::uint64_t{1} << 62;
+      o.end_window_on_pause = false;
+    }
     std::vector<FileRow> rows;
     std::vector<std::string> records;
     {

@@ -3,6 +3,8 @@
 #include "io/byte_source.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,14 +27,52 @@ std::size_t MemorySource::read(std::uint8_t* out, std::size_t capacity) {
   return n;
 }
 
+FdSource::FdSource(std::string name, int fd, bool owned)
+    : name_(std::move(name)), fd_(fd), owned_(owned), cancel_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+
 FdSource::~FdSource() {
   if (owned_) ::close(fd_);
+  if (cancel_fd_ >= 0) ::close(cancel_fd_);
+}
+
+bool FdSource::poll_until(Clock::time_point deadline) {
+  for (;;) {
+    if (cancelled_.load(std::memory_order_relaxed)) return true;  // read() gives 0 at once
+    int timeout_ms = -1;
+    if (deadline != Clock::time_point::max()) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      timeout_ms = static_cast<int>(std::clamp<long long>(left, 0, 1 << 30));
+    }
+    pollfd fds[2] = {{fd_, POLLIN, 0}, {cancel_fd_, POLLIN, 0}};
+    const int n = ::poll(fds, cancel_fd_ >= 0 ? 2 : 1, timeout_ms);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return true;  // let read() report the descriptor's error
+    if (n == 0) return false;
+    if (fds[1].revents) cancelled_.store(true);
+    readable_ = fds[0].revents != 0;  // readable, at its end (POLLHUP) or in error
+    return true;
+  }
+}
+
+bool FdSource::wait_ready(Clock::time_point deadline) { return poll_until(deadline); }
+
+void FdSource::cancel() {
+  cancelled_.store(true);
+  if (cancel_fd_ >= 0) {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t n = ::write(cancel_fd_, &one, sizeof one);
+  }
 }
 
 std::size_t FdSource::read(std::uint8_t* out, std::size_t capacity) {
   // read() takes ssize_t counts; 1 GiB at a time is plenty.
   capacity = std::min<std::size_t>(capacity, std::size_t{1} << 30);
   for (;;) {
+    // A read() blocked in the kernel could not be cancelled: it is made only once poll() says
+    // it will not wait.
+    if (!readable_) poll_until(Clock::time_point::max());
+    readable_ = false;
+    if (cancelled_.load(std::memory_order_relaxed)) return 0;
     const ssize_t n = ::read(fd_, out, capacity);
     if (n >= 0) {
       offset_ += static_cast<std::uint64_t>(n);
@@ -60,19 +100,32 @@ namespace {
 // consumer's read(). The producer stops early when the consumer is destroyed.
 class ReadAhead final : public ByteSource {
  public:
-  ReadAhead(std::unique_ptr<ByteSource> inner, std::size_t slot_bytes, int slots)
-      : inner_(std::move(inner)), slots_(static_cast<std::size_t>(std::max(slots, 2))) {
+  ReadAhead(std::unique_ptr<ByteSource> inner, std::size_t slot_bytes, int slots, Clock::duration hand_off)
+      : inner_(std::move(inner)), slots_(static_cast<std::size_t>(std::max(slots, 2))), hand_off_(hand_off) {
     for (Slot& s : slots_) s.bytes.reset(new std::uint8_t[slot_bytes]);
     slot_bytes_ = slot_bytes;
     thread_ = std::thread([this] { produce(); });
   }
   ~ReadAhead() override {
+    cancel();
+    thread_.join();
+  }
+
+  // Wakes both sides: the producer (in the inner source or waiting for a free slot) and a
+  // consumer waiting for a slot, which then sees the end of the input.
+  void cancel() override {
     {
       std::lock_guard lock(mutex_);
       closing_ = true;
     }
     changed_.notify_all();
-    thread_.join();
+    inner_->cancel();
+  }
+
+  bool wait_ready(Clock::time_point deadline) override {
+    if (have_current_) return true;
+    std::unique_lock lock(mutex_);
+    return changed_.wait_until(lock, deadline, [&] { return filled_ > head_ || finished_ || closing_; });
   }
 
   std::size_t read(std::uint8_t* out, std::size_t capacity) override {
@@ -81,9 +134,9 @@ class ReadAhead final : public ByteSource {
       Slot& s = slots_[head_ % slots_.size()];
       if (!have_current_) {
         std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return filled_ > head_ || finished_; });
-        if (filled_ == head_) {  // the producer finished: end of input or its error
-          if (error_ && done == 0) std::rethrow_exception(error_);
+        changed_.wait(lock, [&] { return filled_ > head_ || finished_ || closing_; });
+        if (filled_ == head_) {  // the producer finished (end of input or its error) or cancelled
+          if (error_ && done == 0 && !closing_) std::rethrow_exception(error_);
           break;
         }
         have_current_ = true;
@@ -125,12 +178,21 @@ class ReadAhead final : public ByteSource {
         }
         Slot& s = slots_[next % slots_.size()];
         std::size_t n = 0;
+        bool at_end = false;
         std::exception_ptr error;
-        // Fill the slot (a pipe gives a few KiB per read): fewer, fuller hand-offs.
+        // Fill the slot (a pipe gives a few KiB per read): fewer, fuller hand-offs. A writer
+        // that pauses gets its bytes handed on `hand_off_` after the slot's first one: while
+        // bytes keep coming (a fast pipe), wait_ready() returns at once and the slot fills.
         try {
+          Clock::time_point hand_off_at{};
           while (n < slot_bytes_) {
+            if (n > 0 && !inner_->wait_ready(hand_off_at)) break;
             const std::size_t got = inner_->read(s.bytes.get() + n, slot_bytes_ - n);
-            if (got == 0) break;
+            if (got == 0) {
+              at_end = true;
+              break;
+            }
+            if (n == 0) hand_off_at = Clock::now() + hand_off_;
             n += got;
           }
         } catch (...) {
@@ -144,7 +206,7 @@ class ReadAhead final : public ByteSource {
         }
         changed_.notify_all();
         if (error) std::rethrow_exception(error);
-        if (n < slot_bytes_) break;  // the inner source is at its end
+        if (at_end) break;
       }
     } catch (...) {
       std::lock_guard lock(mutex_);
@@ -160,6 +222,7 @@ class ReadAhead final : public ByteSource {
   std::unique_ptr<ByteSource> inner_;
   std::vector<Slot> slots_;
   std::size_t slot_bytes_ = 0;
+  Clock::duration hand_off_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::uint64_t filled_ = 0;  // slots produced so far
@@ -175,8 +238,8 @@ class ReadAhead final : public ByteSource {
 }  // namespace
 
 std::unique_ptr<ByteSource> read_ahead(std::unique_ptr<ByteSource> inner, std::size_t slot_bytes,
-                                       int slots) {
-  return std::make_unique<ReadAhead>(std::move(inner), slot_bytes, slots);
+                                       int slots, Clock::duration hand_off) {
+  return std::make_unique<ReadAhead>(std::move(inner), slot_bytes, slots, hand_off);
 }
 
 RawInput open_raw(const std::string& path) {

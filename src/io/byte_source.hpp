@@ -2,8 +2,15 @@
 // all of them — a memory-mapped file, a pipe or stdin, a decompressor (decompress.hpp) — and a
 // read-ahead stage that runs a source on a thread of its own, so reading and decompressing
 // overlap the search. Memory is bounded by each source's buffers, never by the input's size.
+//
+// Interactive inputs (`tail -f log | warpmatch find ERROR`): a pipe's writer may pause for
+// any time. Every source then hands on what it has rather than wait for more (read()), and
+// says whether more is at hand (wait_ready()), so the window builder (text_stream.cpp) can
+// end a window early and the bytes that arrived are searched and printed now, as grep does.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -13,15 +20,31 @@
 
 namespace warpmatch::io {
 
-/// A stream of bytes, read front to back. Not thread-safe; one consumer.
+using Clock = std::chrono::steady_clock;
+/// A deadline already past: wait_ready(no_wait) asks without waiting.
+inline constexpr Clock::time_point no_wait{};
+
+/// A stream of bytes, read front to back. Not thread-safe; one consumer (cancel() excepted).
 class ByteSource {
  public:
   virtual ~ByteSource() = default;
-  /// Copies up to `capacity` bytes into `out`; returns 0 only at the end of the input.
+  /// Copies up to `capacity` bytes into `out`; returns 0 only at the end of the input. Waits
+  /// for the input's writer only until it has a byte: then it returns what is at hand, so the
+  /// last bytes before a writer's pause reach the consumer without waiting for the next ones.
   /// Throws InputError naming the input (and the byte offset for corrupt data).
   virtual std::size_t read(std::uint8_t* out, std::size_t capacity) = 0;
   /// Bytes of the underlying file or pipe consumed so far (compressed bytes for decoders).
   virtual std::uint64_t raw_offset() const = 0;
+  /// Waits until read() would return without waiting for the input's writer (bytes are at
+  /// hand, or the end or an error is known) or until `deadline`; returns whether it would. A
+  /// decoder answers for its compressed input (a writer pausing inside a compressed block
+  /// shows only when the block is complete). Sources that never wait (memory, regular files)
+  /// answer true at once.
+  virtual bool wait_ready(Clock::time_point /*deadline*/) { return true; }
+  /// Stops waiting for the writer, from any thread: a read() or wait_ready() blocked on it
+  /// returns, and the input ends (read() gives 0) once the bytes at hand are out. For a
+  /// consumer that stops before the end (-q on an endless pipe) and must not hang on exit.
+  virtual void cancel() {}
 };
 
 /// Bytes already in memory (a mapped file, a test buffer). `owner` keeps them alive.
@@ -41,18 +64,28 @@ class MemorySource final : public ByteSource {
   std::size_t pos_ = 0;
 };
 
-/// read() on a file descriptor (pipes, stdin, devices, files that cannot be mapped).
+/// read() on a file descriptor (pipes, stdin, FIFOs, terminals, files that cannot be mapped).
+/// A read is preceded by a poll() of the descriptor and of an eventfd that cancel() signals,
+/// unless wait_ready() has just seen the descriptor readable (the read-ahead asks it before
+/// every read but a slot's first): one more system call per read, reads being up to 1 MiB.
 class FdSource final : public ByteSource {
  public:
-  FdSource(std::string name, int fd, bool owned) : name_(std::move(name)), fd_(fd), owned_(owned) {}
+  FdSource(std::string name, int fd, bool owned);
   ~FdSource() override;
   std::size_t read(std::uint8_t* out, std::size_t capacity) override;
   std::uint64_t raw_offset() const override { return offset_; }
+  bool wait_ready(Clock::time_point deadline) override;
+  void cancel() override;
 
  private:
+  bool poll_until(Clock::time_point deadline);  // false: deadline passed first
+
   std::string name_;
   int fd_;
   bool owned_;
+  int cancel_fd_ = -1;  // an eventfd; -1 when none could be made (then cancel() is a no-op)
+  std::atomic<bool> cancelled_{false};
+  bool readable_ = false;  // the last poll saw bytes (or the end): read() will not wait
   std::uint64_t offset_ = 0;
 };
 
@@ -63,6 +96,10 @@ class PushbackSource final : public ByteSource {
       : head_(std::move(head)), inner_(std::move(inner)) {}
   std::size_t read(std::uint8_t* out, std::size_t capacity) override;
   std::uint64_t raw_offset() const override { return inner_->raw_offset(); }
+  bool wait_ready(Clock::time_point deadline) override {
+    return pos_ < head_.size() || inner_->wait_ready(deadline);
+  }
+  void cancel() override { inner_->cancel(); }
 
  private:
   std::string head_;
@@ -72,8 +109,11 @@ class PushbackSource final : public ByteSource {
 
 /// Runs `inner` on a thread of its own, `slots` buffers of `slot_bytes` ahead of the reader;
 /// an exception of the inner source is rethrown by read() in order, after the bytes before it.
+/// A buffer is handed on when full, or when `inner` has had nothing at hand for `hand_off`
+/// after the buffer's first byte (a paused writer), so a slow pipe's bytes are not held back.
+/// Its wait_ready() waits for a buffer to be handed on; its cancel() ends the thread's wait.
 std::unique_ptr<ByteSource> read_ahead(std::unique_ptr<ByteSource> inner, std::size_t slot_bytes,
-                                       int slots);
+                                       int slots, Clock::duration hand_off);
 
 /// An opened input before decompression: the mapped file when it is a regular file (zero
 /// copy, its size known), else a descriptor to read. Throws InputError naming the path.

@@ -86,6 +86,12 @@ class CompressedReader {
   }
   void consume(std::size_t n) { pos_ += n; }
   void give_back(std::size_t n) { pos_ -= std::min(n, pos_); }
+  // Whether fill(want) would return without waiting for the writer (waiting until `deadline`
+  // for the source to have more at hand).
+  bool at_hand(std::size_t want, Clock::time_point deadline) {
+    return available().size() >= want || eof_ || src_->wait_ready(deadline);
+  }
+  void cancel() { src_->cancel(); }
 
   [[noreturn]] void corrupt(std::string_view format, const std::string& why) const {
     throw InputError(name_ + ": corrupt " + std::string(format) + " data at compressed byte offset " +
@@ -122,6 +128,8 @@ class GzipSource final : public ByteSource {
         next_member();
         continue;
       }
+      // What is decoded goes out rather than wait for a paused writer's next bytes.
+      if (in_.available().empty() && done > 0 && !in_.at_hand(1, no_wait)) return done;
       if (in_.available().empty() && !in_.fill(1)) {
         if (done > 0) return done;
         in_.corrupt("gzip", "unexpected end of file inside a gzip member");
@@ -141,6 +149,8 @@ class GzipSource final : public ByteSource {
     return done;
   }
   std::uint64_t raw_offset() const override { return in_.offset(); }
+  bool wait_ready(Clock::time_point deadline) override { return finished_ || in_.at_hand(1, deadline); }
+  void cancel() override { in_.cancel(); }
 
  private:
   void start_member() {
@@ -232,6 +242,11 @@ class BgzfSource final : public ByteSource {
     return done;
   }
   std::uint64_t raw_offset() const override { return tail_ ? tail_->raw_offset() : in_.offset(); }
+  bool wait_ready(Clock::time_point deadline) override {
+    if (out_pos_ < out_.size() || pending_error_) return true;
+    return tail_ ? tail_->wait_ready(deadline) : in_.at_hand(1, deadline);
+  }
+  void cancel() override { in_.cancel(); }  // a gzip tail reads through in_ too
 
  private:
   struct Block {
@@ -248,6 +263,8 @@ class BgzfSource final : public ByteSource {
     blocks_.clear();
     std::size_t in_bytes = 0, out_bytes = 0;
     while (in_bytes < kBatchIn && out_bytes < limit) {
+      // A paused writer: the whole blocks at hand are decoded now, not after a full batch.
+      if (!blocks_.empty() && !in_.at_hand(in_bytes + 18, no_wait)) break;
       if (!in_.fill(in_bytes + 18)) {
         if (in_.available().size() > in_bytes) truncated(in_bytes);
         break;
@@ -359,6 +376,8 @@ class RestSource final : public ByteSource {
     return n;
   }
   std::uint64_t raw_offset() const override { return in_.offset(); }
+  bool wait_ready(Clock::time_point deadline) override { return in_.at_hand(1, deadline); }
+  void cancel() override { in_.cancel(); }
 
  private:
   CompressedReader& in_;
@@ -381,6 +400,8 @@ class ZstdSource final : public ByteSource {
   std::size_t read(std::uint8_t* out, std::size_t capacity) override {
     std::size_t done = 0;
     while (done < capacity && !finished_) {
+      // What is decoded goes out rather than wait for a paused writer's next bytes.
+      if (in_.available().empty() && done > 0 && !in_.at_hand(1, no_wait)) return done;
       if (in_.available().empty() && !in_.fill(1)) {
         if (done > 0) return done;
         if (frame_open_) in_.corrupt("zstd", "unexpected end of file inside a frame");
@@ -400,6 +421,8 @@ class ZstdSource final : public ByteSource {
     return done;
   }
   std::uint64_t raw_offset() const override { return in_.offset(); }
+  bool wait_ready(Clock::time_point deadline) override { return finished_ || in_.at_hand(1, deadline); }
+  void cancel() override { in_.cancel(); }
 
  private:
   CompressedReader in_;

@@ -33,8 +33,50 @@ constexpr int kReadAheadSlots = 4;
 constexpr std::uint64_t kFirstWindow = std::uint64_t{64} << 20;  // window buffer grows from this
 constexpr std::uint64_t kWholeWindowLimit = std::uint64_t{8} << 30;  // full-size buffers up to this
 constexpr std::uint64_t kFirstWindowBytes = std::uint64_t{1} << 20;  // a stream's first window
+// A streamed window ends early (end_window_on_pause) when no more bytes are at hand this long
+// after its first new byte: 50 ms keeps the delay from a line's arrival to its printing (with
+// kHandOffWait, the scan and the print) under the ~100 ms people perceive as instant, also
+// for a steady trickle of lines (`tail -f` of a busy log never pauses for long), and early
+// windows' fixed costs (a scan call, a flush) are paid at most 20 times a second.
+constexpr Clock::duration kPauseWait = std::chrono::milliseconds(50);
+// A window that already holds this much new text comes from a bulk stream (>= 320 MB/s within
+// kPauseWait), not an interactive one: it ends early only when the input stops for kPauseWait,
+// so a fast pipe whose read-ahead hands on slots with short gaps (`cat f |` on a loaded host
+// gave ~40 MB windows under the first rule) keeps full-size windows.
+constexpr std::size_t kBulkWindowBytes = std::size_t{16} << 20;
+// The read-ahead thread hands on a partly filled slot when its source has had nothing more
+// this long after the slot's first byte: short against kPauseWait, and long against the gaps
+// of a flowing pipe (a 128 KiB write of `cat` every ~50 us), whose slots stay full.
+constexpr Clock::duration kHandOffWait = std::chrono::milliseconds(10);
 
 bool is_blank(std::uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
+
+// Whether an input's first bytes already decide detect_compression(): a writer's pause ends
+// the probe only then. gzip's first 4 bytes tell whether it may be BGZF, whose 18-byte header
+// tells; a gzip or zstd stream always has these bytes before its first data.
+bool compression_decided(ByteSpan head) {
+  static constexpr std::uint8_t kGzip[] = {0x1f, 0x8b}, kZstd[] = {0x28, 0xb5, 0x2f, 0xfd};
+  auto starts_like = [&](ByteSpan magic) {
+    const std::size_t n = std::min(head.size(), magic.size());
+    return std::memcmp(head.data(), magic.data(), n) == 0;
+  };
+  if (starts_like(kGzip)) return head.size() >= 18 || (head.size() >= 4 && (head[2] != 8 || !(head[3] & 4)));
+  if (starts_like(kZstd)) return head.size() >= 4;
+  return !head.empty();
+}
+
+// Whether the content's first bytes already decide detect_format(): '@' is FASTQ only when the
+// third line starts with '+', so it waits for that line's first byte.
+bool format_decided(ByteSpan head) {
+  if (head.empty() || head[0] != '@') return !head.empty();
+  std::size_t pos = 0;
+  for (int i = 0; i < 2; ++i) {
+    const void* nl = std::memchr(head.data() + pos, '\n', head.size() - pos);
+    if (!nl) return false;
+    pos = static_cast<std::size_t>(static_cast<const std::uint8_t*>(nl) - head.data()) + 1;
+  }
+  return pos < head.size();
+}
 
 // Records of one input, front to back: next_record() opens the next one (its name), then
 // read_sequence() gives its bytes (line breaks removed) until it returns 0.
@@ -81,7 +123,18 @@ class RecordParser {
 
   std::uint64_t raw_offset() const { return src_->raw_offset(); }
 
+  // Waits until read_sequence() or next_record() would return without waiting for the
+  // input's writer, or until `deadline`; returns whether they would (see ByteSource).
+  bool wait_ready(Clock::time_point deadline) {
+    return pos_ < len_ || eof_ || pending_ || src_->wait_ready(deadline);
+  }
+  // From any thread (src_ is fixed at construction; ByteSource::cancel() is thread-safe).
+  void cancel() { src_->cancel(); }
+
  private:
+  // More bytes can be had without waiting for the writer (the end counts: refill() returns).
+  bool source_at_hand() { return eof_ || src_->wait_ready(no_wait); }
+
   [[noreturn]] void fail_line(std::uint64_t line, const std::string& what) const {
     if (pending_) std::rethrow_exception(pending_);  // the data ended early because of it
     throw InputError(name_ + ": line " + std::to_string(line) + ": " + what);
@@ -122,11 +175,14 @@ class RecordParser {
 
   // Copies the current line's bytes into out (at most cap), without its "\n" / "\r\n" (a
   // final "\r" before the end of the input is dropped too). line_ended: "\n" or the end was
-  // reached (and consumed). Returns the bytes copied.
-  std::size_t copy_line(std::uint8_t* out, std::size_t cap, bool& line_ended) {
+  // reached (and consumed). Returns the bytes copied. Once it has copied a byte (at once when
+  // !may_wait) it stops, line not ended, where the buffered bytes run out and the writer has
+  // paused: a streamed window then ends with the line's bytes that came.
+  std::size_t copy_line(std::uint8_t* out, std::size_t cap, bool& line_ended, bool may_wait = true) {
     std::size_t done = 0;
     line_ended = false;
     while (done < cap) {
+      if (pos_ == len_ && (done > 0 || !may_wait) && !source_at_hand()) break;
       if (pos_ == len_ && !refill()) {
         line_ended = true;
         break;
@@ -147,6 +203,7 @@ class RecordParser {
         std::memcpy(out + done, p, copy);
         done += copy;
         pos_ += take;
+        if ((done > 0 || !may_wait) && !source_at_hand()) break;  // the '\r' waits for its next byte
         if (!refill()) {  // the input ends with "\r": dropped
           ++pos_;
           line_ended = true;
@@ -197,10 +254,13 @@ class RecordParser {
     return word;
   }
 
-  // Skips blank lines ("" or "\r"); false at the end of the input.
-  bool skip_blank_lines() {
+  enum class Next { line, end, paused };
+  // Skips blank lines ("" or "\r"): `line` when a line follows, `end` at the end of the input,
+  // `paused` (only when !may_wait) when the writer paused before the next line came.
+  Next skip_blank_lines(bool may_wait = true) {
     for (;;) {
-      if (!has_byte()) return false;
+      if (pos_ == len_ && !may_wait && !source_at_hand()) return Next::paused;
+      if (!has_byte()) return Next::end;
       const std::uint8_t c = base_[pos_];
       if (c == '\n') {
         ++pos_;
@@ -208,6 +268,7 @@ class RecordParser {
         continue;
       }
       if (c == '\r') {
+        if (pos_ + 1 >= len_ && !may_wait && !source_at_hand()) return Next::paused;
         if (pos_ + 1 >= len_) refill();
         if (pos_ + 1 >= len_) {  // "\r" at the very end: a blank last line
           ++pos_;
@@ -219,7 +280,7 @@ class RecordParser {
           continue;
         }
       }
-      return true;
+      return Next::line;
     }
   }
 
@@ -236,6 +297,7 @@ class RecordParser {
     std::size_t done = 0;
     try {
       while (done < cap) {  // straight into the window, no intermediate buffer
+        if (done > 0 && !src_->wait_ready(no_wait)) break;  // a paused writer: what came goes out
         const std::size_t got = src_->read(out + done, cap - done);
         if (got == 0) break;
         done += got;
@@ -249,7 +311,7 @@ class RecordParser {
 
   // ---- FASTA ----
   bool next_fasta(std::string& record_name) {
-    if (!skip_blank_lines()) return false;
+    if (skip_blank_lines() == Next::end) return false;
     if (base_[pos_] != '>') fail_line(line_ + 1, "sequence data before the first '>' header");
     ++pos_;
     record_name = read_name();
@@ -257,11 +319,14 @@ class RecordParser {
     return true;
   }
 
+  // Returns 0 only at the record's end; once it has bytes, it returns them rather than wait
+  // for a paused writer.
   std::size_t read_fasta(std::uint8_t* out, std::size_t cap) {
     std::size_t done = 0;
     while (done < cap) {
+      const bool may_wait = done == 0;
       if (line_start_) {
-        if (!skip_blank_lines()) break;
+        if (skip_blank_lines(may_wait) != Next::line) break;
         if (base_[pos_] == '>') break;  // the next record
         line_start_ = false;
       }
@@ -270,8 +335,10 @@ class RecordParser {
         continue;
       }
       bool ended = false;
-      done += copy_line(out + done, cap - done, ended);
+      const std::size_t n = copy_line(out + done, cap - done, ended, may_wait);
+      done += n;
       if (ended) line_start_ = true;
+      else if (n == 0) break;  // the writer paused (copy_line gives nothing only if it may not wait)
     }
     return done;
   }
@@ -354,7 +421,7 @@ class RecordParser {
 
   // ---- FASTQ ----
   bool next_fastq(std::string& record_name) {
-    if (!skip_blank_lines()) return false;
+    if (skip_blank_lines() == Next::end) return false;
     header_line_ = line_ + 1;
     if (base_[pos_] != '@') fail_line(header_line_, "expected a FASTQ header line starting with '@'");
     ++pos_;
@@ -447,6 +514,7 @@ struct TextStream::Impl {
   bool started = false;
   std::exception_ptr pending_error;  // met after the bytes of the last window
   std::uint64_t window_bytes_now = 0;  // this window's new bytes (growing to window_bytes)
+  Clock::time_point probe_byte_at{};   // the format probe's first byte (when it read any)
 
   bool next_mapped(TextWindow& w) {
     if (mapped_done) return false;
@@ -460,6 +528,7 @@ struct TextStream::Impl {
     w.first = mapped_pos == 0;
     w.repeated = w.first ? 0 : std::min(n, mapped_pos + options.overlap) - mapped_pos;
     w.last = end == n;
+    w.input_paused = false;
     w.owned = w.last ? w.data.size() : end - mapped_pos;
     mapped_pos = end;
     mapped_done = w.last;
@@ -483,7 +552,7 @@ struct TextStream::Impl {
   }
 
   // The window's record, place and bytes (its ownership is the caller's to set).
-  void describe(TextWindow& w, Buffer& b, std::size_t size, bool last) const {
+  void describe(TextWindow& w, Buffer& b, std::size_t size, bool last, bool input_paused) const {
     b.record = record_name;
     w.record = b.record;
     w.record_index = record_index;
@@ -491,6 +560,7 @@ struct TextStream::Impl {
     w.data = ByteSpan(b.bytes.get(), size);
     w.repeated = carry;
     w.last = last;
+    w.input_paused = input_paused;
   }
 
   bool next_parsed(TextWindow& w) {
@@ -515,12 +585,25 @@ struct TextStream::Impl {
       if (carry) std::memmove(b.bytes.get(), from.bytes.get() + carry_from, carry);  // b may be unallocated
     }
     // Windows grow from 1 MiB to window_bytes, so the first results of a pipe (and -q, -m)
-    // come after 1 MiB, not after a whole window.
-    const std::uint64_t cap = carry + window_bytes_now;
+    // come early, not after a whole window (a slow pipe's when its writer pauses); a fast
+    // pipe's take at least one read step (kParseBlock), as a reader that fills its steps has
+    // always taken them: the same windows, so the same memory, as before pauses ended any.
+    const std::uint64_t cap = carry + std::min(options.window_bytes, std::max<std::uint64_t>(window_bytes_now, kParseBlock));
     window_bytes_now = std::min<std::uint64_t>(options.window_bytes, window_bytes_now * 2);
     std::size_t size = carry;
+    bool paused = false;
+    Clock::time_point pause_deadline{};
     try {
       while (size < cap && !closing.load(std::memory_order_relaxed)) {
+        // The writer paused: no more bytes within kPauseWait of the window's first new one
+        // (of the last one for a bulk stream). The window ends here as a non-last one (its
+        // last `overlap` bytes open the next window, as always), so what arrived is searched
+        // and printed now.
+        if (size > carry && options.end_window_on_pause &&
+            !parser->wait_ready(size - carry < kBulkWindowBytes ? pause_deadline : Clock::now() + kPauseWait)) {
+          paused = true;
+          break;
+        }
         // Grown as filled (not zeroed): a window as large as a whole record (approx --best)
         // takes only what the record needs.
         if (size == b.capacity) grow(b, next_capacity(b, cap), size);
@@ -528,6 +611,11 @@ struct TextStream::Impl {
         const std::size_t step = std::min<std::size_t>(b.capacity - size, kParseBlock);
         const std::size_t got = parser->read_sequence(b.bytes.get() + size, step);
         if (got == 0) break;
+        if (size == carry) {  // the first window's pause counts from the probe's first byte
+          const Clock::time_point first = probe_byte_at != Clock::time_point{} ? probe_byte_at : Clock::now();
+          pause_deadline = first + kPauseWait;
+          probe_byte_at = {};
+        }
         size += got;
       }
     } catch (const InputError&) {
@@ -535,12 +623,13 @@ struct TextStream::Impl {
       // The bytes before corrupt data are searched (all of them: nothing follows), then the
       // next call reports the error.
       pending_error = std::current_exception();
-      describe(w, b, size, false);
+      describe(w, b, size, false, false);
       w.owned = size;
       return true;
     }
-    const bool last = size < cap;  // the record ended before the window filled up
-    describe(w, b, size, last);
+    const bool last = !paused && size < cap;  // the record ended before the window filled up
+    // The caller flushes what it printed when nothing more of the input is at hand.
+    describe(w, b, size, last, paused || !parser->wait_ready(no_wait));
     w.owned = last ? size : size - std::min<std::uint64_t>(options.overlap, size);
     if (last) {
       in_record = false;
@@ -631,6 +720,8 @@ struct TextStream::Impl {
         std::lock_guard lock(mutex);  // the producer sees closing before it waits again
       }
       changed.notify_all();
+      // The producer may wait for a paused writer (the caller stopped early: -q, -m).
+      parser->cancel();
       producer.join();
     }
   }
@@ -669,8 +760,12 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
     head.resize(18);
     std::size_t got = 0;
     while (got < head.size()) {
+      // A writer that pauses within the first bytes: they are probed as they are, once they
+      // decide the compression.
+      if (compression_decided(as_bytes(head).first(got)) && !raw->wait_ready(impl->probe_byte_at + kPauseWait)) break;
       const std::size_t n = raw->read(reinterpret_cast<std::uint8_t*>(head.data()) + got, head.size() - got);
       if (n == 0) break;
+      if (got == 0) impl->probe_byte_at = Clock::now();
       got += n;
     }
     head.resize(got);
@@ -685,7 +780,7 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
   // host): the reading thread then takes the window's first-touch page faults.
   if (options.read_ahead && impl->compression != Compression::bgzf &&
       (impl->compression != Compression::none || mapped.empty()))
-    src = read_ahead(std::move(src), kReadAheadSlot, kReadAheadSlots);
+    src = read_ahead(std::move(src), kReadAheadSlot, kReadAheadSlots, kHandOffWait);
 
   // Format by the content's first bytes.
   if (impl->compression == Compression::none && !mapped.empty()) {
@@ -706,8 +801,10 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
   std::size_t got = 0;
   try {
     while (got < head.size()) {
+      if (format_decided(as_bytes(head).first(got)) && !src->wait_ready(impl->probe_byte_at + kPauseWait)) break;
       const std::size_t n = src->read(reinterpret_cast<std::uint8_t*>(head.data()) + got, head.size() - got);
       if (n == 0) break;
+      if (impl->probe_byte_at == Clock::time_point{}) impl->probe_byte_at = Clock::now();
       got += n;
     }
   } catch (const InputError&) {
@@ -740,6 +837,11 @@ TextStream TextStream::from_bytes(std::string name, ByteSpan bytes, const Stream
   };
   return TextStream(open_stream(std::move(name), std::make_unique<Reader>(std::move(src)), {}, nullptr,
                                 bytes.size(), options));
+}
+
+TextStream TextStream::from_source(std::string name, std::unique_ptr<ByteSource> source,
+                                   const StreamOptions& options) {
+  return TextStream(open_stream(std::move(name), std::move(source), {}, nullptr, 0, options));
 }
 
 bool TextStream::next(TextWindow& window) {

@@ -14,6 +14,11 @@
 // into a window buffer, on threads of their own while the caller searches the window before
 // (`pipeline`). Memory is about 2 x (window_bytes + overlap) + the read-ahead and decoder
 // buffers, whatever the input's size.
+//
+// Interactive inputs (`tail -f app.log | warpmatch find ERROR`): when a pipe's writer pauses
+// (no bytes for 50 ms after a window's first new one), the window ends early, as a non-last
+// window with the usual overlap, and is marked input_paused, so its results are searched and
+// printed (and flushed) now rather than after a full window or the end of the input.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +46,9 @@ struct StreamOptions {
   /// Build the next window on a thread of its own while the caller searches the last one
   /// (two window buffers: twice the memory). Mapped plain files need no building.
   bool pipeline = true;
+  /// End a window early when the input's writer pauses (see above). Off for callers whose
+  /// windows must be whole records (approx best mode): they wait for the record's end.
+  bool end_window_on_pause = true;
 };
 
 /// One window of one record's text.
@@ -55,6 +63,10 @@ struct TextWindow {
   std::uint64_t repeated = 0;
   bool first = false;          // the record's first window (an empty record has one window)
   bool last = false;           // the record's last window: owned == data.size()
+  /// Nothing more of the input was at hand when the window was made (a pipe's writer is
+  /// slower than the search or paused; an early-ended window always): a caller printing
+  /// results flushes them now, so they are seen while the input waits. False for files.
+  bool input_paused = false;
 };
 
 class TextStream {
@@ -65,6 +77,10 @@ class TextStream {
   static TextStream open(const std::string& path, const StreamOptions& options = {});
   /// In-memory content (tests); `name` is used in messages.
   static TextStream from_bytes(std::string name, ByteSpan bytes, const StreamOptions& options = {});
+  /// Any byte source (compressed or not, as a file's bytes would be): tests that pause like a
+  /// slow pipe, callers with a transport of their own.
+  static TextStream from_source(std::string name, std::unique_ptr<ByteSource> source,
+                                const StreamOptions& options = {});
 
   /// The next window; false at the end of the input.
   bool next(TextWindow& window);
