@@ -12,6 +12,7 @@
 
 #include "core/exact_pattern.hpp"
 #include "cuda/exact/exact_cuda.hpp"
+#include "cuda/exact/timing.hpp"
 #include "cuda/runtime/devices.hpp"
 
 namespace cu = warpmatch::cuda;
@@ -353,14 +354,14 @@ TEST(CudaExact, BenchmarkEntriesCountLikeTheOracle) {
   for (const auto algo : kAlgorithms) {
     SCOPED_TRACE(name_of(algo));
     const auto pattern = make_pattern(pat);
-    const auto resident = cu::bench_exact_resident(pattern, warpmatch::ByteSpan(text), algo, 0, 3);
+    const auto resident = cu::time_exact_resident(pattern, warpmatch::ByteSpan(text), algo, 0, 3);
     EXPECT_EQ(resident.count, want);
     EXPECT_GT(resident.median_ms, 0.0);
     // Host-fed reads from pinned memory: the pipeline's direct (no staging) path.
-    const auto fed = cu::bench_exact_host_fed(pattern, warpmatch::ByteSpan(text), algo, 0, 3);
+    const auto fed = cu::time_exact_host_fed(pattern, warpmatch::ByteSpan(text), algo, 0, 3);
     EXPECT_EQ(fed.count, want);
     EXPECT_GT(fed.median_ms, 0.0);
     ChunkBytes forced(100003);  // the direct path over several chunks
-    EXPECT_EQ(cu::bench_exact_host_fed(pattern, warpmatch::ByteSpan(text), algo, 0, 1).count, want);
+    EXPECT_EQ(cu::time_exact_host_fed(pattern, warpmatch::ByteSpan(text), algo, 0, 1).count, want);
   }
 }

@@ -6,6 +6,7 @@
 
 #include "core/multi_patterns.hpp"
 #include "cuda/multi/multi_cuda.hpp"
+#include "cuda/multi/timing.hpp"
 #include "test_multi_oracle.hpp"
 #include "warpmatch/multi.hpp"
 
@@ -261,8 +262,8 @@ TEST(MultiCuda, BenchEntryPointsCountLikeTheScan) {
     const core::PatternSet set = core::make_pattern_set(patterns, false);
     const core::PrefixIndex index = core::build_prefix_index(set);
     const auto tables = cuda::multi_upload(set, &index, algo, {}, 0);
-    EXPECT_EQ(cuda::bench_multi_resident(*tables, as_bytes(text), 2).count, want);
-    EXPECT_EQ(cuda::bench_multi_host_fed(*tables, as_bytes(text), 2).count, want);
+    EXPECT_EQ(cuda::time_multi_resident(*tables, as_bytes(text), 2).count, want);
+    EXPECT_EQ(cuda::time_multi_host_fed(*tables, as_bytes(text), 2).count, want);
   }
 }
 
@@ -284,7 +285,7 @@ std::vector<Match> scan_with_kernel(const std::vector<std::string>& patterns, co
     return true;
   });
   EXPECT_EQ(cuda::multi_scan(*tables, as_bytes(text), true, {}), out.size());
-  EXPECT_EQ(cuda::bench_multi_resident(*tables, as_bytes(text), 1).count, out.size());
+  EXPECT_EQ(cuda::time_multi_resident(*tables, as_bytes(text), 1).count, out.size());
   return out;
 }
 
@@ -401,7 +402,7 @@ TEST(MultiCuda, PairScanAgreesUnderTableSizesAndGrids) {
         const std::string what = std::string(wide ? "wide" : "narrow") + " bits " + std::to_string(bits) +
                                  " blocks " + std::to_string(blocks);
         expect_same(out, want, what);
-        EXPECT_EQ(cuda::bench_multi_resident(*tables, as_bytes(text), 1).count, want.size()) << what;
+        EXPECT_EQ(cuda::time_multi_resident(*tables, as_bytes(text), 1).count, want.size()) << what;
       }
     // Tables that do not fit, or grids out of range.
     for (auto [bits, blocks] : {std::pair{11, 5}, std::pair{wide ? 15 : 16, 5}, std::pair{13, -1}, std::pair{13, 9}})
