@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <system_error>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -116,6 +117,31 @@ nlohmann::json run_record(std::string_view benchmark, const std::string& commit)
             {"memory", proc_field("/proc/meminfo", "MemTotal")},
             {"kernel", std::string(un.release)},
             {"hostname", std::string(un.nodename)}}}};
+}
+
+std::vector<std::string> pseudo_words(std::size_t n, std::uint64_t seed, std::string_view avoid, int empty_codas) {
+  static constexpr std::string_view onsets[] = {"b", "c", "d", "f", "g", "h", "l", "m", "n", "p", "r", "s",
+                                                "t", "v", "w", "br", "ch", "cl", "dr", "gr", "sh", "st", "th", "tr"};
+  static constexpr std::string_view vowels[] = {"a", "e", "i", "o", "u", "ea", "ou", "ai", "ee", "y"};
+  static constexpr std::string_view consonant_codas[] = {"n", "r", "s", "t", "l", "nd", "st", "ng", "ck"};
+  std::vector<std::string_view> codas(static_cast<std::size_t>(empty_codas), "");
+  codas.insert(codas.end(), std::begin(consonant_codas), std::end(consonant_codas));
+  const std::string avoid_lower = lower_ascii(avoid);
+  SplitMix64 rng{seed};
+  std::unordered_set<std::string> seen;
+  std::vector<std::string> out;
+  while (out.size() < n) {
+    const std::uint64_t r = rng.below(100);
+    const int syllables = r < 30 ? 1 : r < 75 ? 2 : r < 95 ? 3 : 4;
+    std::string w;
+    for (int s = 0; s < syllables; ++s) {
+      w += onsets[rng.below(std::size(onsets))];
+      w += vowels[rng.below(std::size(vowels))];
+      w += codas[rng.below(codas.size())];
+    }
+    if (lower_ascii(w).find(avoid_lower) == std::string::npos && seen.insert(w).second) out.push_back(std::move(w));
+  }
+  return out;
 }
 
 std::string lower_ascii(std::string_view w) {

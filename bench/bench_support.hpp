@@ -43,6 +43,12 @@ struct SplitMix64 {
   double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // uniform in [0, 1)
 };
 
+/// `n` distinct pseudo-words of 1 to 4 syllables (mostly 1 or 2), deterministic for `seed`,
+/// none containing `avoid` in any case: the vocabulary of the generated texts when no word
+/// list is readable. `empty_codas`: how many of the coda choices are empty (more: more open
+/// syllables); each generator keeps its own so that its text stays the same.
+std::vector<std::string> pseudo_words(std::size_t n, std::uint64_t seed, std::string_view avoid, int empty_codas);
+
 /// `s` without leading and trailing blanks (spaces, tabs, line ends).
 std::string trim(std::string s);
 /// ASCII letters lowered, other bytes kept.

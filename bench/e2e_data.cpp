@@ -38,33 +38,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-/// Pseudo-words of 1-4 syllables (when no word list is readable); none contains the rare word.
-std::vector<std::string> pseudo_words(std::size_t n) {
-  static constexpr std::string_view onsets[] = {"b", "c", "d", "f", "g", "h", "l", "m", "n", "p", "r",
-                                                "s", "t", "v", "w", "br", "ch", "cl", "dr", "gr", "sh",
-                                                "st", "th", "tr"};
-  static constexpr std::string_view vowels[] = {"a", "e", "i", "o", "u", "ea", "ou", "ai", "ee", "y"};
-  static constexpr std::string_view codas[] = {"", "", "", "", "", "n", "r", "s", "t", "l", "nd", "st",
-                                               "ng", "ck"};
-  SplitMix64 rng{kSeed ^ 0x1234};
-  std::unordered_set<std::string> seen;
-  std::vector<std::string> out;
-  while (out.size() < n) {
-    const std::uint64_t r = rng.below(100);
-    const int syllables = r < 30 ? 1 : r < 75 ? 2 : r < 95 ? 3 : 4;
-    std::string w;
-    for (int s = 0; s < syllables; ++s) {
-      w += onsets[rng.below(std::size(onsets))];
-      w += vowels[rng.below(std::size(vowels))];
-      w += codas[rng.below(std::size(codas))];
-    }
-    if (lower_ascii(w).find(lower_ascii(kWord)) == std::string::npos && seen.insert(w).second)
-      out.push_back(std::move(w));
-  }
-  return out;
-}
-
-
 }  // namespace
 
 /// The word list's plain ASCII words (no possessives, no accents, none containing the rare
@@ -94,7 +67,7 @@ Vocabulary load_vocabulary(const std::string& path) {
     if (!path.empty())
       fmt::print("  note: word list '{}' unreadable or small ({} words): built-in pseudo-words\n", path,
                  rest.size());
-    rest = pseudo_words(60000);
+    rest = support::pseudo_words(60000, kSeed ^ 0x1234, kWord, 5);
     v.source = "built-in pseudo-words";
   }
   SplitMix64 rng{kSeed ^ 0x5151};

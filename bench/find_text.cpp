@@ -116,36 +116,6 @@ void add_word(Model& m, std::string_view w) {
   m.words.push_back(word);
 }
 
-/// Pseudo-words of 1 to 4 syllables (mostly 1 or 2), deterministic; none contains the rare
-/// word.
-std::vector<std::string> pseudo_words(std::size_t how_many) {
-  static constexpr std::array<std::string_view, 24> onsets = {
-      "b", "c", "d", "f", "g", "h", "l", "m", "n", "p", "r", "s",
-      "t", "v", "w", "br", "ch", "cl", "dr", "gr", "sh", "st", "th", "tr"};
-  static constexpr std::array<std::string_view, 10> vowels = {"a", "e", "i", "o", "u",
-                                                              "ea", "ou", "ai", "ee", "y"};
-  static constexpr std::array<std::string_view, 16> codas = {"", "", "", "", "", "", "", "n",
-                                                             "r", "s", "t", "l", "nd", "st",
-                                                             "ng", "ck"};
-  SplitMix64 rng{kSeed ^ 0x9e3779b97f4a7c15ull};
-  std::unordered_set<std::string> seen;
-  std::vector<std::string> out;
-  while (out.size() < how_many) {
-    const std::uint64_t r = rng.below(100);
-    const int syllables = r < 30 ? 1 : r < 75 ? 2 : r < 95 ? 3 : 4;
-    std::string w;
-    for (int s = 0; s < syllables; ++s) {
-      w += onsets[rng.below(onsets.size())];
-      w += vowels[rng.below(vowels.size())];
-      w += codas[rng.below(codas.size())];
-    }
-    if (w.size() > kMaxWordBytes || lower_ascii(w).find(lower_ascii(kRareWord)) != std::string::npos)
-      continue;
-    if (seen.insert(w).second) out.push_back(std::move(w));
-  }
-  return out;
-}
-
 }  // namespace
 
 Model::Model() = default;
@@ -182,7 +152,7 @@ Model build_model(const std::string& words_file) {
   }
   if (rest.empty()) {
     m.source = "built-in pseudo-words";
-    for (auto& w : pseudo_words(kPseudoWords))
+    for (auto& w : support::pseudo_words(kPseudoWords, kSeed ^ 0x9e3779b97f4a7c15ull, kRareWord, 7))
       if (seen.insert(w).second) rest.push_back(std::move(w));
   }
   // Deterministic Fisher-Yates: the list's own (alphabetical) order must not set the ranks.
