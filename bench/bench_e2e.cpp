@@ -52,7 +52,10 @@ std::string shell_quote(const std::string& s) {
 
 std::string shell_join(const std::vector<std::string>& argv) {
   std::string s;
-  for (const auto& a : argv) s += (s.empty() ? "" : " ") + shell_quote(a);
+  for (const auto& a : argv) {
+    if (!s.empty()) s += ' ';
+    s += shell_quote(a);
+  }
   return s;
 }
 
