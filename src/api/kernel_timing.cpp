@@ -1,6 +1,7 @@
 // The benchmarks' timing hook (api/kernel_timing.hpp): public-shaped arguments turned into
 // the backends' compiled forms, then the CUDA timing entry points (src/cuda/<op>/timing.hpp)
-// or the backend call the benchmarks time.
+// or the backend call the benchmarks time. The timing entry points exist only in a CUDA build
+// (no stand-ins in cuda_unavailable.cpp): without one, this file throws BackendUnavailable.
 #include "api/kernel_timing.hpp"
 
 #include <algorithm>
@@ -12,26 +13,11 @@
 #include "cuda/exact/timing.hpp"
 #include "cuda/lcs/lcs_cuda.hpp"
 #include "cuda/multi/timing.hpp"
+#include "cuda/runtime/devices.hpp"
 
 namespace warpmatch::kernel_timing {
 
 namespace {
-
-core::ExactPattern exact_pattern(ByteSpan pattern) {
-  core::ExactPattern p;
-  p.bytes.assign(pattern.begin(), pattern.end());
-  return p;
-}
-
-cuda::ExactAlgorithm exact_algorithm(ExactKernel kernel) {
-  switch (kernel) {
-    case ExactKernel::first_last: return cuda::ExactAlgorithm::first_last;
-    case ExactKernel::prefix: return cuda::ExactAlgorithm::prefix;
-    case ExactKernel::bf: return cuda::ExactAlgorithm::bf;
-    case ExactKernel::fast: break;
-  }
-  return cuda::ExactAlgorithm::fast;
-}
 
 core::ApproxPattern approx_pattern(ByteSpan pattern) {
   core::ApproxPattern p;
@@ -48,21 +34,13 @@ core::ApproxQuery approx_query(std::uint32_t k, bool best_mode) {
 
 }  // namespace
 
-CountTiming exact_resident(ByteSpan pattern, ByteSpan text, ExactKernel kernel, int device, int repeats) {
-  return cuda::time_exact_resident(exact_pattern(pattern), text, exact_algorithm(kernel), device, repeats);
-}
-
-CountTiming exact_host_fed(ByteSpan pattern, ByteSpan text, ExactKernel kernel, int device, int repeats) {
-  return cuda::time_exact_host_fed(exact_pattern(pattern), text, exact_algorithm(kernel), device, repeats);
-}
-
 struct MultiTables::Impl {
   std::shared_ptr<const cuda::MultiDeviceTables> tables;
 };
 
 MultiTables::MultiTables(std::vector<std::string> patterns, const MultiVariant& variant, int device) {
   const bool mbndm = variant.kernel == MultiKernel::mbndm;
-  const core::PatternSet set = core::make_pattern_set(patterns, false);
+  const core::PatternSet set = core::make_pattern_set(patterns, variant.case_insensitive);
   core::PrefixIndex index;
   if (!mbndm) index = core::build_prefix_index(set);
   cuda::MultiLaunch launch;
@@ -87,6 +65,36 @@ MultiTables::MultiTables(MultiTables&&) noexcept = default;
 MultiTables& MultiTables::operator=(MultiTables&&) noexcept = default;
 
 std::uint64_t MultiTables::device_bytes() const { return cuda::multi_device_bytes(*impl_->tables); }
+
+#if WARPMATCH_HAVE_CUDA
+
+namespace {
+
+core::ExactPattern exact_pattern(ByteSpan pattern) {
+  core::ExactPattern p;
+  p.bytes.assign(pattern.begin(), pattern.end());
+  return p;
+}
+
+cuda::ExactAlgorithm exact_algorithm(ExactKernel kernel) {
+  switch (kernel) {
+    case ExactKernel::first_last: return cuda::ExactAlgorithm::first_last;
+    case ExactKernel::prefix: return cuda::ExactAlgorithm::prefix;
+    case ExactKernel::bf: return cuda::ExactAlgorithm::bf;
+    case ExactKernel::fast: break;
+  }
+  return cuda::ExactAlgorithm::fast;
+}
+
+}  // namespace
+
+CountTiming exact_resident(ByteSpan pattern, ByteSpan text, ExactKernel kernel, int device, int repeats) {
+  return cuda::time_exact_resident(exact_pattern(pattern), text, exact_algorithm(kernel), device, repeats);
+}
+
+CountTiming exact_host_fed(ByteSpan pattern, ByteSpan text, ExactKernel kernel, int device, int repeats) {
+  return cuda::time_exact_host_fed(exact_pattern(pattern), text, exact_algorithm(kernel), device, repeats);
+}
 
 CountTiming MultiTables::resident(ByteSpan text, int repeats) const {
   return cuda::time_multi_resident(*impl_->tables, text, repeats);
@@ -114,6 +122,21 @@ ApproxSetTiming approx_set_resident(const std::vector<std::vector<std::uint8_t>>
   }
   return cuda::time_approx_set(compiled, queries, text, device, repeats);
 }
+
+#else  // no CUDA backend: no timing entry point to call, nothing to time
+
+CountTiming exact_resident(ByteSpan, ByteSpan, ExactKernel, int, int) { cuda::throw_unavailable(); }
+CountTiming exact_host_fed(ByteSpan, ByteSpan, ExactKernel, int, int) { cuda::throw_unavailable(); }
+CountTiming MultiTables::resident(ByteSpan, int) const { cuda::throw_unavailable(); }
+CountTiming MultiTables::host_fed(ByteSpan, int) const { cuda::throw_unavailable(); }
+ApproxTiming approx_resident(ByteSpan, ByteSpan, std::uint32_t, bool, ApproxKernel, int, int, int) {
+  cuda::throw_unavailable();
+}
+ApproxSetTiming approx_set_resident(const std::vector<std::vector<std::uint8_t>>&, ByteSpan, std::uint32_t, int, int) {
+  cuda::throw_unavailable();
+}
+
+#endif
 
 std::uint32_t cpu_myers_best(ByteSpan pattern, ByteSpan text, int threads) {
   const auto hits = cpu::approx_scan(approx_pattern(pattern), text,

@@ -3,8 +3,9 @@
 // on the device, timed with CUDA events — and the kernel variants the public options do not
 // name (every exact algorithm, every multi-pattern fast kernel, the wavefront's D). Medians over
 // `repeats` after one warm-up (core::median, as every benchmark). Not installed; the library's
-// own operations never call it. Every GPU entry throws BackendUnavailable in a build without
-// CUDA and DeviceError when the device fails.
+// own operations never call it; the CUDA tests check the timing entry points through it. Every
+// GPU entry throws BackendUnavailable in a build without CUDA and DeviceError when the device
+// fails.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +48,7 @@ struct MultiVariant {
   int pair_bits = 0;
   int pair_blocks_per_sm = 0;
   bool pair_narrow = false;
+  bool case_insensitive = false;  // ASCII letters
 };
 /// The pattern set's tables uploaded to one device for one variant (immutable).
 class MultiTables {

@@ -1,6 +1,6 @@
 // The CUDA backend's interface in a build without nvcc: nothing is compiled in, no GPU is
 // visible, and every operation says how to get one.
-#include "cuda/exact/timing.hpp"
+#include "cuda/exact/exact_cuda.hpp"
 #include "cuda/runtime/devices.hpp"
 
 namespace warpmatch::cuda {
@@ -15,6 +15,7 @@ namespace {
 
 }  // namespace
 
+void throw_unavailable() { unavailable(); }
 bool compiled() { return false; }
 std::string runtime_version() { return ""; }
 std::vector<DeviceInfo> devices() { return {}; }
@@ -24,18 +25,10 @@ std::uint64_t exact_scan(const core::ExactPattern&, ByteSpan, ExactAlgorithm, in
   unavailable();
 }
 
-core::CountTiming time_exact_resident(const core::ExactPattern&, ByteSpan, ExactAlgorithm, int, int) {
-  unavailable();
-}
-
-core::CountTiming time_exact_host_fed(const core::ExactPattern&, ByteSpan, ExactAlgorithm, int, int) {
-  unavailable();
-}
-
 }  // namespace warpmatch::cuda
 
 // ---- multi-pattern exact search (issue 5) ------------------------------------------------
-#include "cuda/multi/timing.hpp"
+#include "cuda/multi/multi_cuda.hpp"
 
 namespace warpmatch::cuda {
 
@@ -57,8 +50,6 @@ std::uint64_t multi_device_bytes(const MultiDeviceTables&) { multi_unavailable()
 std::uint64_t multi_scan(const MultiDeviceTables&, ByteSpan, bool, const core::MatchBatchSink&) {
   multi_unavailable();
 }
-core::CountTiming time_multi_resident(const MultiDeviceTables&, ByteSpan, int) { multi_unavailable(); }
-core::CountTiming time_multi_host_fed(const MultiDeviceTables&, ByteSpan, int) { multi_unavailable(); }
 
 }  // namespace warpmatch::cuda
 
@@ -73,20 +64,12 @@ void lcs_diagonal(ByteSpan, ByteSpan, std::uint64_t, int, LcsResult&, double*) {
 }  // namespace warpmatch::cuda
 
 // ---- approximate search (issue 3) ----
-#include "cuda/approx/timing.hpp"
+#include "cuda/approx/approx_cuda.hpp"
 namespace warpmatch::cuda {
 std::uint64_t approx_max_pattern_length(ApproxAlgorithm) { return 0; }
 std::vector<std::vector<core::EndHit>> approx_scan(const std::vector<core::ApproxPattern>&,
                                                    const std::vector<core::ApproxQuery>&, ByteSpan,
                                                    ApproxAlgorithm, int, int) { unavailable(); }
-core::ApproxTiming time_approx(const core::ApproxPattern&, const core::ApproxQuery&, ByteSpan, ApproxAlgorithm, int,
-                               int, int) {
-  unavailable();
-}
-core::ApproxSetTiming time_approx_set(const std::vector<core::ApproxPattern>&, const std::vector<core::ApproxQuery>&,
-                                      ByteSpan, int, int) {
-  unavailable();
-}
 }  // namespace warpmatch::cuda
 
 // ---- edit distance (issue 4) ----
