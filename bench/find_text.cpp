@@ -121,6 +121,7 @@ void add_word(Model& m, std::string_view w) {
 Model::Model() = default;
 Model::~Model() = default;
 Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
 
 Model build_model(const std::string& words_file) {
   Model m;

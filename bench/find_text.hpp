@@ -37,6 +37,7 @@ struct Model {
   Model();
   ~Model();
   Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
   std::string pool;
   std::vector<Word> words;  // by rank
   Word rare;                // the planted word
