@@ -1,4 +1,4 @@
-// `warpmatch bench approx` — seed paper 000's Table 1 workload: |Y| = 4 Mi random '0'/'1'
+// `warpmatch-bench approx` — seed paper 000's Table 1 workload: |Y| = 4 Mi random '0'/'1'
 // bytes, patterns X of m = 32 ... 1024 random '0'/'1' bytes, ASM(X, Y) = the best semi-global
 // distance. Methods, each checked to give the same distance: the GPU fast path (Myers,
 // resident kernel time and end to end from pinned memory), the paper's wavefront at several
@@ -19,13 +19,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "api/kernel_timing.hpp"
 #include "bench/bench_approx.hpp"
 #include "bench/bench_support.hpp"
-#include "core/approx_pattern.hpp"
 #include "core/parallel.hpp"
-#include "cpu/approx_cpu.hpp"
-#include "cuda/approx/approx_cuda.hpp"
-#include "cuda/runtime/devices.hpp"
 #include "warpmatch/approx.hpp"
 
 #ifdef WARPMATCH_HAVE_EDLIB
@@ -146,7 +143,7 @@ json print_theorem4_calibration(const std::vector<WavePoint>& points) {
 
 int run_bench_approx(const BenchApproxOptions& options) {
   if (options.text_bytes < 4096 || options.repeats < 1) {
-    fmt::print(stderr, "warpmatch bench approx: error: --bytes must be >= 4096 and --repeats >= 1\n");
+    fmt::print(stderr, "warpmatch-bench approx: error: --bytes must be >= 4096 and --repeats >= 1\n");
     return 2;
   }
   const std::vector<std::uint64_t> lengths = parse_list(options.lengths);
@@ -154,7 +151,7 @@ int run_bench_approx(const BenchApproxOptions& options) {
   const int threads = options.threads > 0 ? options.threads : hardware_threads();
   const std::string commit = git_commit(options.commit);
   std::vector<DeviceInfo> devices;
-  if (!options.skip_gpu) devices = cuda::devices();
+  if (!options.skip_gpu) devices = cuda_devices();
   const bool gpu = !devices.empty();
   HmmMachine machine;
   if (gpu) {
@@ -162,17 +159,12 @@ int run_bench_approx(const BenchApproxOptions& options) {
     machine.clock_mhz = devices[0].clock_mhz;
   }
 
-  json j;
-  j["benchmark"] = "approx";
-  j["commit"] = commit;
+  json j = support::run_record("approx", commit);
   j["cpu_threads"] = threads;
   j["text_bytes"] = options.text_bytes;
   j["repeats"] = options.repeats;
-  j["device"] = gpu ? json{{"name", devices[0].name}, {"multiprocessors", devices[0].multiprocessors},
-                           {"clock_mhz", devices[0].clock_mhz},
-                           {"compute_capability", fmt::format("{}.{}", devices[0].compute_major, devices[0].compute_minor)}}
-                    : json(nullptr);
-  fmt::print("warpmatch bench approx  |  commit {}  |  {} CPU threads  |  GPU: {}\n", commit, threads,
+  j["device"] = gpu ? support::device_json(devices[0]) : json(nullptr);
+  fmt::print("warpmatch-bench approx  |  commit {}  |  {} CPU threads  |  GPU: {}\n", commit, threads,
              gpu ? devices[0].name : std::string("none"));
   fmt::print("Table 1 workload: |Y| = {} random '0'/'1' bytes, best semi-global distance (ASM)\n\n",
              options.text_bytes);
@@ -187,17 +179,12 @@ int run_bench_approx(const BenchApproxOptions& options) {
   std::vector<WavePoint> wave_points;
   for (const std::uint64_t m : lengths) {
     const std::vector<std::uint8_t> x = random_text(m, "01", 0xabc000 + m);
-    core::ApproxPattern pattern;
-    pattern.bytes = x;
-    core::ApproxQuery query;
-    query.mode = core::ApproxMode::best;
-    query.k = static_cast<std::uint32_t>(m);
+    const std::uint32_t k = static_cast<std::uint32_t>(m);  // best mode: no bound
     json row{{"m", m}};
     // CPU backend, all threads.
     std::uint32_t cpu_best = 0;
     const double cpu_ms = median_ms(options.repeats, [&] {
-      const auto hits = cpu::approx_scan(pattern, y, query, cpu::ApproxAlgorithm::myers, threads);
-      cpu_best = hits.empty() ? 0 : hits.front().distance;
+      cpu_best = kernel_timing::cpu_myers_best(x, y, threads);
     });
     row["cpu_ms"] = cpu_ms;
     row["cpu_tcups"] = tcups(m, n, cpu_ms);
@@ -218,8 +205,8 @@ int run_bench_approx(const BenchApproxOptions& options) {
     double gpu_e2e = 0, gpu_kernel = 0;
     std::string wave_text;
     if (gpu) {
-      const cuda::ApproxTiming t =
-          cuda::bench_approx(pattern, query, y, cuda::ApproxAlgorithm::myers, 0, 0, options.repeats);
+      const kernel_timing::ApproxTiming t = kernel_timing::approx_resident(
+          x, y, k, /*best_mode=*/true, kernel_timing::ApproxKernel::myers, 0, 0, options.repeats);
       gpu_e2e = t.end_to_end_ms;
       gpu_kernel = t.kernel_ms;
       if (t.best != cpu_best) all_agree = false;
@@ -229,8 +216,9 @@ int run_bench_approx(const BenchApproxOptions& options) {
                           {"tcups_search_kernel", tcups(m, n, t.search_ms)}};
       json waves = json::array();
       for (const std::uint64_t d : pieces) {
-        const cuda::ApproxTiming w = cuda::bench_approx(pattern, query, y, cuda::ApproxAlgorithm::wavefront,
-                                                        static_cast<int>(d), 0, std::min(options.repeats, 3));
+        const kernel_timing::ApproxTiming w =
+            kernel_timing::approx_resident(x, y, k, /*best_mode=*/true, kernel_timing::ApproxKernel::wavefront,
+                                           static_cast<int>(d), 0, std::min(options.repeats, 3));
         const double predicted = predict_wavefront_ms(y.size(), m, w.threads, machine);
         wave_points.push_back({m, d, w.search_ms, wavefront_terms(y.size(), m, w.threads, machine)});
         if (w.best != cpu_best) all_agree = false;
@@ -278,27 +266,23 @@ int run_bench_approx(const BenchApproxOptions& options) {
       std::copy(x.begin(), x.end(), text.begin() + static_cast<std::ptrdiff_t>(at));
       for (std::uint64_t e = 0; e < 8; ++e) text[at + (e * 31 + c) % m] = 'A' + static_cast<std::uint8_t>(e % 3);
     }
-    core::ApproxPattern pattern;
-    pattern.bytes = x;
-    core::ApproxQuery query;
-    query.mode = core::ApproxMode::all_within_k;
-    query.k = 16;
+    const std::uint32_t k = 16;
     const double bn = static_cast<double>(text.size());
     std::uint64_t cpu_hits = 0;
     const double cpu_ms = median_ms(1, [&] {
-      cpu_hits = cpu::approx_scan(pattern, text, query, cpu::ApproxAlgorithm::myers, threads).size();
+      cpu_hits = kernel_timing::cpu_myers_count(x, text, k, threads);
     });
     big["m"] = m;
-    big["k"] = query.k;
+    big["k"] = k;
     big["cpu_ms"] = cpu_ms;
     big["cpu_tcups"] = tcups(m, bn, cpu_ms);
     big["hits"] = cpu_hits;
     fmt::print("\nThroughput: {} random ACGT bytes, m = {}, all hits within k = {} ({} hits)\n", text.size(), m,
-               query.k, cpu_hits);
+               k, cpu_hits);
     fmt::print("  CPU backend ({} threads): {:.1f} ms, {:.3f} TCUPS\n", threads, cpu_ms, tcups(m, bn, cpu_ms));
     if (gpu) {
-      const cuda::ApproxTiming t = cuda::bench_approx(pattern, query, text, cuda::ApproxAlgorithm::myers, 0, 0,
-                                                      std::min(options.repeats, 3));
+      const kernel_timing::ApproxTiming t = kernel_timing::approx_resident(
+          x, text, k, /*best_mode=*/false, kernel_timing::ApproxKernel::myers, 0, 0, std::min(options.repeats, 3));
       if (t.hits != cpu_hits) all_agree = false;
       big["gpu_search_kernel_ms"] = t.search_ms;
       big["gpu_tcups_search_kernel"] = tcups(m, bn, t.search_ms);
@@ -328,7 +312,7 @@ int run_bench_approx(const BenchApproxOptions& options) {
     std::ofstream f(options.json_path);
     f << j.dump(2) << "\n";
     if (!f) {
-      fmt::print(stderr, "warpmatch bench approx: cannot write {}\n", options.json_path);
+      fmt::print(stderr, "warpmatch-bench approx: cannot write {}\n", options.json_path);
       return 2;
     }
     fmt::print("JSON written to {}\n", options.json_path);

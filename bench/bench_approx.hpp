@@ -1,5 +1,5 @@
-// `warpmatch bench approx`: seed paper 000's Table 1 workload and a large-text throughput row;
-// `warpmatch bench approx-sets`: many short patterns (issue 15).
+// `warpmatch-bench approx`: seed paper 000's Table 1 workload and a large-text throughput row;
+// `warpmatch-bench approx-sets`: many short patterns (issue 15).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,7 @@ struct BenchApproxOptions {
 /// Runs the benchmark; returns a process exit status (0 ok, 2 error).
 int run_bench_approx(const BenchApproxOptions& options);
 
-/// `warpmatch bench approx-sets` (bench_approx_sets.cpp): issue 15's rows, many 20-mers.
+/// `warpmatch-bench approx-sets` (bench_approx_sets.cpp): issue 15's rows, many 20-mers.
 struct BenchApproxSetsOptions {
   std::uint64_t single_bytes = 1ull << 30;  // one 20-mer, one thread and all (0 = skip)
   std::uint64_t set_bytes = 256ull << 20;   // 100 and 1000 20-mers (0 = skip)

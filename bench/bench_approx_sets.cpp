@@ -1,4 +1,4 @@
-// `warpmatch bench approx-sets` — issue 15's rows: many short patterns approximately, through
+// `warpmatch-bench approx-sets` — issue 15's rows: many short patterns approximately, through
 // the public API (ApproxMatcher::scan on text in memory, hits delivered with their starts):
 //  1 one 20-mer, k = 2, over --single-bytes (1 GiB) of random ACGT: CPU on one thread and
 //    on all threads (GB/s of text);
@@ -17,11 +17,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "api/kernel_timing.hpp"
 #include "bench/bench_approx.hpp"
 #include "bench/bench_support.hpp"
 #include "core/approx_align.hpp"
-#include "cuda/approx/approx_cuda.hpp"
-#include "cuda/runtime/devices.hpp"
 #include "warpmatch/approx.hpp"
 
 namespace warpmatch::bench {
@@ -111,12 +110,14 @@ int run_bench_approx_sets(const BenchApproxSetsOptions& options) {
   const int threads = options.threads > 0 ? options.threads : hardware_threads();
   const std::string commit = git_commit(options.commit);
   std::vector<DeviceInfo> devices;
-  if (!options.skip_gpu) devices = cuda::devices();
+  if (!options.skip_gpu) devices = cuda_devices();
   const bool gpu = !devices.empty();
   const int repeats = std::max(1, options.repeats);
-  json j{{"benchmark", "approx-sets"}, {"commit", commit}, {"cpu_threads", threads},
-         {"device", gpu ? json(devices[0].name) : json(nullptr)}, {"repeats", repeats}};
-  fmt::print("warpmatch bench approx-sets  |  commit {}  |  {} CPU threads  |  GPU: {}\n", commit, threads,
+  json j = support::run_record("approx-sets", commit);
+  j["cpu_threads"] = threads;
+  j["device"] = gpu ? support::device_json(devices[0]) : json(nullptr);
+  j["repeats"] = repeats;
+  fmt::print("warpmatch-bench approx-sets  |  commit {}  |  {} CPU threads  |  GPU: {}\n", commit, threads,
              gpu ? devices[0].name : std::string("none"));
   fmt::print("20-mers, k = 2 edits, random ACGT text in memory, public API (hits with starts), median of {}\n\n",
              repeats);
@@ -181,17 +182,7 @@ int run_bench_approx_sets(const BenchApproxSetsOptions& options) {
       if (gpu) {
         // The set kernel alone (src/cuda/approx/short_set.cu), text resident, CUDA events:
         // the issue's "search only" (with the hits sorted and copied back as a second figure).
-        std::vector<core::ApproxPattern> patterns;
-        std::vector<core::ApproxQuery> queries;
-        for (const Bytes& b : set) {
-          core::ApproxPattern p;
-          p.bytes = b;
-          core::ApproxQuery q;
-          q.k = std::min<std::uint32_t>(2, static_cast<std::uint32_t>(b.size()));
-          patterns.push_back(std::move(p));
-          queries.push_back(q);
-        }
-        const cuda::ApproxSetTiming t = cuda::bench_approx_set(patterns, queries, planted, 0, repeats);
+        const kernel_timing::ApproxSetTiming t = kernel_timing::approx_set_resident(set, planted, 2, 0, repeats);
         const bool met = t.search_ms <= 50;
         fmt::print("  {} x 20-mers k=2, {} MiB, search only (set kernel): {:.2f} ms{}; with hits sorted and back "
                    "{:.2f} ms ({} ends)\n",
@@ -215,7 +206,7 @@ int run_bench_approx_sets(const BenchApproxSetsOptions& options) {
     std::ofstream f(options.json_path);
     f << j.dump(2) << "\n";
     if (!f) {
-      fmt::print(stderr, "warpmatch bench approx-sets: cannot write {}\n", options.json_path);
+      fmt::print(stderr, "warpmatch-bench approx-sets: cannot write {}\n", options.json_path);
       return 2;
     }
     fmt::print("JSON written to {}\n", options.json_path);

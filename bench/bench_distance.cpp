@@ -1,4 +1,4 @@
-// `warpmatch bench distance`: global edit distance, one run, every method side by side.
+// `warpmatch-bench distance`: global edit distance, one run, every method side by side.
 //
 // Workloads: random ACGT pairs of 10 K, 100 K, 1 M (10 M on the GPU with --max-length 10M),
 // the lambda genome against mutated copies (1 % and 10 % edits), and a batch of 100 K pairs
@@ -23,12 +23,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "api/kernel_timing.hpp"
 #include "bench/bench_distance.hpp"
 #include "bench/bench_support.hpp"
 #include "core/distance_tune.hpp"
 #include "io/input.hpp"
-#include "cuda/distance/distance_cuda.hpp"
-#include "cuda/runtime/devices.hpp"
 #include "warpmatch/distance.hpp"
 
 #ifdef WARPMATCH_HAVE_EDLIB
@@ -118,12 +117,12 @@ int run_bench_distance(const BenchDistanceOptions& options) {
   const int threads = options.threads > 0 ? options.threads : hardware_threads();
   const std::string commit = git_commit(options.commit);
   std::vector<DeviceInfo> devices;
-  if (!options.skip_gpu) devices = cuda::devices();
+  if (!options.skip_gpu) devices = cuda_devices();
   const bool gpu = !devices.empty();
   const int dev = 0;
   tune::TileModel model = gpu ? tune::tile_model_for_device(dev) : tune::TileModel{};
 
-  fmt::print("warpmatch bench distance  |  commit {}  |  host: {} threads used\n", commit, threads);
+  fmt::print("warpmatch-bench distance  |  commit {}  |  host: {} threads used\n", commit, threads);
   std::string model_source = "none";
   if (gpu) {
     model_source = model.calibrated ? "stored (warpmatch tune)" : "calibrated now (no stored model)";
@@ -158,15 +157,15 @@ int run_bench_distance(const BenchDistanceOptions& options) {
     o.threads = threads;
     return o;
   };
-  auto gpu_run = [&](const Bytes& a, const Bytes& b, cuda::DistanceAlgorithm algo, int bs, std::int64_t k = -1) {
+  auto gpu_run = [&](const Bytes& a, const Bytes& b, kernel_timing::DistanceKernel algo, int bs, std::int64_t k = -1) {
     // The paper's plain-DP tiles are slow on big tables: one timed run, no warm-up (the
     // kernels are warm from the smaller sizes) beyond 10^9 cells.
-    const bool big = algo == cuda::DistanceAlgorithm::tiles && static_cast<double>(a.size()) * b.size() > 1e9;
-    if (!big) cuda::edit_distance(a, b, k, algo, bs, dev);  // warm-up
+    const bool big = algo == kernel_timing::DistanceKernel::tiles && static_cast<double>(a.size()) * b.size() > 1e9;
+    if (!big) kernel_timing::distance_run(a, b, k, algo, bs, dev);  // warm-up
     std::vector<double> kernel, total;
     std::int64_t d = -1;
     for (int r = 0; r < (big ? 1 : options.repeats); ++r) {
-      const auto run = cuda::edit_distance(a, b, k, algo, bs, dev);
+      const auto run = kernel_timing::distance_run(a, b, k, algo, bs, dev);
       kernel.push_back(run.kernel_ms);
       total.push_back(run.total_ms);
       d = run.distance;
@@ -195,7 +194,7 @@ int run_bench_distance(const BenchDistanceOptions& options) {
         mismatches.push_back(fmt::format("{} {}: {} != {}", workload, r.method, r.distance, reference));
     };
     if (gpu) {
-      auto [d, kms, tms] = gpu_run(a, b, cuda::DistanceAlgorithm::myers_stripes, 0, k);
+      auto [d, kms, tms] = gpu_run(a, b, kernel_timing::DistanceKernel::myers_stripes, 0, k);
       Row r = base(k >= 0 ? "gpu myers stripes, band" : "gpu myers stripes (fast)");
       r.distance = d, r.median_ms = kms, r.total_ms = tms;
       check(r);
@@ -207,7 +206,7 @@ int run_bench_distance(const BenchDistanceOptions& options) {
         json sweep = json::array();
         for (const int bs : tune::tile_block_sizes()) {
           if (!sweep_tiles && bs != chosen) continue;
-          auto [td, tk, tt] = gpu_run(a, b, cuda::DistanceAlgorithm::tiles, bs);
+          auto [td, tk, tt] = gpu_run(a, b, kernel_timing::DistanceKernel::tiles, bs);
           Row t = base(fmt::format("gpu paper tiles B={}", bs));
           t.distance = td, t.median_ms = tk, t.total_ms = tt, t.block_size = bs;
           check(t);
@@ -316,7 +315,7 @@ int run_bench_distance(const BenchDistanceOptions& options) {
       for (int r = 0; r <= options.repeats; ++r) {
         double kms = 0;
         const auto t0 = Clock::now();
-        const auto d = cuda::edit_distance_batch(pairs, -1, dev, &kms);
+        const auto d = kernel_timing::distance_batch(pairs, dev, kms);
         const double tms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         if (r == 0) continue;  // warm-up
         kernel.push_back(kms);
@@ -485,24 +484,20 @@ int run_bench_distance(const BenchDistanceOptions& options) {
     calibration.push_back({{"block_size", x.block_size}, {"m", x.m}, {"n", x.n}, {"ms", x.ms},
                            {"predicted_ms", model.predict_ms(x.m, x.n, x.block_size)}});
   const double seconds = std::chrono::duration<double>(Clock::now() - bench_t0).count();
-  json out = {{"benchmark", "distance"}, {"commit", commit}, {"threads", threads}, {"seconds", seconds},
+  json out = support::run_record("distance", commit);
+  out.update({{"threads", threads}, {"seconds", seconds},
               {"repeats", options.repeats}, {"rows", jrows}, {"tuning", tuning}, {"targets", targets},
               {"mismatches", mismatches},
               {"edlib_max_length", options.edlib_max_length},
               {"tile_model", {{"calibrated", model.calibrated}, {"source", model_source}, {"launch_us", model.launch_us},
                               {"latency_us", model.latency_us}, {"step_ns", model.step_ns},
                               {"issue_ns", model.issue_ns}, {"note", model.note},
-                              {"measurements", calibration}}}};
-  if (gpu)
-    out["device"] = {{"name", devices[0].name}, {"multiprocessors", devices[0].multiprocessors},
-                     {"clock_mhz", devices[0].clock_mhz},
-                     {"compute_capability", fmt::format("{}.{}", devices[0].compute_major, devices[0].compute_minor)}};
-  else
-    out["device"] = nullptr;
+                              {"measurements", calibration}}}});
+  out["device"] = gpu ? support::device_json(devices[0]) : json(nullptr);
   if (!options.json_path.empty()) {
     std::ofstream f(options.json_path);
     if (!f) {
-      fmt::print(stderr, "warpmatch bench distance: cannot write {}\n", options.json_path);
+      fmt::print(stderr, "warpmatch-bench distance: cannot write {}\n", options.json_path);
       return 2;
     }
     f << out.dump(2) << "\n";

@@ -1,4 +1,4 @@
-// `warpmatch bench distance`: edit distance of long pairs and batches — GPU paper tiles at
+// `warpmatch-bench distance`: edit distance of long pairs and batches — GPU paper tiles at
 // every block size vs the tuner's choice, GPU bit-parallel stripes (also banded by k), CPU backend, edlib.
 #pragma once
 

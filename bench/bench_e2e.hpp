@@ -1,4 +1,4 @@
-// `warpmatch bench e2e`: the command line timed as a user runs it — process start to exit,
+// `warpmatch-bench e2e`: the command line timed as a user runs it — process start to exit,
 // peak memory from wait4 — on generated files warm in the page cache, next to the peers
 // (ripgrep, seqkit, zcat/zstd | ripgrep, StringZilla when importable) in the same run.
 // Jobs (issue 12): 1 one rare word in a big text file, 2 the same through a pipe, 3 1000 words
@@ -24,7 +24,9 @@ struct BenchE2EOptions {
   int repeats = 3;                         // timed runs after one warm-up (median reported)
   int threads = 0;                         // -j for warpmatch and the peers; 0 = their default
   std::string json_path = "bench_e2e.json";
-  std::string dir;                         // where the data goes; "" = $TMPDIR or /tmp
+  std::string warpmatch_path;              // the CLI timed; "" = `warpmatch` beside this program
+  std::string dir;                         // where the data goes; "" = the system's temporary
+                                           // directory (std::filesystem::temp_directory_path)
   bool keep = false;                       // keep the generated data
   std::string words_file = "/usr/share/dict/words";  // "" or unreadable = built-in words
   std::string rg_path = "rg";              // "none" skips the peer

@@ -1,4 +1,4 @@
-// `warpmatch bench lcs`: longest common substring on the seed paper's planted-substring pairs
+// `warpmatch-bench lcs`: longest common substring on the seed paper's planted-substring pairs
 // (Table 3 sizes, 3.31 K ... 150 K), random ACGT pairs of 1 MB and --large (50 MB; 100 MB with
 // --with-100m), and phage lambda against a mutated copy. Rows: GPU diagonal (paper 004, only
 // up to 150 K: O(mn)), GPU suffix array (end to end, and the device time of the SA alone), the
@@ -6,7 +6,6 @@
 // thread, all in this run. Prints a table with ratios to the peer and the targets of PERF.md
 // (2 x 150 KB <= 1 ms, 2 x 50 MB <= 0.3 s on the GPU), writes JSON.
 #include <divsufsort64.h>
-#include <sys/utsname.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -21,8 +20,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "api/kernel_timing.hpp"
+#include "bench/bench_lcs.hpp"
 #include "bench/bench_support.hpp"
-#include "cuda/lcs/lcs_cuda.hpp"
 #include "warpmatch/lcs.hpp"
 
 namespace warpmatch::bench {
@@ -157,19 +157,10 @@ int run_bench_lcs(std::uint64_t large_bytes, bool with_100mb, int repeats, int t
     cases.push_back(Case{"phage lambda vs 0.5% mutated copy", std::move(lambda), std::move(copy)});
   }
 
-  nlohmann::json doc;
-  utsname host{};
-  uname(&host);
-  doc["benchmark"] = "lcs";
-  doc["commit"] = git_commit(commit_arg);
-  doc["host"] = host.nodename;
+  nlohmann::json doc = support::run_record("lcs", git_commit(commit_arg));
   doc["cpu_threads"] = cpu_threads;
-  doc["device"] = gpu ? gpus[0].name : "none";
-  if (gpu) {
-    doc["device_clock_mhz"] = gpus[0].clock_mhz;
-    doc["device_memory_bytes"] = gpus[0].global_memory_bytes;
-  }
-  doc["command"] = fmt::format("warpmatch bench lcs --large {} {}--repeats {} -j {} --json {}{}", large_bytes,
+  doc["device"] = gpu ? support::device_json(gpus[0]) : nlohmann::json(nullptr);
+  doc["command"] = fmt::format("warpmatch-bench lcs --large {} {}--repeats {} -j {} --json {}{}", large_bytes,
                                with_100mb ? "--with-100m " : "", repeats, threads, json_path,
                                skip_gpu ? " --no-gpu" : "");
   doc["repeats"] = repeats;
@@ -185,7 +176,8 @@ int run_bench_lcs(std::uint64_t large_bytes, bool with_100mb, int repeats, int t
     auto time_api = [&](const std::string& method, LcsOptions o) {
       o.max_matches = 1000;
       std::vector<double> ms;
-      Row row{method};
+      Row row;
+      row.method = method;
       const bool on_gpu = o.backend == Backend::cuda;
       // Warm-up (CUDA context, allocations, page faults) except for the long one-shot CPU runs.
       if (on_gpu || !large) (void)longest_common_substring(c.a, c.b, o);
@@ -203,7 +195,8 @@ int run_bench_lcs(std::uint64_t large_bytes, bool with_100mb, int repeats, int t
     };
     // The peer first: its time is the denominator of every ratio.
     {
-      Row peer{"peer divsufsort+Kasai (1 thread)"};
+      Row peer;
+      peer.method = "peer divsufsort+Kasai (1 thread)";
       std::vector<double> ms;
       for (int r = 0; r < reps; ++r) {
         const auto t0 = Clock::now();
@@ -228,11 +221,8 @@ int run_bench_lcs(std::uint64_t large_bytes, bool with_100mb, int repeats, int t
       std::vector<double> pipeline, sa_only;
       try {
         for (int r = 0; r < repeats; ++r) {
-          double d = 0;
-          LcsResult scratch;
-          if (cuda::lcs_suffix_array_scan(c.a, c.b, 1000, 0, scratch, &d)) pipeline.push_back(d);
-          (void)cuda::lcs_suffix_array(t, 0, &d);
-          sa_only.push_back(d);
+          if (const double d = kernel_timing::lcs_suffix_array_device_ms(c.a, c.b, 0); d >= 0) pipeline.push_back(d);
+          sa_only.push_back(kernel_timing::lcs_suffix_array_only_ms(t, 0));
         }
         rows.back().device_ms = pipeline.empty() ? -1 : median(pipeline);
         rows.back().sa_only_ms = median(sa_only);

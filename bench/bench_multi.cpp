@@ -1,4 +1,4 @@
-// `warpmatch bench multi` — multi-pattern exact search, every method counting the same
+// `warpmatch-bench multi` — multi-pattern exact search, every method counting the same
 // occurrences in one run (counts cross-checked; a disagreement fails the benchmark).
 //
 // Workloads:
@@ -37,12 +37,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "api/kernel_timing.hpp"
 #include "bench/bench_multi.hpp"
 #include "bench/bench_support.hpp"
 #include "core/chunking.hpp"
-#include "core/multi_patterns.hpp"
 #include "core/parallel.hpp"
-#include "cuda/multi/multi_cuda.hpp"
 #include "warpmatch/multi.hpp"
 
 #ifdef WARPMATCH_HAVE_HYPERSCAN
@@ -251,37 +250,30 @@ class Runner {
     const int reps = patterns.size() >= kSinglePassPatterns ? 1 : o_.repeats;
 
     if (gpu_) {
-      for (auto algo : {cuda::MultiAlgorithm::fast, cuda::MultiAlgorithm::mbndm}) {
-        if (algo == cuda::MultiAlgorithm::mbndm && !gpu_mbndm) continue;
+      using kernel_timing::MultiKernel;
+      for (const MultiKernel algo : {MultiKernel::fast, MultiKernel::mbndm}) {
+        if (algo == MultiKernel::mbndm && !gpu_mbndm) continue;
         const auto t0 = Clock::now();
-        const core::PatternSet set = core::make_pattern_set(patterns, false);
-        core::PrefixIndex index;
-        if (algo == cuda::MultiAlgorithm::fast) index = core::build_prefix_index(set);
-        const auto tables = cuda::multi_upload(set, &index, algo, {}, 0);
+        const kernel_timing::MultiTables tables(patterns, {algo}, 0);
         const double compile = ms_since(t0);
-        const char* label = algo == cuda::MultiAlgorithm::fast ? "gpu fast" : "gpu mbndm (paper)";
-        const int r = algo == cuda::MultiAlgorithm::mbndm && !paper ? 1 : reps;
-        const auto resident = cuda::bench_multi_resident(*tables, bytes, r);
-        add(std::string(label) + " resident", resident.median_ms, compile, resident.count,
-            cuda::multi_device_bytes(*tables));
-        if (algo == cuda::MultiAlgorithm::fast || paper) {
-          const auto fed = cuda::bench_multi_host_fed(*tables, bytes, r);
-          add(std::string(label) + " host-fed", fed.median_ms, compile, fed.count,
-              cuda::multi_device_bytes(*tables));
+        const char* label = algo == MultiKernel::fast ? "gpu fast" : "gpu mbndm (paper)";
+        const int r = algo == MultiKernel::mbndm && !paper ? 1 : reps;
+        const auto resident = tables.resident(bytes, r);
+        add(std::string(label) + " resident", resident.median_ms, compile, resident.count, tables.device_bytes());
+        if (algo == MultiKernel::fast || paper) {
+          const auto fed = tables.host_fed(bytes, r);
+          add(std::string(label) + " host-fed", fed.median_ms, compile, fed.count, tables.device_bytes());
         }
-        if (algo == cuda::MultiAlgorithm::fast) {
+        if (algo == MultiKernel::fast) {
           // Every fast kernel, resident, for comparison.
-          for (auto [kernel, name] : {std::pair{cuda::FastKernel::tile, "tile"},
-                                      std::pair{cuda::FastKernel::scan_block_queue, "scan+block queue"},
-                                      std::pair{cuda::FastKernel::scan_warp_queue, "scan+warp queue"},
-                                      std::pair{cuda::FastKernel::scan_per_thread, "scan+per thread"},
-                                      std::pair{cuda::FastKernel::scan_lane_filter, "scan+lane filter"}}) {
-            cuda::MultiLaunch launch;
-            launch.fast_kernel = kernel;
-            const auto variant = cuda::multi_upload(set, &index, algo, launch, 0);
-            const auto t = cuda::bench_multi_resident(*variant, bytes, r);
-            add(fmt::format("gpu fast/{} resident", name), t.median_ms, compile, t.count,
-                cuda::multi_device_bytes(*variant));
+          for (auto [kernel, name] : {std::pair{MultiKernel::fast_tile, "tile"},
+                                      std::pair{MultiKernel::fast_scan_block_queue, "scan+block queue"},
+                                      std::pair{MultiKernel::fast_scan_warp_queue, "scan+warp queue"},
+                                      std::pair{MultiKernel::fast_scan_per_thread, "scan+per thread"},
+                                      std::pair{MultiKernel::fast_scan_lane_filter, "scan+lane filter"}}) {
+            const kernel_timing::MultiTables variant(patterns, {kernel}, 0);
+            const auto t = variant.resident(bytes, r);
+            add(fmt::format("gpu fast/{} resident", name), t.median_ms, compile, t.count, variant.device_bytes());
           }
           // The pair scan's table (entries, wide or narrow) and grid; its defaults are 2^12
           // wide entries and 5 blocks per SM.
@@ -291,17 +283,13 @@ class Runner {
           };
           for (const PairConfig c : {PairConfig{12, 5, true}, PairConfig{12, 4, true}, PairConfig{13, 3, true},
                                      PairConfig{13, 5, false}, PairConfig{13, 4, false}}) {
-            cuda::MultiLaunch launch;
-            launch.fast_kernel = cuda::FastKernel::scan_pair;
-            launch.pair_bits = c.bits;
-            launch.pair_blocks_per_sm = c.blocks;
-            launch.pair_narrow = !c.wide;
-            const auto variant = cuda::multi_upload(set, &index, algo, launch, 0);
-            const auto t = cuda::bench_multi_resident(*variant, bytes, r);
+            const kernel_timing::MultiTables variant(
+                patterns, {MultiKernel::fast_scan_pair, c.bits, c.blocks, /*pair_narrow=*/!c.wide}, 0);
+            const auto t = variant.resident(bytes, r);
             add(fmt::format("gpu fast/scan+pair {} 2^{} x{} resident", c.wide ? "wide" : "narrow", c.bits,
                             c.blocks),
                 t.median_ms, compile,
-                t.count, cuda::multi_device_bytes(*variant));
+                t.count, variant.device_bytes());
           }
         }
       }
@@ -388,7 +376,7 @@ int run_bench_multi(const BenchMultiOptions& o) {
   const auto devices = cuda_devices();
   utsname host{};
   ::uname(&host);
-  fmt::print("warpmatch bench multi — commit {} — host {} ({} threads) — device {}\n", commit,
+  fmt::print("warpmatch-bench multi — commit {} — host {} ({} threads) — device {}\n", commit,
              host.nodename, run.threads_, devices.empty() ? "none" : devices.front().name);
 
   // The paper's experiment: 20 MB, 100..2000 literals of length 4.
@@ -460,10 +448,7 @@ int run_bench_multi(const BenchMultiOptions& o) {
     target(std::string(w) + ": CPU fast vs Hyperscan, same threads", ratio(w, "cpu fast", "hyperscan ("),
            1, "x");
 
-  json j;
-  j["benchmark"] = "multi";
-  j["commit"] = commit;
-  j["host"] = host.nodename;
+  json j = support::run_record("multi", commit);
   j["threads"] = run.threads_;
   j["device"] = devices.empty() ? json(nullptr) : device_json(devices.front());
   j["options"] = {{"text_bytes", o.text_bytes}, {"paper_bytes", o.paper_bytes},
@@ -484,7 +469,7 @@ int run_bench_multi(const BenchMultiOptions& o) {
     std::ofstream f(o.json_path);
     f << j.dump(2) << "\n";
     if (!f) {
-      fmt::print(stderr, "warpmatch bench multi: cannot write {}\n", o.json_path);
+      fmt::print(stderr, "warpmatch-bench multi: cannot write {}\n", o.json_path);
       return 2;
     }
     fmt::print("\nJSON written to {}\n", o.json_path);

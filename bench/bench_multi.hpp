@@ -1,4 +1,4 @@
-// `warpmatch bench multi`: multi-pattern exact search — the paper's experiment (M-BNDM),
+// `warpmatch-bench multi`: multi-pattern exact search — the paper's experiment (M-BNDM),
 // 1 GiB with 1000 and 100,000 literals, English words in English text; GPU resident and
 // host-fed, the paper's GPU kernel, the CPU backend, Hyperscan on one core and on all cores.
 #pragma once

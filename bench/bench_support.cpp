@@ -1,10 +1,14 @@
 #include "bench/bench_support.hpp"
 
+#include <sys/utsname.h>
+
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -60,7 +64,84 @@ nlohmann::json device_json(const DeviceInfo& d) {
           {"compute_capability", fmt::format("{}.{}", d.compute_major, d.compute_minor)},
           {"multiprocessors", d.multiprocessors},
           {"clock_mhz", d.clock_mhz},
-          {"global_memory_bytes", d.global_memory_bytes}};
+          {"global_memory_bytes", d.global_memory_bytes},
+          {"l2_bytes", d.l2_bytes}};
+}
+
+std::string proc_field(const char* path, std::string_view key) {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(key, 0) == 0 && line.find(':') != std::string::npos)
+      return trim(line.substr(line.find(':') + 1));
+  return {};
+}
+
+std::string cpu_model() { return proc_field("/proc/cpuinfo", "model name"); }
+
+namespace {
+
+std::string utc_timestamp() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::vector<std::string> own_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  for (std::string a; std::getline(in, a, '\0');) args.push_back(a);
+  return args;
+}
+
+}  // namespace
+
+nlohmann::json run_record(std::string_view benchmark, const std::string& commit) {
+  const BuildInfo bi = build_info();
+  utsname un{};
+  uname(&un);
+  return {{"benchmark", benchmark},
+          {"timestamp_utc", utc_timestamp()},
+          {"commit", commit},
+          {"command_line", own_command_line()},
+          {"build",
+           {{"version", bi.version},
+            {"cuda_compiled", bi.cuda_compiled},
+            {"cuda_architectures", bi.cuda_architectures},
+            {"cuda_runtime_version", bi.cuda_runtime_version}}},
+          {"host",
+           {{"hardware_threads", hardware_threads()},
+            {"cpu_model", cpu_model()},
+            {"memory", proc_field("/proc/meminfo", "MemTotal")},
+            {"kernel", std::string(un.release)},
+            {"hostname", std::string(un.nodename)}}}};
+}
+
+std::vector<std::string> pseudo_words(std::size_t n, std::uint64_t seed, std::string_view avoid, int empty_codas) {
+  static constexpr std::string_view onsets[] = {"b", "c", "d", "f", "g", "h", "l", "m", "n", "p", "r", "s",
+                                                "t", "v", "w", "br", "ch", "cl", "dr", "gr", "sh", "st", "th", "tr"};
+  static constexpr std::string_view vowels[] = {"a", "e", "i", "o", "u", "ea", "ou", "ai", "ee", "y"};
+  static constexpr std::string_view consonant_codas[] = {"n", "r", "s", "t", "l", "nd", "st", "ng", "ck"};
+  std::vector<std::string_view> codas(static_cast<std::size_t>(empty_codas), "");
+  codas.insert(codas.end(), std::begin(consonant_codas), std::end(consonant_codas));
+  const std::string avoid_lower = lower_ascii(avoid);
+  SplitMix64 rng{seed};
+  std::unordered_set<std::string> seen;
+  std::vector<std::string> out;
+  while (out.size() < n) {
+    const std::uint64_t r = rng.below(100);
+    const int syllables = r < 30 ? 1 : r < 75 ? 2 : r < 95 ? 3 : 4;
+    std::string w;
+    for (int s = 0; s < syllables; ++s) {
+      w += onsets[rng.below(std::size(onsets))];
+      w += vowels[rng.below(std::size(vowels))];
+      w += codas[rng.below(codas.size())];
+    }
+    if (lower_ascii(w).find(avoid_lower) == std::string::npos && seen.insert(w).second) out.push_back(std::move(w));
+  }
+  return out;
 }
 
 std::string lower_ascii(std::string_view w) {

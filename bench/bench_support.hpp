@@ -1,4 +1,6 @@
-// Small helpers shared by the benchmark programs of bench/ (not part of the library).
+// What every benchmark program of bench/ shares (not part of the library): the commit stamp,
+// the median and its timing loop, the record of the run (time, command line, build, host,
+// device) at the top of every JSON, a reproducible generator and a few formatters.
 #pragma once
 
 #include <algorithm>
@@ -41,6 +43,12 @@ struct SplitMix64 {
   double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // uniform in [0, 1)
 };
 
+/// `n` distinct pseudo-words of 1 to 4 syllables (mostly 1 or 2), deterministic for `seed`,
+/// none containing `avoid` in any case: the vocabulary of the generated texts when no word
+/// list is readable. `empty_codas`: how many of the coda choices are empty (more: more open
+/// syllables); each generator keeps its own so that its text stays the same.
+std::vector<std::string> pseudo_words(std::size_t n, std::uint64_t seed, std::string_view avoid, int empty_codas);
+
 /// `s` without leading and trailing blanks (spaces, tabs, line ends).
 std::string trim(std::string s);
 /// ASCII letters lowered, other bytes kept.
@@ -54,20 +62,27 @@ inline double ms_since(std::chrono::steady_clock::time_point t0) {
 /// Runs fn max(1, repeats) times; the median of the wall times in milliseconds.
 template <class Fn>
 double median_ms(int repeats, Fn&& fn) {
-  std::vector<double> ms;
-  for (int r = 0; r < std::max(1, repeats); ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    fn();
-    ms.push_back(ms_since(t0));
-  }
-  return median(std::move(ms));
+  return core::median_wall_ms(repeats, fn);
 }
 
 /// A ratio for the tables: "-" when not positive or not finite, else "12.34x" (or "123x").
 std::string fmt_ratio(double v);
 
-/// The JSON description of a CUDA device: ordinal, name, compute capability, multiprocessors,
-/// clock and global memory.
+/// The JSON description of a CUDA device, the same in every benchmark: ordinal, name,
+/// compute capability, multiprocessors, clock, global memory and L2 size.
 nlohmann::json device_json(const DeviceInfo& d);
+
+/// The value of the first "key : value" line of a /proc file starting with `key` ("" if none):
+/// the CPU model from /proc/cpuinfo, the memory from /proc/meminfo.
+std::string proc_field(const char* path, std::string_view key);
+/// The CPU model of this host ("" when /proc/cpuinfo does not say).
+std::string cpu_model();
+
+/// The record at the top of every benchmark's JSON: "benchmark", "timestamp_utc" (ISO 8601),
+/// "commit" (as given: see git_commit), "command_line" (this process's arguments), "build"
+/// (version, CUDA compiled, architectures, runtime) and "host" (hardware threads, CPU model,
+/// memory, kernel, hostname). The device ("device": device_json or null) is added by each
+/// benchmark, which knows which one it used.
+nlohmann::json run_record(std::string_view benchmark, const std::string& commit);
 
 }  // namespace warpmatch::bench::support

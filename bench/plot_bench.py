@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Draws the JSON of any `warpmatch bench ...` program as a PNG bar chart (matplotlib).
+"""Draws the JSON of any `warpmatch-bench ...` program as a PNG bar chart (matplotlib).
 
 The benchmarks write different shapes, so the rows are found generically: every list of JSON
 objects anywhere in the file is a table (objects nested in a row are flattened to dotted keys;
@@ -138,7 +138,7 @@ def is_peer(label, flat):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("json", help="a JSON file written by `warpmatch bench ... --json`")
+    ap.add_argument("json", help="a JSON file written by `warpmatch-bench ... --json`")
     ap.add_argument("-o", "--output", help="PNG to write (default: the JSON's name with .png)")
     ap.add_argument("--metric", help="the number to draw (default: GB/s, TCUPS, speed-up or a time)")
     ap.add_argument("--table", help="which list of rows (see --list)")
@@ -195,7 +195,7 @@ def main():
     device = data.get("device")
     device_name = device.get("name") if isinstance(device, dict) else device if isinstance(device, str) else None
     commit = str(data.get("commit", "?"))[:12]
-    title = f"warpmatch bench {data.get('benchmark', os.path.basename(args.json))}: {metric}"
+    title = f"warpmatch-bench {data.get('benchmark', os.path.basename(args.json))}: {metric}"
     subtitle = ", ".join(x for x in [f"commit {commit}", device_name or "no GPU",
                                      (data.get("host") or {}).get("cpu_model") if isinstance(data.get("host"), dict) else None,
                                      f"table '{table}'",

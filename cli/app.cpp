@@ -12,10 +12,6 @@ std::vector<CommandEntry>& command_registry() {
   static std::vector<CommandEntry> entries;
   return entries;
 }
-std::vector<CommandEntry>& bench_registry() {
-  static std::vector<CommandEntry> entries;
-  return entries;
-}
 
 CLI::Validator device_check() {
   return CLI::Validator(
@@ -45,7 +41,6 @@ std::unique_ptr<CLI::App> make_app(std::vector<std::pair<CLI::App*, CommandRunne
       "  warpmatch find -c -i error /var/log/syslog  count, ASCII case-insensitive\n"
       "  warpmatch find --json --stats the big.txt   JSON lines and a summary\n"
       "  warpmatch info                              build and GPUs seen\n"
-      "  warpmatch bench find --bytes 1G             benchmark against ripgrep\n"
       "Run 'warpmatch COMMAND --help' for a command's options.");
 
   auto& entries = command_registry();

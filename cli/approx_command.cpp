@@ -1,15 +1,13 @@
 // `warpmatch approx`: approximate search (every end within K edits, or the best ends) of one
 // pattern or of a file of patterns, in files, stdin, gzip, FASTA/FASTQ records. Raw flags are
 // parsed into ApproxFlags; run_approx() resolves them once (patterns, matcher, plan, printer)
-// and hands the inputs to the searcher (cli/searcher.hpp). Also registers
-// `warpmatch bench approx` (bench/bench_approx.cpp).
+// and hands the inputs to the searcher (cli/searcher.hpp).
 #include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "bench/bench_approx.hpp"
 #include "commands.hpp"
 #include "io/input.hpp"
 #include "job_estimate.hpp"
@@ -302,53 +300,8 @@ CommandRunner add_approx_command(CLI::App& app) {
   return [flags] { return run_approx(*flags); };
 }
 
-CommandRunner add_bench_approx(CLI::App& bench) {
-  auto opt = std::make_shared<bench::BenchApproxOptions>();
-  CLI::App* cmd = bench.add_subcommand("approx", "Approximate search (seed paper 000 Table 1) vs edlib");
-  cmd->set_help_flag("--help", "Print this help and exit");
-  std::string bytes = "4M", big = "1G";
-  auto bytes_ptr = std::make_shared<std::string>(bytes), big_ptr = std::make_shared<std::string>(big);
-  cmd->add_option("--bytes", *bytes_ptr, "Text size of the Table 1 rows (default 4M = 2^22)");
-  cmd->add_option("--big-bytes", *big_ptr, "Text size of the throughput row, m = 256 (0 = skip; default 1G)");
-  cmd->add_option("--lengths", opt->lengths, "Pattern lengths m, comma-separated");
-  cmd->add_option("--blocks", opt->wavefront_blocks, "Wavefront piece counts D, comma-separated");
-  cmd->add_option("--repeats", opt->repeats, "Timed repeats per measurement (median)");
-  cmd->add_option("-j,--threads", opt->threads, "CPU threads (0 = all)");
-  cmd->add_option("--json", opt->json_path, "Write the results as JSON to this path");
-  cmd->add_option("--commit", opt->commit, "Commit recorded in the JSON");
-  cmd->add_flag("--skip-gpu", opt->skip_gpu, "Only the CPU rows");
-  cmd->add_flag("--skip-edlib-single", opt->skip_edlib_single, "Skip edlib on one thread");
-  return [opt, bytes_ptr, big_ptr] {
-    opt->text_bytes = parse_size(*bytes_ptr);
-    opt->big_text_bytes = *big_ptr == "0" ? 0 : parse_size(*big_ptr);
-    return bench::run_bench_approx(*opt);
-  };
-}
-
-CommandRunner add_bench_approx_sets(CLI::App& bench) {
-  auto opt = std::make_shared<bench::BenchApproxSetsOptions>();
-  CLI::App* cmd = bench.add_subcommand("approx-sets", "Many 20-mers approximately (issue 15): one, 100, 1000 patterns");
-  cmd->set_help_flag("--help", "Print this help and exit");
-  auto single = std::make_shared<std::string>("1G"), set = std::make_shared<std::string>("256M");
-  cmd->add_option("--single-bytes", *single, "Text of the one-pattern rows (0 = skip; default 1G)");
-  cmd->add_option("--set-bytes", *set, "Text of the 100- and 1000-pattern rows (0 = skip; default 256M)");
-  cmd->add_option("--repeats", opt->repeats, "Timed repeats per measurement (median)")->check(CLI::PositiveNumber);
-  cmd->add_option("-j,--threads", opt->threads, "CPU threads (0 = all)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--json", opt->json_path, "Write the results as JSON to this path");
-  cmd->add_option("--commit", opt->commit, "Commit recorded in the JSON");
-  cmd->add_flag("--skip-gpu", opt->skip_gpu, "Only the CPU rows");
-  cmd->footer("Example:\n  warpmatch bench approx-sets --single-bytes 256M --set-bytes 64M --repeats 1");
-  return [opt, single, set] {
-    opt->single_bytes = *single == "0" ? 0 : parse_size(*single);
-    opt->set_bytes = *set == "0" ? 0 : parse_size(*set);
-    return bench::run_bench_approx_sets(*opt);
-  };
-}
-
 }  // namespace
 
 const CommandRegistration approx_registration("approx", 20, add_approx_command);
-const BenchRegistration bench_approx_registration("approx", 30, add_bench_approx);
-const BenchRegistration bench_approx_sets_registration("approx-sets", 31, add_bench_approx_sets);
 
 }  // namespace warpmatch::cli

@@ -18,7 +18,7 @@
 namespace warpmatch::cli {
 
 using CommandRunner = std::function<int()>;
-/// Adds a subcommand to `parent` (the app, or the `bench` command) and returns its runner.
+/// Adds a subcommand to `parent` (the app) and returns its runner.
 using CommandSetup = std::function<CommandRunner(CLI::App& parent)>;
 
 /// A CLI11 check for a whole number in [min, max], before conversion, so the message names
@@ -64,22 +64,17 @@ struct CommandEntry {
   CommandSetup setup;
 };
 
-/// Top-level commands (`find`, `info`, ...) and benchmark programs (`bench find`, ...).
+/// Top-level commands (`find`, `info`, ...).
 std::vector<CommandEntry>& command_registry();
-std::vector<CommandEntry>& bench_registry();
 
 struct CommandRegistration {
   CommandRegistration(std::string name, int order, CommandSetup setup) {
     command_registry().push_back({std::move(name), order, std::move(setup)});
   }
 };
-struct BenchRegistration {
-  BenchRegistration(std::string name, int order, CommandSetup setup) {
-    bench_registry().push_back({std::move(name), order, std::move(setup)});
-  }
-};
 
-/// Parses sizes like "4096", "64K", "256M", "1G" (binary multiples).
+/// Parses sizes like "4096", "64K", "256M", "1G" (binary multiples; cli/parse_size.cpp, also
+/// compiled into warpmatch-bench).
 std::uint64_t parse_size(const std::string& text);
 
 /// A CLI11 check for a size option (--window): the parse error names the option, before any

@@ -1,7 +1,6 @@
 // `warpmatch distance`: global edit distance of two sequences (files, FASTA records or -s
 // literals) or of many pairs (--pairs: a tab-separated file, or two FASTA files paired by
-// order); optional bound -k, alignment (--align), JSON lines and statistics. Also registers
-// `warpmatch bench distance`.
+// order); optional bound -k, alignment (--align), JSON lines and statistics.
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -9,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "bench/bench_distance.hpp"
 #include "commands.hpp"
 #include "io/input.hpp"
 #include "printer/sink.hpp"
@@ -296,38 +294,8 @@ CommandRunner add_distance_command(CLI::App& app) {
   return [flags] { return run_distance(*flags); };
 }
 
-CommandRunner add_bench_distance(CLI::App& bench) {
-  auto options = std::make_shared<bench::BenchDistanceOptions>();
-  auto max_length = std::make_shared<std::string>("1M");
-  auto edlib_max = std::make_shared<std::string>("100K");
-  auto cpu_max = std::make_shared<std::string>("1M");
-  CLI::App* b = bench.add_subcommand(
-      "distance", "Edit distance: GPU paper tiles (every block size, tuned), GPU bit-parallel, CPU, edlib");
-  b->set_help_flag("--help", "Print this help and exit");
-  b->add_option("--repeats", options->repeats, "Timed repeats per measurement (median reported)")
-      ->check(integer_in(1));
-  b->add_option("-j,--threads", options->threads, "CPU threads (0 = all)")->check(integer_in(0));
-  b->add_option("--json", options->json_path, "Where to write the JSON results");
-  b->add_option("--genome", options->genome_path, "Genome (FASTA, gzip ok) for the mutated-copy rows");
-  b->add_option("--max-length", *max_length, "Largest random pair (1M; 10M adds a GPU-only row)");
-  b->add_option("--edlib-max", *edlib_max, "Largest random pair measured with edlib (one thread, O(n d / 64))");
-  b->add_option("--cpu-max", *cpu_max, "Largest random pair measured on the CPU backend");
-  b->add_option("--batch-pairs", options->batch_pairs, "Pairs of 100-300 bytes in the batch row")
-      ->check(integer_in(1));
-  b->add_option("--commit", options->commit, "Commit recorded in the JSON (default: git rev-parse HEAD)");
-  b->add_flag("--no-gpu", options->skip_gpu, "Skip the GPU rows");
-  b->footer("Example: warpmatch bench distance --json distance.json");
-  return [options, max_length, edlib_max, cpu_max] {
-    options->max_length = static_cast<std::int64_t>(parse_size(*max_length));
-    options->edlib_max_length = static_cast<std::int64_t>(parse_size(*edlib_max));
-    options->cpu_max_length = static_cast<std::int64_t>(parse_size(*cpu_max));
-    return bench::run_bench_distance(*options);
-  };
-}
-
 }  // namespace
 
 const CommandRegistration distance_registration("distance", 40, add_distance_command);
-const BenchRegistration bench_distance_registration("distance", 40, add_bench_distance);
 
 }  // namespace warpmatch::cli

@@ -1,6 +1,5 @@
 // `warpmatch lcs A B`: the longest common substring of two sequences (length, distinct count,
-// occurrence pairs), or with --min-length every maximal exact match; and the registration
-// of `warpmatch bench lcs` (bench/bench_lcs.cpp).
+// occurrence pairs), or with --min-length every maximal exact match.
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -10,12 +9,6 @@
 #include "printer/sink.hpp"
 #include "sequence_input.hpp"
 #include "warpmatch/lcs.hpp"
-
-namespace warpmatch::bench {
-// Defined in bench/bench_lcs.cpp; returns a process exit status.
-int run_bench_lcs(std::uint64_t large_bytes, bool with_100mb, int repeats, int threads,
-                  const std::string& json_path, const std::string& commit, bool skip_gpu);
-}  // namespace warpmatch::bench
 
 namespace warpmatch::cli {
 namespace {
@@ -123,36 +116,8 @@ CommandRunner add_lcs_command(CLI::App& app) {
   return [flags] { return run_lcs(*flags); };
 }
 
-CommandRunner add_bench_lcs(CLI::App& bench) {
-  struct BenchFlags {
-    std::string large = "50000000";
-    bool with_100mb = false;
-    int repeats = 3;
-    int threads = 0;
-    std::string json_path = "bench_lcs.json";
-    std::string commit;
-    bool skip_gpu = false;
-  };
-  auto f = std::make_shared<BenchFlags>();
-  CLI::App* cmd = bench.add_subcommand("lcs", "Longest common substring: GPU diagonal, GPU and "
-                                              "CPU suffix array vs libdivsufsort + Kasai");
-  cmd->add_option("--large", f->large, "Size of each input of the large random pair (default 50000000 = 50 MB)");
-  cmd->add_flag("--with-100m", f->with_100mb, "Also run a random pair of 2 x 100 MB");
-  cmd->add_option("--repeats", f->repeats, "Timed repeats per measurement (median reported)")
-      ->check(integer_in(1));
-  cmd->add_option("-j,--threads", f->threads, "CPU threads (0 = all)")->check(integer_in(0));
-  cmd->add_option("--json", f->json_path, "Where to write the JSON results");
-  cmd->add_option("--commit", f->commit, "Commit recorded in the JSON (default: git rev-parse HEAD)");
-  cmd->add_flag("--no-gpu", f->skip_gpu, "Skip the GPU rows");
-  return [f] {
-    return bench::run_bench_lcs(parse_size(f->large), f->with_100mb, f->repeats, f->threads,
-                                f->json_path, f->commit, f->skip_gpu);
-  };
-}
-
 }  // namespace
 
 const CommandRegistration lcs_registration("lcs", 50, add_lcs_command);
-const BenchRegistration bench_lcs_registration("lcs", 50, add_bench_lcs);
 
 }  // namespace warpmatch::cli

@@ -9,10 +9,10 @@
 #include <random>
 #include <thread>
 
-#include "bench/bench_support.hpp"
 #include "commands.hpp"
 #include "core/cost_model_tuning.hpp"
 #include "core/distance_tune.hpp"
+#include "core/timing.hpp"
 #include "printer/output.hpp"
 #include "warpmatch/approx.hpp"
 #include "warpmatch/common.hpp"
@@ -37,7 +37,7 @@ struct TuneFlags {
 template <class F>
 double seconds_of(F&& f) {
   f();
-  return bench::support::median_ms(3, f) / 1e3;
+  return core::median_wall_ms(3, f) / 1e3;
 }
 
 // `tune --cost-model`: measures the rates `auto` weighs on this machine (the CPU's scan rates

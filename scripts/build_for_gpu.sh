@@ -4,12 +4,14 @@
 # machine lacks into the git-ignored folder .device/, which the device tool carries:
 #
 #   .device/warpmatch.gz         CLI (stripped, gzip: unpacked by run_on_gpu.sh)
+#   .device/warpmatch-bench.gz   the benchmarks (bench/; stripped, gzip); `warpmatch-bench e2e`
+#                                times the warpmatch beside it
 #   .device/warpmatch_tests.gz   GoogleTest binary, GPU tests included (stripped, gzip)
 #   .device/rg                   ripgrep, the exact-search peer (the GPU machine has none)
 #   .device/lib/                 rg's shared libraries that may be missing there (libpcre2-8)
-#   .device/seqkit.gz            seqkit, the FASTA peer of `bench e2e` (gzip: unpacked by run_on_gpu.sh)
+#   .device/seqkit.gz            seqkit, the FASTA peer of `warpmatch-bench e2e` (gzip: unpacked by run_on_gpu.sh)
 #   .device/zstd/                zstd and its libraries (lib/), the .zst peer's decompressor of
-#                                `bench e2e`, with run-zstd (sets LD_LIBRARY_PATH for it alone);
+#                                `warpmatch-bench e2e`, with run-zstd (sets LD_LIBRARY_PATH for it alone);
 #                                run_on_gpu.sh uses it only where the machine has no zstd
 #   .device/words                word list for the generated benchmark text
 #   .device/lambda_virus.fa.gz   a small genome (if present here)
@@ -37,12 +39,13 @@ say() { printf '\n== %s\n' "$*"; }
 say "configure (preset gpu-machine -> $build)"
 cmake --preset gpu-machine >/dev/null
 
-say "build warpmatch + warpmatch_tests (-j $jobs)"
-cmake --build "$build" --target warpmatch_cli warpmatch_tests -j "$jobs"
+say "build warpmatch + warpmatch-bench + warpmatch_tests (-j $jobs)"
+cmake --build "$build" --target warpmatch_cli warpmatch_bench warpmatch_tests -j "$jobs"
 
 cli_bin="$build/warpmatch"
+bench_bin="$build/warpmatch-bench"
 test_bin="$build/tests/warpmatch_tests"
-for f in "$cli_bin" "$test_bin"; do
+for f in "$cli_bin" "$bench_bin" "$test_bin"; do
   [[ -x $f ]] || { echo "error: $f was not built" >&2; exit 1; }
 done
 
@@ -50,8 +53,9 @@ say "stage into $stage/"
 rm -rf "$stage"
 mkdir -p "$stage/lib"
 cp "$cli_bin" "$stage/warpmatch"
+cp "$bench_bin" "$stage/warpmatch-bench"
 cp "$test_bin" "$stage/warpmatch_tests"
-strip --strip-all "$stage/warpmatch" "$stage/warpmatch_tests"
+strip --strip-all "$stage/warpmatch" "$stage/warpmatch-bench" "$stage/warpmatch_tests"
 
 # Libraries every Linux with glibc has (and libgcc_s, which the GPU machine's compilers and
 # Python bring): never carried, so they cannot shadow the machine's own newer copies.
@@ -72,7 +76,7 @@ carry_libs() {
   done < <(ldd "$bin" | grep '=>')
 }
 
-for f in "$stage/warpmatch" "$stage/warpmatch_tests"; do
+for f in "$stage/warpmatch" "$stage/warpmatch-bench" "$stage/warpmatch_tests"; do
   extra=$(ldd "$f" | awk '{print $1}' | while read -r n; do is_system_lib "${n##*/}" || echo "$n"; done)
   if [[ -n $extra ]]; then
     echo "  warning: $(basename "$f") needs non-system libraries, carrying them: $extra"
@@ -87,14 +91,14 @@ else
   echo "  warning: no rg here; the benchmark's ripgrep rows will be skipped on the GPU machine"
 fi
 
-# Peers of `warpmatch bench e2e` the GPU machine lacks: seqkit (a Go binary that needs only
+# Peers of `warpmatch-bench e2e` the GPU machine lacks: seqkit (a Go binary that needs only
 # libc) and zstd, whose libraries (libzstd, liblzma, liblz4, libz) go to zstd/lib so that they
 # never shadow the machine's own for other programs.
 if seqkit_path=$(command -v seqkit); then
   cp -L "$seqkit_path" "$stage/seqkit"
   carry_libs "$stage/seqkit"
 else
-  echo "  warning: no seqkit here (apt-get install seqkit); bench e2e's FASTA peer will be skipped there"
+  echo "  warning: no seqkit here (apt-get install seqkit); warpmatch-bench e2e's FASTA peer will be skipped there"
 fi
 if zstd_path=$(command -v zstd); then
   mkdir -p "$stage/zstd/lib"
@@ -108,7 +112,7 @@ LD_LIBRARY_PATH="$d/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$d/zstd" "$@
 WRAPPER
   chmod +x "$stage/zstd/run-zstd"
 else
-  echo "  warning: no zstd here; bench e2e's .zst peer will be skipped on a machine without zstd"
+  echo "  warning: no zstd here; warpmatch-bench e2e's .zst peer will be skipped on a machine without zstd"
 fi
 
 if [[ -r /usr/share/dict/words ]]; then
@@ -139,7 +143,7 @@ echo "$commit" >"$stage/COMMIT"
   echo "nvcc: $(nvcc --version 2>/dev/null | tail -1)"
   echo "g++: $(g++ --version | head -1)"
   echo "cuda architectures: $(grep -m1 '^CMAKE_CUDA_ARCHITECTURES' "$build/CMakeCache.txt" | cut -d= -f2)"
-  glibc=$(objdump -T "$stage/warpmatch" "$stage/warpmatch_tests" 2>/dev/null |
+  glibc=$(objdump -T "$stage/warpmatch" "$stage/warpmatch-bench" "$stage/warpmatch_tests" 2>/dev/null |
           grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
   echo "newest glibc symbol needed by warpmatch binaries: ${glibc:-?}"
   echo
@@ -148,6 +152,7 @@ echo "$commit" >"$stage/COMMIT"
 
 say "smoke test here (no GPU here: GPU parts report none)"
 "$stage/warpmatch" info || echo "  warning: '$stage/warpmatch info' failed here"
+"$stage/warpmatch-bench" --help >/dev/null || echo "  warning: '$stage/warpmatch-bench --help' failed here"
 [[ -x $stage/rg ]] && LD_LIBRARY_PATH="$root/$stage/lib" "$stage/rg" --version | sed -n 1p || true
 [[ -x $stage/seqkit ]] && "$stage/seqkit" version || true
 [[ -x $stage/zstd/run-zstd ]] && "$stage/zstd/run-zstd" --version || true
@@ -156,7 +161,7 @@ say "sizes"
 cat "$stage/MANIFEST.txt"
 # The CUDA binaries are ~28 MB each (seqkit 15 MB); gzip keeps the carried folder under the
 # transfer limit (run_on_gpu.sh unpacks them on the GPU machine).
-gzip -6 -f "$stage/warpmatch" "$stage/warpmatch_tests"
+gzip -6 -f "$stage/warpmatch" "$stage/warpmatch-bench" "$stage/warpmatch_tests"
 [[ -f $stage/seqkit ]] && gzip -6 -f "$stage/seqkit"
 stage_bytes=$(du -sb "$stage" | cut -f1)
 # what else travels: tracked + untracked-not-ignored files

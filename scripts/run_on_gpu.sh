@@ -7,15 +7,15 @@
 # Usage: scripts/run_on_gpu.sh [STEP...] [-- EXTRA BENCH ARGS...]
 #   STEP: info    nvidia-smi, OS, `warpmatch info`                    -> $OUT/info.log
 #         tests   the whole GoogleTest binary (GPU tests included)       -> $OUT/tests.log
-#         find    `warpmatch bench find` (1 GiB text, ripgrep peer)      -> $OUT/bench_find.{log,json}
-#         bench   every registered benchmark (WM_BENCHES, default: find multi approx approx-sets
-#                 distance lcs), tables appended to $OUT/bench.log, JSON to $OUT/bench_<op>.json
-#         e2e     `warpmatch bench e2e` (the CLI end to end, 8 GiB text + 1 GiB FASTA generated in
+#         find    `warpmatch-bench find` (1 GiB text, ripgrep peer)      -> $OUT/bench_find.{log,json}
+#         bench   every benchmark of warpmatch-bench (WM_BENCHES, default: find multi approx
+#                 approx-sets distance lcs), tables appended to $OUT/bench.log, JSON to $OUT/bench_<op>.json
+#         e2e     `warpmatch-bench e2e` (the CLI end to end, 8 GiB text + 1 GiB FASTA generated in
 #                 $WM_E2E_DIR or /tmp; ripgrep, seqkit, zstd carried) -> $OUT/bench_e2e.{log,json}
 #                 Not part of `all`: run it in a call of its own (limit WM_E2E_TIMEOUT, default 540 s;
 #                 about 370 s on an H100 host at the defaults, 3 repeats; 285 s with --repeats 2),
 #                 e.g. run(command="bash scripts/run_on_gpu.sh info e2e", carry=[".device"], timeout_s=600)
-#         inputs  the input layer's profile: bench e2e's FASTA (plain, .gz, BGZF, .zst) and text
+#         inputs  the input layer's profile: warpmatch-bench e2e's FASTA (plain, .gz, BGZF, .zst) and text
 #                 generated once (WM_INPUTS_BYTES, default 1G), then `find -c --stats` on each
 #                 at -j 16/15/8/1, through stdin too, next to gzip/zstd -dc   -> $OUT/inputs.log
 #         feed    the GPU fed from the page cache: one word in an 8 GiB text (WM_FEED_BYTES),
@@ -39,6 +39,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 D="$root/.device"
+B="$D/warpmatch-bench"  # the benchmarks; `e2e` times the warpmatch beside it
 OUT=${OUT:-/tmp/warpmatch-out}
 mkdir -p "$OUT"
 tests_timeout=${WM_TESTS_TIMEOUT:-200}
@@ -66,7 +67,7 @@ for f in "$D"/data/*.fq.gz; do [[ -e $f ]] && mkdir -p $bt2/reads && cp -n "$f" 
 [[ -r $D/words && ! -e /usr/share/dict/words ]] && mkdir -p /usr/share/dict && cp "$D/words" /usr/share/dict/words
 
 # build_for_gpu.sh stages the binaries gzipped (transfer limit).
-for z in "$D"/warpmatch.gz "$D"/warpmatch_tests.gz "$D"/seqkit.gz; do
+for z in "$D"/warpmatch.gz "$D"/warpmatch-bench.gz "$D"/warpmatch_tests.gz "$D"/seqkit.gz; do
   [[ -f $z ]] && gzip -dc "$z" >"${z%.gz}"
 done
 if [[ ! -x $D/warpmatch && ! -f $D/warpmatch ]]; then
@@ -74,11 +75,12 @@ if [[ ! -x $D/warpmatch && ! -f $D/warpmatch ]]; then
        "carry .device (carry=[\".device\"])" >&2
   exit 2
 fi
-chmod +x "$D"/warpmatch "$D"/warpmatch_tests "$D"/rg "$D"/seqkit "$D"/zstd/zstd "$D"/zstd/run-zstd 2>/dev/null
+chmod +x "$D"/warpmatch "$D"/warpmatch-bench "$D"/warpmatch_tests "$D"/rg "$D"/seqkit "$D"/zstd/zstd "$D"/zstd/run-zstd 2>/dev/null
 
 export PATH="$D:$PATH"
 export LD_LIBRARY_PATH="$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export WARPMATCH_CLI="$D/warpmatch"              # CLI tests run this binary
+export WARPMATCH_BENCH="$B"                        # and test_bench_e2e this one
 export WARPMATCH_TEST_DATA_DIR="$root/tests/data"  # for tests that read fixtures
 export GTEST_COLOR=no
 commit=$(cat "$D/COMMIT" 2>/dev/null || echo unknown)
@@ -144,13 +146,13 @@ step_tests() {
   return $rc
 }
 
-# Every benchmark the binary registers (WM_BENCHES to choose), tables appended to bench.log,
+# Every benchmark of warpmatch-bench (WM_BENCHES to choose), tables appended to bench.log,
 # one JSON each (the device tool returns at most 8 files: info, tests, bench.log + 5 JSON).
 step_bench() {
   local op rc=0 t0
   : >"$OUT/bench.log"
   for op in ${WM_BENCHES:-find multi approx approx-sets distance lcs}; do
-    if ! "$D/warpmatch" bench "$op" --help >/dev/null 2>&1; then
+    if ! "$B" "$op" --help >/dev/null 2>&1; then
       echo "bench $op: not in this build, skipped" | tee -a "$OUT/bench.log"
       continue
     fi
@@ -162,7 +164,7 @@ step_bench() {
     fi
     banner "bench $op" | tee -a "$OUT/bench.log"
     t0=$SECONDS
-    timeout --kill-after=10 "$bench_timeout" "$D/warpmatch" bench "$op" "${args[@]}" "${extra[@]}" \
+    timeout --kill-after=10 "$bench_timeout" "$B" "$op" "${args[@]}" "${extra[@]}" \
       2>&1 | tee -a "$OUT/bench.log"
     local r=${PIPESTATUS[0]}
     echo "bench $op: rc $r, $((SECONDS - t0)) s" | tee -a "$OUT/bench.log"
@@ -175,7 +177,7 @@ step_find() {
   local words=() rg=(--rg none)
   [[ -r $D/words ]] && words=(--words "$D/words")
   [[ -x $D/rg ]] && rg=(--rg "$D/rg")
-  timeout --kill-after=10 "$bench_timeout" "$D/warpmatch" bench find --json "$OUT/bench_find.json" \
+  timeout --kill-after=10 "$bench_timeout" "$B" find --json "$OUT/bench_find.json" \
     "${words[@]}" "${rg[@]}" --commit "$commit" "${extra[@]}" 2>&1 | tee "$OUT/bench_find.log"
 }
 
@@ -193,7 +195,7 @@ step_e2e() {
   echo "free space for the generated data: $(df -h "${WM_E2E_DIR:-${TMPDIR:-/tmp}}" | tail -1)"
   # `auto` weighs rates measured on this machine, as a user would after installing.
   "$D/warpmatch" tune --cost-model --cost-bytes 1G 2>&1 | tee "$OUT/tune_cost_model.log"
-  timeout --kill-after=10 "$e2e_timeout" "$D/warpmatch" bench e2e "${args[@]}" "${extra[@]}" 2>&1 |
+  timeout --kill-after=10 "$e2e_timeout" "$B" e2e "${args[@]}" "${extra[@]}" 2>&1 |
     tee "$OUT/bench_e2e.log"
   return "${PIPESTATUS[0]}"
 }
@@ -208,7 +210,7 @@ step_inputs() {
   command -v zstd >/dev/null || z="$D/zstd/run-zstd"
   rm -rf "$dir"; mkdir -p "$dir"
   {
-    "$W" bench e2e --rows stdin,fasta,gz,bgzf,zst --bytes "$bytes" --fasta-bytes "$bytes" --repeats 1 \
+    "$B" e2e --warpmatch "$W" --rows stdin,fasta,gz,bgzf,zst --bytes "$bytes" --fasta-bytes "$bytes" --repeats 1 \
       --keep --dir "$dir" --no-gpu --rg none --seqkit none --zstd none --json "$dir/e2e.json" 2>&1 | tail -25
     local data; data=$(dirname "$(find "$dir" -name genome.fa.gz | head -1)")
     ls -la "$data"
@@ -241,7 +243,7 @@ step_feed() {
   fi
   rm -rf "$dir"; mkdir -p "$dir"
   {
-    "$D/warpmatch" bench e2e --rows word --bytes "$bytes" --repeats 1 --keep --dir "$dir" --no-gpu --rg none \
+    "$B" e2e --rows word --bytes "$bytes" --repeats 1 --keep --dir "$dir" --no-gpu --rg none \
       --seqkit none --zstd none --json "$dir/e2e.json" 2>&1 | grep -E '^1 ' | head -3
     local text; text=$(find "$dir" -name text.txt | head -1)
     ls -la "$text"
@@ -312,7 +314,7 @@ done
 if [[ -f $OUT/bench_e2e.log ]]; then
   echo "-- bench_e2e.log (targets):"
   sed -n '/^targets (PERF.md/,$p' "$OUT/bench_e2e.log" | head -40
-  grep -E '^(!!!|warpmatch bench e2e: error)' "$OUT/bench_e2e.log" | head -5
+  grep -E '^(!!!|warpmatch-bench e2e: error)' "$OUT/bench_e2e.log" | head -5
 fi
 echo "-- files in \$OUT: $(cd "$OUT" && ls | tr '\n' ' ')"
 exit $worst

@@ -1,6 +1,7 @@
-// Shared by the CLI tests (test_cli*.cpp): run the built `warpmatch` binary in a per-test
-// temporary directory and capture its exit status, stdout and stderr. WARPMATCH_CLI
-// overrides the compiled-in path (WARPMATCH_CLI_PATH), e.g. on the GPU machine.
+// Shared by the CLI tests (test_cli*.cpp, test_bench_e2e.cpp): run the built `warpmatch` (or
+// `warpmatch-bench`) binary in a per-test temporary directory and capture its exit status,
+// stdout and stderr. WARPMATCH_CLI and WARPMATCH_BENCH override the compiled-in paths
+// (WARPMATCH_CLI_PATH, WARPMATCH_BENCH_PATH), e.g. on the GPU machine.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -37,6 +38,11 @@ inline constexpr long kMemoryScale = 1;
 inline std::string cli_path() {
   if (const char* p = std::getenv("WARPMATCH_CLI")) return p;
   return WARPMATCH_CLI_PATH;
+}
+
+inline std::string bench_path() {
+  if (const char* p = std::getenv("WARPMATCH_BENCH")) return p;
+  return WARPMATCH_BENCH_PATH;
 }
 
 inline std::string read_file(const std::filesystem::path& p) {
@@ -108,8 +114,14 @@ class CliTest : public ::testing::Test {
   // "NAME=value ") is put in front of the command line.
   CliResult run_with_stdin_from(const std::vector<std::string>& args, const std::filesystem::path& stdin_path,
                                 const std::string& env = "") {
+    return run_program(cli_path(), args, stdin_path, env);
+  }
+
+  // Runs `program` with `args`, standard input redirected from `stdin_path`, `env` in front.
+  CliResult run_program(const std::string& program, const std::vector<std::string>& args,
+                        const std::filesystem::path& stdin_path, const std::string& env = "") {
     const std::filesystem::path out = dir_ / ".stdout", err = dir_ / ".stderr";
-    std::string cmd = env + quote(cli_path());
+    std::string cmd = env + quote(program);
     for (const auto& a : args) cmd += " " + quote(a);
     cmd += " < " + quote(stdin_path) + " > " + quote(out) + " 2> " + quote(err);
     const int raw = std::system(cmd.c_str());

@@ -1,4 +1,4 @@
-// `warpmatch bench e2e` at a tiny scale: every job runs, the JSON has its rows, and every count
+// `warpmatch-bench e2e` at a tiny scale (timing this build's `warpmatch`): every job runs, the JSON has its rows, and every count
 // is right — warpmatch's against the generator's oracle and against the peer's where the peer
 // counts the same thing (ripgrep's -c counts lines: equal here because the planted word is on
 // distinct lines; seqkit locate counts occurrences). Correctness only: nothing is timed here.
@@ -14,6 +14,13 @@ using warpmatch_test::CliTest;
 class BenchE2ETest : public CliTest {
  protected:
   BenchE2ETest() : CliTest("warpmatch_bench_e2e_") {}
+
+  // warpmatch-bench e2e ARGS..., timing the warpmatch the other CLI tests run.
+  warpmatch_test::CliResult bench_e2e(std::vector<std::string> args) {
+    args.insert(args.begin(), {"e2e", "--warpmatch", warpmatch_test::cli_path()});
+    warpmatch_test::write_file(dir_ / ".stdin", "");
+    return run_program(warpmatch_test::bench_path(), args, dir_ / ".stdin");
+  }
 };
 
 std::string describe(const json& row) {
@@ -22,7 +29,7 @@ std::string describe(const json& row) {
 
 TEST_F(BenchE2ETest, EveryJobRunsAndEveryCountAgrees) {
   const auto json_path = dir_ / "e2e.json";
-  const auto r = run({"bench", "e2e", "--bytes", "1M", "--fasta-bytes", "1M", "--pairs", "1000", "--sequence-bytes", "1M", "--guides", "20",
+  const auto r = bench_e2e({"--bytes", "1M", "--fasta-bytes", "1M", "--pairs", "1000", "--sequence-bytes", "1M", "--guides", "20",
                       "--set-guides", "30", "--set-genome-bytes", "1M", "--repeats", "1",
                       "--dir", dir_.string(), "--json", json_path.string()});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
@@ -89,7 +96,7 @@ TEST_F(BenchE2ETest, EveryJobRunsAndEveryCountAgrees) {
 
 TEST_F(BenchE2ETest, RowsSelectsJobsAndRejectsUnknownOnes) {
   const auto json_path = dir_ / "e2e.json";
-  const auto r = run({"bench", "e2e", "--rows", "6", "--repeats", "1", "--dir", dir_.string(), "--json",
+  const auto r = bench_e2e({"--rows", "6", "--repeats", "1", "--dir", dir_.string(), "--json",
                       json_path.string()});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const json j = json::parse(warpmatch_test::read_file(json_path));
@@ -97,7 +104,7 @@ TEST_F(BenchE2ETest, RowsSelectsJobsAndRejectsUnknownOnes) {
   EXPECT_EQ(j["jobs"][0]["id"], "tiny");
   EXPECT_EQ(j["jobs"][0]["expected_occurrences"], 1);
 
-  const auto bad = run({"bench", "e2e", "--rows", "nope", "--dir", dir_.string(), "--json", json_path.string()});
+  const auto bad = bench_e2e({"--rows", "nope", "--dir", dir_.string(), "--json", json_path.string()});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--rows"), std::string::npos) << bad.err;
 }

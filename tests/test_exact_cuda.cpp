@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/exact_pattern.hpp"
+#include "api/kernel_timing.hpp"
 #include "cuda/exact/exact_cuda.hpp"
 #include "cuda/runtime/devices.hpp"
 
@@ -36,6 +37,18 @@ const char* name_of(cu::ExactAlgorithm a) {
     case cu::ExactAlgorithm::bf: return "bf";
   }
   return "?";
+}
+
+// The benchmarks' timing hook names the same kernels.
+warpmatch::kernel_timing::ExactKernel timing_kernel(cu::ExactAlgorithm a) {
+  using K = warpmatch::kernel_timing::ExactKernel;
+  switch (a) {
+    case cu::ExactAlgorithm::first_last: return K::first_last;
+    case cu::ExactAlgorithm::prefix: return K::prefix;
+    case cu::ExactAlgorithm::bf: return K::bf;
+    case cu::ExactAlgorithm::fast: break;
+  }
+  return K::fast;
 }
 
 warpmatch::core::ExactPattern make_pattern(const Bytes& p, bool case_insensitive = false) {
@@ -352,15 +365,15 @@ TEST(CudaExact, BenchmarkEntriesCountLikeTheOracle) {
   const auto want = naive(text, pat).size();
   for (const auto algo : kAlgorithms) {
     SCOPED_TRACE(name_of(algo));
-    const auto pattern = make_pattern(pat);
-    const auto resident = cu::bench_exact_resident(pattern, warpmatch::ByteSpan(text), algo, 0, 3);
+    const auto kernel = timing_kernel(algo);
+    const auto resident = warpmatch::kernel_timing::exact_resident(pat, warpmatch::ByteSpan(text), kernel, 0, 3);
     EXPECT_EQ(resident.count, want);
     EXPECT_GT(resident.median_ms, 0.0);
     // Host-fed reads from pinned memory: the pipeline's direct (no staging) path.
-    const auto fed = cu::bench_exact_host_fed(pattern, warpmatch::ByteSpan(text), algo, 0, 3);
+    const auto fed = warpmatch::kernel_timing::exact_host_fed(pat, warpmatch::ByteSpan(text), kernel, 0, 3);
     EXPECT_EQ(fed.count, want);
     EXPECT_GT(fed.median_ms, 0.0);
     ChunkBytes forced(100003);  // the direct path over several chunks
-    EXPECT_EQ(cu::bench_exact_host_fed(pattern, warpmatch::ByteSpan(text), algo, 0, 1).count, want);
+    EXPECT_EQ(warpmatch::kernel_timing::exact_host_fed(pat, warpmatch::ByteSpan(text), kernel, 0, 1).count, want);
   }
 }

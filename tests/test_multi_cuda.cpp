@@ -4,6 +4,7 @@
 // chunks), real words in real text, 100K and 1M pattern sets. Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include "api/kernel_timing.hpp"
 #include "core/multi_patterns.hpp"
 #include "cuda/multi/multi_cuda.hpp"
 #include "test_multi_oracle.hpp"
@@ -257,19 +258,32 @@ TEST(MultiCuda, BenchEntryPointsCountLikeTheScan) {
   MultiOptions cpu;
   cpu.backend = Backend::cpu;
   const std::uint64_t want = MultiMatcher::compile(patterns, cpu).count(as_bytes(text));
-  for (auto algo : {cuda::MultiAlgorithm::fast, cuda::MultiAlgorithm::mbndm}) {
-    const core::PatternSet set = core::make_pattern_set(patterns, false);
-    const core::PrefixIndex index = core::build_prefix_index(set);
-    const auto tables = cuda::multi_upload(set, &index, algo, {}, 0);
-    EXPECT_EQ(cuda::bench_multi_resident(*tables, as_bytes(text), 2).count, want);
-    EXPECT_EQ(cuda::bench_multi_host_fed(*tables, as_bytes(text), 2).count, want);
+  for (auto kernel : {kernel_timing::MultiKernel::fast, kernel_timing::MultiKernel::mbndm}) {
+    const kernel_timing::MultiTables tables(patterns, {kernel}, 0);
+    EXPECT_EQ(tables.resident(as_bytes(text), 2).count, want);
+    EXPECT_EQ(tables.host_fed(as_bytes(text), 2).count, want);
   }
 }
 
 namespace {
 
+// The benchmarks' timing hook's name of a fast kernel.
+kernel_timing::MultiKernel timing_kernel(cuda::FastKernel kernel) {
+  using K = kernel_timing::MultiKernel;
+  switch (kernel) {
+    case cuda::FastKernel::tile: return K::fast_tile;
+    case cuda::FastKernel::scan_block_queue: return K::fast_scan_block_queue;
+    case cuda::FastKernel::scan_warp_queue: return K::fast_scan_warp_queue;
+    case cuda::FastKernel::scan_per_thread: return K::fast_scan_per_thread;
+    case cuda::FastKernel::scan_lane_filter: return K::fast_scan_lane_filter;
+    case cuda::FastKernel::scan_pair: return K::fast_scan_pair;
+    case cuda::FastKernel::automatic: break;
+  }
+  return K::fast;
+}
+
 // One fast kernel through the pipeline (streamed in `chunk` bytes; 0 = default), its count
-// and its resident count checked against its matches.
+// and its resident count (the benchmarks' timing hook) checked against its matches.
 std::vector<Match> scan_with_kernel(const std::vector<std::string>& patterns, const std::string& text,
                                     bool ci, cuda::FastKernel kernel, std::uint64_t chunk) {
   const core::PatternSet set = core::make_pattern_set(patterns, ci);
@@ -284,7 +298,8 @@ std::vector<Match> scan_with_kernel(const std::vector<std::string>& patterns, co
     return true;
   });
   EXPECT_EQ(cuda::multi_scan(*tables, as_bytes(text), true, {}), out.size());
-  EXPECT_EQ(cuda::bench_multi_resident(*tables, as_bytes(text), 1).count, out.size());
+  const kernel_timing::MultiTables timed(patterns, {timing_kernel(kernel), 0, 0, false, ci}, 0);
+  EXPECT_EQ(timed.resident(as_bytes(text), 1).count, out.size());
   return out;
 }
 
@@ -401,7 +416,9 @@ TEST(MultiCuda, PairScanAgreesUnderTableSizesAndGrids) {
         const std::string what = std::string(wide ? "wide" : "narrow") + " bits " + std::to_string(bits) +
                                  " blocks " + std::to_string(blocks);
         expect_same(out, want, what);
-        EXPECT_EQ(cuda::bench_multi_resident(*tables, as_bytes(text), 1).count, want.size()) << what;
+        const kernel_timing::MultiTables timed(
+            patterns, {kernel_timing::MultiKernel::fast_scan_pair, bits, blocks, /*pair_narrow=*/!wide}, 0);
+        EXPECT_EQ(timed.resident(as_bytes(text), 1).count, want.size()) << what;
       }
     // Tables that do not fit, or grids out of range.
     for (auto [bits, blocks] : {std::pair{11, 5}, std::pair{wide ? 15 : 16, 5}, std::pair{13, -1}, std::pair{13, 9}})

@@ -30,32 +30,4 @@ std::vector<std::vector<core::EndHit>> approx_scan(
     const std::vector<core::ApproxQuery>& queries, ByteSpan text, ApproxAlgorithm algorithm,
     int wavefront_blocks, int device);
 
-/// Benchmark support (text resident on the device, one pattern): median over `repeats`
-/// after a warm-up, timed with CUDA events.
-struct ApproxTiming {
-  double search_ms = 0;       // the search kernel alone (Myers, hits included, or wavefront)
-  double kernel_ms = 0;       // (Myers best mode: host bound +) search + minimum / compaction +
-                              // hits back, text on the device
-  double end_to_end_ms = 0;   // text copied from pinned host memory (the bound meanwhile) +
-                              // kernels + hits back
-  std::uint32_t best = 0;     // best distance found (best mode; UINT32_MAX when none within k)
-  std::uint64_t hits = 0;
-  std::uint64_t threads = 0;  // threads launched by the main kernel (for the cost model)
-};
-ApproxTiming bench_approx(const core::ApproxPattern& pattern, const core::ApproxQuery& query,
-                          ByteSpan text, ApproxAlgorithm algorithm, int wavefront_blocks,
-                          int device, int repeats);
-
-/// Benchmark support of the short-pattern set kernel (src/cuda/approx/short_set.cu; every
-/// pattern 1..64 bytes, text resident on the device, one segment): medians over `repeats`
-/// after a warm-up, timed with CUDA events.
-struct ApproxSetTiming {
-  double search_ms = 0;     // the kernels of both passes (best mode's minimum, hits), hits left on the device
-  double with_hits_ms = 0;  // the same + count, sort and keys back, split per pattern on the host
-  std::uint64_t hits = 0;   // over all patterns
-};
-ApproxSetTiming bench_approx_set(const std::vector<core::ApproxPattern>& patterns,
-                                 const std::vector<core::ApproxQuery>& queries, ByteSpan text, int device,
-                                 int repeats);
-
 }  // namespace warpmatch::cuda

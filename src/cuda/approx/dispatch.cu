@@ -21,6 +21,7 @@
 #include "cuda/approx/hamming.hpp"
 #include "cuda/approx/kernels.cuh"
 #include "cuda/approx/short_set.hpp"
+#include "cuda/approx/timing.hpp"
 #include "cuda/approx/tuning.hpp"
 #include "cuda/runtime/device_runtime.cuh"
 
@@ -527,18 +528,18 @@ std::vector<std::vector<core::EndHit>> approx_scan(const std::vector<core::Appro
   return out;
 }
 
-ApproxTiming bench_approx(const core::ApproxPattern& pattern, const core::ApproxQuery& query, ByteSpan text,
-                          ApproxAlgorithm algorithm, int wavefront_blocks, int device, int repeats) {
+core::ApproxTiming time_approx(const core::ApproxPattern& pattern, const core::ApproxQuery& query, ByteSpan text,
+                               ApproxAlgorithm algorithm, int wavefront_blocks, int device, int repeats) {
   detail::require_device(device);
   detail::DeviceGuard guard(device);
-  if (text.size() > ApproxPolicy::segment_ends) throw InvalidArgument("bench_approx: text larger than one device segment");
+  if (text.size() > ApproxPolicy::segment_ends) throw InvalidArgument("time_approx: text larger than one device segment");
   ApproxRunner runner(device, algorithm, wavefront_blocks);
   const auto dp = runner.upload(pattern, query);
   PinnedBuffer<std::uint8_t> pinned(device);
   pinned.reserve(text.size());
   std::copy(text.begin(), text.end(), pinned.get());
   const std::uint64_t n = text.size();
-  ApproxTiming timing;
+  core::ApproxTiming timing;
   Event start(device, true), launched(device, true), searched(device, true), stop(device, true);
   std::vector<double> search_ms, kernel_ms, total_ms;
   runner.load_text(pinned.get(), n);

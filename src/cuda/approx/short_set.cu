@@ -23,6 +23,7 @@
 #include "cuda/approx/short_set.hpp"
 #include "cuda/approx/short_set_agent.hpp"
 #include "cuda/approx/short_set_kernels.cuh"
+#include "cuda/approx/timing.hpp"
 #include "cuda/approx/tuning.hpp"
 #include "cuda/runtime/device_runtime.cuh"
 
@@ -316,14 +317,14 @@ std::vector<std::vector<core::EndHit>> short_set_scan(const std::vector<core::Ap
   return out;
 }
 
-ApproxSetTiming bench_approx_set(const std::vector<core::ApproxPattern>& patterns,
-                                 const std::vector<core::ApproxQuery>& queries, ByteSpan text, int device,
-                                 int repeats) {
+core::ApproxSetTiming time_approx_set(const std::vector<core::ApproxPattern>& patterns,
+                                      const std::vector<core::ApproxQuery>& queries, ByteSpan text, int device,
+                                      int repeats) {
   detail::require_device(device);
   detail::DeviceGuard guard(device);
-  if (!logic::short_set_fits(patterns)) throw InvalidArgument("bench_approx_set: every pattern must be 1..64 bytes");
-  if (text.size() > logic::kSetMaxSegmentEnds) throw InvalidArgument("bench_approx_set: text larger than one device segment");
-  ApproxSetTiming timing;
+  if (!logic::short_set_fits(patterns)) throw InvalidArgument("time_approx_set: every pattern must be 1..64 bytes");
+  if (text.size() > logic::kSetMaxSegmentEnds) throw InvalidArgument("time_approx_set: text larger than one device segment");
+  core::ApproxSetTiming timing;
   ShortSetRunner runner(patterns, queries, device);
   runner.load_text(text.data(), text.size());
   runner.stream().synchronize();

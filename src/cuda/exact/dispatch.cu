@@ -20,6 +20,7 @@
 #include "cuda/runtime/device_runtime.cuh"
 #include "cuda/exact/exact_cuda.hpp"
 #include "cuda/exact/kernels.cuh"
+#include "cuda/exact/timing.hpp"
 #include "cuda/exact/tuning.hpp"
 
 namespace warpmatch::cuda {
@@ -487,10 +488,10 @@ std::uint64_t exact_scan(const core::ExactPattern& pattern, ByteSpan text,
   return pipeline.run(sink);
 }
 
-ExactTiming bench_exact_resident(const core::ExactPattern& pattern, ByteSpan text,
-                                 ExactAlgorithm algorithm, int device, int repeats) {
+core::CountTiming time_exact_resident(const core::ExactPattern& pattern, ByteSpan text,
+                                      ExactAlgorithm algorithm, int device, int repeats) {
   validate(pattern, device);
-  ExactTiming timing;
+  core::CountTiming timing;
   if (text.size() < pattern.size()) return timing;
   DeviceGuard guard(device);
   const std::uint64_t n = text.size();
@@ -503,33 +504,21 @@ ExactTiming bench_exact_resident(const core::ExactPattern& pattern, ByteSpan tex
   CountScratch scratch(device);
   kernels.prepare(scratch);
   Stream stream(device);
-  Event start(device, true), stop(device, true);
   const std::uint64_t text_vecs = d_text.size() / 16;
-
-  auto once = [&] {
+  const double median_ms = detail::median_event_ms(device, stream, repeats, [&] {
     kernels.count(stream.get(), d_text.get(), text_vecs, npos, d_total.get(), scratch);
-  };
-  once();  // warm-up (module load, clocks)
-  stream.synchronize();
-  std::vector<double> ms;
-  for (int r = 0; r < std::max(1, repeats); ++r) {
-    start.record(stream.get());
-    once();
-    stop.record(stream.get());
-    stop.synchronize();
-    ms.push_back(stop.ms_since(start));
-  }
+  });
   unsigned long long count = 0;
   WARPMATCH_CUDA_CHECK(device, cudaMemcpy(&count, d_total.get(), sizeof count, cudaMemcpyDeviceToHost));
   timing.count = count;
-  timing.median_ms = median(std::move(ms));
+  timing.median_ms = median_ms;
   return timing;
 }
 
-ExactTiming bench_exact_host_fed(const core::ExactPattern& pattern, ByteSpan text,
-                                 ExactAlgorithm algorithm, int device, int repeats) {
+core::CountTiming time_exact_host_fed(const core::ExactPattern& pattern, ByteSpan text,
+                                      ExactAlgorithm algorithm, int device, int repeats) {
   validate(pattern, device);
-  ExactTiming timing;
+  core::CountTiming timing;
   if (text.size() < pattern.size()) return timing;
   DeviceGuard guard(device);
   // The text in page-locked memory, as a caller aiming at PCIe speed would hold it.

@@ -26,17 +26,4 @@ std::uint64_t exact_scan(const core::ExactPattern& pattern, ByteSpan text,
                          ExactAlgorithm algorithm, int device, bool count_only,
                          const core::StartsSink& sink);
 
-/// Benchmark support: timings of counting occurrences with CUDA events, median of `repeats`
-/// after one warm-up.
-struct ExactTiming {
-  double median_ms = 0;    // end to end for host-fed, kernel(s) only for resident
-  std::uint64_t count = 0;
-};
-/// Text copied to the device once, then only the count kernel(s) timed.
-ExactTiming bench_exact_resident(const core::ExactPattern& pattern, ByteSpan text,
-                                 ExactAlgorithm algorithm, int device, int repeats);
-/// Text in pinned host memory, streamed through exact_scan's pipeline (transfers included).
-ExactTiming bench_exact_host_fed(const core::ExactPattern& pattern, ByteSpan text,
-                                 ExactAlgorithm algorithm, int device, int repeats);
-
 }  // namespace warpmatch::cuda

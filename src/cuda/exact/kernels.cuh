@@ -108,7 +108,7 @@ constexpr std::uint64_t kSegmentVecs = 32ull * kSegmentSteps;
 constexpr std::uint64_t kSegmentPositions = 16ull * kSegmentVecs;  // 8 KiB
 /// Steps a lane's loads run ahead of its arithmetic: with ~40 registers (5-6 blocks of 256
 /// per SM) one step ahead keeps only ~24 KiB per SM in flight, short of what HBM3e needs.
-/// To be tuned on the H200 (bench_exact_resident).
+/// To be tuned on the H200 (time_exact_resident).
 constexpr std::uint32_t kPrefetchSteps = 2;
 
 __host__ __device__ constexpr std::uint64_t fast_segments(std::uint64_t npos) {

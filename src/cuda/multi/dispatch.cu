@@ -14,6 +14,7 @@
 #include "cuda/runtime/device_runtime.cuh"
 #include "cuda/multi/multi_cuda.hpp"
 #include "cuda/multi/kernels.cuh"
+#include "cuda/multi/timing.hpp"
 #include "cuda/multi/tuning.hpp"
 
 namespace warpmatch::cuda {
@@ -576,8 +577,8 @@ std::uint64_t multi_scan(const MultiDeviceTables& tables, ByteSpan text, bool co
   return pipeline.run(sink);
 }
 
-MultiTiming bench_multi_resident(const MultiDeviceTables& tables, ByteSpan text, int repeats) {
-  MultiTiming timing;
+core::CountTiming time_multi_resident(const MultiDeviceTables& tables, ByteSpan text, int repeats) {
+  core::CountTiming timing;
   if (text.empty()) return timing;
   const int device = tables.device;
   DeviceGuard guard(device);
@@ -585,31 +586,20 @@ MultiTiming bench_multi_resident(const MultiDeviceTables& tables, ByteSpan text,
   WARPMATCH_CUDA_CHECK(device, cudaMemcpy(d_text.get(), text.data(), text.size(), cudaMemcpyHostToDevice));
   DeviceBuffer<unsigned long long> counter(device, 1);
   Stream stream(device);
-  Event start(device, true), stop(device, true);
   const detail::HitOutput out{counter.get(), nullptr, 0};
-  auto once = [&] {
+  const double median_ms = detail::median_event_ms(device, stream, repeats, [&] {
     WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(counter.get(), 0, sizeof(unsigned long long), stream.get()));
     tables.launch_chunk(d_text.get(), text.size(), text.size(), out, stream.get());
-  };
-  once();  // warm-up
-  stream.synchronize();
-  std::vector<double> ms;
-  for (int r = 0; r < std::max(1, repeats); ++r) {
-    start.record(stream.get());
-    once();
-    stop.record(stream.get());
-    stop.synchronize();
-    ms.push_back(stop.ms_since(start));
-  }
+  });
   unsigned long long count = 0;
   WARPMATCH_CUDA_CHECK(device, cudaMemcpy(&count, counter.get(), sizeof count, cudaMemcpyDeviceToHost));
   timing.count = count;
-  timing.median_ms = median(std::move(ms));
+  timing.median_ms = median_ms;
   return timing;
 }
 
-MultiTiming bench_multi_host_fed(const MultiDeviceTables& tables, ByteSpan text, int repeats) {
-  MultiTiming timing;
+core::CountTiming time_multi_host_fed(const MultiDeviceTables& tables, ByteSpan text, int repeats) {
+  core::CountTiming timing;
   if (text.empty()) return timing;
   DeviceGuard guard(tables.device);
   PinnedBuffer<std::uint8_t> pinned(tables.device);

@@ -63,14 +63,4 @@ std::uint64_t multi_device_bytes(const MultiDeviceTables& tables);
 std::uint64_t multi_scan(const MultiDeviceTables& tables, ByteSpan text, bool count_only,
                          const core::MatchBatchSink& sink);
 
-/// Benchmark support (CUDA events, median of `repeats` after one warm-up; counting).
-struct MultiTiming {
-  double median_ms = 0;
-  std::uint64_t count = 0;
-};
-/// Text copied to the device once (must fit), only the counting kernel(s) timed.
-MultiTiming bench_multi_resident(const MultiDeviceTables& tables, ByteSpan text, int repeats);
-/// Text in pinned host memory streamed through the scan pipeline, transfers included.
-MultiTiming bench_multi_host_fed(const MultiDeviceTables& tables, ByteSpan text, int repeats);
-
 }  // namespace warpmatch::cuda

@@ -15,20 +15,13 @@ namespace {
 
 }  // namespace
 
+void throw_unavailable() { unavailable(); }
 bool compiled() { return false; }
 std::string runtime_version() { return ""; }
 std::vector<DeviceInfo> devices() { return {}; }
 
 std::uint64_t exact_scan(const core::ExactPattern&, ByteSpan, ExactAlgorithm, int, bool,
                          const core::StartsSink&) {
-  unavailable();
-}
-
-ExactTiming bench_exact_resident(const core::ExactPattern&, ByteSpan, ExactAlgorithm, int, int) {
-  unavailable();
-}
-
-ExactTiming bench_exact_host_fed(const core::ExactPattern&, ByteSpan, ExactAlgorithm, int, int) {
   unavailable();
 }
 
@@ -57,8 +50,6 @@ std::uint64_t multi_device_bytes(const MultiDeviceTables&) { multi_unavailable()
 std::uint64_t multi_scan(const MultiDeviceTables&, ByteSpan, bool, const core::MatchBatchSink&) {
   multi_unavailable();
 }
-MultiTiming bench_multi_resident(const MultiDeviceTables&, ByteSpan, int) { multi_unavailable(); }
-MultiTiming bench_multi_host_fed(const MultiDeviceTables&, ByteSpan, int) { multi_unavailable(); }
 
 }  // namespace warpmatch::cuda
 
@@ -79,10 +70,6 @@ std::uint64_t approx_max_pattern_length(ApproxAlgorithm) { return 0; }
 std::vector<std::vector<core::EndHit>> approx_scan(const std::vector<core::ApproxPattern>&,
                                                    const std::vector<core::ApproxQuery>&, ByteSpan,
                                                    ApproxAlgorithm, int, int) { unavailable(); }
-ApproxTiming bench_approx(const core::ApproxPattern&, const core::ApproxQuery&, ByteSpan,
-                          ApproxAlgorithm, int, int, int) { unavailable(); }
-ApproxSetTiming bench_approx_set(const std::vector<core::ApproxPattern>&, const std::vector<core::ApproxQuery>&,
-                                 ByteSpan, int, int) { unavailable(); }
 }  // namespace warpmatch::cuda
 
 // ---- edit distance (issue 4) ----

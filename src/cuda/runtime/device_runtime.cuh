@@ -312,15 +312,28 @@ class RegisteredText {
 using core::median;
 
 /// Median wall-clock milliseconds of `repeats` (at least 1) calls of `run`, after one
-/// warm-up call: how the host-fed benchmarks time a whole scan, transfers included.
+/// warm-up call: how the host-fed timings measure a whole scan, transfers included.
 template <class Run>
 double median_wall_ms(int repeats, Run&& run) {
   run();
+  return core::median_wall_ms(repeats, run);
+}
+
+/// Median milliseconds, CUDA events around each call on `stream`, of `repeats` (at least 1)
+/// calls of `launch` (which enqueues work on `stream`), after one warm-up call (module load,
+/// clocks): how the resident timings measure kernels alone.
+template <class Launch>
+double median_event_ms(int device, const Stream& stream, int repeats, Launch&& launch) {
+  Event start(device, true), stop(device, true);
+  launch();
+  stream.synchronize();
   std::vector<double> ms;
   for (int r = 0; r < std::max(1, repeats); ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    run();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    start.record(stream.get());
+    launch();
+    stop.record(stream.get());
+    stop.synchronize();
+    ms.push_back(stop.ms_since(start));
   }
   return median(std::move(ms));
 }

@@ -18,4 +18,8 @@ std::string runtime_version();
 /// GPUs visible to the runtime; never throws (empty on any failure).
 std::vector<DeviceInfo> devices();
 
+/// Throws BackendUnavailable saying how to get a CUDA build. Defined only in a build without
+/// CUDA (cuda_unavailable.cpp), for code that has nothing CUDA to call there.
+[[noreturn]] void throw_unavailable();
+
 }  // namespace warpmatch::cuda

@@ -1,5 +1,5 @@
-// Benchmark programs, reached from the CLI as `warpmatch bench <operation>`. Each prints a
-// table to stdout and writes JSON (device, commit, sizes, medians, ratios to the peer).
+// `warpmatch-bench find`: exact search of one pattern over generated English-like text (GPU
+// resident and host-fed, CPU backend, ripgrep). Prints a table, writes JSON.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,8 @@ struct BenchFindOptions {
   std::string rg_path = "rg";              // ripgrep executable ("" or "none" = skip peer)
   std::string words_file;                  // word list for the text; "" = built-in generator
   std::string commit;                      // recorded in JSON; "" = read from git if possible
+  std::string tmp_dir;                     // where ripgrep's copy of the text goes; "" = the
+                                           // system's temporary directory ($TMPDIR or /tmp)
   bool skip_gpu = false;
 };
 
