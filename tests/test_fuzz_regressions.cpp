@@ -20,8 +20,10 @@ std::string bytes_of_file(const std::filesystem::path& p) {
   return s.str();
 }
 
-// fuzz/corpus of the source tree (__FILE__ is this file's absolute path in CMake builds).
-const std::filesystem::path kCorpus = std::filesystem::path(__FILE__).parent_path().parent_path() / "fuzz" / "corpus";
+// fuzz/corpus of the source tree (found from the test data folder CMake passes in: __FILE__
+// is relative under a compiler cache with a base directory).
+const std::filesystem::path kCorpus =
+    std::filesystem::path(WARPMATCH_TEST_DATA_DIR).parent_path().parent_path() / "fuzz" / "corpus";
 
 template <class Fn>
 void replay(const std::string& target, Fn&& fn) {
