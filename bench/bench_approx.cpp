@@ -23,6 +23,7 @@
 #include "bench/bench_approx.hpp"
 #include "bench/bench_support.hpp"
 #include "core/parallel.hpp"
+#include "core/wavefront_hmm.hpp"
 #include "warpmatch/approx.hpp"
 
 #ifdef WARPMATCH_HAVE_EDLIB
@@ -89,7 +90,7 @@ double tcups(double m, double n, double ms) { return ms > 0 ? m * n / (ms * 1e-3
 struct WavePoint {
   std::uint64_t m, pieces;
   double measured_ms;
-  WavefrontTerms terms;
+  core::WavefrontTerms terms;
 };
 
 /// Theorem 4 counts one unit per cell update and per latency; the kernel's real units are
@@ -153,7 +154,7 @@ int run_bench_approx(const BenchApproxOptions& options) {
   std::vector<DeviceInfo> devices;
   if (!options.skip_gpu) devices = cuda_devices();
   const bool gpu = !devices.empty();
-  HmmMachine machine;
+  core::HmmMachine machine;
   if (gpu) {
     machine.multiprocessors = devices[0].multiprocessors;
     machine.clock_mhz = devices[0].clock_mhz;
@@ -219,8 +220,8 @@ int run_bench_approx(const BenchApproxOptions& options) {
         const kernel_timing::ApproxTiming w =
             kernel_timing::approx_resident(x, y, k, /*best_mode=*/true, kernel_timing::ApproxKernel::wavefront,
                                            static_cast<int>(d), 0, std::min(options.repeats, 3));
-        const double predicted = predict_wavefront_ms(y.size(), m, w.threads, machine);
-        wave_points.push_back({m, d, w.search_ms, wavefront_terms(y.size(), m, w.threads, machine)});
+        const double predicted = core::predict_wavefront_ms(y.size(), m, w.threads, machine);
+        wave_points.push_back({m, d, w.search_ms, core::wavefront_terms(y.size(), m, w.threads, machine)});
         if (w.best != cpu_best) all_agree = false;
         waves.push_back({{"D", d}, {"search_kernel_ms", w.search_ms}, {"resident_ms", w.kernel_ms},
                          {"end_to_end_ms", w.end_to_end_ms},

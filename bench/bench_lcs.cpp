@@ -188,7 +188,7 @@ int run_bench_lcs(std::uint64_t large_bytes, bool with_100mb, int repeats, int t
         row.length = res.length;
         row.count = res.count;
         row.pairs = res.total_pairs;
-        row.note = res.run.note;
+        row.note = res.stats.note;
       }
       row.median_ms = median(ms);
       rows.push_back(row);

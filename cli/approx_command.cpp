@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/tuning_hooks.hpp"
 #include "commands.hpp"
 #include "io/input.hpp"
 #include "job_estimate.hpp"
@@ -222,17 +223,19 @@ int run_approx(const ApproxFlags& flags) {
   // Counting and -q print no hit: no start or alignment is recovered (so -c is never slower
   // than listing).
   const bool lists_hits = !flags.count && !flags.quiet;
-  options.want_start = lists_hits;
-  options.want_cigar = lists_hits && (flags.cigar || flags.json);  // JSON lines always carry the alignment
-  options.wavefront_blocks = flags.blocks;
+  options.report = !lists_hits                  ? Report::ends
+                   : flags.cigar || flags.json ? Report::cigar  // JSON lines always carry the alignment
+                                               : Report::starts;
+  tuning_hooks::ApproxKnobs knobs;
+  knobs.wavefront_blocks = flags.blocks;  // the paper's D (Table 1 re-measured)
   ApproxMatcher matcher = [&] {
     try {
-      return ApproxMatcher::compile(patterns, options);
+      return tuning_hooks::compile_approx(patterns, options, knobs);
     } catch (const BackendUnavailable&) {
       // auto: a GPU that looked present but cannot be used falls back to the CPU
       if (flags.backend != "auto" || options.backend != Backend::cuda) throw;
       options.backend = Backend::cpu;
-      return ApproxMatcher::compile(patterns, options);
+      return tuning_hooks::compile_approx(patterns, options, knobs);
     }
   }();
   return search(flags, matcher, std::move(files),

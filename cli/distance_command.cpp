@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/tuning_hooks.hpp"
 #include "commands.hpp"
 #include "io/input.hpp"
 #include "printer/sink.hpp"
@@ -132,7 +133,7 @@ int run_matrix(const DistanceFlags& flags, DistanceOptions options) {
     backend_reason = choice.reason;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  DistanceStats stats;
+  ScanStats stats;
   const std::vector<std::int64_t> d = edit_distance_matrix(seqs[0], seqs[1], options, &stats);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -159,12 +160,14 @@ int run_distance(const DistanceFlags& flags) {
   options.backend = parse_backend(flags.backend);
   options.algorithm = flags.algorithm;
   options.max_distance = flags.k;
-  options.want_alignment = flags.align;
+  options.report = flags.align ? Report::cigar : Report::ends;
   options.threads = flags.threads;
   options.device = flags.device;
-  options.block_size = flags.block_size;
+  tuning_hooks::DistanceKnobs knobs;
+  knobs.tile_size = flags.block_size;  // the paper's block size (its tiles re-measured)
 
   if (flags.k < -1) throw InvalidArgument("-k must be >= 0");
+  tuning_hooks::check_tile_size(knobs.tile_size);  // every mode rejects a bad one, though only one pair uses it
   if (!flags.all_vs_all.empty()) return run_matrix(flags, options);
   const bool batch = !flags.pairs.empty();
   if (batch && !flags.sequences.empty())
@@ -208,7 +211,7 @@ int run_distance(const DistanceFlags& flags) {
     }
   }
   const auto t0 = std::chrono::steady_clock::now();
-  DistanceStats stats;
+  ScanStats stats;
   std::vector<DistanceResult> results;
   if (batch) {
     std::vector<std::pair<ByteSpan, ByteSpan>> spans;
@@ -216,7 +219,7 @@ int run_distance(const DistanceFlags& flags) {
     for (const auto& p : set.pairs) spans.emplace_back(p.a, p.b);
     results = edit_distance_batch(spans, options, &stats);
   } else {
-    results.push_back(edit_distance(set.pairs[0].a, set.pairs[0].b, options, &stats));
+    results.push_back(tuning_hooks::edit_distance(set.pairs[0].a, set.pairs[0].b, options, knobs, &stats));
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -236,7 +239,7 @@ int run_distance(const DistanceFlags& flags) {
                  static_cast<unsigned long long>(stats.cells), seconds, gcups,
                  std::string(backend_name(stats.backend)).c_str(), stats.algorithm.c_str(),
                  stats.device.c_str(),
-                 stats.block_size > 0 ? (", block size " + std::to_string(stats.block_size)).c_str() : "");
+                 stats.tile_size > 0 ? (", block size " + std::to_string(stats.tile_size)).c_str() : "");
     std::fprintf(stderr, "warpmatch stats: backend choice: %s\n", backend_reason.c_str());
   }
   return over > 0 ? 1 : 0;

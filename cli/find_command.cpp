@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "api/tuning_hooks.hpp"
 #include "commands.hpp"
 #include "io/input.hpp"
 #include "job_estimate.hpp"
@@ -47,7 +48,7 @@ struct FindFlags {
   int device = 0;
   std::int64_t max_count = -1;
   std::string window = "256M";  // --window: text bytes per streamed window
-  MbndmGpuConfig mbndm;
+  tuning_hooks::MbndmGpuConfig mbndm;  // the paper's thread configuration (its Table 2)
   SequenceFlags seq;
 
   bool multi() const { return !patterns_e.empty() || !pattern_files.empty(); }
@@ -107,17 +108,6 @@ class FindScanner : public WindowScanner {
   const Matcher& matcher_;
 };
 
-template <class Matcher>
-std::string device_label(const Matcher& matcher) {
-  if constexpr (kIsMulti<Matcher>) {
-    return matcher.device_label();
-  } else {
-    ScanStats s;
-    matcher.count({}, &s);  // an empty scan reports the backend's device label cheaply
-    return s.device;
-  }
-}
-
 // The flags resolved into the searcher's plan and the printer, then the search.
 // pattern_ids maps the matcher's pattern index to the one printed (multi only).
 template <class Matcher>
@@ -156,7 +146,7 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   Searcher::Summarize summarize;
   if ((flags.json && !flags.quiet) || flags.stats) {
     summarize = [&](SearchSummary& s) {
-      s.engine = {std::string(backend_name(matcher.backend())), matcher.algorithm(), device_label(matcher),
+      s.engine = {std::string(backend_name(matcher.backend())), matcher.algorithm(), matcher.device_label(),
                   backend_reason};
       s.stats_found = fmt::format("{} matches", s.totals.matches);
       s.rate_unit = "GB/s";
@@ -178,15 +168,15 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
 }
 
 // Compiles for the chosen backend; under auto, a GPU that looked present but cannot be used
-// (driver files without a working device) falls back to the CPU.
-template <class Matcher, class Patterns, class Options>
-Matcher compile_with_fallback(const Patterns& patterns, Options options, bool automatic) {
+// (driver files without a working device) falls back to the CPU. `compile(options)` builds it.
+template <class Options, class Compile>
+auto compile_with_fallback(Options options, bool automatic, const Compile& compile) {
   try {
-    return Matcher::compile(patterns, options);
+    return compile(options);
   } catch (const BackendUnavailable&) {
     if (!automatic || options.backend != Backend::cuda) throw;
     options.backend = Backend::cpu;
-    return Matcher::compile(patterns, options);
+    return compile(options);
   }
 }
 
@@ -265,10 +255,11 @@ int run_multi(const FindFlags& flags) {
   options.case_insensitive = flags.ignore_case;
   options.threads = flags.threads;
   options.device = flags.device;
-  options.mbndm_gpu = flags.mbndm;
   options.strand = flags.seq.parsed_strand();
   options.iupac = flags.seq.iupac;
-  const MultiMatcher matcher = compile_with_fallback<MultiMatcher>(patterns, options, flags.backend == "auto");
+  const MultiMatcher matcher = compile_with_fallback(options, flags.backend == "auto", [&](const MultiOptions& o) {
+    return tuning_hooks::compile_multi(patterns, o, flags.mbndm);
+  });
   return search(flags, matcher, choice.reason, std::move(ids), std::move(labels));
 }
 
@@ -303,8 +294,9 @@ int run_find(FindFlags flags) {
   options.case_insensitive = flags.ignore_case;
   options.threads = flags.threads;
   options.device = flags.device;
-  const ExactMatcher matcher =
-      compile_with_fallback<ExactMatcher>(as_bytes(flags.pattern), options, flags.backend == "auto");
+  const ExactMatcher matcher = compile_with_fallback(options, flags.backend == "auto", [&](const ExactOptions& o) {
+    return ExactMatcher::compile(as_bytes(flags.pattern), o);
+  });
   PatternLabels labels;
   labels.texts.push_back(flags.pattern);
   return search(flags, matcher, choice.reason, {}, std::move(labels));

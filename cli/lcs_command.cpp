@@ -30,7 +30,7 @@ struct LcsFlags {
 
 constexpr double kLcsBytesPerInputByte = 45;
 
-void print_stats(const LcsRunInfo& run, const SequenceInput& a, const SequenceInput& b) {
+void print_stats(const ScanStats& run, const SequenceInput& a, const SequenceInput& b) {
   std::fprintf(stderr,
                "warpmatch lcs: A %s (%zu bytes), B %s (%zu bytes), backend %s, algorithm %s, "
                "device %s, %.6f s\n",
@@ -58,11 +58,11 @@ int run_lcs(const LcsFlags& flags) {
 
   if (flags.min_length > 0) {
     const MemResult r = maximal_exact_matches(a.sequence, b.sequence, flags.min_length, options);
-    if (!r.run.note.empty()) std::fprintf(stderr, "warpmatch lcs: %s\n", r.run.note.c_str());
+    if (!r.stats.note.empty()) std::fprintf(stderr, "warpmatch lcs: %s\n", r.stats.note.c_str());
     printer->mems(r);
     printer->flush();
     if (flags.stats) {
-      print_stats(r.run, a, b);
+      print_stats(r.stats, a, b);
       std::fprintf(stderr, "warpmatch lcs: %llu MEMs of length >= %llu\n",
                    static_cast<unsigned long long>(r.total),
                    static_cast<unsigned long long>(flags.min_length));
@@ -71,10 +71,10 @@ int run_lcs(const LcsFlags& flags) {
   }
 
   const LcsResult r = longest_common_substring(a.sequence, b.sequence, options);
-  if (!r.run.note.empty()) std::fprintf(stderr, "warpmatch lcs: %s\n", r.run.note.c_str());
+  if (!r.stats.note.empty()) std::fprintf(stderr, "warpmatch lcs: %s\n", r.stats.note.c_str());
   printer->lcs(r, a.sequence);
   printer->flush();
-  if (flags.stats) print_stats(r.run, a, b);
+  if (flags.stats) print_stats(r.stats, a, b);
   return r.length > 0 ? 0 : 1;
 }
 

@@ -97,7 +97,7 @@ int run_cost_model_calibration(const TuneFlags& flags) {
   ApproxOptions ao;
   ao.backend = Backend::cpu;
   ao.k = 2;
-  ao.want_start = false;
+  ao.report = Report::ends;
   const ApproxMatcher approx = ApproxMatcher::compile(as_bytes("ACGTTGCAACGTTGCAACGT"), ao);
   p.cpu_approx_gbps_per_thread_pattern =
       static_cast<double>(dna_n) / 1e9 / seconds_of([&] { approx.scan(ByteSpan(dna.data(), dna_n), [](const ApproxMatch&) { return true; }); }) / threads;

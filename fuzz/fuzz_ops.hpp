@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "api/tuning_hooks.hpp"
 #include "warpmatch/approx.hpp"
 #include "warpmatch/distance.hpp"
 #include "warpmatch/exact.hpp"
@@ -83,15 +84,13 @@ inline void approx(ByteSpan p, ByteSpan t, std::uint8_t param) {
   o.k = param % (p.size() + 2);
   o.best = (param & 0x80) != 0;
   o.best_of_cluster = (param & 0x40) != 0 && !o.best;
-  o.want_cigar = true;
+  o.report = Report::cigar;
   o.algorithm = "dp";
   const auto want = ApproxMatcher::compile(p, o).find_all(t);
   o.algorithm = "myers";
   o.threads = 2;
-  o.chunk_ends = 1 + param % 37;
-  o.segment_ends = 1 + param % 53;
-  if (ApproxMatcher::compile(p, o).find_all(t) != want) disagree("approx: myers differs from dp");
-  o.chunk_ends = o.segment_ends = 0;
+  const tuning_hooks::ApproxKnobs seams{.chunk_ends = 1u + param % 37, .segment_ends = 1u + param % 53};
+  if (tuning_hooks::compile_approx(p, o, seams).find_all(t) != want) disagree("approx: myers differs from dp");
   if (ApproxMatcher::compile(p, o).find_all(t) != want) disagree("approx: myers (default chunks) differs");
 }
 
@@ -101,7 +100,7 @@ inline void distance(ByteSpan a, ByteSpan b, std::uint8_t param) {
   o.algorithm = "dp";
   const auto want = edit_distance(a, b, o);
   o.algorithm = "myers";
-  o.want_alignment = true;
+  o.report = Report::cigar;
   o.threads = 1 + (param & 1);
   const auto got = edit_distance(a, b, o);
   if (got.distance != want.distance) disagree("distance: myers differs from dp");

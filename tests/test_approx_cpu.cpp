@@ -12,7 +12,9 @@
 #include <tuple>
 #include <vector>
 
+#include "api/tuning_hooks.hpp"
 #include "core/approx_align.hpp"
+#include "core/wavefront_hmm.hpp"
 #include "io/input.hpp"
 #include "cpu/approx_cpu.hpp"
 #include "warpmatch/approx.hpp"
@@ -176,7 +178,7 @@ ApproxOptions options_k(std::int64_t k) {
   ApproxOptions o;
   o.k = k;
   o.backend = warpmatch::Backend::cpu;
-  o.want_cigar = true;
+  o.report = warpmatch::Report::cigar;
   return o;
 }
 
@@ -392,8 +394,7 @@ TEST(ApproxCpu, BestModeEqualsEdlibHwOnRandomInputs) {
       const Bytes text = text_with_planted(rng, p, n, alphabet, 2, static_cast<int>(m / 10 + 1));
       ApproxOptions o = options_k(-1);
       o.best = true;
-      o.chunk_ends = (m % 2) ? 0 : 97;
-      const auto hits = ApproxMatcher::compile(p, o).find_all(text);
+      const auto hits = warpmatch::tuning_hooks::compile_approx(p, o, {.chunk_ends = (m % 2) ? 0u : 97u}).find_all(text);
       const EdlibBest want = edlib_best(p, text, -1);
       ASSERT_FALSE(hits.empty());
       std::vector<std::uint64_t> ends;
@@ -507,17 +508,18 @@ TEST(ApproxCpu, DictionaryWordsCaseInsensitiveMatchReference) {
 }
 
 TEST(ApproxCostModel, TheoremFourGrowsWithPatternAndTextAndRewardsThreads) {
-  const warpmatch::HmmMachine gtx580{16, 32, 500, 30, 1544};  // the paper's GTX 580 (16 SMs)
+  using warpmatch::core::predict_wavefront_ms;
+  const warpmatch::core::HmmMachine gtx580{16, 32, 500, 30, 1544};  // the paper's GTX 580 (16 SMs)
   const std::uint64_t n = 1ull << 22;
   double previous = 0;
   for (const std::uint64_t m : {32, 64, 128, 256, 512, 1024}) {
-    const double ms = warpmatch::predict_wavefront_ms(n, m, 128 * m, gtx580);
+    const double ms = predict_wavefront_ms(n, m, 128 * m, gtx580);
     EXPECT_GT(ms, previous) << "m=" << m;
     previous = ms;
   }
-  EXPECT_LT(warpmatch::predict_wavefront_ms(n, 1024, 1 << 20, gtx580),
-            warpmatch::predict_wavefront_ms(n, 1024, 1 << 12, gtx580));
-  EXPECT_LT(warpmatch::predict_wavefront_ms(n, 512, 65536), warpmatch::predict_wavefront_ms(2 * n, 512, 65536));
+  EXPECT_LT(predict_wavefront_ms(n, 1024, 1 << 20, gtx580),
+            predict_wavefront_ms(n, 1024, 1 << 12, gtx580));
+  EXPECT_LT(predict_wavefront_ms(n, 512, 65536), predict_wavefront_ms(2 * n, 512, 65536));
 }
 
 // The progress counter a caller polls for a progress bar ends at text bytes x patterns, on every
@@ -566,11 +568,10 @@ TEST(ApproxSegments, TinySegmentsGiveTheOneSegmentHitsInEveryMode) {
       if (mode == 1) o.k = -1;
       o.best = mode == 1 || mode == 2;
       o.best_of_cluster = mode == 3;
-      o.want_cigar = true;
+      o.report = warpmatch::Report::cigar;
       const auto whole = ApproxMatcher::compile(pattern, o).find_all(text);
       for (const std::uint64_t segment : {1ull, 7ull, 64ull, 1000ull}) {
-        o.segment_ends = segment;
-        EXPECT_EQ(ApproxMatcher::compile(pattern, o).find_all(text), whole)
+        EXPECT_EQ(warpmatch::tuning_hooks::compile_approx(pattern, o, {.segment_ends = segment}).find_all(text), whole)
             << "trial " << trial << " mode " << mode << " segment " << segment;
       }
     }
@@ -583,8 +584,7 @@ TEST(ApproxSegments, SeveralPatternsAreDeliveredSegmentBySegment) {
   const Bytes text = random_bytes(rng, 5000, 2);
   ApproxOptions o = options_k(1);
   auto whole = ApproxMatcher::compile(patterns, o).find_all(text);
-  o.segment_ends = 512;
-  const auto segmented = ApproxMatcher::compile(patterns, o).find_all(text);
+  const auto segmented = warpmatch::tuning_hooks::compile_approx(patterns, o, {.segment_ends = 512}).find_all(text);
   // Order: by segment of the end, then pattern, then end.
   for (std::size_t i = 1; i < segmented.size(); ++i) {
     const auto key = [](const ApproxMatch& h) {
@@ -624,10 +624,9 @@ TEST(ApproxSegments, BestModeOverManySegmentsFindsTheLaterMinimum) {
   Bytes text = bytes_of(std::string(3000, 'x') + "GATTAXA" + std::string(3000, 'y') + "GATTACA" + "zz");
   ApproxOptions o;
   o.best = true;
-  o.want_cigar = true;
+  o.report = warpmatch::Report::cigar;
   const auto whole = ApproxMatcher::compile(bytes_of("GATTACA"), o).find_all(text);
   ASSERT_EQ(whole.size(), 1u);
   EXPECT_EQ(whole[0].distance, 0u);
-  o.segment_ends = 100;
-  EXPECT_EQ(ApproxMatcher::compile(bytes_of("GATTACA"), o).find_all(text), whole);
+  EXPECT_EQ(warpmatch::tuning_hooks::compile_approx(bytes_of("GATTACA"), o, {.segment_ends = 100}).find_all(text), whole);
 }

@@ -212,7 +212,7 @@ TEST(ApproxCuda, PublicApiGivesIdenticalHitsStartsAndCigarsOnBothBackends) {
       warpmatch::ApproxOptions o;
       o.k = best ? -1 : 8;
       o.best = best;
-      o.want_cigar = true;
+      o.report = warpmatch::Report::cigar;
       o.case_insensitive = true;
       o.backend = warpmatch::Backend::cpu;
       const auto want = warpmatch::ApproxMatcher::compile(p, o).find_all(text);

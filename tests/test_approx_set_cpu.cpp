@@ -244,7 +244,7 @@ TEST(ApproxSetCpu, PublicMatcherOnASetEqualsOneMatcherPerPattern) {
     o.case_insensitive = true;
     o.hamming = hamming;
     o.strand = warpmatch::Strand::both;
-    o.want_cigar = true;
+    o.report = warpmatch::Report::cigar;
     const auto all = warpmatch::ApproxMatcher::compile(user, o).find_all(text);
     std::vector<warpmatch::ApproxMatch> one_by_one;
     for (std::size_t i = 0; i < user.size(); ++i)

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "api/tuning_hooks.hpp"
 #include "core/approx_align.hpp"
 #include "cpu/approx_cpu.hpp"
 #include "cuda/approx/approx_cuda.hpp"
@@ -199,11 +200,11 @@ TEST(ApproxSetCuda, PublicApiIupacBothStrandsEqualCpu) {
         o.hamming = hamming;
         o.case_insensitive = folded;
         o.strand = warpmatch::Strand::both;
-        o.segment_ends = 100000;  // three segments of the API front
+        const warpmatch::tuning_hooks::ApproxKnobs knobs{.segment_ends = 100000};  // three segments of the API front
         o.backend = warpmatch::Backend::cpu;
-        const auto want = warpmatch::ApproxMatcher::compile(guides, o).find_all(text);
+        const auto want = warpmatch::tuning_hooks::compile_approx(guides, o, knobs).find_all(text);
         o.backend = warpmatch::Backend::cuda;
-        const auto got = warpmatch::ApproxMatcher::compile(guides, o).find_all(text);
+        const auto got = warpmatch::tuning_hooks::compile_approx(guides, o, knobs).find_all(text);
         ASSERT_EQ(got, want) << (hamming ? "hamming" : "edit") << (best ? " best" : " all") << (folded ? " folded" : "");
       }
 }

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/tuning_hooks.hpp"
 #include "io/input.hpp"
 #include "warpmatch/distance.hpp"
 
@@ -114,7 +115,7 @@ warpmatch::DistanceOptions cpu_options(const std::string& algo = "auto", std::in
   o.algorithm = algo;
   o.max_distance = k;
   o.threads = threads;
-  o.want_alignment = align;
+  o.report = align ? warpmatch::Report::cigar : warpmatch::Report::ends;
   return o;
 }
 
@@ -367,7 +368,7 @@ TEST(DistanceCpu, BatchMatchesSinglePairsInOrder) {
   for (std::size_t i = 0; i + 1 < store.size(); i += 2) pairs.emplace_back(span(store[i]), span(store[i + 1]));
   for (const std::int64_t k : {std::int64_t{-1}, std::int64_t{40}}) {
     for (const bool align : {false, true}) {
-      warpmatch::DistanceStats stats;
+      warpmatch::ScanStats stats;
       const auto results = warpmatch::edit_distance_batch(pairs, cpu_options("auto", k, 4, align), &stats);
       ASSERT_EQ(results.size(), pairs.size());
       EXPECT_EQ(stats.pairs, pairs.size());
@@ -383,9 +384,10 @@ TEST(DistanceCpu, BatchMatchesSinglePairsInOrder) {
 
 TEST(DistanceApi, RejectsBadOptionsWithMessages) {
   const Bytes a = bytes("abc");
-  auto expect_invalid = [&](warpmatch::DistanceOptions o, const std::string& needle) {
+  auto expect_invalid = [&](warpmatch::DistanceOptions o, const std::string& needle,
+                            warpmatch::tuning_hooks::DistanceKnobs knobs = {}) {
     try {
-      warpmatch::edit_distance(span(a), span(a), o);
+      warpmatch::tuning_hooks::edit_distance(span(a), span(a), o, knobs);
       ADD_FAILURE() << "no exception for " << needle;
     } catch (const warpmatch::InvalidArgument& e) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
@@ -393,9 +395,7 @@ TEST(DistanceApi, RejectsBadOptionsWithMessages) {
   };
   expect_invalid(cpu_options("nonsense"), "nonsense");
   expect_invalid(cpu_options("tiles"), "tiles");
-  auto bad_block = cpu_options();
-  bad_block.block_size = 33;
-  expect_invalid(bad_block, "33");
+  expect_invalid(cpu_options(), "33", {.tile_size = 33});
   auto bad_threads = cpu_options();
   bad_threads.threads = -1;
   expect_invalid(bad_threads, "threads");
@@ -407,11 +407,12 @@ TEST(DistanceApi, RejectsBadOptionsWithMessages) {
     tiles.algorithm = "tiles";  // auto backend + a CUDA-only algorithm asks for the GPU
     EXPECT_THROW(warpmatch::edit_distance(span(a), span(a), tiles), warpmatch::BackendUnavailable);
   }
-  warpmatch::DistanceStats stats;
+  warpmatch::ScanStats stats;
   const auto r = warpmatch::edit_distance(span(a), warpmatch::as_bytes("abd"), cpu_options("dp"), &stats);
   EXPECT_EQ(r.distance, 1);
   EXPECT_EQ(stats.algorithm, "dp");
   EXPECT_EQ(stats.cells, 9u);
+  EXPECT_EQ(stats.bytes, 6u);  // |A| + |B|
   EXPECT_EQ(stats.backend, warpmatch::Backend::cpu);
 }
 
@@ -645,7 +646,7 @@ TEST(DistanceCpu, MatrixEqualsTheOracleCellByCell) {
     warpmatch::DistanceOptions o;
     o.backend = warpmatch::Backend::cpu;
     o.max_distance = k;
-    warpmatch::DistanceStats stats;
+    warpmatch::ScanStats stats;
     const auto m = warpmatch::edit_distance_matrix(sa, sb, o, &stats);
     ASSERT_EQ(m.size(), a.size() * b.size());
     EXPECT_EQ(stats.pairs, a.size() * b.size());
@@ -657,6 +658,6 @@ TEST(DistanceCpu, MatrixEqualsTheOracleCellByCell) {
   }
   EXPECT_TRUE(warpmatch::edit_distance_matrix({}, sb).empty());
   warpmatch::DistanceOptions aligned;
-  aligned.want_alignment = true;
+  aligned.report = warpmatch::Report::cigar;
   EXPECT_THROW(warpmatch::edit_distance_matrix(sa, sb, aligned), warpmatch::InvalidArgument);
 }

@@ -86,14 +86,14 @@ TEST(DistanceCuda, KnownVectorsEveryAlgorithm) {
   }
   warpmatch::DistanceOptions o;
   o.backend = warpmatch::Backend::cuda;
-  warpmatch::DistanceStats stats;
+  warpmatch::ScanStats stats;
   EXPECT_EQ(warpmatch::edit_distance(warpmatch::as_bytes("kitten"), warpmatch::as_bytes("sitting"), o, &stats).distance, 3);
   EXPECT_EQ(stats.backend, warpmatch::Backend::cuda);
   EXPECT_EQ(stats.algorithm, "myers");
   o.algorithm = "tiles";  // block size from the model
   EXPECT_EQ(warpmatch::edit_distance(warpmatch::as_bytes("kitten"), warpmatch::as_bytes("sitting"), o, &stats).distance, 3);
   EXPECT_EQ(stats.algorithm, "tiles");
-  EXPECT_GT(stats.block_size, 0);
+  EXPECT_GT(stats.tile_size, 0);
 }
 
 TEST(DistanceCuda, EmptyIdenticalAndOneSided) {
@@ -227,7 +227,7 @@ TEST(DistanceCuda, LambdaGenomeAgainstMutatedCopies) {
     EXPECT_EQ(gpu_tiles(genome, copy, 256), d) << rate;
     warpmatch::DistanceOptions o;
     o.backend = warpmatch::Backend::cuda;
-    o.want_alignment = true;
+    o.report = warpmatch::Report::cigar;
     const auto r = warpmatch::edit_distance(span(genome), span(copy), o);
     ASSERT_EQ(r.distance, d);
     std::int64_t cost = -1;
@@ -276,7 +276,7 @@ TEST(DistanceCuda, BatchAgainstCpuEveryGroupSizeAndLongFallback) {
   }
   warpmatch::DistanceOptions o;
   o.backend = warpmatch::Backend::cuda;
-  o.want_alignment = true;
+  o.report = warpmatch::Report::cigar;
   o.max_distance = 150;
   const auto via_api = warpmatch::edit_distance_batch(pairs, o);
   for (std::size_t i = 0; i < pairs.size(); ++i) {

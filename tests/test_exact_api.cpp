@@ -78,7 +78,7 @@ TEST(ExactApi, AutoPicksGpuWhenPresentElseCpu) {
 
 TEST(ExactApi, PatternLongerThanTextHasNoMatch) {
   for (const auto& v : available_variants()) {
-    ExactOptions o{v.backend, v.algorithm};
+    ExactOptions o{{v.backend}, v.algorithm};
     const auto m = ExactMatcher::compile(as_bytes("abcdef"), o);
     EXPECT_EQ(m.count(as_bytes("abc")), 0u);
     EXPECT_TRUE(m.find_all(as_bytes("abc")).empty());
@@ -98,7 +98,7 @@ TEST(ExactApi, EveryVariantMatchesOracleOnRandomAndFloodText) {
     if (round == 5) pattern = "aaa";
     const auto expected = oracle(text, pattern);
     for (const auto& v : available_variants()) {
-      ExactOptions o{v.backend, v.algorithm};
+      ExactOptions o{{v.backend}, v.algorithm};
       const auto matcher = ExactMatcher::compile(as_bytes(pattern), o);
       EXPECT_EQ(matcher.find_all(as_bytes(text)), expected)
           << backend_name(v.backend) << "/" << v.algorithm << " round " << round;
@@ -110,7 +110,7 @@ TEST(ExactApi, EveryVariantMatchesOracleOnRandomAndFloodText) {
 TEST(ExactApi, CaseInsensitiveFoldsAsciiLettersOnly) {
   const std::string text = "Hello HELLO hello hEllO h3llo @ELLO";
   for (const auto& v : available_variants()) {
-    ExactOptions o{v.backend, v.algorithm};
+    ExactOptions o{{v.backend}, v.algorithm};
     o.case_insensitive = true;
     const auto m = ExactMatcher::compile(as_bytes("HeLLo"), o);
     EXPECT_EQ(m.count(as_bytes(text)), 4u) << backend_name(v.backend) << "/" << v.algorithm;
@@ -120,7 +120,7 @@ TEST(ExactApi, CaseInsensitiveFoldsAsciiLettersOnly) {
 TEST(ExactApi, SinkReturningFalseStopsTheScan) {
   const std::string text(10000, 'a');
   for (const auto& v : available_variants()) {
-    ExactOptions o{v.backend, v.algorithm};
+    ExactOptions o{{v.backend}, v.algorithm};
     const auto m = ExactMatcher::compile(as_bytes("aa"), o);
     std::vector<Match> got;
     const auto delivered = m.scan(as_bytes(text), [&](const Match& x) {
@@ -137,7 +137,7 @@ TEST(ExactApi, NulBytesAreOrdinaryCharacters) {
   const std::string text("a\0b\0\0b\0", 7);
   const std::string pattern("\0b", 2);
   for (const auto& v : available_variants()) {
-    ExactOptions o{v.backend, v.algorithm};
+    ExactOptions o{{v.backend}, v.algorithm};
     EXPECT_EQ(ExactMatcher::compile(as_bytes(pattern), o).find_all(as_bytes(text)),
               oracle(text, pattern));
   }
@@ -155,4 +155,5 @@ TEST(ExactApi, StatsDescribeTheScan) {
   EXPECT_EQ(stats.matches, 2u);
   EXPECT_EQ(stats.algorithm, "fast");
   EXPECT_EQ(stats.device, "cpu (2 threads)");
+  EXPECT_EQ(m.device_label(), "cpu (2 threads)");  // known at compile, without a scan
 }

@@ -92,9 +92,9 @@ TEST(LcsCpu, MaxMatchesKeepsTheFirstPairsAndExactCounts) {
 TEST(LcsCpu, RunInfoNamesBackendAlgorithmAndThreads) {
   const Bytes a = bytes("hello"), b = bytes("yellow");
   const auto r = warpmatch::longest_common_substring(span(a), span(b), cpu_options("auto", 2));
-  EXPECT_EQ(r.run.backend, Backend::cpu);
-  EXPECT_EQ(r.run.algorithm, "suffix-array");
-  EXPECT_EQ(r.run.device, "cpu (2 threads)");
+  EXPECT_EQ(r.stats.backend, Backend::cpu);
+  EXPECT_EQ(r.stats.algorithm, "suffix-array");
+  EXPECT_EQ(r.stats.device, "cpu (2 threads)");
   EXPECT_EQ(r.length, 4u);  // "ello"
 }
 

@@ -104,10 +104,10 @@ TEST(LcsCuda, LargeInputsMatchTheCpuSuffixArrayPath) {
     const auto cpu = warpmatch::longest_common_substring(span(a), span(b), options_for(Backend::cpu, "auto", 500));
     const auto gpu = warpmatch::longest_common_substring(span(a), span(b), options_for(Backend::cuda, "auto", 500));
     expect_same(gpu, cpu, "suffix-array " + name);
-    EXPECT_EQ(gpu.run.backend, Backend::cuda) << gpu.run.note;
+    EXPECT_EQ(gpu.stats.backend, Backend::cuda) << gpu.stats.note;
     // Floods exceed the device LCP's work budget (the host LCP path runs); the others do not.
-    if (name == "floods") EXPECT_NE(gpu.run.note.find("LCP computed on the host"), std::string::npos);
-    else EXPECT_EQ(gpu.run.note, "") << name;
+    if (name == "floods") EXPECT_NE(gpu.stats.note.find("LCP computed on the host"), std::string::npos);
+    else EXPECT_EQ(gpu.stats.note, "") << name;
   }
 }
 
@@ -127,7 +127,7 @@ TEST(LcsCuda, ManyOccurrencesMatchTheCpu) {
     const auto cpu = warpmatch::longest_common_substring(span(x), span(y), options_for(Backend::cpu, "auto", 3000));
     const auto gpu = warpmatch::longest_common_substring(span(x), span(y), options_for(Backend::cuda, "auto", 3000));
     expect_same(gpu, cpu, "sizes " + std::to_string(x.size()) + " x " + std::to_string(y.size()));
-    EXPECT_EQ(gpu.run.note, "");
+    EXPECT_EQ(gpu.stats.note, "");
   }
 }
 

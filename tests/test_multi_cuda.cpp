@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "api/kernel_timing.hpp"
+#include "api/tuning_hooks.hpp"
 #include "core/multi_patterns.hpp"
 #include "cuda/multi/multi_cuda.hpp"
 #include "test_multi_oracle.hpp"
@@ -21,17 +22,16 @@ namespace {
   } while (0)
 
 MultiMatcher gpu_matcher(const std::vector<std::string>& patterns, const std::string& algo,
-                         bool ci = false, MbndmGpuConfig cfg = {}) {
+                         bool ci = false, tuning_hooks::MbndmGpuConfig cfg = {}) {
   MultiOptions opt;
   opt.backend = Backend::cuda;
   opt.algorithm = algo;
   opt.case_insensitive = ci;
-  opt.mbndm_gpu = cfg;
-  return MultiMatcher::compile(patterns, opt);
+  return tuning_hooks::compile_multi(patterns, opt, cfg);
 }
 
 std::vector<Match> gpu_matches(const std::vector<std::string>& patterns, const std::string& text,
-                               const std::string& algo, bool ci = false, MbndmGpuConfig cfg = {}) {
+                               const std::string& algo, bool ci = false, tuning_hooks::MbndmGpuConfig cfg = {}) {
   return gpu_matcher(patterns, algo, ci, cfg).find_all(as_bytes(text));
 }
 
@@ -103,7 +103,7 @@ TEST(MultiCuda, MbndmThreadConfigurationsOfThePaperAllAgree) {
       for (int keywords : {1, 3, 16})
         for (int blocks : {0, 1, 7}) {
           if (blocks == 7 && (page != 1024 || keywords != 1)) continue;
-          const MbndmGpuConfig cfg{page, threads, blocks, keywords};
+          const tuning_hooks::MbndmGpuConfig cfg{page, threads, blocks, keywords};
           expect_same(gpu_matches(patterns, text, "mbndm", false, cfg), want,
                       "page " + std::to_string(page) + " threads " + std::to_string(threads) +
                           " keywords " + std::to_string(keywords) + " blocks " +

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/tuning_hooks.hpp"
 #include "core/approx_align.hpp"
 #include "core/nucleotide.hpp"
 #include "cuda/approx/hamming_agent.hpp"
@@ -226,7 +227,7 @@ TEST(SequenceApprox, IupacEqualsTheBestPlainVariant) {
       opt.k = k;
       opt.iupac = true;
       opt.case_insensitive = fold;
-      opt.want_cigar = true;
+      opt.report = warpmatch::Report::cigar;
       const auto got = ApproxMatcher::compile(warpmatch::as_bytes(pattern), opt).find_all(warpmatch::as_bytes(text));
       std::vector<std::uint32_t> best(text.size(), ~0u);
       const auto vs = variants(pattern);
@@ -327,10 +328,12 @@ TEST(SequenceApprox, HammingEqualsADirectCount) {
       opt.case_insensitive = fold;
       opt.k = k;
       opt.best = best;
-      opt.want_cigar = true;
-      if (round % 2 == 0) opt.chunk_ends = 1 + round * 13;
+      opt.report = warpmatch::Report::cigar;
+      warpmatch::tuning_hooks::ApproxKnobs knobs;
+      if (round % 2 == 0) knobs.chunk_ends = 1 + round * 13;
       if (round % 3 == 1) opt.threads = 3;
-      const auto got = ApproxMatcher::compile(warpmatch::as_bytes(pattern), opt).find_all(warpmatch::as_bytes(text));
+      const auto got = warpmatch::tuning_hooks::compile_approx(warpmatch::as_bytes(pattern), opt, knobs)
+                           .find_all(warpmatch::as_bytes(text));
       std::vector<std::pair<std::uint64_t, std::uint32_t>> all;  // (start, mismatches)
       for (std::size_t s = 0; s + m <= text.size(); ++s) {
         std::uint32_t mismatches = 0;

@@ -31,7 +31,6 @@
 #include <vector>
 
 #include "warpmatch/common.hpp"
-#include "warpmatch/exact.hpp"  // ScanStats
 #include "warpmatch/sequence.hpp"
 
 namespace warpmatch {
@@ -44,12 +43,12 @@ namespace warpmatch {
 ///   "dp"        — CPU reference: the plain O(mn) dynamic programme, one thread.
 ///   "wavefront" — CUDA, seed paper 000 faithfully: D overlapping pieces, one block per
 ///                 piece, anti-diagonal wavefront over a 3 x (m+1) buffer in shared memory.
-struct ApproxOptions {
+/// Backend, threads and device: see Execution (warpmatch/common.hpp).
+struct ApproxOptions : Execution {
   /// Largest edit distance reported. -1 = unset: an error in all-hits mode, "no bound" in
   /// best mode. Values >= pattern length are capped at the pattern length.
   std::int64_t k = -1;
   bool best = false;                 // best mode (see above) instead of all hits within k
-  Backend backend = Backend::automatic;
   std::string algorithm = "auto";
   bool case_insensitive = false;     // ASCII letters only
   /// Sequence search (warpmatch/sequence.hpp): the strand(s) searched, IUPAC codes in the
@@ -58,22 +57,16 @@ struct ApproxOptions {
   Strand strand = Strand::forward;
   bool iupac = false;
   bool hamming = false;
-  int threads = 0;                   // CPU threads; 0 = all hardware threads
-  int device = 0;                    // CUDA device ordinal
   std::uint64_t max_hits = 0;        // stop a scan after this many hits (0 = no limit)
   bool best_of_cluster = false;      // of each run of consecutive end positions, keep only the
                                      // hit with the smallest distance (the leftmost on ties)
-  bool want_start = true;            // recover start positions (costs O(m * d) per hit)
-  bool want_cigar = false;           // recover the alignment as an extended CIGAR
-  int wavefront_blocks = 0;          // "wavefront": the paper's D (pieces); 0 = automatic
-  /// Tuning and test hook: end positions per chunk of work (CPU task, GPU warp); 0 = auto.
-  std::uint64_t chunk_ends = 0;
-  /// Test hook: end positions per segment of a scan (see ApproxSink); 0 = 2^23.
-  std::uint64_t segment_ends = 0;
+  /// What each hit carries: ends (end and distance), starts (also the start: O(m * d) per
+  /// hit delivered) or cigar (also the alignment as an extended CIGAR).
+  Report report = Report::starts;
 };
 
 /// One hit. `end` is exclusive; `start` is the largest s with ED(pattern, text[s:end]) ==
-/// distance (0 when want_start is off). `cigar` (when want_cigar): '=' match, 'X' mismatch,
+/// distance (0 with Report::ends). `cigar` (with Report::cigar): '=' match, 'X' mismatch,
 /// 'I' a pattern byte absent from the text, 'D' a text byte absent from the pattern; applying
 /// it to the pattern gives text[start:end], and its X + I + D count equals `distance`.
 struct ApproxMatch {
@@ -140,29 +133,5 @@ class ApproxMatcher {
   explicit ApproxMatcher(std::shared_ptr<const Impl> impl);
   std::shared_ptr<const Impl> impl_;
 };
-
-/// Seed paper 000's cost model (Theorem 4) for its wavefront algorithm on the GPU:
-///   T = (n+p)/w + m(n+p)/(d w) + n L / p + m n l / p + L + m l   (in time units of the
-/// machine's cycle), with d multiprocessors, w warp width, L / l global / shared latency,
-/// p threads. Returns the predicted milliseconds for the given machine figures.
-struct HmmMachine {
-  int multiprocessors = 132;   // d
-  int warp_width = 32;         // w
-  double global_latency_cycles = 600;   // L
-  double shared_latency_cycles = 30;    // l
-  double clock_mhz = 1980;
-};
-double predict_wavefront_ms(std::uint64_t n, std::uint64_t m, std::uint64_t threads,
-                            const HmmMachine& machine = {});
-/// Theorem 4's two groups of terms in milliseconds at one unit per cycle: the work terms
-/// (n+p)/w + m(n+p)/(dw) and the latency terms nL/p + mnl/p + L + ml; their sum is
-/// predict_wavefront_ms(). The benchmark fits one factor per group to its measurements (a real
-/// cell update takes more than one cycle), which turns the model into a calibrated predictor.
-struct WavefrontTerms {
-  double work_ms = 0;
-  double latency_ms = 0;
-};
-WavefrontTerms wavefront_terms(std::uint64_t n, std::uint64_t m, std::uint64_t threads,
-                               const HmmMachine& machine = {});
 
 }  // namespace warpmatch

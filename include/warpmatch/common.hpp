@@ -1,4 +1,5 @@
-// warpmatch — common vocabulary of the public API: bytes, backends, matches, sinks, errors.
+// warpmatch — common vocabulary of the public API: bytes, backends, execution, reports,
+// matches, sinks, statistics, errors.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +27,24 @@ std::string_view backend_name(Backend b);
 /// Parses "cpu", "cuda" or "auto"; throws InvalidArgument otherwise.
 Backend parse_backend(std::string_view name);
 
+/// Where and how wide an operation runs. Every operation's options derive from it
+/// (ExactOptions, MultiOptions, ApproxOptions, DistanceOptions, LcsOptions), so `opt.backend`,
+/// `opt.threads` and `opt.device` read the same everywhere and one Execution can set them all.
+struct Execution {
+  Backend backend = Backend::automatic;
+  int threads = 0;  // CPU threads; 0 = all hardware threads; < 0 is an InvalidArgument
+  int device = 0;   // CUDA device ordinal; one the runtime does not list is an InvalidArgument
+};
+
+/// How much an operation reports (edlib's task): each level adds to the one before, and
+/// asking for less is faster.
+enum class Report {
+  ends,    // end positions and distances (approximate search); the distance (edit distance)
+  starts,  // also each hit's start (approximate search: O(m * d) per hit delivered); edit
+           // distance: as `ends` (a global alignment always spans both strings)
+  cigar,   // also the alignment as an extended CIGAR
+};
+
 /// One occurrence: [start, end) byte offsets into the scanned text (64-bit everywhere).
 /// `pattern` is the index of the pattern that matched (0 for single-pattern search).
 struct Match {
@@ -39,6 +58,26 @@ struct Match {
 
 /// Receives matches in ascending order of (start, pattern); returns false to stop the scan.
 using MatchSink = std::function<bool(const Match&)>;
+
+/// What one call did (for `--stats`): every scan and computation fills it, through a pointer
+/// argument (matchers, edit distance) or in its result (longest common substring, MEMs).
+/// Fields an operation does not produce keep their default (0 or empty).
+struct ScanStats {
+  Backend backend = Backend::cpu;  // resolved: cpu or cuda (the one that ran)
+  std::string algorithm;           // resolved algorithm name
+  std::string device;              // "cpu (N threads)" or the GPU's name
+  std::uint64_t bytes = 0;         // text bytes scanned; distance and lcs: |A| + |B| (over all pairs)
+  std::uint64_t matches = 0;       // exact, multi and approximate search: matches delivered
+  double seconds = 0;              // wall time of the call
+  // Operation-specific extras.
+  std::uint64_t pairs = 0;         // edit distance: pairs computed
+  std::uint64_t cells = 0;         // edit distance: |A| x |B| summed over the pairs (the DP
+                                   // table, banded or not)
+  int tile_size = 0;               // edit distance "tiles": the tile side used (the paper's
+                                   // block size); 0 otherwise
+  std::string note;                // lcs and MEMs: how the run departed from the request (e.g.
+                                   // a GPU request computed on the CPU, and why); "" normally
+};
 
 /// Base of every error warpmatch throws; what() names the input and the limit involved.
 class Error : public std::runtime_error {

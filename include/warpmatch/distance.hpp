@@ -4,7 +4,7 @@
 //
 //   warpmatch::DistanceOptions opt;              // backend auto, algorithm auto, all threads
 //   opt.max_distance = 100;                      // optional: stop early beyond 100 edits
-//   opt.want_alignment = true;                   // optional: extended CIGAR (=, X, I, D)
+//   opt.report = warpmatch::Report::cigar;       // optional: extended CIGAR (=, X, I, D)
 //   auto r = warpmatch::edit_distance(a, b, opt);
 //   if (r.over_k()) ...; else use r.distance, r.cigar;
 //
@@ -33,29 +33,27 @@ inline constexpr std::int64_t kDistanceOverK = -1;
 ///              of 1024 rows (32 cells per lane per word step) sweeping all columns in one
 ///              persistent launch, stripes handing their bottom deltas down through a ring;
 ///              with k, each stripe computes only Ukkonen's band.
-///              With want_alignment on CUDA, the distance comes from the GPU and the
+///              With Report::cigar on CUDA, the distance comes from the GPU and the
 ///              alignment from the CPU's Hirschberg, banded by that distance.
 ///   "dp"     — CPU reference: the plain DP, two rows, one thread.
-///   "tiles"  — CUDA, seed paper 001 faithfully: the DP table tiled into blocks of
-///              `block_size` x `block_size` cells, one thread block per tile, tiles of one
-///              anti-diagonal per launch, tile borders in device memory.
-struct DistanceOptions {
-  Backend backend = Backend::automatic;
+///   "tiles"  — CUDA, seed paper 001 faithfully: the DP table tiled into blocks of B x B
+///              cells (B chosen by the tuned execution-time model; ScanStats::tile_size says
+///              which), one thread block per tile, tiles of one anti-diagonal per launch, tile
+///              borders in device memory.
+/// Backend, threads and device: see Execution (warpmatch/common.hpp).
+struct DistanceOptions : Execution {
   std::string algorithm = "auto";
   /// k: report kDistanceOverK when the distance exceeds it; < 0 = no bound.
   std::int64_t max_distance = -1;
-  /// Also compute an optimal alignment as an extended CIGAR (Hirschberg, linear memory).
-  bool want_alignment = false;
-  int threads = 0;     // CPU threads; 0 = all hardware threads
-  int device = 0;      // CUDA device ordinal
-  /// "tiles": tile side in cells; 0 = chosen by the tuned execution-time model.
-  int block_size = 0;
+  /// Report::cigar also computes an optimal alignment as an extended CIGAR (Hirschberg,
+  /// linear memory); ends and starts give the distance only.
+  Report report = Report::ends;
 };
 
 struct DistanceResult {
   /// The Levenshtein distance, or kDistanceOverK when it exceeds max_distance.
   std::int64_t distance = kDistanceOverK;
-  /// With want_alignment and within k: run-length pairs over "=XID" turning A into B:
+  /// With Report::cigar and within k: run-length pairs over "=XID" turning A into B:
   /// '=' keep A's byte, 'X' replace it by B's byte, 'I' a byte of A absent from B (deleted),
   /// 'D' a byte of B absent from A (inserted) — SAM's convention with A the query and B the
   /// reference, as approximate search's CIGAR with the pattern the query (e.g. "2=1X3D"). Empty otherwise (and for two empty strings).
@@ -64,36 +62,26 @@ struct DistanceResult {
   friend bool operator==(const DistanceResult&, const DistanceResult&) = default;
 };
 
-/// What the last computation did (for `--stats`).
-struct DistanceStats {
-  Backend backend = Backend::cpu;
-  std::string algorithm;
-  std::string device;          // "cpu (N threads)" or the GPU name
-  std::uint64_t pairs = 0;
-  std::uint64_t cells = 0;     // |A| x |B| summed over pairs (the DP table, band or not)
-  int block_size = 0;          // "tiles": the tile side used
-  double seconds = 0;
-};
-
-/// Global edit distance of a and b. Throws InvalidArgument (unknown algorithm, bad
-/// block size, threads < 0), BackendUnavailable (cuda without a GPU), DeviceError.
+/// Global edit distance of a and b; `stats` (optional) gets what the computation did
+/// (ScanStats: pairs, cells, tile size). Throws InvalidArgument (unknown algorithm,
+/// threads < 0), BackendUnavailable (cuda without a GPU), DeviceError.
 DistanceResult edit_distance(ByteSpan a, ByteSpan b, const DistanceOptions& options = {},
-                             DistanceStats* stats = nullptr);
+                             ScanStats* stats = nullptr);
 
 /// Many pairs at once: CPU spreads pairs over all threads, CUDA fills the GPU with pairs
 /// (one per warp). Results in input order, identical to edit_distance() per pair.
 std::vector<DistanceResult> edit_distance_batch(std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
                                                 const DistanceOptions& options = {},
-                                                DistanceStats* stats = nullptr);
+                                                ScanStats* stats = nullptr);
 
 /// Every string of `a` against every string of `b` (a cross product, e.g. reads against
 /// reads): the |a| x |b| distances row-major, out[i * b.size() + j] = distance(a[i], b[j]),
 /// kDistanceOverK beyond max_distance. Identical to edit_distance() per pair; on CUDA each
 /// string is uploaded once. One-vs-many is a matrix with one row. Distances only
-/// (want_alignment is an InvalidArgument).
+/// (Report::cigar is an InvalidArgument).
 std::vector<std::int64_t> edit_distance_matrix(std::span<const ByteSpan> a, std::span<const ByteSpan> b,
                                                const DistanceOptions& options = {},
-                                               DistanceStats* stats = nullptr);
+                                               ScanStats* stats = nullptr);
 
 /// Applies an extended CIGAR to a; returns the result and, through `cost`, the number of
 /// X/I/D operations. Throws InvalidArgument when the CIGAR is malformed, does not consume

@@ -21,22 +21,10 @@ namespace warpmatch {
 ///   "naive" — CPU reference: compare at every start position, one thread.
 ///   "bf"    — CUDA, seed paper 003 faithfully: one thread per start position, grid-stride,
 ///             per-thread counters, block reduction.
-struct ExactOptions {
-  Backend backend = Backend::automatic;
+/// Backend, threads and device: see Execution (warpmatch/common.hpp).
+struct ExactOptions : Execution {
   std::string algorithm = "auto";
   bool case_insensitive = false;  // ASCII letters only; other bytes compare exactly
-  int threads = 0;                // CPU threads; 0 = all hardware threads
-  int device = 0;                 // CUDA device ordinal
-};
-
-/// What the last scan did (for `--stats`).
-struct ScanStats {
-  Backend backend = Backend::cpu;
-  std::string algorithm;
-  std::string device;             // "cpu (N threads)" or the GPU name
-  std::uint64_t bytes = 0;
-  std::uint64_t matches = 0;
-  double seconds = 0;
 };
 
 class ExactMatcher {
@@ -46,6 +34,7 @@ class ExactMatcher {
   static ExactMatcher compile(ByteSpan pattern, const ExactOptions& options = {});
 
   /// Number of occurrences, overlapping ones included. A pattern longer than the text: 0.
+  /// `stats` (optional) gets what the scan did (ScanStats, warpmatch/common.hpp).
   std::uint64_t count(ByteSpan text, ScanStats* stats = nullptr) const;
   /// Every occurrence in ascending order of start; stops when the sink returns false.
   /// Returns the number of matches delivered.
@@ -57,6 +46,8 @@ class ExactMatcher {
   Backend backend() const;          // resolved: cpu or cuda
   const std::string& algorithm() const;  // resolved name
   const ExactOptions& options() const;
+  /// "cpu (N threads)" or the GPU's name.
+  const std::string& device_label() const;
 
   ExactMatcher(ExactMatcher&&) noexcept;
   ExactMatcher& operator=(ExactMatcher&&) noexcept;

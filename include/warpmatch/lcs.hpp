@@ -23,28 +23,17 @@ namespace warpmatch {
 ///                    array, Φ-LCP and the nearest-B scans on the device, CUB select of the
 ///                    runs holding the answer (about 37 bytes of device memory per input byte;
 ///                    beyond free device memory, or 4 GiB of input, it runs on the CPU and says
-///                    so in LcsRunInfo::note; inputs with very long repeats get their LCP on
+///                    so in ScanStats::note; inputs with very long repeats get their LCP on
 ///                    the host, also noted). MEMs on CUDA: the device suffix array, then LCP
 ///                    and enumeration on the host.
 ///   "diagonal"     — seed paper 004: slide B along A, longest run of equal bytes per alignment
 ///                    (one GPU thread per alignment on CUDA; one thread on the CPU). O(mn).
 ///   "dp"           — CPU only: the O(mn) matrix recurrence c[i][j] = c[i-1][j-1] + 1 with one
 ///                    rolling row (the paper's "matrix method"). A small-input reference.
-struct LcsOptions {
-  Backend backend = Backend::automatic;
+/// Backend, threads and device: see Execution (warpmatch/common.hpp).
+struct LcsOptions : Execution {
   std::string algorithm = "auto";
-  int threads = 0;                    // CPU threads; 0 = all hardware threads
-  int device = 0;                     // CUDA device ordinal
   std::uint64_t max_matches = 1000;   // occurrence pairs (or MEMs) returned; counts stay exact
-};
-
-/// How a computation ran (for `--stats`).
-struct LcsRunInfo {
-  Backend backend = Backend::cpu;
-  std::string algorithm;   // resolved name
-  std::string device;      // "cpu (N threads)" or the GPU's name
-  std::string note;        // e.g. why the GPU request fell back to the CPU; "" normally
-  double seconds = 0;
 };
 
 /// One occurrence of a longest common substring: A[a, a+L) == B[b, b+L).
@@ -59,7 +48,7 @@ struct LcsResult {
   std::uint64_t count = 0;        // distinct common substrings of length L (exact; 0 if L = 0)
   std::uint64_t total_pairs = 0;  // all occurrence pairs (a, b) of them (exact)
   std::vector<LcsPair> pairs;     // the first min(max_matches, total_pairs) in (a, b) order
-  LcsRunInfo run;
+  ScanStats stats;                // how it ran: backend, algorithm, device, bytes, note
 };
 
 /// A maximal exact match: A[a, a+length) == B[b, b+length), and it cannot be extended to the
@@ -73,7 +62,7 @@ struct Mem {
 struct MemResult {
   std::uint64_t total = 0;  // all MEMs of length >= min_length (exact)
   std::vector<Mem> mems;    // the first min(max_matches, total) in (a, b) order
-  LcsRunInfo run;
+  ScanStats stats;          // how it ran: backend, algorithm, device, bytes, note
 };
 
 /// Throws InvalidArgument (unknown algorithm for the backend, threads < 0),

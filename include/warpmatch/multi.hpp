@@ -21,16 +21,6 @@
 
 namespace warpmatch {
 
-/// Thread configuration of the paper's GPU kernel (`--algo mbndm` on cuda), settable so the
-/// paper's Table 2 can be re-measured. 0 = the paper's best values (1 KiB pages, 512
-/// threads per block, keywords per thread 1, grid sized for 64 blocks per SM).
-struct MbndmGpuConfig {
-  int page_bytes = 0;          // owned text bytes per page (the page also holds the overlap)
-  int threads_per_block = 0;   // each thread matches one pattern subset against the page
-  int blocks = 0;              // total blocks of the grid (groups x subset blocks); 0 = auto
-  int keywords_per_thread = 0; // patterns packed into one thread's 64-bit M-BNDM word
-};
-
 /// Algorithm names (`--algo`):
 ///   "auto"/"fast" — CPU: prefix q-gram filter (1/2/3/4/8-byte keys, bitmaps) + hash table
 ///                   of patterns for verification, text split over all cores;
@@ -42,12 +32,10 @@ struct MbndmGpuConfig {
 ///                   subsets per block, pages with maxPLength overlap in shared memory,
 ///                   B tables through the read-only (texture) path).
 ///   "naive"       — CPU reference: every pattern at every position, one thread.
-struct MultiOptions {
-  Backend backend = Backend::automatic;
+/// Backend, threads and device: see Execution (warpmatch/common.hpp).
+struct MultiOptions : Execution {
   std::string algorithm = "auto";
   bool case_insensitive = false;  // ASCII letters only
-  int threads = 0;                // CPU threads; 0 = all hardware threads
-  int device = 0;                 // CUDA device ordinal
   /// Sequence search (warpmatch/sequence.hpp), for one pattern or many: the strand(s)
   /// searched (a '-' hit has Match::strand '-', forward coordinates) and IUPAC codes, which
   /// exact search expands into the plain sequences they stand for (at most 2^20 in all;
@@ -55,7 +43,6 @@ struct MultiOptions {
   /// directly). Pattern indices, counts and order stay those of the given patterns.
   Strand strand = Strand::forward;
   bool iupac = false;
-  MbndmGpuConfig mbndm_gpu;
 };
 
 /// What compile() built (for `--stats`).
@@ -68,15 +55,6 @@ struct MultiCompileStats {
   std::uint64_t device_memory_bytes = 0;  // GPU memory of the uploaded tables (cuda backend)
 };
 
-struct MultiScanStats {
-  Backend backend = Backend::cpu;
-  std::string algorithm;
-  std::string device;
-  std::uint64_t bytes = 0;
-  std::uint64_t matches = 0;
-  double seconds = 0;
-};
-
 class MultiMatcher {
  public:
   /// Throws InvalidArgument for an empty set, an empty pattern (naming its index), more than
@@ -86,12 +64,12 @@ class MultiMatcher {
                               const MultiOptions& options = {});
 
   /// Total occurrences of all patterns.
-  std::uint64_t count(ByteSpan text, MultiScanStats* stats = nullptr) const;
+  std::uint64_t count(ByteSpan text, ScanStats* stats = nullptr) const;
   /// Occurrences per pattern index (size pattern_count()).
   std::vector<std::uint64_t> count_per_pattern(ByteSpan text) const;
   /// Every occurrence in ascending (start, pattern) order; stops when the sink returns false.
   /// Returns the number of matches delivered.
-  std::uint64_t scan(ByteSpan text, const MatchSink& sink, MultiScanStats* stats = nullptr) const;
+  std::uint64_t scan(ByteSpan text, const MatchSink& sink, ScanStats* stats = nullptr) const;
   std::vector<Match> find_all(ByteSpan text) const;
 
   std::size_t pattern_count() const;

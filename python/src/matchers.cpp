@@ -288,7 +288,7 @@ class PyApproxMatcher {
     backend_ = backend;
     opt_.k = optional_bound(k, "k");
     opt_.best = best;
-    opt_.want_cigar = cigar;
+    opt_.report = cigar ? Report::cigar : Report::starts;
     opt_.case_insensitive = ignore_case;
     strand_ = strand;
     opt_.strand = strand_arg(strand);
@@ -309,12 +309,12 @@ class PyApproxMatcher {
       nb::gil_scoped_release release;
       matcher_->scan(t.span(), [&](const ApproxMatch& h) {
         rows.push_back({h.pattern, h.distance, h.start, h.end, h.strand});
-        if (opt_.want_cigar) cigars.push_back(h.cigar);
+        if (cigar()) cigars.push_back(h.cigar);
         return true;
       });
     }
     nb::object array = numpy_array(approx_dtype(), rows.data(), rows.size());
-    if (!opt_.want_cigar) return array;
+    if (!cigar()) return array;
     nb::list c;
     for (const auto& s : cigars) c.append(nb::str(s.data(), s.size()));
     return as_hits(array, nb::none(), c);
@@ -366,14 +366,14 @@ class PyApproxMatcher {
   std::size_t pattern_count() const { return patterns_.size(); }
   nb::object k() const { return k_arg_; }
   bool best() const { return opt_.best; }
-  bool cigar() const { return opt_.want_cigar; }
+  bool cigar() const { return opt_.report == Report::cigar; }
   const std::string& strand() const { return strand_; }
   bool iupac() const { return opt_.iupac; }
   bool hamming() const { return opt_.hamming; }
   std::string backend() const { return std::string(backend_name(matcher_->backend())); }
   std::string algorithm() const { return matcher_->algorithm(); }
   nb::tuple state() const {
-    return nb::make_tuple(patterns(), k_arg_, opt_.best, opt_.want_cigar, opt_.case_insensitive, backend_,
+    return nb::make_tuple(patterns(), k_arg_, opt_.best, cigar(), opt_.case_insensitive, backend_,
                           opt_.threads, opt_.device, strand_, opt_.iupac, opt_.hamming);
   }
   std::string repr() const {

@@ -36,7 +36,7 @@ DistanceOptions distance_options(const nb::object& k, bool align, const std::str
                                  int device) {
   DistanceOptions o;
   o.max_distance = optional_bound(k, "k");
-  o.want_alignment = align;
+  o.report = align ? Report::cigar : Report::ends;
   o.backend = backend_arg(backend);
   o.threads = threads;
   o.device = device;
@@ -109,7 +109,7 @@ nb::object lcs_py(nb::handle a, nb::handle b, nb::object min_length, std::uint64
     static nb::handle dtype = struct_dtype({{"a", "<u8", 0}, {"b", "<u8", 8}}, 16).release();
     static_assert(sizeof(LcsPair) == 16);
     return nb::cast(PyLcs{r.length, r.count, r.total_pairs, numpy_array(dtype, r.pairs.data(), r.pairs.size()),
-                          std::string(backend_name(r.run.backend))});
+                          std::string(backend_name(r.stats.backend))});
   }
   MemResult r;
   {
@@ -119,7 +119,7 @@ nb::object lcs_py(nb::handle a, nb::handle b, nb::object min_length, std::uint64
   static nb::handle dtype = struct_dtype({{"a", "<u8", 0}, {"b", "<u8", 8}, {"length", "<u8", 16}}, 24).release();
   static_assert(sizeof(Mem) == 24);
   return nb::cast(PyMems{r.total, numpy_array(dtype, r.mems.data(), r.mems.size()),
-                         std::string(backend_name(r.run.backend))});
+                         std::string(backend_name(r.stats.backend))});
 }
 
 }  // namespace

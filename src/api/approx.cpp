@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "api/backend_choice.hpp"
+#include "api/tuning_hooks.hpp"
 #include "core/approx_align.hpp"
 #include "core/parallel.hpp"
 #include "cpu/approx_cpu.hpp"
@@ -18,6 +19,7 @@ namespace warpmatch {
 
 struct ApproxMatcher::Impl {
   ApproxOptions options;
+  tuning_hooks::ApproxKnobs knobs;
   // The searched patterns: each user pattern, and/or its reverse complement (Strand), in
   // the order hits are delivered; user_index and strand say what each one reports as.
   std::vector<core::ApproxPattern> patterns;
@@ -32,12 +34,16 @@ struct ApproxMatcher::Impl {
   int threads = 1;
   std::string device_label;
 
+  /// compile() with the knobs (a member: it may call ApproxMatcher's private constructor).
+  static ApproxMatcher compile(const std::vector<std::vector<std::uint8_t>>& patterns,
+                               const ApproxOptions& options, const tuning_hooks::ApproxKnobs& knobs);
+
   core::ApproxQuery query_for(const core::ApproxPattern& p) const {
     core::ApproxQuery q;
     q.mode = options.best ? core::ApproxMode::best : core::ApproxMode::all_within_k;
     const std::uint64_t m = p.size();
     q.k = static_cast<std::uint32_t>(options.k < 0 ? m : std::min<std::uint64_t>(options.k, m));
-    q.chunk_ends = options.chunk_ends;
+    q.chunk_ends = knobs.chunk_ends;
     return q;
   }
 
@@ -54,7 +60,7 @@ struct ApproxMatcher::Impl {
     const ByteSpan piece = text.subspan(from, own_end - from);
     std::vector<std::vector<core::EndHit>> out;
     if (backend == Backend::cuda) {
-      out = cuda::approx_scan(patterns, queries, piece, cuda_algorithm, options.wavefront_blocks,
+      out = cuda::approx_scan(patterns, queries, piece, cuda_algorithm, knobs.wavefront_blocks,
                               options.device);
     } else if (cpu_set) {
       out = cpu_set->scan(piece, queries, threads);
@@ -117,6 +123,21 @@ ApproxMatcher ApproxMatcher::compile(ByteSpan pattern, const ApproxOptions& opti
 
 ApproxMatcher ApproxMatcher::compile(const std::vector<std::vector<std::uint8_t>>& patterns,
                                      const ApproxOptions& options) {
+  return Impl::compile(patterns, options, {});
+}
+
+ApproxMatcher tuning_hooks::compile_approx(const std::vector<std::vector<std::uint8_t>>& patterns,
+                                           const ApproxOptions& options, const ApproxKnobs& knobs) {
+  return ApproxMatcher::Impl::compile(patterns, options, knobs);
+}
+
+ApproxMatcher tuning_hooks::compile_approx(ByteSpan pattern, const ApproxOptions& options, const ApproxKnobs& knobs) {
+  return ApproxMatcher::Impl::compile(std::vector<std::vector<std::uint8_t>>{{pattern.begin(), pattern.end()}}, options,
+                                      knobs);
+}
+
+ApproxMatcher ApproxMatcher::Impl::compile(const std::vector<std::vector<std::uint8_t>>& patterns,
+                                           const ApproxOptions& options, const tuning_hooks::ApproxKnobs& knobs) {
   if (patterns.empty()) throw InvalidArgument("no pattern: approximate search needs at least one");
   if (patterns.size() > 0xffffffffull) throw InvalidArgument("too many patterns (limit 2^32 - 1)");
   if (options.k < -1 || (options.k == -1 && !options.best))
@@ -124,9 +145,10 @@ ApproxMatcher ApproxMatcher::compile(const std::vector<std::vector<std::uint8_t>
                               ? "k (the maximum number of edits) is required unless best mode is on"
                               : "k must be >= 0 (got " + std::to_string(options.k) + ")");
   if (options.threads < 0) throw InvalidArgument("threads must be >= 0 (0 = all cores)");
-  if (options.wavefront_blocks < 0) throw InvalidArgument("wavefront blocks must be >= 0 (0 = auto)");
+  if (knobs.wavefront_blocks < 0) throw InvalidArgument("wavefront blocks must be >= 0 (0 = auto)");
   auto impl = std::make_shared<Impl>();
   impl->options = options;
+  impl->knobs = knobs;
   const bool sequence = options.iupac || options.strand != Strand::forward;
   auto add = [&](std::vector<std::uint8_t> bytes, std::size_t user, char strand) {
     core::ApproxPattern p;
@@ -194,7 +216,7 @@ std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanSta
   const ApproxOptions& opt = im.options;
   const std::size_t np = im.patterns.size();
   const std::uint64_t n = text.size();
-  const std::uint64_t segment = opt.segment_ends ? opt.segment_ends : kSegmentEnds;
+  const std::uint64_t segment = im.knobs.segment_ends ? im.knobs.segment_ends : kSegmentEnds;
   std::atomic<std::uint64_t>* done = progress ? &progress->done : nullptr;
   std::vector<core::ApproxQuery> queries;
   for (const auto& p : im.patterns) queries.push_back(im.query_for(p));
@@ -229,7 +251,8 @@ std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanSta
 
   std::uint64_t delivered = 0;
   bool stopped = false;
-  const bool want_start = opt.want_start || opt.want_cigar;
+  const bool want_start = opt.report >= Report::starts;
+  const bool want_cigar = opt.report == Report::cigar;
   constexpr std::size_t kBatch = 4096;  // hits recovered in parallel before delivery
   std::vector<ClusterCarry> carry(np);
   std::vector<ApproxMatch> batch;
@@ -256,7 +279,7 @@ std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanSta
           out.end = h.end;
           out.distance = h.distance;
           if (want_start) out.start = core::recover_start(pattern, text, h.end, h.distance);
-          if (opt.want_cigar) out.cigar = core::recover_cigar(pattern, text, out.start, h.end, h.distance);
+          if (want_cigar) out.cigar = core::recover_cigar(pattern, text, out.start, h.end, h.distance);
         });
         for (const ApproxMatch& match : batch) {
           ++delivered;
@@ -300,25 +323,5 @@ ApproxMatcher::ApproxMatcher(std::shared_ptr<const Impl> impl) : impl_(std::move
 ApproxMatcher::ApproxMatcher(ApproxMatcher&&) noexcept = default;
 ApproxMatcher& ApproxMatcher::operator=(ApproxMatcher&&) noexcept = default;
 ApproxMatcher::~ApproxMatcher() = default;
-
-WavefrontTerms wavefront_terms(std::uint64_t n, std::uint64_t m, std::uint64_t threads,
-                               const HmmMachine& machine) {
-  // Theorem 4 of seed paper 000, every term in machine cycles (one unit = one cycle).
-  const double nn = static_cast<double>(n), mm = static_cast<double>(m);
-  const double p = static_cast<double>(std::max<std::uint64_t>(threads, 1));
-  const double w = machine.warp_width, d = machine.multiprocessors;
-  const double big_l = machine.global_latency_cycles, small_l = machine.shared_latency_cycles;
-  const double cycles_per_ms = machine.clock_mhz * 1e3;
-  WavefrontTerms t;
-  t.work_ms = ((nn + p) / w + mm * (nn + p) / (d * w)) / cycles_per_ms;
-  t.latency_ms = (nn * big_l / p + mm * nn * small_l / p + big_l + mm * small_l) / cycles_per_ms;
-  return t;
-}
-
-double predict_wavefront_ms(std::uint64_t n, std::uint64_t m, std::uint64_t threads,
-                            const HmmMachine& machine) {
-  const WavefrontTerms t = wavefront_terms(n, m, threads, machine);
-  return t.work_ms + t.latency_ms;
-}
 
 }  // namespace warpmatch

@@ -40,7 +40,7 @@ Backend resolve_backend(Backend requested) {
   if (!cuda::compiled())
     throw BackendUnavailable(
         "backend 'cuda' requested but this build of warpmatch has no CUDA support "
-        "(rebuild with nvcc: cmake --preset cuda)");
+        "(built without a CUDA compiler; WARPMATCH_CUDA=ON makes one required)");
   if (!have_gpu)
     throw BackendUnavailable("backend 'cuda' requested but no CUDA GPU is visible "
                              "(the cpu backend and auto need none)");

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "api/backend_choice.hpp"
+#include "api/tuning_hooks.hpp"
 #include "core/distance_tune.hpp"
 #include "core/timing.hpp"
 #include "cpu/distance_cpu.hpp"
@@ -28,10 +29,6 @@ struct Plan {
 
 Plan resolve(const DistanceOptions& options) {
   if (options.threads < 0) throw InvalidArgument("threads must be >= 0 (0 = all cores)");
-  if (options.block_size != 0 &&
-      (options.block_size < 32 || options.block_size > 1024 || options.block_size % 32 != 0))
-    throw InvalidArgument("block size " + std::to_string(options.block_size) +
-                          " out of range: the tiles kernel takes a multiple of 32 from 32 to 1024");
   Plan plan;
   plan.threads = options.threads > 0 ? options.threads : hardware_threads();
   const std::string& algo = options.algorithm;
@@ -57,33 +54,46 @@ Plan resolve(const DistanceOptions& options) {
   return plan;
 }
 
-void fill_stats(DistanceStats* stats, const Plan& plan, std::uint64_t pairs, std::uint64_t cells,
-                int block_size, std::chrono::steady_clock::time_point t0) {
+void fill_stats(ScanStats* stats, const Plan& plan, std::uint64_t pairs, std::uint64_t bytes, std::uint64_t cells,
+                int tile_size, std::chrono::steady_clock::time_point t0) {
   if (!stats) return;
   stats->backend = plan.backend;
   stats->algorithm = plan.algorithm;
   stats->device = plan.device_label;
+  stats->bytes = bytes;
   stats->pairs = pairs;
   stats->cells = cells;
-  stats->block_size = block_size;
+  stats->tile_size = tile_size;
   stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
 
-DistanceResult edit_distance(ByteSpan a, ByteSpan b, const DistanceOptions& options,
-                             DistanceStats* stats) {
+void tuning_hooks::check_tile_size(int tile_size) {
+  if (tile_size != 0 && (tile_size < 32 || tile_size > 1024 || tile_size % 32 != 0))
+    throw InvalidArgument("block size " + std::to_string(tile_size) +
+                          " out of range: the tiles kernel takes a multiple of 32 from 32 to 1024");
+}
+
+DistanceResult edit_distance(ByteSpan a, ByteSpan b, const DistanceOptions& options, ScanStats* stats) {
+  return tuning_hooks::edit_distance(a, b, options, {}, stats);
+}
+
+DistanceResult tuning_hooks::edit_distance(ByteSpan a, ByteSpan b, const DistanceOptions& options,
+                                           const DistanceKnobs& knobs, ScanStats* stats) {
   const auto t0 = std::chrono::steady_clock::now();
+  check_tile_size(knobs.tile_size);
   const Plan plan = resolve(options);
+  const bool want_alignment = options.report == Report::cigar;
   DistanceResult result;
   int block_size = 0;
   if (plan.backend == Backend::cpu) {
-    if (options.want_alignment) result = cpu::edit_alignment(a, b, options.max_distance, plan.threads);
+    if (want_alignment) result = cpu::edit_alignment(a, b, options.max_distance, plan.threads);
     else result.distance = cpu::edit_distance(a, b, options.max_distance, plan.cpu_algorithm, plan.threads);
   } else {
     if (plan.cuda_algorithm == cuda::DistanceAlgorithm::tiles) {
-      block_size = options.block_size > 0
-                       ? options.block_size
+      block_size = knobs.tile_size > 0
+                       ? knobs.tile_size
                        : tune::tile_model_for_device(options.device)
                              .choose_block_size(static_cast<std::int64_t>(a.size()),
                                                 static_cast<std::int64_t>(b.size()));
@@ -92,26 +102,27 @@ DistanceResult edit_distance(ByteSpan a, ByteSpan b, const DistanceOptions& opti
                                                       block_size, options.device);
     result.distance = run.distance;
     // The alignment's traceback runs on the CPU (Hirschberg), banded by the GPU's distance.
-    if (options.want_alignment && !result.over_k())
+    if (want_alignment && !result.over_k())
       result = cpu::edit_alignment(a, b, result.distance, plan.threads);
   }
-  fill_stats(stats, plan, 1, static_cast<std::uint64_t>(a.size()) * b.size(), block_size, t0);
+  fill_stats(stats, plan, 1, a.size() + b.size(), static_cast<std::uint64_t>(a.size()) * b.size(), block_size, t0);
   return result;
 }
 
 std::vector<DistanceResult> edit_distance_batch(std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
-                                                const DistanceOptions& options, DistanceStats* stats) {
+                                                const DistanceOptions& options, ScanStats* stats) {
   const auto t0 = std::chrono::steady_clock::now();
   const Plan plan = resolve(options);
+  const bool want_alignment = options.report == Report::cigar;
   std::vector<DistanceResult> results;
   if (plan.backend == Backend::cpu) {
-    results = cpu::edit_distance_batch(pairs, options.max_distance, options.want_alignment,
+    results = cpu::edit_distance_batch(pairs, options.max_distance, want_alignment,
                                        plan.cpu_algorithm, plan.threads);
   } else {
     const auto distances = cuda::edit_distance_batch(pairs, options.max_distance, options.device, nullptr);
     results.resize(pairs.size());
     for (std::size_t i = 0; i < pairs.size(); ++i) results[i].distance = distances[i];
-    if (options.want_alignment) {
+    if (want_alignment) {
       std::vector<std::pair<ByteSpan, ByteSpan>> pending;
       std::vector<std::size_t> where;
       for (std::size_t i = 0; i < pairs.size(); ++i)
@@ -124,16 +135,19 @@ std::vector<DistanceResult> edit_distance_batch(std::span<const std::pair<ByteSp
       for (std::size_t i = 0; i < where.size(); ++i) results[where[i]] = std::move(aligned[i]);
     }
   }
-  std::uint64_t cells = 0;
-  for (const auto& [a, b] : pairs) cells += static_cast<std::uint64_t>(a.size()) * b.size();
-  fill_stats(stats, plan, pairs.size(), cells, 0, t0);
+  std::uint64_t bytes = 0, cells = 0;
+  for (const auto& [a, b] : pairs) {
+    bytes += a.size() + b.size();
+    cells += static_cast<std::uint64_t>(a.size()) * b.size();
+  }
+  fill_stats(stats, plan, pairs.size(), bytes, cells, 0, t0);
   return results;
 }
 
 std::vector<std::int64_t> edit_distance_matrix(std::span<const ByteSpan> a, std::span<const ByteSpan> b,
-                                               const DistanceOptions& options, DistanceStats* stats) {
+                                               const DistanceOptions& options, ScanStats* stats) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (options.want_alignment) throw InvalidArgument("edit_distance_matrix gives distances only (no alignments)");
+  if (options.report == Report::cigar) throw InvalidArgument("edit_distance_matrix gives distances only (no alignments)");
   if (!a.empty() && b.size() > (std::uint64_t{1} << 40) / a.size())
     throw InvalidArgument("edit_distance_matrix: " + std::to_string(a.size()) + " x " + std::to_string(b.size()) +
                           " pairs is too many");
@@ -156,7 +170,8 @@ std::vector<std::int64_t> edit_distance_matrix(std::span<const ByteSpan> a, std:
   for (const ByteSpan& x : a) bytes_a += x.size();
   for (const ByteSpan& y : b) bytes_b += y.size();
   const std::uint64_t cells = bytes_a * bytes_b;
-  fill_stats(stats, plan, out.size(), cells, 0, t0);
+  const std::uint64_t bytes = bytes_a * b.size() + bytes_b * a.size();  // |x| + |y| over every pair
+  fill_stats(stats, plan, out.size(), bytes, cells, 0, t0);
   return out;
 }
 
@@ -219,7 +234,7 @@ TileModel tile_model_for_device(int device) {
 
 TileModel calibrate_tile_model(int device, std::int64_t length, int repeats) {
   const auto devices = cuda::devices();
-  if (devices.empty()) throw BackendUnavailable("warpmatch tune needs a CUDA GPU: none is visible");
+  if (devices.empty()) throw BackendUnavailable("calibrating the tiles kernel's model needs a CUDA GPU: none is visible");
   if (device < 0 || device >= static_cast<int>(devices.size()))
     throw InvalidArgument("CUDA device " + std::to_string(device) + " does not exist");
   TileModel base;

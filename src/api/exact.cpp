@@ -20,7 +20,7 @@ struct ExactMatcher::Impl {
   cpu::ExactAlgorithm cpu_algorithm = cpu::ExactAlgorithm::fast;
   cuda::ExactAlgorithm cuda_algorithm = cuda::ExactAlgorithm::fast;
   int threads = 1;
-  std::string device_label;  // for ScanStats: the GPU's name or "cpu (N threads)"
+  std::string device_label;  // the GPU's name or "cpu (N threads)"
 
   std::uint64_t run(ByteSpan text, bool count_only, const core::StartsSink& sink) const {
     if (backend == Backend::cuda)
@@ -125,6 +125,7 @@ std::size_t ExactMatcher::pattern_length() const { return impl_->pattern.size();
 Backend ExactMatcher::backend() const { return impl_->backend; }
 const std::string& ExactMatcher::algorithm() const { return impl_->algorithm; }
 const ExactOptions& ExactMatcher::options() const { return impl_->options; }
+const std::string& ExactMatcher::device_label() const { return impl_->device_label; }
 
 ExactMatcher::ExactMatcher(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
 ExactMatcher::ExactMatcher(ExactMatcher&&) noexcept = default;

@@ -20,7 +20,7 @@ struct LcsPlan {
   cpu::LcsAlgorithm cpu_algorithm = cpu::LcsAlgorithm::suffix_array;
   std::string algorithm;  // resolved name
   int threads = 1;
-  LcsRunInfo info;
+  ScanStats info;  // backend, algorithm, device and note of the run
 };
 
 LcsPlan plan(const LcsOptions& options, bool mems) {
@@ -120,8 +120,9 @@ LcsResult longest_common_substring(ByteSpan a, ByteSpan b, const LcsOptions& opt
   } else {
     cpu::lcs(a, b, p.cpu_algorithm, options.max_matches, p.threads, out);
   }
-  out.run = p.info;
-  out.run.seconds = seconds_since(t0);
+  out.stats = p.info;
+  out.stats.bytes = a.size() + b.size();
+  out.stats.seconds = seconds_since(t0);
   return out;
 }
 
@@ -144,8 +145,9 @@ MemResult maximal_exact_matches(ByteSpan a, ByteSpan b, std::uint64_t min_length
   } else {
     cpu::mems(a, b, min_length, p.cpu_algorithm, options.max_matches, p.threads, out);
   }
-  out.run = p.info;
-  out.run.seconds = seconds_since(t0);
+  out.stats = p.info;
+  out.stats.bytes = a.size() + b.size();
+  out.stats.seconds = seconds_since(t0);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "api/backend_choice.hpp"
+#include "api/tuning_hooks.hpp"
 #include "core/multi_patterns.hpp"
 #include "core/nucleotide.hpp"
 #include "cpu/multi_cpu.hpp"
@@ -35,6 +36,11 @@ struct MultiMatcher::Impl {
   std::vector<std::uint32_t> literal_user;
   std::vector<char> literal_strand;
 
+  /// compile() with the M-BNDM configuration (a member: it may call MultiMatcher's private
+  /// constructor).
+  static MultiMatcher compile(const std::vector<std::string>& patterns, const MultiOptions& options,
+                              const tuning_hooks::MbndmGpuConfig& cfg);
+
   Match reported(Match m) const {
     if (sequence) {
       m.strand = literal_strand[m.pattern];
@@ -50,7 +56,7 @@ struct MultiMatcher::Impl {
     return cpu::multi_scan(cpu_tables(), text, cpu_algorithm, threads, count_only, sink);
   }
 
-  void fill_stats(MultiScanStats* s, ByteSpan text, std::uint64_t matches, double seconds) const {
+  void fill_stats(ScanStats* s, ByteSpan text, std::uint64_t matches, double seconds) const {
     if (!s) return;
     s->backend = backend;
     s->algorithm = algorithm;
@@ -78,9 +84,18 @@ constexpr std::uint64_t kMaxSequenceLiterals = std::uint64_t{1} << 20;
 
 MultiMatcher MultiMatcher::compile(const std::vector<std::string>& patterns,
                                    const MultiOptions& options) {
+  return Impl::compile(patterns, options, {});
+}
+
+MultiMatcher tuning_hooks::compile_multi(const std::vector<std::string>& patterns, const MultiOptions& options,
+                                         const MbndmGpuConfig& mbndm) {
+  return MultiMatcher::Impl::compile(patterns, options, mbndm);
+}
+
+MultiMatcher MultiMatcher::Impl::compile(const std::vector<std::string>& patterns, const MultiOptions& options,
+                                         const tuning_hooks::MbndmGpuConfig& cfg) {
   const auto t0 = std::chrono::steady_clock::now();
   if (options.threads < 0) throw InvalidArgument("threads must be >= 0 (0 = all cores)");
-  const auto& cfg = options.mbndm_gpu;
   if (cfg.page_bytes < 0 || cfg.threads_per_block < 0 || cfg.blocks < 0 ||
       cfg.keywords_per_thread < 0)
     throw InvalidArgument("M-BNDM GPU configuration values must be >= 0 (0 = the paper's)");
@@ -177,7 +192,7 @@ MultiMatcher MultiMatcher::compile(const std::vector<std::string>& patterns,
   return MultiMatcher(std::move(impl));
 }
 
-std::uint64_t MultiMatcher::count(ByteSpan text, MultiScanStats* stats) const {
+std::uint64_t MultiMatcher::count(ByteSpan text, ScanStats* stats) const {
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t n = text.empty() ? 0 : impl_->run(text, /*count_only=*/true, {});
   impl_->fill_stats(stats, text, n, seconds_since(t0));
@@ -200,7 +215,7 @@ std::vector<std::uint64_t> MultiMatcher::count_per_pattern(ByteSpan text) const 
   return per_user;
 }
 
-std::uint64_t MultiMatcher::scan(ByteSpan text, const MatchSink& sink, MultiScanStats* stats) const {
+std::uint64_t MultiMatcher::scan(ByteSpan text, const MatchSink& sink, ScanStats* stats) const {
   const auto t0 = std::chrono::steady_clock::now();
   std::uint64_t delivered = 0;
   if (!text.empty()) {

@@ -32,7 +32,7 @@ void save_cost_model(const CostModelPolicy& policy, const std::string& path) {
   for (std::size_t i = 1; i <= dir.size(); ++i)
     if (i == dir.size() || dir[i] == '/') ::mkdir(dir.substr(0, i).c_str(), 0755);
   std::ofstream out(path);
-  out << "# warpmatch cost model rates, measured by `warpmatch tune --cost-model`\n";
+  out << "# warpmatch cost model rates, measured on this machine by the tune command\n";
   CostModelPolicy copy = policy;
   copy.for_each([&](const char* name, double& value) { out << name << ' ' << value << '\n'; });
   if (!out) throw Error(path + ": cannot write the cost model");
