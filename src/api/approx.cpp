@@ -12,7 +12,6 @@
 #include "cpu/approx_cpu.hpp"
 #include "cpu/approx_set_cpu.hpp"
 #include "cuda/approx/approx_cuda.hpp"
-#include "cuda/runtime/devices.hpp"
 #include "warpmatch/approx.hpp"
 
 namespace warpmatch {
@@ -144,7 +143,7 @@ ApproxMatcher ApproxMatcher::Impl::compile(const std::vector<std::vector<std::ui
     throw InvalidArgument(options.k == -1
                               ? "k (the maximum number of edits) is required unless best mode is on"
                               : "k must be >= 0 (got " + std::to_string(options.k) + ")");
-  if (options.threads < 0) throw InvalidArgument("threads must be >= 0 (0 = all cores)");
+  const int threads = core::execution_threads(options);
   if (knobs.wavefront_blocks < 0) throw InvalidArgument("wavefront blocks must be >= 0 (0 = auto)");
   auto impl = std::make_shared<Impl>();
   impl->options = options;
@@ -174,7 +173,7 @@ ApproxMatcher ApproxMatcher::Impl::compile(const std::vector<std::vector<std::ui
     if (options.strand != Strand::forward) add(std::move(minus), i, '-');
   }
   if (impl->patterns.size() > 0xffffffffull) throw InvalidArgument("too many patterns (limit 2^32 - 1 with both strands)");
-  impl->threads = options.threads > 0 ? options.threads : hardware_threads();
+  impl->threads = threads;
 
   const std::string& algo = options.algorithm;
   impl->backend = core::backend_for_algorithm(options.backend, algo, {"dp"}, {"wavefront"});
@@ -184,7 +183,7 @@ ApproxMatcher ApproxMatcher::Impl::compile(const std::vector<std::vector<std::ui
     impl->cpu_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cpu, {{"myers", A::myers}, {"dp", A::dp}},
                                                   "'wavefront' runs on the cuda backend", impl->algorithm);
     if (impl->cpu_algorithm == A::myers) impl->cpu_set = std::make_shared<const cpu::ApproxSet>(impl->patterns);
-    impl->device_label = "cpu (" + std::to_string(impl->threads) + " threads)";
+    impl->device_label = core::cpu_device_label(impl->threads);
   } else {
     using A = cuda::ApproxAlgorithm;
     impl->cuda_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cuda,
@@ -200,11 +199,7 @@ ApproxMatcher ApproxMatcher::Impl::compile(const std::vector<std::vector<std::ui
                               std::to_string(impl->patterns[i].size()) +
                               " bytes; the cuda '" + impl->algorithm + "' kernel accepts at most " +
                               std::to_string(limit) + " (the cpu backend has no such limit)");
-    const auto devices = cuda::devices();
-    if (options.device < 0 || options.device >= static_cast<int>(devices.size()))
-      throw InvalidArgument("CUDA device " + std::to_string(options.device) + " does not exist (" +
-                            std::to_string(devices.size()) + " visible)");
-    impl->device_label = devices[options.device].name;
+    impl->device_label = core::cuda_device_label(options);
   }
   return ApproxMatcher(std::move(impl));
 }

@@ -1,7 +1,8 @@
 // Backend and algorithm choice shared by every operation's compile(): under `auto`, an
 // algorithm that exists on only one backend decides the backend; then resolve_backend()
 // applies the rules (cuda without a GPU is an error, auto picks the GPU when present); then
-// the algorithm's name is looked up in that backend's table.
+// the algorithm's name is looked up in that backend's table. The rest of an Execution
+// (threads, device) is checked and labelled here too, the same for every operation.
 #pragma once
 
 #include <algorithm>
@@ -9,9 +10,29 @@
 #include <string>
 #include <string_view>
 
+#include "cuda/runtime/devices.hpp"
 #include "warpmatch/common.hpp"
 
 namespace warpmatch::core {
+
+/// The CPU threads an Execution asks for: 0 = all hardware threads; < 0 is an InvalidArgument.
+inline int execution_threads(const Execution& execution) {
+  if (execution.threads < 0) throw InvalidArgument("threads must be >= 0 (0 = all cores)");
+  return execution.threads > 0 ? execution.threads : hardware_threads();
+}
+
+/// The CPU backend's device label (ScanStats::device, device_label()).
+inline std::string cpu_device_label(int threads) { return "cpu (" + std::to_string(threads) + " threads)"; }
+
+/// The name of the Execution's GPU, its device label; InvalidArgument when the CUDA runtime
+/// lists no such device.
+inline std::string cuda_device_label(const Execution& execution) {
+  const auto devices = cuda::devices();
+  if (execution.device < 0 || execution.device >= static_cast<int>(devices.size()))
+    throw InvalidArgument("CUDA device " + std::to_string(execution.device) + " does not exist (" +
+                          std::to_string(devices.size()) + " visible)");
+  return devices[static_cast<std::size_t>(execution.device)].name;
+}
 
 inline Backend backend_for_algorithm(Backend requested, std::string_view algorithm,
                                      std::initializer_list<std::string_view> cpu_only,

@@ -28,9 +28,8 @@ struct Plan {
 };
 
 Plan resolve(const DistanceOptions& options) {
-  if (options.threads < 0) throw InvalidArgument("threads must be >= 0 (0 = all cores)");
   Plan plan;
-  plan.threads = options.threads > 0 ? options.threads : hardware_threads();
+  plan.threads = core::execution_threads(options);
   const std::string& algo = options.algorithm;
   plan.backend = core::backend_for_algorithm(options.backend, algo, {"dp"}, {"tiles"});
   constexpr std::string_view kOperation = "edit distance";
@@ -39,17 +38,13 @@ Plan resolve(const DistanceOptions& options) {
     plan.cpu_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cpu, {{"myers", A::myers}, {"dp", A::dp}},
                                                  "'tiles' runs on the cuda backend", plan.algorithm);
     if (plan.cpu_algorithm == A::dp) plan.threads = 1;
-    plan.device_label = "cpu (" + std::to_string(plan.threads) + " threads)";
+    plan.device_label = core::cpu_device_label(plan.threads);
   } else {
     using A = cuda::DistanceAlgorithm;
     plan.cuda_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cuda,
                                                   {{"myers", A::myers_stripes}, {"tiles", A::tiles}},
                                                   "'dp' runs on the cpu backend", plan.algorithm);
-    const auto devices = cuda::devices();
-    if (options.device < 0 || options.device >= static_cast<int>(devices.size()))
-      throw InvalidArgument("CUDA device " + std::to_string(options.device) + " does not exist (" +
-                            std::to_string(devices.size()) + " visible)");
-    plan.device_label = devices[options.device].name;
+    plan.device_label = core::cuda_device_label(options);
   }
   return plan;
 }

@@ -7,7 +7,6 @@
 #include "core/exact_pattern.hpp"
 #include "cpu/exact_cpu.hpp"
 #include "cuda/exact/exact_cuda.hpp"
-#include "cuda/runtime/devices.hpp"
 #include "warpmatch/exact.hpp"
 
 namespace warpmatch {
@@ -55,8 +54,7 @@ ExactMatcher ExactMatcher::compile(ByteSpan pattern, const ExactOptions& options
   impl->pattern.bytes.assign(pattern.begin(), pattern.end());
   if (options.case_insensitive)
     for (auto& c : impl->pattern.bytes) c = core::fold_ascii(c);
-  if (options.threads < 0) throw InvalidArgument("threads must be >= 0 (0 = all cores)");
-  impl->threads = options.threads > 0 ? options.threads : hardware_threads();
+  impl->threads = core::execution_threads(options);
 
   const std::string& algo = options.algorithm;
   impl->backend = core::backend_for_algorithm(options.backend, algo, {"naive"},
@@ -76,13 +74,9 @@ ExactMatcher ExactMatcher::compile(ByteSpan pattern, const ExactOptions& options
         "'naive' runs on the cpu backend", impl->algorithm);
   }
   if (impl->backend == Backend::cuda) {
-    const auto devices = cuda::devices();
-    if (options.device < 0 || options.device >= static_cast<int>(devices.size()))
-      throw InvalidArgument("CUDA device " + std::to_string(options.device) + " does not exist (" +
-                            std::to_string(devices.size()) + " visible)");
-    impl->device_label = devices[options.device].name;
+    impl->device_label = core::cuda_device_label(options);
   } else {
-    impl->device_label = "cpu (" + std::to_string(impl->threads) + " threads)";
+    impl->device_label = core::cpu_device_label(impl->threads);
   }
   return ExactMatcher(std::move(impl));
 }

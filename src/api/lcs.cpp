@@ -7,7 +7,6 @@
 #include "api/backend_choice.hpp"
 #include "core/lcs_suffix.hpp"
 #include "cpu/lcs_cpu.hpp"
-#include "cuda/runtime/devices.hpp"
 #include "cuda/lcs/lcs_cuda.hpp"
 #include "warpmatch/lcs.hpp"
 
@@ -24,9 +23,8 @@ struct LcsPlan {
 };
 
 LcsPlan plan(const LcsOptions& options, bool mems) {
-  if (options.threads < 0) throw InvalidArgument("threads must be >= 0 (0 = all cores)");
   LcsPlan p;
-  p.threads = options.threads > 0 ? options.threads : hardware_threads();
+  p.threads = core::execution_threads(options);
   const std::string& algo = options.algorithm;
   // MEMs have no diagonal kernel on the GPU, so for MEMs "diagonal" is CPU-only too.
   p.backend = mems ? core::backend_for_algorithm(options.backend, algo, {"dp", "diagonal"}, {})
@@ -52,13 +50,9 @@ LcsPlan plan(const LcsOptions& options, bool mems) {
                           " backend (expected " + expected + ")");
   }
   if (p.backend == Backend::cuda) {
-    const auto devices = cuda::devices();
-    if (options.device < 0 || options.device >= static_cast<int>(devices.size()))
-      throw InvalidArgument("CUDA device " + std::to_string(options.device) + " does not exist (" +
-                            std::to_string(devices.size()) + " visible)");
-    p.info.device = devices[options.device].name;
+    p.info.device = core::cuda_device_label(options);
   } else {
-    p.info.device = "cpu (" + std::to_string(p.threads) + " threads)";
+    p.info.device = core::cpu_device_label(p.threads);
   }
   p.info.backend = p.backend;
   p.info.algorithm = p.algorithm;
@@ -80,7 +74,7 @@ bool gpu_suffix_array_fits(std::uint64_t text_bytes, int device, LcsPlan& p, int
   p.backend = Backend::cpu;
   p.threads = cpu_threads;
   p.info.backend = Backend::cpu;
-  p.info.device = "cpu (" + std::to_string(cpu_threads) + " threads)";
+  p.info.device = core::cpu_device_label(cpu_threads);
   return false;
 }
 
@@ -95,8 +89,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-int cpu_threads_of(const LcsOptions& o) { return o.threads > 0 ? o.threads : hardware_threads(); }
-
 }  // namespace
 
 LcsResult longest_common_substring(ByteSpan a, ByteSpan b, const LcsOptions& options) {
@@ -108,14 +100,14 @@ LcsResult longest_common_substring(ByteSpan a, ByteSpan b, const LcsOptions& opt
   } else if (p.backend == Backend::cuda && p.algorithm == "diagonal") {
     cuda::lcs_diagonal(a, b, options.max_matches, options.device, out);
   } else if (p.backend == Backend::cuda &&
-             gpu_suffix_array_fits(a.size() + b.size(), options.device, p, cpu_threads_of(options))) {
+             gpu_suffix_array_fits(a.size() + b.size(), options.device, p, core::execution_threads(options))) {
     if (!cuda::lcs_suffix_array_scan(a, b, options.max_matches, options.device, out)) {
       // Long repeats exceed the device LCP's work budget: LCP and scan on the host instead.
       p.info.note = "inputs too repetitive for the GPU LCP kernel's work budget: LCP computed on the host";
       const std::vector<std::uint8_t> t = concatenate(a, b);
       const std::vector<std::int64_t> sa = cuda::lcs_suffix_array(t, options.device);
-      const std::vector<std::int64_t> lcp = core::lcp_from_suffix_array(t, sa, cpu_threads_of(options));
-      core::lcs_from_suffix_array(t, a.size(), sa, lcp, options.max_matches, cpu_threads_of(options), out);
+      const std::vector<std::int64_t> lcp = core::lcp_from_suffix_array(t, sa, core::execution_threads(options));
+      core::lcs_from_suffix_array(t, a.size(), sa, lcp, options.max_matches, core::execution_threads(options), out);
     }
   } else {
     cpu::lcs(a, b, p.cpu_algorithm, options.max_matches, p.threads, out);
@@ -136,12 +128,12 @@ MemResult maximal_exact_matches(ByteSpan a, ByteSpan b, std::uint64_t min_length
   if (a.empty() || b.empty()) {
     // No MEMs.
   } else if (p.backend == Backend::cuda &&
-             gpu_suffix_array_fits(a.size() + b.size(), options.device, p, cpu_threads_of(options))) {
+             gpu_suffix_array_fits(a.size() + b.size(), options.device, p, core::execution_threads(options))) {
     const std::vector<std::uint8_t> t = concatenate(a, b);
     const std::vector<std::int64_t> sa = cuda::lcs_suffix_array(t, options.device);
-    const std::vector<std::int64_t> lcp = core::lcp_from_suffix_array(t, sa, cpu_threads_of(options));
+    const std::vector<std::int64_t> lcp = core::lcp_from_suffix_array(t, sa, core::execution_threads(options));
     core::mems_from_suffix_array(t, a.size(), sa, lcp, min_length, options.max_matches,
-                                 cpu_threads_of(options), out);
+                                 core::execution_threads(options), out);
   } else {
     cpu::mems(a, b, min_length, p.cpu_algorithm, options.max_matches, p.threads, out);
   }

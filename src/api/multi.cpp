@@ -9,7 +9,6 @@
 #include "core/multi_patterns.hpp"
 #include "core/nucleotide.hpp"
 #include "cpu/multi_cpu.hpp"
-#include "cuda/runtime/devices.hpp"
 #include "cuda/multi/multi_cuda.hpp"
 #include "warpmatch/multi.hpp"
 #include "warpmatch/sequence.hpp"
@@ -95,13 +94,13 @@ MultiMatcher tuning_hooks::compile_multi(const std::vector<std::string>& pattern
 MultiMatcher MultiMatcher::Impl::compile(const std::vector<std::string>& patterns, const MultiOptions& options,
                                          const tuning_hooks::MbndmGpuConfig& cfg) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (options.threads < 0) throw InvalidArgument("threads must be >= 0 (0 = all cores)");
+  const int threads = core::execution_threads(options);
   if (cfg.page_bytes < 0 || cfg.threads_per_block < 0 || cfg.blocks < 0 ||
       cfg.keywords_per_thread < 0)
     throw InvalidArgument("M-BNDM GPU configuration values must be >= 0 (0 = the paper's)");
   auto impl = std::make_shared<Impl>();
   impl->options = options;
-  impl->threads = options.threads > 0 ? options.threads : hardware_threads();
+  impl->threads = threads;
 
   const std::string& algo = options.algorithm;
   impl->backend = core::backend_for_algorithm(options.backend, algo, {"naive"}, {});
@@ -165,11 +164,7 @@ MultiMatcher MultiMatcher::Impl::compile(const std::vector<std::string>& pattern
   }
 
   if (impl->backend == Backend::cuda) {
-    const auto devices = cuda::devices();
-    if (options.device < 0 || options.device >= static_cast<int>(devices.size()))
-      throw InvalidArgument("CUDA device " + std::to_string(options.device) + " does not exist (" +
-                            std::to_string(devices.size()) + " visible)");
-    impl->device_label = devices[options.device].name;
+    impl->device_label = core::cuda_device_label(options);
     cuda::MultiLaunch launch;
     if (cfg.page_bytes) launch.page_bytes = cfg.page_bytes;
     if (cfg.threads_per_block) launch.threads_per_block = cfg.threads_per_block;
@@ -179,7 +174,7 @@ MultiMatcher MultiMatcher::Impl::compile(const std::vector<std::string>& pattern
                                              cuda_algorithm, launch, options.device);
     impl->stats.device_memory_bytes = cuda::multi_device_bytes(*impl->device_tables);
   } else {
-    impl->device_label = "cpu (" + std::to_string(impl->threads) + " threads)";
+    impl->device_label = core::cpu_device_label(impl->threads);
   }
 
   auto& st = impl->stats;
