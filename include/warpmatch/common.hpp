@@ -59,8 +59,9 @@ struct Match {
 /// Receives matches in ascending order of (start, pattern); returns false to stop the scan.
 using MatchSink = std::function<bool(const Match&)>;
 
-/// What one call did (for `--stats`): every scan and computation fills it, through a pointer
-/// argument (matchers, edit distance) or in its result (longest common substring, MEMs).
+/// What one call did (labels and timing for a statistics display): every scan and computation
+/// fills it, through a pointer argument (matchers, edit distance) or in its result (longest
+/// common substring, MEMs).
 /// Fields an operation does not produce keep their default (0 or empty).
 struct ScanStats {
   Backend backend = Backend::cpu;  // resolved: cpu or cuda (the one that ran)
