@@ -233,7 +233,7 @@ TEST(MultiApi, CountsPerPatternAndTotalsAgreeWithMatches) {
 
 TEST(MultiApi, ScanStopsWhenTheSinkSaysSo) {
   const std::string text(5 << 20, 'a');
-  const auto m = MultiMatcher::compile({"a", "aa"}, {.backend = Backend::cpu});
+  const auto m = MultiMatcher::compile({"a", "aa"}, {{.backend = Backend::cpu}});
   std::uint64_t seen = 0;
   const std::uint64_t delivered = m.scan(as_bytes(text), [&](const Match&) { return ++seen < 10; });
   EXPECT_EQ(seen, 10u);
@@ -263,7 +263,7 @@ TEST(MultiApi, InvalidSetsAndOptionsThrowNamingTheProblem) {
 }
 
 TEST(MultiApi, CompileStatsDescribeTheSet) {
-  const auto m = MultiMatcher::compile({"abc", "x", "hello world"}, {.backend = Backend::cpu});
+  const auto m = MultiMatcher::compile({"abc", "x", "hello world"}, {{.backend = Backend::cpu}});
   const auto& s = m.compile_stats();
   EXPECT_EQ(s.patterns, 3u);
   EXPECT_EQ(s.pattern_bytes, 15u);
@@ -284,7 +284,7 @@ TEST(MultiApi, MillionPatternsCompileAndMatch) {
   for (int i = 0; i < 1000000; ++i) patterns.push_back(multi_test::random_text(rng, 4 + rng() % 13, 256));
   patterns[777777] = text.substr(1234, 9);
   patterns[3] = text.substr(60000, 5);
-  const auto m = MultiMatcher::compile(patterns, {.backend = Backend::cpu});
+  const auto m = MultiMatcher::compile(patterns, {{.backend = Backend::cpu}});
   const auto hits = m.find_all(as_bytes(text));
   std::set<std::pair<std::uint64_t, std::uint32_t>> found;
   for (const auto& h : hits) found.insert({h.start, h.pattern});
@@ -346,7 +346,7 @@ TEST(MultiApi, DenseMatchesStopAtOnceWhenTheSinkSaysSo) {
   std::vector<std::string> patterns;
   for (int i = 1; i <= 100; ++i) patterns.push_back(std::string(static_cast<std::size_t>(i), 'a'));
   const std::string text(8 << 20, 'a');
-  const auto m = MultiMatcher::compile(patterns, {.backend = Backend::cpu, .threads = 2});
+  const auto m = MultiMatcher::compile(patterns, {{.backend = Backend::cpu, .threads = 2}});
   std::uint64_t seen = 0;
   EXPECT_EQ(m.scan(as_bytes(text), [&](const Match&) { return ++seen < 5; }), 5u);
   const auto counts = m.count_per_pattern(as_bytes(text.substr(0, 1000)));
