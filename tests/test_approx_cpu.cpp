@@ -196,6 +196,41 @@ TEST(ApproxCpu, PaperExampleAbabaInAaabbbaaHasDistanceOne) {
   }
 }
 
+// Report: ends, then starts, then CIGARs; asking for less changes no end or distance, and the
+// scan's ScanStats describes it.
+TEST(ApproxCpu, ReportLevelsAddStartsThenCigars) {
+  const Bytes text = bytes_of("xxGATTACAxxGATACAxx");
+  ApproxOptions o = options_k(1);
+  o.threads = 2;
+  std::vector<std::vector<ApproxMatch>> by_level;
+  for (const warpmatch::Report report : {warpmatch::Report::ends, warpmatch::Report::starts, warpmatch::Report::cigar}) {
+    o.report = report;
+    warpmatch::ScanStats stats;
+    std::vector<ApproxMatch> hits;
+    const auto m = ApproxMatcher::compile(bytes_of("GATTACA"), o);
+    m.scan(text, [&](const ApproxMatch& h) { hits.push_back(h); return true; }, &stats);
+    EXPECT_EQ(stats.matches, hits.size());
+    EXPECT_EQ(stats.bytes, text.size());
+    EXPECT_EQ(stats.device, m.device_label());
+    by_level.push_back(hits);
+  }
+  const auto& ends = by_level[0];
+  const auto& starts = by_level[1];
+  const auto& cigars = by_level[2];
+  ASSERT_FALSE(ends.empty());
+  ASSERT_EQ(starts.size(), ends.size());
+  ASSERT_EQ(cigars.size(), ends.size());
+  for (std::size_t i = 0; i < ends.size(); ++i) {
+    EXPECT_EQ(std::tie(ends[i].end, ends[i].distance), std::tie(cigars[i].end, cigars[i].distance));
+    EXPECT_EQ(ends[i].start, 0u);
+    EXPECT_TRUE(ends[i].cigar.empty());
+    EXPECT_EQ(starts[i].start, cigars[i].start);
+    EXPECT_GT(starts[i].start, 0u);  // every hit lies past "xx"
+    EXPECT_TRUE(starts[i].cigar.empty());
+    EXPECT_FALSE(cigars[i].cigar.empty());
+  }
+}
+
 TEST(ApproxCpu, MyersEqualsReferenceOnRandomInputsAllAlphabets) {
   std::mt19937_64 rng(42);
   const std::size_t lengths[] = {1, 2, 5, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 200, 300};

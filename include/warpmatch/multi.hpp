@@ -30,7 +30,8 @@ namespace warpmatch {
 ///                   (CPU: the paper's baseline, chunks on `threads` like fast — the
 ///                   benchmark runs it on one thread as the paper did; CUDA: the paper's kernel,
 ///                   subsets per block, pages with maxPLength overlap in shared memory,
-///                   B tables through the read-only (texture) path).
+///                   B tables through the read-only (texture) path, in the paper's best thread
+///                   configuration: 1 KiB pages, 512 threads per block, 64 blocks per SM).
 ///   "naive"       — CPU reference: every pattern at every position, one thread.
 /// Backend, threads and device: see Execution (warpmatch/common.hpp).
 struct MultiOptions : Execution {
