@@ -252,7 +252,7 @@ step_feed() {
         for backend in cuda cpu; do
           echo "== $(basename "$b") --backend $backend (run $r)"
           local t0=$EPOCHREALTIME
-          "$b" find -c --stats --backend "$backend" Sherlock "$text" 2>&1 | grep -v 'backend choice'
+          timeout --kill-after=5 120 "$b" find -c --stats --backend "$backend" Sherlock "$text" 2>&1 | grep -v "backend choice"
           awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "wall %.3f s\n", b - a}'
         done
       done

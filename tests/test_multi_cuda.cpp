@@ -297,9 +297,11 @@ std::vector<Match> scan_with_kernel(const std::vector<std::string>& patterns, co
     out.insert(out.end(), batch.begin(), batch.end());
     return true;
   });
-  EXPECT_EQ(cuda::multi_scan(*tables, as_bytes(text), true, {}), out.size());
+  const std::string what = "kernel " + std::to_string(static_cast<int>(kernel)) + " chunk " + std::to_string(chunk) +
+                           " patterns " + std::to_string(patterns.size()) + (ci ? " folded" : "");
+  EXPECT_EQ(cuda::multi_scan(*tables, as_bytes(text), true, {}), out.size()) << what;
   const kernel_timing::MultiTables timed(patterns, {timing_kernel(kernel), 0, 0, false, ci}, 0);
-  EXPECT_EQ(timed.resident(as_bytes(text), 1).count, out.size());
+  EXPECT_EQ(timed.resident(as_bytes(text), 1).count, out.size()) << what << " (resident)";
   return out;
 }
 

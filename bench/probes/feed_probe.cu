@@ -1,6 +1,8 @@
 // Probe of the host-to-GPU feed from a page-cache file (issue 12): pinning a mapped file in
 // place (cudaHostRegister, read-only) against copying it into pinned staging with all cores.
-// Its results chose ExactPolicy/MultiPolicy::register_* (src/cuda/{exact,multi}/tuning.hpp).
+// Its finding (2026-11-26, H200 machines): pinning is fast only for MAP_SHARED mappings on
+// some hosts (54-66 GB/s once, 16-28 GB/s on another), 2 GB/s for the MAP_PRIVATE mapping the
+// CLI makes, against 37 GB/s for staging on all cores; so the pipelines keep staging.
 // Not part of the build: on the GPU machine (or here, then carried)
 //   nvcc -O2 -std=c++17 -arch=sm_90 -cudart static -o feed_probe bench/probes/feed_probe.cu
 //   ./feed_probe FILE      (a file of several GiB, read once first so it is in the page cache)

@@ -176,44 +176,26 @@ std::vector<std::int64_t> run_batch_kernel(std::span<const std::pair<ByteSpan, B
                                            const std::vector<std::size_t>& members, int kind, int device,
                                            Stream& stream, double* kernel_ms, const StringTable& table) {
   const std::size_t count = members.size();
+  const std::size_t meta_bytes = count * sizeof(kn::BatchPair);  // a multiple of 8
   auto padded = [](std::size_t n) { return (n + 3) & ~std::size_t{3}; };
-  // Plain pairs travel in slices, each [its pairs' records][their bytes]: the host packs slice
-  // s + 1 while slice s is on the bus and in the kernel (packing and the upload take about as
-  // long each; see kSlicePairs). A string table's strings go once, ahead of every record.
-  constexpr std::size_t kSlicePairs = std::size_t{1} << 15;
-  const std::size_t slices = table.empty() ? std::max<std::size_t>(1, (count + kSlicePairs - 1) / kSlicePairs) : 1;
-  // Each pair's (or, for a table, each string's) place in its slice's bytes part.
+  // Each pair's place in the bytes part (after the metadata), in `members` order; for a
+  // string table, each string's place instead.
   const std::size_t places = table.empty() ? count : table.strings.size();
   std::vector<std::size_t> place(places + 1, 0);
-  std::vector<std::size_t> slice_first(slices + 1, 0), slice_at(slices + 1, 0);  // pairs, staging bytes
-  for (std::size_t s = 0; s <= slices; ++s) slice_first[s] = count * s / slices;
-  std::size_t strings_bytes = 0;
-  if (table.empty()) {
-    for (std::size_t s = 0; s < slices; ++s) {
-      std::size_t at = 0;
-      for (std::size_t x = slice_first[s]; x < slice_first[s + 1]; ++x) {
-        place[x] = at;
-        at += padded(pairs[members[x]].first.size()) + padded(pairs[members[x]].second.size());
-      }
-      slice_at[s + 1] = slice_at[s] + (slice_first[s + 1] - slice_first[s]) * sizeof(kn::BatchPair) + at;
-    }
-  } else {
-    for (std::size_t x = 0; x < places; ++x) place[x + 1] = place[x] + padded(table.strings[x].size());
-    strings_bytes = place[places];
-    slice_at[1] = count * sizeof(kn::BatchPair) + strings_bytes;  // [records][strings]
-  }
-  const std::size_t total = slice_at[slices];
+  for (std::size_t x = 0; x < places; ++x)
+    place[x + 1] = place[x] + (table.empty() ? padded(pairs[members[x]].first.size()) +
+                                                   padded(pairs[members[x]].second.size())
+                                             : padded(table.strings[x].size()));
+  const std::size_t total = meta_bytes + place[places];
   // Packed into pinned staging from the process-wide cache (a call after the first reuses it:
   // no page faults, and the upload runs at the bus's speed), every byte written below.
   detail::StagingBuffer host(device);
   host.reserve(std::max(total, count * sizeof(std::int64_t)));
-  auto records_of = [&](std::size_t s) { return reinterpret_cast<kn::BatchPair*>(host.get() + slice_at[s]); };
-  auto bytes_of = [&](std::size_t s) {
-    return host.get() + slice_at[s] + (slice_first[s + 1] - slice_first[s]) * sizeof(kn::BatchPair);
-  };
-  auto put_string = [&](std::uint8_t* at, ByteSpan s) {
-    if (!s.empty()) std::memcpy(at, s.data(), s.size());
-    if (padded(s.size()) > s.size()) std::memset(at + s.size(), 0, padded(s.size()) - s.size());
+  auto* meta = reinterpret_cast<kn::BatchPair*>(host.get());
+  std::uint8_t* bytes = host.get() + meta_bytes;
+  auto put_string = [&](std::size_t at, ByteSpan s) {
+    if (!s.empty()) std::memcpy(bytes + at, s.data(), s.size());
+    if (padded(s.size()) > s.size()) std::memset(bytes + at + s.size(), 0, padded(s.size()) - s.size());
   };
   auto refer = [&](std::size_t x) {  // string table: metadata only, the strings are shared
     auto [ia, ib] = table.ids[members[x]];
@@ -223,74 +205,79 @@ std::vector<std::int64_t> run_batch_kernel(std::span<const std::pair<ByteSpan, B
     bp.a_length = static_cast<std::int64_t>(table.strings[ia].size());
     bp.b_offset = static_cast<std::int64_t>(place[ib]);
     bp.b_length = static_cast<std::int64_t>(table.strings[ib].size());
-    std::memcpy(records_of(0) + x, &bp, sizeof bp);
+    std::memcpy(meta + x, &bp, sizeof bp);
   };
-  auto pack = [&](std::size_t s, std::size_t x) {
+  auto pack = [&](std::size_t x) {
     if (!table.empty()) return refer(x);
     ByteSpan a = pairs[members[x]].first, b = pairs[members[x]].second;
     if (a.size() > b.size()) std::swap(a, b);
-    std::uint8_t* bytes = bytes_of(s);
     kn::BatchPair bp{};
     bp.a_offset = static_cast<std::int64_t>(place[x]);
     bp.a_length = static_cast<std::int64_t>(a.size());
-    put_string(bytes + place[x], a);
+    put_string(place[x], a);
     bp.b_offset = static_cast<std::int64_t>(place[x] + padded(a.size()));
     bp.b_length = static_cast<std::int64_t>(b.size());
-    put_string(bytes + bp.b_offset, b);
-    std::memcpy(records_of(s) + (x - slice_first[s]), &bp, sizeof bp);
+    put_string(place[x] + padded(a.size()), b);
+    std::memcpy(meta + x, &bp, sizeof bp);
   };
   if (!table.empty())
-    for (std::size_t x = 0; x < table.strings.size(); ++x) put_string(bytes_of(0) + place[x], table.strings[x]);
+    for (std::size_t x = 0; x < table.strings.size(); ++x) put_string(place[x], table.strings[x]);
   // Stream-ordered allocations from the device's pool: memory freed by the last call is
   // reused without cudaMalloc's cost or cudaFree's device-wide synchronisation.
   detail::AsyncDeviceBuffer dhost(device, stream.get(), total);
   detail::AsyncDeviceBuffer ddist_bytes(device, stream.get(), count * sizeof(std::int64_t));
   auto* ddist = reinterpret_cast<std::int64_t*>(ddist_bytes.get());
-  // Events around each slice's kernel: the kernel time excludes the uploads it overlaps.
-  std::vector<Event> starts, stops;
-  starts.reserve(slices);
-  stops.reserve(slices);
+  // Plain pairs are packed and uploaded in slices (each slice's records and bytes are two
+  // contiguous ranges of the layout), so the bus carries slice s while the host packs slice
+  // s + 1; one kernel launch then runs every pair (a launch per slice would leave most of the
+  // GPU idle at each slice's tail).
+  constexpr std::size_t kSlicePairs = std::size_t{1} << 15;
+  const std::size_t slices = table.empty() ? std::max<std::size_t>(1, (count + kSlicePairs - 1) / kSlicePairs) : 1;
   for (std::size_t s = 0; s < slices; ++s) {
-    const std::size_t first = slice_first[s], n_slice = slice_first[s + 1] - first;
+    const std::size_t first = count * s / slices, last = count * (s + 1) / slices, n_slice = last - first;
     // The members come size-sorted, so their strings are gathered from scattered places:
     // spread the packing over the host's persistent pool (no threads started per call).
     const std::size_t tasks = std::min<std::size_t>(64, n_slice / 2048 + 1);
     core::run_on_host_pool(tasks, [&](std::size_t t) {
-      for (std::size_t x = first + t * n_slice / tasks; x < first + (t + 1) * n_slice / tasks; ++x) pack(s, x);
+      for (std::size_t x = first + t * n_slice / tasks; x < first + (t + 1) * n_slice / tasks; ++x) pack(x);
     });
-    WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dhost.get() + slice_at[s], host.get() + slice_at[s],
-                                                 slice_at[s + 1] - slice_at[s], cudaMemcpyHostToDevice,
-                                                 stream.get()));
-    const auto* dmeta = reinterpret_cast<const kn::BatchPair*>(dhost.get() + slice_at[s]);
-    const std::uint8_t* dbytes = dhost.get() + slice_at[s] + n_slice * sizeof(kn::BatchPair);
-    const auto n = static_cast<std::int64_t>(n_slice);
-    std::int64_t* out = ddist + first;
-    if (n == 0) continue;
-    starts.emplace_back(device, true);
-    stops.emplace_back(device, true);
-    starts.back().record(stream.get());
-    if (kind == 0) {
-      const auto blocks = static_cast<unsigned>((n + kn::kThreadBlock - 1) / kn::kThreadBlock);
-      kn::myers_thread_batch<<<blocks, kn::kThreadBlock, 0, stream.get()>>>(dbytes, dmeta, n, out);
-      check_launch("myers_thread_batch", device);
-    } else {
-      const std::int64_t warps = (n * kind + 31) / 32;
-      const auto blocks = static_cast<unsigned>((warps * 32 + 255) / 256);
-      if (kind == 8) kn::myers_batch<8><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, out);
-      else if (kind == 16) kn::myers_batch<16><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, out);
-      else kn::myers_batch<32><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, out);
-      check_launch("myers_batch", device);
+    const bool whole = slices == 1;  // the string table's case too: everything in one copy
+    const std::size_t meta_from = whole ? 0 : first * sizeof(kn::BatchPair);
+    const std::size_t meta_to = whole ? total : last * sizeof(kn::BatchPair);
+    WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dhost.get() + meta_from, host.get() + meta_from,
+                                                 meta_to - meta_from, cudaMemcpyHostToDevice, stream.get()));
+    if (!whole) {
+      const std::size_t from = meta_bytes + place[first], to = meta_bytes + place[last];
+      WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(dhost.get() + from, host.get() + from, to - from,
+                                                   cudaMemcpyHostToDevice, stream.get()));
     }
-    stops.back().record(stream.get());
   }
-  // Back through pinned memory too (the copy is ordered after every slice's upload and
-  // kernel on the stream, so the staging bytes it overwrites have left).
+  const auto* dmeta = reinterpret_cast<const kn::BatchPair*>(dhost.get());
+  const std::uint8_t* dbytes = dhost.get() + meta_bytes;
+  const auto n = static_cast<std::int64_t>(count);
+  Event start(device, true), stop(device, true);
+  start.record(stream.get());
+  if (kind == 0) {
+    const auto blocks = static_cast<unsigned>((n + kn::kThreadBlock - 1) / kn::kThreadBlock);
+    kn::myers_thread_batch<<<blocks, kn::kThreadBlock, 0, stream.get()>>>(dbytes, dmeta, n, ddist);
+    check_launch("myers_thread_batch", device);
+  } else {
+    const std::int64_t warps = (n * kind + 31) / 32;
+    const auto blocks = static_cast<unsigned>((warps * 32 + 255) / 256);
+    if (kind == 8) kn::myers_batch<8><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, ddist);
+    else if (kind == 16) kn::myers_batch<16><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, ddist);
+    else kn::myers_batch<32><<<blocks, 256, 0, stream.get()>>>(dbytes, dmeta, n, ddist);
+    check_launch("myers_batch", device);
+  }
+  stop.record(stream.get());
+  // Back through pinned memory too (the staging's metadata part has been uploaded by now:
+  // the copy is ordered after the uploads on the stream).
   WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(host.get(), ddist, count * sizeof(std::int64_t),
                                                cudaMemcpyDeviceToHost, stream.get()));
   stream.synchronize();
   std::vector<std::int64_t> dist(count);
   std::memcpy(dist.data(), host.get(), count * sizeof(std::int64_t));
-  for (std::size_t e = 0; kernel_ms && e < starts.size(); ++e) *kernel_ms += stops[e].ms_since(starts[e]);
+  if (kernel_ms) *kernel_ms += stop.ms_since(start);
   return dist;
 }
 

@@ -13,7 +13,6 @@
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
-#include <optional>
 #include <vector>
 
 #include "core/chunking.hpp"
@@ -225,10 +224,6 @@ class ExactPipeline {
     // A host buffer that is already page-locked (cudaMallocHost / cudaHostRegister) is
     // copied from directly; anything else goes through pinned staging buffers.
     direct_ = is_pinned(text.data()) && is_pinned(text.data() + text.size() - 1);
-    // A large pageable text is pinned where it lies, ahead of the copies (RegisteredText);
-    // staging remains the fallback should the driver refuse.
-    if (!direct_ && text.size() >= ExactPolicy::register_min)
-      registered_.emplace(text, device, ExactPolicy::register_region, ExactPolicy::register_ahead);
     chunk_ = choose_chunk_bytes();
     chunks_ = core::plan_chunks(text.size(), chunk_, m_ - 1);
     while (!chunks_.empty() && positions_in(chunks_.back(), m_) == 0) chunks_.pop_back();
@@ -239,7 +234,7 @@ class ExactPipeline {
       slots_.emplace_back(device);
       Slot& s = slots_.back();
       s.text.reserve(buffer);
-      if (!direct_ && !registered_) s.staging.reserve(chunk_ + m_ - 1);
+      if (!direct_) s.staging.reserve(chunk_ + m_ - 1);
       kernels_.prepare(s.scratch);
       if (!count_only_) prepare_report(s);
     }
@@ -301,7 +296,7 @@ class ExactPipeline {
     PinnedBuffer<std::uint32_t> host_hits;
     core::Chunk chunk;
     std::uint64_t npos = 0;
-    bool used = false;  // a chunk's copy has been enqueued from this slot
+    bool staging_used = false;
   };
 
   Slot& slot_of(std::size_t chunk_index) { return slots_[chunk_index % slots_.size()]; }
@@ -355,24 +350,14 @@ class ExactPipeline {
     s.chunk = c;
     s.npos = positions_in(c, m_);
     const std::uint8_t* src = text_.data() + c.begin;
-    if (registered_) {
-      // The slot's last chunk (index - slots) has left the host, and with it every chunk
-      // before: their pinned regions may go.
-      if (s.used) s.h2d_done.synchronize();
-      if (index + 1 >= slots_.size()) registered_->release_before(chunks_[index + 1 - slots_.size()].begin);
-    }
-    const bool pinned_in_place = registered_ && registered_->acquire(c.begin, c.read_end);
-    if (!direct_ && !pinned_in_place) {
-      if (s.used) s.h2d_done.synchronize();  // previous copy out of this buffer done
-      s.staging.reserve(chunk_ + m_ - 1);    // a no-op unless registration was refused
+    if (!direct_) {
+      if (s.staging_used) s.h2d_done.synchronize();  // previous copy out of this buffer done
       parallel_copy(s.staging.get(), src, len);
       src = s.staging.get();
+      s.staging_used = true;
     }
-    s.used = true;
-    if (pinned_in_place)
-      registered_->copy_to_device(s.text.get(), c.begin, c.read_end, st);
-    else
-      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len, cudaMemcpyHostToDevice, st));
+    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len,
+                                                  cudaMemcpyHostToDevice, st));
     s.h2d_done.record(st);
     const std::uint64_t text_vecs = s.text.size() / 16;
 
@@ -458,7 +443,6 @@ class ExactPipeline {
   bool count_only_;
   ExactKernels kernels_;
   bool direct_ = false;
-  std::optional<detail::RegisteredText> registered_;  // unpins in its destructor, after ~ExactPipeline's syncs
   std::uint64_t chunk_ = 0;
   std::vector<core::Chunk> chunks_;
   std::vector<Slot> slots_;

@@ -19,14 +19,6 @@ struct ExactPolicy {
   // Pageable text: each slot pins a staging buffer of this size per call (pinning costs
   // about as much per byte as copying), so keep it moderate.
   static constexpr std::uint64_t staged_chunk = 64 * kMiB;  // was 32: 16 copy threads per chunk
-  // Pageable text of at least register_min bytes is pinned in place (detail::RegisteredText),
-  // register_region bytes at a time, up to register_ahead regions ahead of the copies: on the
-  // H200 machine cudaHostRegister pinned 54 / 66 / 62 GB/s in 64 / 256 / 1024 MiB regions and
-  // one thread pinning ahead fed 39 GB/s against 37 GB/s for 16 threads copying into staging
-  // (bench/probes/feed_probe.cu, 2026-11-26). Smaller texts keep staging (no thread, no pinning).
-  static constexpr std::uint64_t register_min = 256 * kMiB;
-  static constexpr std::uint64_t register_region = 128 * kMiB;
-  static constexpr int register_ahead = 3;
   // Reporting from pinned text: bounds the hit buffers (a flood gives one 4-byte hit per
   // text byte).
   static constexpr std::uint64_t report_chunk = 64 * kMiB;

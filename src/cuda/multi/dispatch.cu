@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <type_traits>
-#include <optional>
 #include <vector>
 
 #include "core/chunking.hpp"
@@ -428,16 +427,12 @@ class MultiPipeline {
     overlap_ = t_.max_length - 1;
     chunks_ = core::plan_chunks(text.size(), chunk, overlap_);
     direct_ = is_pinned(text.data()) && is_pinned(text.data() + text.size() - 1);
-    // A large pageable text is pinned where it lies, ahead of the copies (as exact search does).
-    if (!direct_ && text.size() >= MultiPolicy::register_min)
-      registered_.emplace(text, device_, MultiPolicy::register_region, MultiPolicy::register_ahead);
     const std::uint64_t buffer = std::min<std::uint64_t>(text.size(), chunk + overlap_) + kTextPadding;
-    staging_bytes_ = buffer;
     for (int i = 0; i < 2 && i < static_cast<int>(chunks_.size()); ++i) {
       slots_.push_back(std::make_unique<Slot>(device_));
       Slot& s = *slots_.back();
       s.text.reserve(buffer);
-      if (!direct_ && !registered_) s.staging.reserve(buffer);
+      if (!direct_) s.staging.reserve(buffer);
       s.counter.reserve(1);
       s.host_counter.reserve(1);
       if (!count_only_) grow(s, MultiPolicy::initial_hit_capacity);
@@ -454,7 +449,7 @@ class MultiPipeline {
   std::uint64_t run(const core::MatchBatchSink& sink) {
     std::uint64_t total = 0;
     for (std::size_t i = 0; i < chunks_.size(); ++i) {
-      enqueue(*slots_[i % 2], i);
+      enqueue(*slots_[i % 2], chunks_[i]);
       if (i > 0 && !finish(*slots_[(i - 1) % 2], sink, total)) return total;
     }
     if (!chunks_.empty()) finish(*slots_[(chunks_.size() - 1) % 2], sink, total);
@@ -478,24 +473,16 @@ class MultiPipeline {
     return {s.counter.get(), count_only_ ? nullptr : s.hits.get(), count_only_ ? 0 : s.capacity};
   }
 
-  // Chunk i goes to slot i % 2, whose chunk i - 2 has finished (and every chunk before it).
-  void enqueue(Slot& s, std::size_t i) {
-    const core::Chunk& c = chunks_[i];
+  void enqueue(Slot& s, const core::Chunk& c) {
     s.chunk = c;
     const std::uint64_t len = c.read_end - c.begin;
     const std::uint8_t* src = text_.data() + c.begin;
-    if (registered_ && i >= 1) registered_->release_before(chunks_[i - 1].begin);
-    const bool pinned_in_place = registered_ && registered_->acquire(c.begin, c.read_end);
-    if (!direct_ && !pinned_in_place) {
-      s.staging.reserve(staging_bytes_);  // a no-op unless registration was refused
+    if (!direct_) {
       parallel_copy(s.staging.get(), src, len);  // the slot's previous copy has completed
       src = s.staging.get();
     }
     const cudaStream_t st = s.stream.get();
-    if (pinned_in_place)
-      registered_->copy_to_device(s.text.get(), c.begin, c.read_end, st);
-    else
-      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len, cudaMemcpyHostToDevice, st));
+    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len, cudaMemcpyHostToDevice, st));
     WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(s.counter.get(), 0, sizeof(unsigned long long), st));
     t_.launch_chunk(s.text.get(), c.owned_end - c.begin, len, output(s), st);
     WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.host_counter.get(), s.counter.get(),
@@ -559,8 +546,6 @@ class MultiPipeline {
   ByteSpan text_;
   bool count_only_;
   bool direct_ = false;
-  std::optional<detail::RegisteredText> registered_;  // unpins in its destructor, after ~MultiPipeline's syncs
-  std::uint64_t staging_bytes_ = 0;
   std::uint64_t overlap_ = 0;
   std::vector<core::Chunk> chunks_;
   std::vector<std::unique_ptr<Slot>> slots_;

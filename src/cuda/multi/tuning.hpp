@@ -11,11 +11,6 @@ namespace warpmatch::cuda {
 struct MultiPolicy {
   // 64 MiB chunks: 16 per GiB, so the first copy (not overlapped) costs little of PCIe speed.
   static constexpr std::uint64_t chunk_bytes = 64ull << 20;
-  // Pageable text from register_min bytes is pinned in place, as ExactPolicy explains
-  // (src/cuda/exact/tuning.hpp: same values, same measurement).
-  static constexpr std::uint64_t register_min = 256ull << 20;
-  static constexpr std::uint64_t register_region = 128ull << 20;
-  static constexpr int register_ahead = 3;
   // First hit buffer (entries), grown on overflow.
   static constexpr std::uint64_t initial_hit_capacity = 1ull << 20;
   // The fast kernel's grid: enough resident blocks to hide latency, grid-stride beyond.

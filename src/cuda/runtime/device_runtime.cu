@@ -6,8 +6,6 @@
 #include <thread>
 #include <vector>
 
-#include <unistd.h>
-
 #include "cuda/runtime/device_runtime.cuh"
 
 #include "core/host_copy.hpp"
@@ -191,102 +189,6 @@ bool is_pinned(const void* p) {
     return false;
   }
   return a.type == cudaMemoryTypeHost || a.type == cudaMemoryTypeManaged;
-}
-
-RegisteredText::RegisteredText(ByteSpan text, int device, std::uint64_t region_bytes, int regions_ahead)
-    : device_(device) {
-  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  const auto start = reinterpret_cast<std::uintptr_t>(text.data());
-  base_ = reinterpret_cast<const std::uint8_t*>(start & ~(page - 1));
-  lead_ = start - reinterpret_cast<std::uintptr_t>(base_);
-  span_ = lead_ + text.size();
-  region_ = std::max<std::uint64_t>(page, region_bytes / page * page);
-  regions_ = static_cast<std::size_t>((span_ + region_ - 1) / region_);
-  ahead_ = static_cast<std::size_t>(std::max(1, regions_ahead));
-  int read_only = 0;
-  if (cudaDeviceGetAttribute(&read_only, cudaDevAttrHostRegisterReadOnlySupported, device) != cudaSuccess ||
-      !read_only) {
-    cudaGetLastError();
-    failed_ = true;  // a mapping may be read-only: never pin it writable
-    return;
-  }
-  thread_ = std::thread([this] { run(); });
-}
-
-RegisteredText::~RegisteredText() {
-  {
-    std::lock_guard lock(mutex_);
-    stop_ = true;
-  }
-  changed_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
-
-void RegisteredText::run() {
-  cudaSetDevice(device_);
-  auto region_bytes = [&](std::size_t r) { return std::min<std::uint64_t>(region_, span_ - r * region_); };
-  std::unique_lock lock(mutex_);
-  while (true) {
-    changed_.wait(lock, [&] {
-      return stop_ || unpinned_ < std::min(released_, pinned_end_) ||
-             (!failed_ && pinned_end_ < regions_ && pinned_end_ < std::max(released_ + ahead_, wanted_));
-    });
-    if (stop_) break;
-    if (unpinned_ < std::min(released_, pinned_end_)) {
-      const std::size_t r = unpinned_++;
-      lock.unlock();
-      cudaHostUnregister(const_cast<std::uint8_t*>(base_ + r * region_));
-      cudaGetLastError();
-      lock.lock();
-      continue;
-    }
-    const std::size_t r = pinned_end_;
-    lock.unlock();
-    const cudaError_t e = cudaHostRegister(const_cast<std::uint8_t*>(base_ + r * region_), region_bytes(r),
-                                           cudaHostRegisterReadOnly | cudaHostRegisterPortable);
-    if (e != cudaSuccess) cudaGetLastError();
-    lock.lock();
-    if (e == cudaSuccess) ++pinned_end_;
-    else failed_ = true;
-    changed_.notify_all();
-  }
-  // The owner has waited for every copy: unpin what is left.
-  for (std::size_t r = unpinned_; r < pinned_end_; ++r) cudaHostUnregister(const_cast<std::uint8_t*>(base_ + r * region_));
-  cudaGetLastError();
-}
-
-bool RegisteredText::acquire(std::uint64_t begin, std::uint64_t end) {
-  if (end <= begin) return true;
-  const std::size_t first = region_of(begin), last = region_of(end - 1) + 1;
-  std::unique_lock lock(mutex_);
-  if (first < released_) return false;  // released already (a caller out of order): stage it
-  if (last > wanted_) {
-    wanted_ = last;
-    changed_.notify_all();
-  }
-  changed_.wait(lock, [&] { return pinned_end_ >= last || failed_; });
-  return pinned_end_ >= last;
-}
-
-void RegisteredText::copy_to_device(std::uint8_t* dst, std::uint64_t begin, std::uint64_t end,
-                                    cudaStream_t stream) const {
-  const std::uint8_t* text = base_ + lead_;
-  for (std::uint64_t at = begin; at < end;) {
-    const std::uint64_t region_end = (static_cast<std::uint64_t>(region_of(at)) + 1) * region_ - lead_;
-    const std::uint64_t piece_end = std::min(end, region_end);
-    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(dst + (at - begin), text + at, piece_end - at,
-                                                  cudaMemcpyHostToDevice, stream));
-    at = piece_end;
-  }
-}
-
-void RegisteredText::release_before(std::uint64_t offset) {
-  const std::size_t r = static_cast<std::size_t>((lead_ + offset) / region_);
-  std::lock_guard lock(mutex_);
-  if (r > released_) {
-    released_ = r;
-    changed_.notify_all();
-  }
 }
 
 void require_device(int device) {

@@ -7,9 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -260,53 +257,6 @@ void parallel_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n);
 
 /// Whether `p` is page-locked (or managed) host memory, which the GPU copies from directly.
 bool is_pinned(const void* p);
-
-/// A large pageable host text (typically a mapped file in the page cache) pinned where it lies,
-/// region by region, on a thread of its own that stays ahead of the copies and unpins what
-/// they have passed: the DMA engine then reads the text itself instead of a staging copy made
-/// by the host's cores. Measured on the H200 machine (16 cores, 8 GiB in the page cache, 2026-11-26):
-/// cudaHostRegister (read-only) pins 54-66 GB/s, unpinning 160 GB/s, copies from the pinned
-/// text run at 55 GB/s; pinning ahead of the copies on one thread gave 39 GB/s against 37 GB/s
-/// for 16 threads copying into staging — with the pinning and unpinning on their own thread
-/// and the host's cores left free.
-/// Regions are page-aligned and disjoint (a page is never registered twice). If the driver
-/// refuses a region (no read-only registration, the memory already registered by another
-/// scan), acquire() answers false from then on and the caller copies through staging.
-class RegisteredText {
- public:
-  RegisteredText(ByteSpan text, int device, std::uint64_t region_bytes, int regions_ahead);
-  ~RegisteredText();
-  RegisteredText(const RegisteredText&) = delete;
-  RegisteredText& operator=(const RegisteredText&) = delete;
-
-  /// Waits until text bytes [begin, end) are pinned; false if they will not be (use staging).
-  bool acquire(std::uint64_t begin, std::uint64_t end);
-  /// Copies text bytes [begin, end), acquired, to `dst` on `stream`: one copy per region, as
-  /// a copy may not span two registrations.
-  void copy_to_device(std::uint8_t* dst, std::uint64_t begin, std::uint64_t end, cudaStream_t stream) const;
-  /// The copies of every text byte before `offset` have completed: its regions may be unpinned.
-  void release_before(std::uint64_t offset);
-
- private:
-  void run();
-  std::size_t region_of(std::uint64_t text_offset) const { return (lead_ + text_offset) / region_; }
-  const std::uint8_t* base_;   // the text's first page
-  std::uint64_t lead_;         // text.data() - base_
-  std::uint64_t span_;         // lead_ + text.size()
-  std::uint64_t region_;       // bytes per region (a multiple of the page size)
-  std::size_t regions_;
-  std::size_t ahead_;
-  int device_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::size_t pinned_end_ = 0;   // regions [unpinned_, pinned_end_) are registered
-  std::size_t unpinned_ = 0;
-  std::size_t released_ = 0;     // regions below this may be unpinned
-  std::size_t wanted_ = 0;       // regions below this are waited for
-  bool failed_ = false;
-  bool stop_ = false;
-  std::thread thread_;
-};
 
 /// Median of timings (0 for none; the mean of the middle two for an even count).
 using core::median;

@@ -1,9 +1,7 @@
-// The GPU fed from a large pageable text pinned in place (detail::RegisteredText, issue 12):
-// exact and multi-pattern search over a mapped file of more than the 256 MiB from which the
-// CUDA pipelines pin the text region by region instead of copying it into staging. Matches
-// planted at the 64 MiB chunk and 128 MiB region seams, a text that does not start on a page,
-// and two scans of one mapping at once (the second cannot pin the pages the first holds and
-// copies through staging) all give the CPU backend's results. Skips without a GPU.
+// The GPU fed from a large mapped file, as the CLI maps one (MAP_PRIVATE, read-only): exact
+// and multi-pattern search over 300 MiB, more than one staging chunk and one pipeline slot
+// each, with matches planted on every 64 MiB seam, a text that does not start on a page, and
+// two scans of one mapping at once, all equal to the CPU backend's results. Skips without a GPU.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -25,13 +23,13 @@ namespace {
 using warpmatch::Backend;
 using warpmatch::ByteSpan;
 
-class RegisteredFeed : public warpmatch_test::TempDirTest {
+class MappedFileOnGpu : public warpmatch_test::TempDirTest {
  protected:
   void SetUp() override {
     if (warpmatch::cuda::devices().empty()) GTEST_SKIP() << "no CUDA GPU: skipping GPU test";
     TempDirTest::SetUp();
-    // 300 MiB + 123 of pseudo-random lowercase letters (never "zq"), the needle at every
-    // chunk and region seam (a few bytes either side) and at both ends.
+    // 300 MiB + 123 of pseudo-random lowercase letters (never "z"), the needle across every
+    // 64 MiB seam (at one of a few offsets either side) and at both ends.
     constexpr std::uint64_t kMiB = 1 << 20;
     std::string text(300 * kMiB + 123, 'a');
     std::uint64_t x = 88172645463325252ull;
@@ -45,14 +43,13 @@ class RegisteredFeed : public warpmatch_test::TempDirTest {
     plant(0);
     plant(text.size() - needle_.size());
     for (std::uint64_t seam = 64 * kMiB; seam < text.size(); seam += 64 * kMiB)
-      for (const int d : {-11, -5, -1, 0, 3})
-        plant(seam + d);
+      plant(seam - 1 - static_cast<std::uint64_t>(seam / (64 * kMiB)) % 11);
     path_ = (dir_ / "big.txt").string();
     std::ofstream(path_, std::ios::binary).write(text.data(), static_cast<std::streamsize>(text.size()));
     fd_ = ::open(path_.c_str(), O_RDONLY);
     ASSERT_GE(fd_, 0);
     size_ = text.size();
-    map_ = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_, 0);
+    map_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
     ASSERT_NE(map_, MAP_FAILED);
   }
   void TearDown() override {
@@ -69,9 +66,9 @@ class RegisteredFeed : public warpmatch_test::TempDirTest {
   std::size_t size_ = 0;
 };
 
-TEST_F(RegisteredFeed, ExactCountAndStartsEqualTheCpuOnAMappedFile) {
+TEST_F(MappedFileOnGpu, ExactCountAndStartsEqualTheCpuOnAMappedFile) {
   const ByteSpan whole = mapped();
-  const ByteSpan off_page = whole.subspan(4096 + 5);  // the pinned regions begin before the text
+  const ByteSpan off_page = whole.subspan(4096 + 5);
   for (const ByteSpan text : {whole, off_page}) {
     warpmatch::ExactOptions o;
     o.backend = Backend::cuda;
@@ -79,13 +76,13 @@ TEST_F(RegisteredFeed, ExactCountAndStartsEqualTheCpuOnAMappedFile) {
     o.backend = Backend::cpu;
     const auto cpu = warpmatch::ExactMatcher::compile(warpmatch::as_bytes(needle_), o);
     const std::uint64_t expected = cpu.count(text);
-    EXPECT_GT(expected, 20u);
+    EXPECT_GE(expected, 4u);
     EXPECT_EQ(gpu.count(text), expected);
     EXPECT_EQ(gpu.find_all(text), cpu.find_all(text));
   }
 }
 
-TEST_F(RegisteredFeed, MultiCountAndMatchesEqualTheCpuOnAMappedFile) {
+TEST_F(MappedFileOnGpu, MultiCountAndMatchesEqualTheCpuOnAMappedFile) {
   const std::vector<std::string> patterns = {needle_, "needle", "zqzq", "abcde"};
   const ByteSpan text = mapped().subspan(77);
   warpmatch::MultiOptions o;
@@ -97,7 +94,7 @@ TEST_F(RegisteredFeed, MultiCountAndMatchesEqualTheCpuOnAMappedFile) {
   EXPECT_EQ(gpu.find_all(text), cpu.find_all(text));
 }
 
-TEST_F(RegisteredFeed, TwoScansOfOneMappingAtOnceBothEqualTheCpu) {
+TEST_F(MappedFileOnGpu, TwoScansOfOneMappingAtOnceBothEqualTheCpu) {
   const ByteSpan text = mapped();
   warpmatch::ExactOptions o;
   o.backend = Backend::cpu;
