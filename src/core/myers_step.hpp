@@ -59,9 +59,12 @@ struct AtRow {
 /// (column j - 1 in, column j out), eq the rows matching the text byte of column j, `in` the
 /// horizontal delta entering above the word's top row (bit 0). Returns the horizontal delta
 /// leaving row `out` (by default the word's top bit, its last row).
+// eq comes by reference: clang refuses a vector wider than the caller's baseline ISA passed by
+// value to a function not compiled for that ISA (the AVX-512 set pass), even one inlined.
 template <class Word, class Bit, class Out = TopRow>
-WARPMATCH_HD_INLINE MyersCarry<Bit> myers_step(Word& pv, Word& mv, Word eq, MyersCarry<Bit> in,
+WARPMATCH_HD_INLINE MyersCarry<Bit> myers_step(Word& pv, Word& mv, const Word& eq_in, MyersCarry<Bit> in,
                                                [[maybe_unused]] Out out = {}) {
+  Word eq = eq_in;
   const Word xv = eq | mv;
   eq |= in.minus;
   const Word xh = (((eq & pv) + pv) ^ pv) | eq;
@@ -83,14 +86,14 @@ WARPMATCH_HD_INLINE MyersCarry<Bit> myers_step(Word& pv, Word& mv, Word eq, Myer
 
 /// The same step with the horizontal deltas as ints in {-1, 0, +1} (scalar words only).
 template <class Word, class Out = TopRow>
-WARPMATCH_HD_INLINE int myers_step(Word& pv, Word& mv, Word eq, int in, Out out = {}) {
+WARPMATCH_HD_INLINE int myers_step(Word& pv, Word& mv, const Word& eq, int in, Out out = {}) {
   return myers_step(pv, mv, eq, MyersCarry<Word>::of(in), out).value();
 }
 
 /// The step of a search (semi-global: the top row D[0][.] = 0, no carry in) whose pattern
 /// ends at the word's top bit: `score` (the last row's distance) moves by the delta leaving it.
 template <class Word, class Score>
-WARPMATCH_HD_INLINE void myers_search_step(Word& pv, Word& mv, Word eq, Score& score) {
+WARPMATCH_HD_INLINE void myers_search_step(Word& pv, Word& mv, const Word& eq, Score& score) {
   const MyersCarry<Word> h = myers_step(pv, mv, eq, MyersCarry<Word>{});
   score += static_cast<Score>(h.plus);
   score -= static_cast<Score>(h.minus);
