@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -305,6 +306,28 @@ TEST(DistanceCuda, TuneCalibratesStoresAndChoosesACandidate) {
   std::filesystem::remove(path);
 }
 
+// The CUDA matrix of a x b for each bound equals the CPU matrix, and every `row_step`-th row
+// the plain DP of each pair.
+static void expect_matrix_like_cpu_and_dp(const std::vector<Bytes>& a, const std::vector<Bytes>& b,
+                                          std::initializer_list<std::int64_t> bounds, std::size_t row_step) {
+  std::vector<ByteSpan> sa, sb;
+  for (const auto& x : a) sa.push_back(span(x));
+  for (const auto& y : b) sb.push_back(span(y));
+  for (const std::int64_t k : bounds) {
+    warpmatch::DistanceOptions o;
+    o.max_distance = k;
+    o.backend = warpmatch::Backend::cuda;
+    const auto gpu = warpmatch::edit_distance_matrix(sa, sb, o);
+    o.backend = warpmatch::Backend::cpu;
+    const auto cpu = warpmatch::edit_distance_matrix(sa, sb, o);
+    ASSERT_EQ(gpu.size(), a.size() * b.size());
+    EXPECT_EQ(gpu, cpu) << "k " << k;
+    for (std::size_t i = 0; i < a.size(); i += row_step)
+      for (std::size_t j = 0; j < b.size(); ++j)
+        ASSERT_EQ(gpu[i * b.size() + j], cpu_distance(a[i], b[j], k)) << i << "," << j << " k " << k;
+  }
+}
+
 // The cross product with its string table (each string uploaded once) equals the CPU matrix
 // and the per-pair distance, across every group size, empty strings and a bound.
 TEST(DistanceCuda, MatrixWithSharedStringsEqualsCpu) {
@@ -314,22 +337,7 @@ TEST(DistanceCuda, MatrixWithSharedStringsEqualsCpu) {
   for (int i = 0; i < 40; ++i) a.push_back(random_bytes(rng, i == 0 ? 0 : 20 + rng() % 700, i % 5 == 0 ? 256 : 4));
   for (int j = 0; j < 33; ++j) b.push_back(random_bytes(rng, j == 0 ? 0 : 10 + rng() % 1500, 4));
   b.push_back(random_bytes(rng, 3000, 4));  // a pattern side over 1024: the stripes fallback
-  std::vector<ByteSpan> sa, sb;
-  for (const auto& x : a) sa.push_back(span(x));
-  for (const auto& y : b) sb.push_back(span(y));
-  for (const std::int64_t k : {std::int64_t{-1}, std::int64_t{60}}) {
-    warpmatch::DistanceOptions o;
-    o.max_distance = k;
-    o.backend = warpmatch::Backend::cuda;
-    const auto gpu = warpmatch::edit_distance_matrix(sa, sb, o);
-    o.backend = warpmatch::Backend::cpu;
-    const auto cpu = warpmatch::edit_distance_matrix(sa, sb, o);
-    ASSERT_EQ(gpu.size(), a.size() * b.size());
-    EXPECT_EQ(gpu, cpu) << "k " << k;
-    for (std::size_t i = 0; i < a.size(); i += 7)
-      for (std::size_t j = 0; j < b.size(); ++j)
-        ASSERT_EQ(gpu[i * b.size() + j], cpu_distance(a[i], b[j], k)) << i << "," << j;
-  }
+  expect_matrix_like_cpu_and_dp(a, b, {-1, 60}, 7);
 }
 
 // Every string <= 320 bytes: the pairs are formed on the device from the string table (one
@@ -342,23 +350,9 @@ TEST(DistanceCuda, MatrixOfShortStringsFormsPairsOnTheDevice) {
   for (const int n : {0, 1, 31, 32, 33, 64, 319, 320}) a.push_back(random_bytes(rng, n, 4));
   for (int i = 0; i < 37; ++i) a.push_back(random_bytes(rng, 1 + rng() % 320, i % 6 == 0 ? 256 : 4));
   for (int j = 0; j < 29; ++j) b.push_back(random_bytes(rng, j == 0 ? 0 : 1 + rng() % 320, j % 7 == 0 ? 256 : 4));
-  std::vector<ByteSpan> sa, sb;
-  for (const auto& x : a) sa.push_back(span(x));
-  for (const auto& y : b) sb.push_back(span(y));
-  for (const std::int64_t k : {std::int64_t{-1}, std::int64_t{0}, std::int64_t{100}}) {
-    warpmatch::DistanceOptions o;
-    o.max_distance = k;
-    o.backend = warpmatch::Backend::cuda;
-    const auto gpu = warpmatch::edit_distance_matrix(sa, sb, o);
-    o.backend = warpmatch::Backend::cpu;
-    const auto cpu = warpmatch::edit_distance_matrix(sa, sb, o);
-    ASSERT_EQ(gpu.size(), a.size() * b.size());
-    EXPECT_EQ(gpu, cpu) << "k " << k;
-    for (std::size_t i = 0; i < a.size(); i += 5)
-      for (std::size_t j = 0; j < b.size(); ++j)
-        ASSERT_EQ(gpu[i * b.size() + j], cpu_distance(a[i], b[j], k)) << i << "," << j;
-  }
+  expect_matrix_like_cpu_and_dp(a, b, {-1, 0, 100}, 5);
   // A one-sided empty product.
+  const std::vector<ByteSpan> sa(a.size(), ByteSpan{});
   warpmatch::DistanceOptions o;
   o.backend = warpmatch::Backend::cuda;
   EXPECT_TRUE(warpmatch::edit_distance_matrix(sa, {}, o).empty());
