@@ -13,8 +13,11 @@
 #         e2e     `warpmatch-bench e2e` (the CLI end to end, 8 GiB text + 1 GiB FASTA generated in
 #                 $WM_E2E_DIR or /tmp; ripgrep, seqkit, zstd carried) -> $OUT/bench_e2e.{log,json}
 #                 Not part of `all`: run it in a call of its own (limit WM_E2E_TIMEOUT, default 540 s;
-#                 about 370 s on an H100 host at the defaults, 3 repeats; 285 s with --repeats 2),
-#                 e.g. run(command="bash scripts/run_on_gpu.sh info e2e", carry=[".device"], timeout_s=600)
+#                 jobs 1-9 took ~380 s with --repeats 2 on the H200 (2026-11-26) and job 10 (10,000
+#                 guides, ~60 s a row) then ran past the limit: run job 10 in a call of its own,
+#                 e.g. run(command="bash scripts/run_on_gpu.sh info e2e -- --repeats 2 --rows
+#                 word,stdin,words,fasta,gz,bgzf,zst,tiny,pairs,primers,offtarget", ...) and then
+#                 `e2e -- --rows guides --repeats 1`
 #         inputs  the input layer's profile: warpmatch-bench e2e's FASTA (plain, .gz, BGZF, .zst) and text
 #                 generated once (WM_INPUTS_BYTES, default 1G), then `find -c --stats` on each
 #                 at -j 16/15/8/1, through stdin too, next to gzip/zstd -dc   -> $OUT/inputs.log

@@ -15,6 +15,7 @@
 #include "cuda/runtime/device_runtime.cuh"
 #include "cuda/distance/distance_cuda.hpp"
 #include "cuda/distance/kernels.cuh"
+#include "cuda/distance/tuning.hpp"
 
 namespace warpmatch::cuda {
 
@@ -231,8 +232,8 @@ std::vector<std::int64_t> run_batch_kernel(std::span<const std::pair<ByteSpan, B
   // contiguous ranges of the layout), so the bus carries slice s while the host packs slice
   // s + 1; one kernel launch then runs every pair (a launch per slice would leave most of the
   // GPU idle at each slice's tail).
-  constexpr std::size_t kSlicePairs = std::size_t{1} << 15;
-  const std::size_t slices = table.empty() ? std::max<std::size_t>(1, (count + kSlicePairs - 1) / kSlicePairs) : 1;
+  constexpr std::size_t kSlice = DistancePolicy::batch_slice_pairs;
+  const std::size_t slices = table.empty() ? std::max<std::size_t>(1, (count + kSlice - 1) / kSlice) : 1;
   for (std::size_t s = 0; s < slices; ++s) {
     const std::size_t first = count * s / slices, last = count * (s + 1) / slices, n_slice = last - first;
     // The members come size-sorted, so their strings are gathered from scattered places:
