@@ -4,6 +4,8 @@
 // chunks), real words in real text, 100K and 1M pattern sets. Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include "api/kernel_timing.hpp"
 #include "api/tuning_hooks.hpp"
 #include "core/multi_patterns.hpp"
@@ -61,6 +63,10 @@ std::vector<Match> streamed_matches(const std::vector<std::string>& patterns,
     return true;
   });
   EXPECT_EQ(cuda::multi_scan(*tables, as_bytes(text), true, {}), out.size());
+  // Counted per pattern on the device (`find -c -f`): the listed matches' histogram.
+  std::vector<std::uint64_t> want(set.size(), 0);
+  for (const Match& m : out) ++want[m.pattern];
+  EXPECT_EQ(cuda::multi_count_per_pattern(*tables, as_bytes(text)), want) << "chunk " << chunk_bytes;
   return out;
 }
 
@@ -194,6 +200,31 @@ TEST(MultiCuda, ManyHitsGrowTheHitBuffer) {
     EXPECT_EQ(n, 3ull * text.size() - 3) << algo;
     EXPECT_EQ(m.count(as_bytes(text)), n) << algo;
   }
+}
+
+TEST(MultiCuda, CountsPerPatternLikeTheCpu) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(131);
+  for (const bool ci : {false, true}) {
+    std::string text = multi_test::random_text(rng, 3 << 20, 4);
+    auto patterns = multi_test::random_patterns(rng, 700, 1, 30, text);
+    patterns.push_back(patterns.front());  // a duplicate counts on its own
+    patterns.push_back(std::string(200, 'Z'));  // never occurs
+    if (ci) for (std::size_t i = 0; i < text.size(); i += 7) text[i] = static_cast<char>(std::tolower(text[i]));
+    MultiOptions cpu_opt;
+    cpu_opt.backend = Backend::cpu;
+    cpu_opt.case_insensitive = ci;
+    const auto want = MultiMatcher::compile(patterns, cpu_opt).count_per_pattern(as_bytes(text));
+    for (const char* algo : kGpuAlgorithms)
+      EXPECT_EQ(gpu_matcher(patterns, algo, ci).count_per_pattern(as_bytes(text)), want)
+          << algo << (ci ? " -i" : "");
+  }
+  // A flood: every position, three patterns, the hot counters under contention.
+  const std::string flood(5 << 20, 'a');
+  for (const char* algo : kGpuAlgorithms)
+    EXPECT_EQ(gpu_matcher({"a", "aa", "aaa"}, algo).count_per_pattern(as_bytes(flood)),
+              (std::vector<std::uint64_t>{flood.size(), flood.size() - 1, flood.size() - 2}))
+        << algo;
 }
 
 TEST(MultiCuda, CaseInsensitiveMatchesHyperscanCaseless) {

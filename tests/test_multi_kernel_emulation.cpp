@@ -95,85 +95,98 @@ std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const 
   const std::vector<std::uint8_t> chunk(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(readable));
   std::vector<std::uint64_t> hits(1 << 20);
   unsigned long long counter = 0;
-  const dev::HitOutput out{&counter, hits.data(), hits.size()};
+  dev::HitOutput out{&counter, hits.data(), hits.size()};
   const bool shared_bitmap = ix.bits4 <= dev::kFastSharedBitmapBits;
-  if (kernel == FastKernel::tile) {
-    const std::uint64_t tiles = (owned + dev::kFastTileStarts - 1) / dev::kFastTileStarts;
-    const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
-    emu::launch(grid, dev::kFastThreads, [&] {
-      if (shared_bitmap) dev::multi_fast_kernel<true>(ix, chunk.data(), owned, readable, out);
-      else dev::multi_fast_kernel<false>(ix, chunk.data(), owned, readable, out);
-    });
-  } else if (kernel == FastKernel::scan_pair || kernel == FastKernel::scan_pair_wide) {
-    // As the dispatcher, with a small table (2^12 entries) so that more starts pass.
-    const bool wide = kernel == FastKernel::scan_pair_wide;
-    const core::PairFilter pair = core::build_pair_filter(set, 12, wide);
-    const core::PairVerifyIndex verify = core::build_pair_verify_index(set);
-    dev::DevicePairVerify pv;
-    pv.slots = reinterpret_cast<const uint4*>(verify.slots.data());
-    pv.members = verify.members.data();
-    pv.slot_mask = static_cast<std::uint32_t>(verify.slots.size() - 1);
-    pv.bits = verify.bits;
-    const bool short_classes = (index.class_mask & 7) != 0;
-    const std::uint64_t tiles = (owned + dev::kScanTileStarts - 1) / dev::kScanTileStarts;
-    const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
-    auto run = [&](auto fold_tag, auto short_tag, auto wide_tag) {
-      constexpr bool kFold = decltype(fold_tag)::value, kShort = decltype(short_tag)::value,
-                     kWide = decltype(wide_tag)::value;
-      emu::launch(grid, dev::kScanThreads, [&] {
-        dev::multi_pair_scan_kernel<kFold, kShort, kWide, 5>(ix, pv, pair.words.data(), pair.bits, chunk.data(),
-                                                             owned, readable, out);
+  auto launch_all = [&] {
+    if (kernel == FastKernel::tile) {
+      const std::uint64_t tiles = (owned + dev::kFastTileStarts - 1) / dev::kFastTileStarts;
+      const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
+      emu::launch(grid, dev::kFastThreads, [&] {
+        if (shared_bitmap) dev::multi_fast_kernel<true>(ix, chunk.data(), owned, readable, out);
+        else dev::multi_fast_kernel<false>(ix, chunk.data(), owned, readable, out);
       });
-    };
-    auto with_wide = [&](auto fold_tag, auto short_tag) {
-      if (wide) run(fold_tag, short_tag, std::true_type{});
-      else run(fold_tag, short_tag, std::false_type{});
-    };
-    if (ci && short_classes) with_wide(std::true_type{}, std::true_type{});
-    else if (ci) with_wide(std::true_type{}, std::false_type{});
-    else if (short_classes) with_wide(std::false_type{}, std::true_type{});
-    else with_wide(std::false_type{}, std::false_type{});
-  } else {
-    // As the dispatcher: the short gate for sets with patterns shorter than 4, the lane
-    // filter only with the shared bitmap and without them.
-    const bool short_classes = (index.class_mask & 7) != 0;
-    const std::uint64_t tiles = (owned + dev::kScanTileStarts - 1) / dev::kScanTileStarts;
-    const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
-    auto run = [&](auto shared_tag, auto fold_tag) {
-      constexpr bool kShared = decltype(shared_tag)::value, kFold = decltype(fold_tag)::value;
-      using dev::ScanVerify;
-      emu::launch(grid, dev::kScanThreads, [&] {
-        if constexpr (kShared)
-          if (kernel == FastKernel::scan_lane_filter && !short_classes)
-            return dev::multi_scan_kernel<true, kFold, ScanVerify::warp_queue, true>(ix, chunk.data(), owned,
-                                                                                     readable, out);
-        if (short_classes) {
+    } else if (kernel == FastKernel::scan_pair || kernel == FastKernel::scan_pair_wide) {
+      // As the dispatcher, with a small table (2^12 entries) so that more starts pass.
+      const bool wide = kernel == FastKernel::scan_pair_wide;
+      const core::PairFilter pair = core::build_pair_filter(set, 12, wide);
+      const core::PairVerifyIndex verify = core::build_pair_verify_index(set);
+      dev::DevicePairVerify pv;
+      pv.slots = reinterpret_cast<const uint4*>(verify.slots.data());
+      pv.members = verify.members.data();
+      pv.slot_mask = static_cast<std::uint32_t>(verify.slots.size() - 1);
+      pv.bits = verify.bits;
+      const bool short_classes = (index.class_mask & 7) != 0;
+      const std::uint64_t tiles = (owned + dev::kScanTileStarts - 1) / dev::kScanTileStarts;
+      const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
+      auto run = [&](auto fold_tag, auto short_tag, auto wide_tag) {
+        constexpr bool kFold = decltype(fold_tag)::value, kShort = decltype(short_tag)::value,
+                       kWide = decltype(wide_tag)::value;
+        emu::launch(grid, dev::kScanThreads, [&] {
+          dev::multi_pair_scan_kernel<kFold, kShort, kWide, 5>(ix, pv, pair.words.data(), pair.bits, chunk.data(),
+                                                               owned, readable, out);
+        });
+      };
+      auto with_wide = [&](auto fold_tag, auto short_tag) {
+        if (wide) run(fold_tag, short_tag, std::true_type{});
+        else run(fold_tag, short_tag, std::false_type{});
+      };
+      if (ci && short_classes) with_wide(std::true_type{}, std::true_type{});
+      else if (ci) with_wide(std::true_type{}, std::false_type{});
+      else if (short_classes) with_wide(std::false_type{}, std::true_type{});
+      else with_wide(std::false_type{}, std::false_type{});
+    } else {
+      // As the dispatcher: the short gate for sets with patterns shorter than 4, the lane
+      // filter only with the shared bitmap and without them.
+      const bool short_classes = (index.class_mask & 7) != 0;
+      const std::uint64_t tiles = (owned + dev::kScanTileStarts - 1) / dev::kScanTileStarts;
+      const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
+      auto run = [&](auto shared_tag, auto fold_tag) {
+        constexpr bool kShared = decltype(shared_tag)::value, kFold = decltype(fold_tag)::value;
+        using dev::ScanVerify;
+        emu::launch(grid, dev::kScanThreads, [&] {
+          if constexpr (kShared)
+            if (kernel == FastKernel::scan_lane_filter && !short_classes)
+              return dev::multi_scan_kernel<true, kFold, ScanVerify::warp_queue, true>(ix, chunk.data(), owned,
+                                                                                       readable, out);
+          if (short_classes) {
+            if (kernel == FastKernel::scan_block_queue)
+              dev::multi_scan_kernel<kShared, kFold, ScanVerify::block_queue, false, true>(ix, chunk.data(), owned,
+                                                                                           readable, out);
+            else if (kernel == FastKernel::scan_per_thread)
+              dev::multi_scan_kernel<kShared, kFold, ScanVerify::per_thread, false, true>(ix, chunk.data(), owned,
+                                                                                          readable, out);
+            else
+              dev::multi_scan_kernel<kShared, kFold, ScanVerify::warp_queue, false, true>(ix, chunk.data(), owned,
+                                                                                          readable, out);
+            return;
+          }
           if (kernel == FastKernel::scan_block_queue)
-            dev::multi_scan_kernel<kShared, kFold, ScanVerify::block_queue, false, true>(ix, chunk.data(), owned,
-                                                                                         readable, out);
-          else if (kernel == FastKernel::scan_per_thread)
-            dev::multi_scan_kernel<kShared, kFold, ScanVerify::per_thread, false, true>(ix, chunk.data(), owned,
-                                                                                        readable, out);
+            dev::multi_scan_kernel<kShared, kFold, ScanVerify::block_queue>(ix, chunk.data(), owned, readable, out);
+          else if (kernel == FastKernel::scan_warp_queue || kernel == FastKernel::scan_lane_filter)
+            dev::multi_scan_kernel<kShared, kFold, ScanVerify::warp_queue>(ix, chunk.data(), owned, readable, out);
           else
-            dev::multi_scan_kernel<kShared, kFold, ScanVerify::warp_queue, false, true>(ix, chunk.data(), owned,
-                                                                                        readable, out);
-          return;
-        }
-        if (kernel == FastKernel::scan_block_queue)
-          dev::multi_scan_kernel<kShared, kFold, ScanVerify::block_queue>(ix, chunk.data(), owned, readable, out);
-        else if (kernel == FastKernel::scan_warp_queue || kernel == FastKernel::scan_lane_filter)
-          dev::multi_scan_kernel<kShared, kFold, ScanVerify::warp_queue>(ix, chunk.data(), owned, readable, out);
-        else
-          dev::multi_scan_kernel<kShared, kFold, ScanVerify::per_thread>(ix, chunk.data(), owned, readable, out);
-      });
-    };
-    if (shared_bitmap && ci) run(std::true_type{}, std::true_type{});
-    else if (shared_bitmap) run(std::true_type{}, std::false_type{});
-    else if (ci) run(std::false_type{}, std::true_type{});
-    else run(std::false_type{}, std::false_type{});
-  }
+            dev::multi_scan_kernel<kShared, kFold, ScanVerify::per_thread>(ix, chunk.data(), owned, readable, out);
+        });
+      };
+      if (shared_bitmap && ci) run(std::true_type{}, std::true_type{});
+      else if (shared_bitmap) run(std::true_type{}, std::false_type{});
+      else if (ci) run(std::false_type{}, std::true_type{});
+      else run(std::false_type{}, std::false_type{});
+    }
+  };
+  launch_all();
   EXPECT_LE(counter, hits.size());
-  return decode(hits, counter, set);
+  const std::vector<Match> found = decode(hits, counter, set);
+  // Count only with a counter per pattern (`find -c -f` on the GPU): the same occurrences,
+  // none of them leaving the kernel as a hit.
+  std::vector<unsigned long long> per_pattern(set.size(), 0), want(set.size(), 0);
+  unsigned long long total = 0;
+  out = dev::HitOutput{&total, nullptr, 0, per_pattern.data()};
+  launch_all();
+  for (const Match& m : found) ++want[m.pattern];
+  EXPECT_EQ(per_pattern, want);
+  EXPECT_EQ(total, found.size());
+  return found;
 }
 
 struct MbndmRun {
@@ -218,6 +231,16 @@ MbndmRun emulate_mbndm(const std::vector<std::string>& patterns, const std::stri
                             count_only);
   });
   run.counted = only;
+  std::vector<unsigned long long> per_pattern(set.size(), 0), want(set.size(), 0);
+  unsigned long long total = 0;
+  const dev::HitOutput count_per_pattern{&total, nullptr, 0, per_pattern.data()};
+  emu::launch(grid, threads, [&] {
+    dev::multi_mbndm_kernel(mb, chunk.data(), owned, readable, page_bytes, overlap, subset_blocks,
+                            count_per_pattern);
+  });
+  for (const Match& m : run.matches) ++want[m.pattern];
+  EXPECT_EQ(per_pattern, want);
+  EXPECT_EQ(total, run.matches.size());
   return run;
 }
 

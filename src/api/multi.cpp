@@ -199,10 +199,7 @@ std::vector<std::uint64_t> MultiMatcher::count_per_pattern(ByteSpan text) const 
   if (impl_->backend == Backend::cpu) {
     counts = cpu::multi_count_per_pattern(impl_->cpu_tables(), text, impl_->cpu_algorithm, impl_->threads);
   } else if (!text.empty()) {
-    impl_->run(text, false, [&](std::span<const Match> batch) {
-      for (const Match& m : batch) ++counts[m.pattern];
-      return true;
-    });
+    counts = cuda::multi_count_per_pattern(*impl_->device_tables, text);
   }
   if (!impl_->sequence) return counts;
   std::vector<std::uint64_t> per_user(impl_->user_patterns, 0);  // both strands, every variant

@@ -421,8 +421,11 @@ struct Slot {
 
 class MultiPipeline {
  public:
-  MultiPipeline(const MultiDeviceTables& tables, ByteSpan text, bool count_only)
-      : t_(tables), device_(tables.device), text_(text), count_only_(count_only) {
+  // `per_pattern` (count only): the device array of one counter per pattern id that the
+  // kernels add each occurrence to.
+  MultiPipeline(const MultiDeviceTables& tables, ByteSpan text, bool count_only,
+                unsigned long long* per_pattern = nullptr)
+      : t_(tables), device_(tables.device), text_(text), count_only_(count_only), per_pattern_(per_pattern) {
     const std::uint64_t chunk = t_.launch.chunk_bytes ? t_.launch.chunk_bytes : MultiPolicy::chunk_bytes;
     overlap_ = t_.max_length - 1;
     chunks_ = core::plan_chunks(text.size(), chunk, overlap_);
@@ -470,7 +473,8 @@ class MultiPipeline {
   }
 
   detail::HitOutput output(Slot& s) const {
-    return {s.counter.get(), count_only_ ? nullptr : s.hits.get(), count_only_ ? 0 : s.capacity};
+    if (count_only_) return {s.counter.get(), nullptr, 0, per_pattern_};
+    return {s.counter.get(), s.hits.get(), s.capacity};
   }
 
   void enqueue(Slot& s, const core::Chunk& c) {
@@ -545,6 +549,7 @@ class MultiPipeline {
   int device_;
   ByteSpan text_;
   bool count_only_;
+  unsigned long long* per_pattern_ = nullptr;
   bool direct_ = false;
   std::uint64_t overlap_ = 0;
   std::vector<core::Chunk> chunks_;
@@ -560,6 +565,27 @@ std::uint64_t multi_scan(const MultiDeviceTables& tables, ByteSpan text, bool co
   DeviceGuard guard(tables.device);
   MultiPipeline pipeline(tables, text, count_only);
   return pipeline.run(sink);
+}
+
+std::vector<std::uint64_t> multi_count_per_pattern(const MultiDeviceTables& tables, ByteSpan text) {
+  const std::size_t patterns = tables.offsets.size() - 1;
+  std::vector<std::uint64_t> counts(patterns, 0);
+  if (text.empty() || patterns == 0) return counts;
+  const int device = tables.device;
+  DeviceGuard guard(device);
+  DeviceBuffer<unsigned long long> per_pattern(device, patterns);
+  {
+    Stream zero(device);
+    WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(per_pattern.get(), 0, patterns * sizeof(unsigned long long),
+                                                  zero.get()));
+    zero.synchronize();
+  }
+  MultiPipeline pipeline(tables, text, /*count_only=*/true, per_pattern.get());
+  pipeline.run({});  // returns with every chunk's stream synchronised
+  static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpy(counts.data(), per_pattern.get(), patterns * sizeof(std::uint64_t),
+                                          cudaMemcpyDeviceToHost));
+  return counts;
 }
 
 core::CountTiming time_multi_resident(const MultiDeviceTables& tables, ByteSpan text, int repeats) {

@@ -58,6 +58,9 @@ struct HitOutput {
   unsigned long long* counter = nullptr;
   std::uint64_t* hits = nullptr;  // nullptr: count only
   std::uint64_t capacity = 0;
+  // Count only: occurrences per pattern id as well (`find -c -f`: a count per pattern
+  // without shipping every hit to the host and sorting it there).
+  unsigned long long* per_pattern = nullptr;
 };
 
 __device__ __forceinline__ std::uint8_t fold_byte(std::uint8_t c) {
@@ -68,6 +71,14 @@ __device__ __forceinline__ void emit_hit(const HitOutput& out, std::uint64_t loc
                                          std::uint32_t id) {
   const unsigned long long slot = atomicAdd(out.counter, 1ull);
   if (out.hits && slot < out.capacity) out.hits[slot] = (local_start << 32) | id;
+}
+
+/// A verified occurrence: listed (emit_hit counts it too), or counted for its pattern only
+/// (the total of a count-only launch is added per warp or block by the caller).
+__device__ __forceinline__ void record_hit(const HitOutput& out, std::uint64_t local_start,
+                                           std::uint32_t id) {
+  if (out.hits) emit_hit(out, local_start, id);
+  else if (out.per_pattern) atomicAdd(out.per_pattern + id, 1ull);
 }
 
 // ---- fast: prefix q-gram filter + device hash table ----------------------------------
@@ -114,7 +125,7 @@ __device__ __forceinline__ std::uint32_t device_collect(const DevicePrefixIndex&
       const std::uint32_t id = __ldg(ix.ids + begin + k);
       if (device_verify(ix, id, text, pos, word, avail)) {
         ++found;
-        if (out.hits) emit_hit(out, pos, id);
+        record_hit(out, pos, id);
       }
     }
     return found;
@@ -505,7 +516,7 @@ __device__ __forceinline__ std::uint32_t pair_verify(const DevicePrefixIndex& ix
       if (!same) continue;
     }
     ++found;
-    if (out.hits) emit_hit(out, pos, m.id);
+    record_hit(out, pos, m.id);
   }
   return found;
 }
@@ -736,7 +747,7 @@ __global__ void multi_mbndm_kernel(DeviceMbndm mb, const std::uint8_t* __restric
               }
               if (ok) {
                 ++counted;
-                if (out.hits) emit_hit(out, page_start + pos, id);
+                record_hit(out, page_start + pos, id);
               }
             }
           }

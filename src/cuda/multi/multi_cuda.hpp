@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "core/multi_patterns.hpp"
 
@@ -62,5 +63,9 @@ std::uint64_t multi_device_bytes(const MultiDeviceTables& tables);
 /// device and the call.
 std::uint64_t multi_scan(const MultiDeviceTables& tables, ByteSpan text, bool count_only,
                          const core::MatchBatchSink& sink);
+
+/// Occurrences per pattern index of the uploaded set, counted on the device (no hit leaves
+/// it): what cpu::multi_count_per_pattern gives, for `find -c` with several patterns.
+std::vector<std::uint64_t> multi_count_per_pattern(const MultiDeviceTables& tables, ByteSpan text);
 
 }  // namespace warpmatch::cuda

@@ -50,6 +50,9 @@ std::uint64_t multi_device_bytes(const MultiDeviceTables&) { multi_unavailable()
 std::uint64_t multi_scan(const MultiDeviceTables&, ByteSpan, bool, const core::MatchBatchSink&) {
   multi_unavailable();
 }
+std::vector<std::uint64_t> multi_count_per_pattern(const MultiDeviceTables&, ByteSpan) {
+  multi_unavailable();
+}
 
 }  // namespace warpmatch::cuda
 
