@@ -25,12 +25,14 @@
 #                 `find -c --stats` with --backend cuda and cpu, twice each; a carried
 #                 .device/warpmatch_old.gz (an earlier build) runs too, for a before/after
 #                 -> $OUT/feed.log
-#         sanitize  (issue 16; UNTESTED until its first run on the GPU machine) compute-sanitizer's
+#         sanitize  (issue 16; first run on the H200 at 635d40a) compute-sanitizer's
 #                 memcheck, racecheck, initcheck and synccheck over the GPU tests, a bounded
 #                 subset for the slow tools (WM_SANITIZE_FILTER_<TOOL> overrides; memcheck takes
-#                 every CUDA suite), each under WM_SANITIZE_TIMEOUT s (default 120); needs
+#                 every CUDA suite, one run per suite), each run under WM_SANITIZE_TIMEOUT s
+#                 (default 120; a run cut by it reports the tests it finished); needs
 #                 compute-sanitizer on PATH, in /usr/local/cuda/bin or carried as
-#                 .device/compute-sanitizer/  -> $OUT/sanitize.log (ERROR SUMMARY per tool)
+#                 .device/compute-sanitizer/  -> $OUT/sanitize.log (ERROR SUMMARY per tool);
+#                 WM_SANITIZE_TOOLS="memcheck" (or "racecheck initcheck synccheck") runs some
 #         all     info tests bench (the default)
 #   EXTRA BENCH ARGS go to every benchmark, e.g. `find -- --bytes 256M --repeats 3`.
 #   Environment: WM_TESTS_TIMEOUT (s, default 200), WM_BENCH_TIMEOUT (s, default 330),
@@ -277,23 +279,41 @@ step_sanitize() {
       tee -a "$OUT/sanitize.log"
     return 1
   fi
-  local all_cuda='ApproxCuda.*:CudaExact.*:MultiCuda.*:DistanceCuda.*:LcsCuda.*:MemCuda.*'
+  local suites=(ApproxCuda ApproxSetCuda CudaExact MultiCuda DistanceCuda LcsCuda MemCuda)
   # racecheck / initcheck / synccheck are 10-100x slower than memcheck: one small test per kernel family.
   local small='ApproxCuda.PaperExampleAbabaInAaabbbaaHasDistanceOne:ApproxCuda.PatternLongerThanTextAndTinyTexts'
   small+=':CudaExact.EdgeSizesEmptyOneByteAndPatternLongerThanText:CudaExact.FloodGivesOneMatchPerPosition'
   small+=':MultiCuda.LongPatternsAndTextEnds:DistanceCuda.KnownVectorsEveryAlgorithm:DistanceCuda.EmptyIdenticalAndOneSided'
   small+=':LcsCuda.EmptyAndOneByteInputs:LcsCuda.AdversarialInputsMatchTheOracle'
-  for tool in memcheck racecheck initcheck synccheck; do
+  small+=':ApproxSetCuda.SmallTilesGroupsAndSegmentsGiveTheSameHits:MemCuda.*'
+  # One run per (tool, filter): memcheck takes each CUDA suite in a run of its own, so a slow
+  # suite under the tool cannot hide the others' results.
+  # WM_SANITIZE_TOOLS picks the tools (a whole pass outgrows one 600 s device call: run
+  # memcheck in one call, the other three in the next).
+  local runs=() tools=${WM_SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}
+  for tool in $tools; do
     local var="WM_SANITIZE_FILTER_${tool^^}"
-    filter=${!var:-$([[ $tool == memcheck ]] && echo "$all_cuda" || echo "$small")}
+    if [[ $tool == memcheck && -z ${!var:-} ]]; then
+      for s in "${suites[@]}"; do runs+=("memcheck $s.*"); done
+    else
+      runs+=("$tool ${!var:-$small}")
+    fi
+  done
+  local run
+  for run in "${runs[@]}"; do
+    tool=${run%% *}; filter=${run#* }
     echo "== compute-sanitizer --tool $tool, tests $filter" | tee -a "$OUT/sanitize.log"
     timeout --kill-after=10 "${WM_SANITIZE_TIMEOUT:-120}" "$cs" --tool "$tool" --error-exitcode 99 \
       "$D/warpmatch_tests" --gtest_filter="$filter" >>"$OUT/sanitize.log" 2>&1
     r=$?
-    echo "== $tool: exit $r" | tee -a "$OUT/sanitize.log"
+    echo "== $tool ($filter): exit $r" | tee -a "$OUT/sanitize.log"
     ((r > rc)) && rc=$r
   done
   grep -E '^(== |========= ERROR SUMMARY|\[  (PASSED|FAILED|SKIPPED)  ?\] [0-9])' "$OUT/sanitize.log"
+  echo "-- where the reported errors are (first device frame, by count):"
+  grep -A4 -E '^========= (Invalid|Uninitialized|Race|Barrier|Misaligned|Out-of-range|Program hit)' "$OUT/sanitize.log" |
+    grep -E 'Device Frame|^========= (Invalid|Uninitialized|Race|Barrier|Misaligned|Out-of-range|Program hit)' |
+    sed -E 's/\+0x[0-9a-f]+//; s/ in (block|thread).*//' | sort | uniq -c | sort -rn | head -20
   return $rc
 }
 

@@ -435,6 +435,9 @@ class MultiPipeline {
       slots_.push_back(std::make_unique<Slot>(device_));
       Slot& s = *slots_.back();
       s.text.reserve(buffer);
+      // Kernels read whole words past a chunk's end (masked): zeroed once, no read of the
+      // buffer ever sees uninitialised memory (compute-sanitizer initcheck).
+      WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(s.text.get(), 0, buffer, s.stream.get()));
       if (!direct_) s.staging.reserve(buffer);
       s.counter.reserve(1);
       s.host_counter.reserve(1);
