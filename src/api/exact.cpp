@@ -20,10 +20,11 @@ struct ExactMatcher::Impl {
   cuda::ExactAlgorithm cuda_algorithm = cuda::ExactAlgorithm::fast;
   int threads = 1;
   std::string device_label;  // the GPU's name or "cpu (N threads)"
+  // cuda: the pattern on options.device, uploaded at compile; scans reuse its scratches.
+  std::shared_ptr<const cuda::ExactDevicePattern> device_pattern;
 
   std::uint64_t run(ByteSpan text, bool count_only, const core::StartsSink& sink) const {
-    if (backend == Backend::cuda)
-      return cuda::exact_scan(pattern, text, cuda_algorithm, options.device, count_only, sink);
+    if (backend == Backend::cuda) return cuda::exact_scan(*device_pattern, text, count_only, sink);
     return cpu::exact_scan(pattern, text, cpu_algorithm, threads, count_only, sink);
   }
 
@@ -75,6 +76,7 @@ ExactMatcher ExactMatcher::compile(ByteSpan pattern, const ExactOptions& options
   }
   if (impl->backend == Backend::cuda) {
     impl->device_label = core::cuda_device_label(options);
+    impl->device_pattern = cuda::exact_upload(impl->pattern, impl->cuda_algorithm, options.device);
   } else {
     impl->device_label = core::cpu_device_label(impl->threads);
   }

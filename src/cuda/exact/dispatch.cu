@@ -13,10 +13,12 @@
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "core/chunking.hpp"
 #include "cuda/runtime/device_runtime.cuh"
+#include "cuda/runtime/scratch_pool.hpp"
 #include "cuda/exact/exact_cuda.hpp"
 #include "cuda/exact/kernels.cuh"
 #include "cuda/exact/timing.hpp"
@@ -132,6 +134,9 @@ class ExactKernels {
 
   ExactAlgorithm algorithm() const { return algorithm_; }
 
+  /// Frees the pattern's device bytes (the owner's destructor, with the device current).
+  void release() { pattern_bytes_ = DeviceBuffer<std::uint8_t>(device_); }
+
   /// Most blocks a bf launch uses (sizes CountScratch::block_totals).
   std::uint64_t bf_max_grid() const { return std::uint64_t(sms_) * bf_blocks_per_sm_; }
 
@@ -209,30 +214,97 @@ class ExactKernels {
   int fast_blocks_per_sm_ = 1;
 };
 
+// ---- per-scan state, reused ---------------------------------------------------------------
+
+/// One stream and its buffers; chunks alternate between the slots so that chunk i+1's copy
+/// overlaps chunk i's search.
+struct Slot {
+  explicit Slot(int d)
+      : stream(d), h2d_done(d, false), counted(d, false), text(d), staging(d), scratch(d),
+        seg_counts(d), seg_offsets(d), hits(d), sorted(d), sort_temp(d), cursor(d),
+        bf_total(d), host_total32(d), host_total64(d), host_hits(d) {}
+  Slot(Slot&&) = default;
+  ~Slot() {
+    if (stream.get()) cudaStreamSynchronize(stream.get());
+  }
+  Stream stream;
+  Event h2d_done;  // the chunk's text has left the staging buffer
+  Event counted;   // reporting: the chunk's hit count is on the host
+  DeviceBuffer<std::uint8_t> text;
+  StagingBuffer staging;
+  CountScratch scratch;
+  // Reporting only.
+  DeviceBuffer<std::uint32_t> seg_counts, seg_offsets;  // fast: per segment; offsets[0] = 0
+  DeviceBuffer<std::uint32_t> hits, sorted;
+  DeviceBuffer<std::uint8_t> sort_temp;
+  DeviceBuffer<unsigned int> cursor;             // bf: append position
+  DeviceBuffer<unsigned long long> bf_total;     // bf: hits in the chunk
+  PinnedBuffer<std::uint32_t> host_total32;
+  PinnedBuffer<unsigned long long> host_total64;
+  PinnedBuffer<std::uint32_t> host_hits;
+  core::Chunk chunk;
+  std::uint64_t npos = 0;
+  bool staging_used = false;
+};
+
+/// What a scan needs besides the pattern: created by the first scan that finds none free,
+/// its buffers grown to the largest scan seen, kept by the pattern's pool for the next.
+struct ExactScratch {
+  explicit ExactScratch(int device) : chunk_totals(device) {
+    slots.reserve(ExactPolicy::slots);
+    for (int i = 0; i < ExactPolicy::slots; ++i) slots.emplace_back(device);
+  }
+  std::vector<Slot> slots;
+  DeviceBuffer<unsigned long long> chunk_totals;  // counting: one total per chunk
+};
+
+}  // namespace
+
+class ExactDevicePattern {
+ public:
+  ExactDevicePattern(const core::ExactPattern& pattern, ExactAlgorithm algorithm, int device)
+      : device(device), length(pattern.size()), kernels(pattern, algorithm, device) {}
+  ~ExactDevicePattern() {
+    detail::QuietDeviceGuard guard(device);
+    scratches.clear();
+    kernels.release();
+  }
+  ExactDevicePattern(const ExactDevicePattern&) = delete;
+  ExactDevicePattern& operator=(const ExactDevicePattern&) = delete;
+
+  int device;
+  std::uint64_t length;
+  ExactKernels kernels;
+  mutable detail::ScratchPool<ExactScratch> scratches;
+};
+
+namespace {
+
 // ---- the streaming pipeline ----------------------------------------------------------------
 
 class ExactPipeline {
  public:
-  ExactPipeline(const core::ExactPattern& pattern, ByteSpan text, ExactAlgorithm algorithm,
-                int device, bool count_only)
-      : device_(device),
+  ExactPipeline(const ExactDevicePattern& pattern, ExactScratch& scratch, ByteSpan text, bool count_only)
+      : device_(pattern.device),
         text_(text),
-        m_(pattern.size()),
+        m_(pattern.length),
         count_only_(count_only),
-        kernels_(pattern, algorithm, device),
-        chunk_totals_(device) {
+        kernels_(pattern.kernels),
+        slots_(scratch.slots),
+        chunk_totals_(scratch.chunk_totals) {
     // A host buffer that is already page-locked (cudaMallocHost / cudaHostRegister) is
     // copied from directly; anything else goes through pinned staging buffers.
     direct_ = is_pinned(text.data()) && is_pinned(text.data() + text.size() - 1);
     chunk_ = choose_chunk_bytes();
     chunks_ = core::plan_chunks(text.size(), chunk_, m_ - 1);
     while (!chunks_.empty() && positions_in(chunks_.back(), m_) == 0) chunks_.pop_back();
+    used_ = std::min(slots_.size(), chunks_.size());
 
+    // The scratch's buffers only grow: a smaller scan after a larger one allocates nothing.
     const std::uint64_t buffer = round_up(chunk_ + m_ - 1, 16) + kTextPadding;
-    slots_.reserve(ExactPolicy::slots);
-    for (int i = 0; i < ExactPolicy::slots && i < static_cast<int>(chunks_.size()); ++i) {
-      slots_.emplace_back(device);
-      Slot& s = slots_.back();
+    for (std::size_t i = 0; i < used_; ++i) {
+      Slot& s = slots_[i];
+      s.staging_used = false;
       s.text.reserve(buffer);
       if (!direct_) s.staging.reserve(chunk_ + m_ - 1);
       kernels_.prepare(s.scratch);
@@ -242,15 +314,18 @@ class ExactPipeline {
   }
 
   ~ExactPipeline() {
-    // Let in-flight copies finish before any buffer is freed (errors are moot here).
-    for (auto& s : slots_) cudaStreamSynchronize(s.stream.get());
+    // An early stop or an error may leave chunks in flight: the scratch goes back to the
+    // pool only when its streams are idle (errors are moot here).
+    for (std::size_t i = 0; i < used_; ++i) cudaStreamSynchronize(slots_[i].stream.get());
   }
+  ExactPipeline(const ExactPipeline&) = delete;
+  ExactPipeline& operator=(const ExactPipeline&) = delete;
 
   std::uint64_t run(const core::StartsSink& sink) {
     if (chunks_.empty()) return 0;
     if (count_only_) {
       for (std::size_t i = 0; i < chunks_.size(); ++i) front(slot_of(i), chunks_[i], i);
-      for (auto& s : slots_) s.stream.synchronize();
+      for (std::size_t i = 0; i < used_; ++i) slots_[i].stream.synchronize();
       std::vector<unsigned long long> totals(chunks_.size());
       WARPMATCH_CUDA_CHECK(device_, cudaMemcpy(totals.data(), chunk_totals_.get(),
                                                totals.size() * sizeof(unsigned long long),
@@ -270,36 +345,7 @@ class ExactPipeline {
   }
 
  private:
-  struct Slot {
-    explicit Slot(int d)
-        : stream(d), h2d_done(d, false), counted(d, false), text(d), staging(d), scratch(d),
-          seg_counts(d), seg_offsets(d), hits(d), sorted(d), sort_temp(d), cursor(d),
-          bf_total(d), host_total32(d), host_total64(d), host_hits(d) {}
-    Slot(Slot&&) = default;
-    ~Slot() {
-      if (stream.get()) cudaStreamSynchronize(stream.get());
-    }
-    Stream stream;
-    Event h2d_done;  // the chunk's text has left the staging buffer
-    Event counted;   // reporting: the chunk's hit count is on the host
-    DeviceBuffer<std::uint8_t> text;
-    StagingBuffer staging;  // from the process-wide cache: reused by the next scan
-    CountScratch scratch;
-    // Reporting only.
-    DeviceBuffer<std::uint32_t> seg_counts, seg_offsets;  // fast: per segment; offsets[0] = 0
-    DeviceBuffer<std::uint32_t> hits, sorted;
-    DeviceBuffer<std::uint8_t> sort_temp;
-    DeviceBuffer<unsigned int> cursor;             // bf: append position
-    DeviceBuffer<unsigned long long> bf_total;     // bf: hits in the chunk
-    PinnedBuffer<std::uint32_t> host_total32;
-    PinnedBuffer<unsigned long long> host_total64;
-    PinnedBuffer<std::uint32_t> host_hits;
-    core::Chunk chunk;
-    std::uint64_t npos = 0;
-    bool staging_used = false;
-  };
-
-  Slot& slot_of(std::size_t chunk_index) { return slots_[chunk_index % slots_.size()]; }
+  Slot& slot_of(std::size_t chunk_index) { return slots_[chunk_index % used_]; }
 
   std::uint64_t choose_chunk_bytes() const {
     std::uint64_t c = exact_chunk_override();
@@ -441,12 +487,13 @@ class ExactPipeline {
   ByteSpan text_;
   std::uint64_t m_;
   bool count_only_;
-  ExactKernels kernels_;
+  const ExactKernels& kernels_;
+  std::vector<Slot>& slots_;
+  DeviceBuffer<unsigned long long>& chunk_totals_;
+  std::size_t used_ = 0;  // slots this scan uses (no more than its chunks)
   bool direct_ = false;
   std::uint64_t chunk_ = 0;
   std::vector<core::Chunk> chunks_;
-  std::vector<Slot> slots_;
-  DeviceBuffer<unsigned long long> chunk_totals_;  // counting: one total per chunk
   std::vector<std::uint64_t> batch_;
   std::uint64_t delivered_ = 0;
 };
@@ -462,14 +509,28 @@ void validate(const core::ExactPattern& pattern, int device) {
 
 }  // namespace
 
+std::shared_ptr<const ExactDevicePattern> exact_upload(const core::ExactPattern& pattern,
+                                                       ExactAlgorithm algorithm, int device) {
+  validate(pattern, device);
+  DeviceGuard guard(device);
+  return std::make_shared<const ExactDevicePattern>(pattern, algorithm, device);
+}
+
+std::uint64_t exact_scan(const ExactDevicePattern& pattern, ByteSpan text, bool count_only,
+                         const core::StartsSink& sink) {
+  if (text.size() < pattern.length) return 0;
+  DeviceGuard guard(pattern.device);
+  const auto scratch = pattern.scratches.take([&] { return std::make_unique<ExactScratch>(pattern.device); });
+  ExactPipeline pipeline(pattern, *scratch, text, count_only);
+  return pipeline.run(sink);
+}
+
 std::uint64_t exact_scan(const core::ExactPattern& pattern, ByteSpan text,
                          ExactAlgorithm algorithm, int device, bool count_only,
                          const core::StartsSink& sink) {
   validate(pattern, device);
   if (text.size() < pattern.size()) return 0;
-  DeviceGuard guard(device);
-  ExactPipeline pipeline(pattern, text, algorithm, device, count_only);
-  return pipeline.run(sink);
+  return exact_scan(*exact_upload(pattern, algorithm, device), text, count_only, sink);
 }
 
 core::CountTiming time_exact_resident(const core::ExactPattern& pattern, ByteSpan text,
@@ -511,9 +572,10 @@ core::CountTiming time_exact_host_fed(const core::ExactPattern& pattern, ByteSpa
   parallel_copy(pinned.get(), text.data(), text.size());
   const ByteSpan host_text(pinned.get(), text.size());
 
-  // exact_scan synchronises at its end.
+  // Compiled once, as a matcher is; exact_scan synchronises at its end.
+  const auto uploaded = exact_upload(pattern, algorithm, device);
   timing.median_ms = detail::median_wall_ms(
-      repeats, [&] { timing.count = exact_scan(pattern, host_text, algorithm, device, true, {}); });
+      repeats, [&] { timing.count = exact_scan(*uploaded, host_text, true, {}); });
   return timing;
 }
 

@@ -20,6 +20,11 @@ bool compiled() { return false; }
 std::string runtime_version() { return ""; }
 std::vector<DeviceInfo> devices() { return {}; }
 
+class ExactDevicePattern {};
+std::shared_ptr<const ExactDevicePattern> exact_upload(const core::ExactPattern&, ExactAlgorithm, int) {
+  unavailable();
+}
+std::uint64_t exact_scan(const ExactDevicePattern&, ByteSpan, bool, const core::StartsSink&) { unavailable(); }
 std::uint64_t exact_scan(const core::ExactPattern&, ByteSpan, ExactAlgorithm, int, bool,
                          const core::StartsSink&) {
   unavailable();

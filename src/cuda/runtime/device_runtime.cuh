@@ -55,6 +55,25 @@ class DeviceGuard {
   int previous_ = -1;
 };
 
+/// DeviceGuard for destructors (freeing a matcher's device state on its device): never
+/// throws; on failure the current device is left as it was.
+class QuietDeviceGuard {
+ public:
+  explicit QuietDeviceGuard(int device) : device_(device) {
+    if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
+    if (previous_ != device_) cudaSetDevice(device_);
+  }
+  ~QuietDeviceGuard() {
+    if (previous_ >= 0 && previous_ != device_) cudaSetDevice(previous_);
+  }
+  QuietDeviceGuard(const QuietDeviceGuard&) = delete;
+  QuietDeviceGuard& operator=(const QuietDeviceGuard&) = delete;
+
+ private:
+  int device_;
+  int previous_ = -1;
+};
+
 /// Device memory for `count` elements of T (uninitialised). reserve() only ever grows.
 template <class T>
 class DeviceBuffer {
