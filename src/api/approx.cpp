@@ -30,6 +30,8 @@ struct ApproxMatcher::Impl {
   cpu::ApproxAlgorithm cpu_algorithm = cpu::ApproxAlgorithm::myers;
   std::shared_ptr<const cpu::ApproxSet> cpu_set;  // myers on the cpu: the set's tables, built once
   cuda::ApproxAlgorithm cuda_algorithm = cuda::ApproxAlgorithm::myers;
+  // cuda: the patterns on options.device, uploaded at compile; scans reuse its scratches.
+  std::shared_ptr<const cuda::ApproxDevicePatterns> device_patterns;
   int threads = 1;
   std::string device_label;
 
@@ -59,8 +61,7 @@ struct ApproxMatcher::Impl {
     const ByteSpan piece = text.subspan(from, own_end - from);
     std::vector<std::vector<core::EndHit>> out;
     if (backend == Backend::cuda) {
-      out = cuda::approx_scan(patterns, queries, piece, cuda_algorithm, knobs.wavefront_blocks,
-                              options.device);
+      out = cuda::approx_scan(*device_patterns, queries, piece);
     } else if (cpu_set) {
       out = cpu_set->scan(piece, queries, threads);
     } else {
@@ -200,6 +201,10 @@ ApproxMatcher ApproxMatcher::Impl::compile(const std::vector<std::vector<std::ui
                               " bytes; the cuda '" + impl->algorithm + "' kernel accepts at most " +
                               std::to_string(limit) + " (the cpu backend has no such limit)");
     impl->device_label = core::cuda_device_label(options);
+    std::vector<core::ApproxQuery> queries;
+    for (const auto& p : impl->patterns) queries.push_back(impl->query_for(p));
+    impl->device_patterns = cuda::approx_upload(impl->patterns, queries, impl->cuda_algorithm,
+                                                knobs.wavefront_blocks, options.device);
   }
   return ApproxMatcher(std::move(impl));
 }

@@ -311,6 +311,7 @@ T reduce(T value, Op&& op) {
 #define __forceinline__ inline
 #define __noinline__
 #define __launch_bounds__(...)
+#define __grid_constant__
 #define __shared__
 #define threadIdx (::emu::current->thread)
 #define blockIdx (::emu::current->block->index)
@@ -396,6 +397,12 @@ inline unsigned __reduce_min_sync(unsigned, unsigned v) {
 }
 inline unsigned __reduce_or_sync(unsigned, unsigned v) {
   return emu::reduce(v, [](unsigned a, unsigned b) { return a | b; });
+}
+inline unsigned __reduce_add_sync(unsigned, unsigned v) {
+  return emu::reduce(v, [](unsigned a, unsigned b) { return a + b; });
+}
+inline int __any_sync(unsigned, int predicate) {
+  return __reduce_or_sync(0xffffffffu, predicate != 0 ? 1u : 0u) != 0;
 }
 
 namespace cooperative_groups {

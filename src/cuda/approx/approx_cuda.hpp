@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/approx_pattern.hpp"
@@ -21,10 +22,28 @@ enum class ApproxAlgorithm {
 /// 3 x (m+1) buffer of 16-bit cells in shared memory).
 std::uint64_t approx_max_pattern_length(ApproxAlgorithm algorithm);
 
+/// The patterns compiled for one device (ApproxMatcher's compile): each pattern's tables (or
+/// the short-pattern set's, or the Hamming kernel's) uploaded once, plus a pool of per-scan
+/// scratches (stream, text and hit buffers) that later scans reuse. Immutable to its users
+/// and safe to scan from several threads at once; freed on its device.
+class ApproxDevicePatterns;
+
+/// Uploads `patterns` to `device` for `algorithm`; `queries` are those the scans will mostly
+/// use (the short-pattern set's plan depends on them; a scan with others plans them once).
+/// wavefront_blocks is the paper's D (0 = automatic). Throws BackendUnavailable,
+/// InvalidArgument (a pattern too long for the kernel) or DeviceError.
+std::shared_ptr<const ApproxDevicePatterns> approx_upload(const std::vector<core::ApproxPattern>& patterns,
+                                                          const std::vector<core::ApproxQuery>& queries,
+                                                          ApproxAlgorithm algorithm, int wavefront_blocks,
+                                                          int device);
+
 /// For each pattern i, the same answer as cpu::approx_scan(patterns[i], text, queries[i]):
 /// ends ascending. The text is copied to the device once (in segments when large) and all
-/// patterns are run against it; hits are compacted on the device. wavefront_blocks is the
-/// paper's D (0 = automatic). Throws BackendUnavailable / DeviceError.
+/// patterns are run against it; hits are compacted on the device. Throws DeviceError.
+std::vector<std::vector<core::EndHit>> approx_scan(const ApproxDevicePatterns& patterns,
+                                                   const std::vector<core::ApproxQuery>& queries, ByteSpan text);
+
+/// One-shot form (tests): approx_upload, then one scan.
 std::vector<std::vector<core::EndHit>> approx_scan(
     const std::vector<core::ApproxPattern>& patterns,
     const std::vector<core::ApproxQuery>& queries, ByteSpan text, ApproxAlgorithm algorithm,

@@ -24,6 +24,7 @@
 #include "cuda/approx/timing.hpp"
 #include "cuda/approx/tuning.hpp"
 #include "cuda/runtime/device_runtime.cuh"
+#include "cuda/runtime/scratch_pool.hpp"
 
 namespace warpmatch::cuda {
 
@@ -41,10 +42,22 @@ constexpr std::uint64_t kTextPadding = 64;   // the kernels read whole 16-byte b
 
 using logic::with_width;
 
-/// One pattern's device tables.
-struct DevicePattern {
+template <class T>
+void upload_vector(int device, DeviceBuffer<T>& to, const std::vector<T>& from) {
+  to.reserve(from.size());
+  WARPMATCH_CUDA_CHECK(device, cudaMemcpy(to.get(), from.data(), from.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+/// One pattern's device tables, uploaded once (approx_upload) and read by every scan.
+struct PatternTables {
+  PatternTables(const core::ApproxPattern& p, bool myers, std::uint32_t max_lanes, int shared_optin, int device)
+      : pattern(p), code(device), thread_peq(device), lane_peq(device), bytes(device), fold(device) {
+    shape = logic::myers_shape(static_cast<std::uint32_t>(p.size()), max_lanes);
+    if (myers) upload_myers(device);
+    else upload_wavefront(shared_optin, device);
+  }
+
   core::ApproxPattern pattern;
-  core::ApproxQuery query;
   logic::MyersShape shape;
   // Myers: logic::EqTables on the device.
   std::uint32_t zero_row = 0;
@@ -56,19 +69,71 @@ struct DevicePattern {
   DeviceBuffer<std::uint32_t> lane_peq;    // [rows][shape.per_lane][32]
   DeviceBuffer<std::uint8_t> bytes;    // wavefront: the folded pattern
   DeviceBuffer<std::uint8_t> fold;     // wavefront: text byte -> pattern's view of it
-  std::uint32_t best_bound = UINT_MAX;  // best mode: an upper bound on the minimum (bound_best)
-  int thread_blocks_per_sm = 0;  // occupancy of its kernels (0: not asked yet)
-  int lane_blocks_per_sm = 0;
-  DevicePattern(int device)
-      : code(device), thread_peq(device), lane_peq(device), bytes(device), fold(device) {}
+  int thread_blocks_per_sm = 1;  // occupancy of its Myers kernels
+  int lane_blocks_per_sm = 1;
   std::uint32_t rows() const { return zero_row + 1; }
+  std::size_t thread_shared() const { return std::size_t{rows()} * thread_stride * 4; }
+  bool lane_table_shared() const {
+    return std::size_t{rows()} * shape.per_lane * 32 * 4 <= ApproxPolicy::lane_shared_table;
+  }
+
+ private:
+  void upload_myers(int device) {
+    const logic::EqTables t = logic::make_eq_tables(pattern, kThreadMaxWords, shape);
+    zero_row = t.zero_row;
+    upload_vector(device, code, t.code);
+    thread_width = t.thread_width;
+    thread_stride = t.thread_stride;
+    thread_pad = t.thread_pad;
+    if (t.thread_width) upload_vector(device, thread_peq, t.thread_table);
+    upload_vector(device, lane_peq, t.lane_table);
+    // Resident blocks per SM of the thread-per-chunk kernel and of the lane kernel (the
+    // lane kernel's opt-in beyond 48 KiB of shared memory first).
+    if (thread_width) with_width(thread_width, [&](auto w) {
+      WARPMATCH_CUDA_CHECK(device, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                       &thread_blocks_per_sm, kernels::myers_thread_kernel<decltype(w)::value>,
+                                       kernels::kMyersThreadThreads, thread_shared()));
+    });
+    thread_blocks_per_sm = std::max(1, thread_blocks_per_sm);
+    with_width(shape.per_lane, [&](auto w) {
+      constexpr int Q = decltype(w)::value;
+      const bool shared = lane_table_shared();
+      const std::size_t bytes = shared ? std::size_t{rows()} * Q * 32 * 4 : 0;
+      if (bytes > 48 * 1024)
+        WARPMATCH_CUDA_CHECK(device, cudaFuncSetAttribute(kernels::myers_lane_kernel<Q, true>,
+                                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                          static_cast<int>(bytes)));
+      auto query = [&](auto kernel, std::size_t shared_bytes) {
+        WARPMATCH_CUDA_CHECK(device, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                         &lane_blocks_per_sm, kernel, kernels::kMyersLaneThreads, shared_bytes));
+      };
+      if (shared) query(kernels::myers_lane_kernel<Q, true>, bytes);
+      else query(kernels::myers_lane_kernel<Q, false>, 0);
+    });
+    lane_blocks_per_sm = std::clamp(lane_blocks_per_sm, 1, 32);
+  }
+
+  void upload_wavefront(int shared_optin, int device) {
+    const core::ApproxPattern& p = pattern;
+    const auto m = static_cast<std::uint32_t>(p.size());
+    const std::size_t shared = 3 * (static_cast<std::size_t>(m) + 1) * sizeof(std::uint16_t);
+    if (shared > static_cast<std::size_t>(shared_optin) - 2048)
+      throw InvalidArgument("pattern of " + std::to_string(m) +
+                            " bytes is too long for the wavefront kernel's shared-memory buffer on "
+                            "this GPU (" + std::to_string(shared_optin) + " bytes per block)");
+    std::vector<std::uint8_t> folded(256);
+    for (int c = 0; c < 256; ++c) folded[c] = p.text_byte(static_cast<std::uint8_t>(c));
+    upload_vector(device, bytes, p.bytes);
+    upload_vector(device, fold, folded);
+  }
 };
 
-template <class T>
-void upload_vector(int device, DeviceBuffer<T>& to, const std::vector<T>& from) {
-  to.reserve(from.size());
-  WARPMATCH_CUDA_CHECK(device, cudaMemcpy(to.get(), from.data(), from.size() * sizeof(T), cudaMemcpyHostToDevice));
-}
+/// One pattern in one scan: its tables and this scan's query.
+struct DevicePattern {
+  const PatternTables& t;
+  core::ApproxQuery query;
+  std::uint32_t best_bound = UINT_MAX;  // best mode: an upper bound on the minimum (bound_best)
+};
 
 class ApproxRunner {
  public:
@@ -78,27 +143,14 @@ class ApproxRunner {
         scalars_(device, 3), hits_(device), staged_scalars_(device), staged_hits_(device), temp_(device),
         stream_(device) {
     WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device));
-    WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&shared_optin_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     staged_scalars_.reserve(3);
     staged_hits_.reserve(ApproxPolicy::staged_hits);
     const ApproxTuning tuning = approx_tuning();  // the policy and the environment's overrides
     hit_capacity_ = tuning.hit_capacity;
     latency_warps_ = tuning.latency_warps;
-    if (tuning.max_lanes) max_lanes_ = logic::pow2_at_least(tuning.max_lanes);
   }
 
   bool myers() const { return algorithm_ != ApproxAlgorithm::wavefront; }
-
-  std::unique_ptr<DevicePattern> upload(const core::ApproxPattern& p, const core::ApproxQuery& q) {
-    auto dp = std::make_unique<DevicePattern>(device_);
-    dp->pattern = p;
-    dp->query = q;
-    const auto m = static_cast<std::uint32_t>(p.size());
-    dp->shape = logic::myers_shape(m, max_lanes_);
-    if (myers()) upload_myers(*dp);
-    else upload_wavefront(*dp);
-    return dp;
-  }
 
   /// Copies text[from, to) to the device (from pinned or pageable memory) on the stream.
   void load_text(const std::uint8_t* host, std::uint64_t bytes) {
@@ -115,9 +167,9 @@ class ApproxRunner {
   /// instead of 2048.
   void bound_best(DevicePattern& dp, ByteSpan text) const {
     // Longer patterns: O(m^2) host work, more than it saves.
-    if (!myers() || dp.query.mode != core::ApproxMode::best || dp.pattern.size() > ApproxPolicy::bound_max_pattern) return;
-    const std::size_t piece = std::min<std::size_t>(text.size(), dp.pattern.size() + 256);
-    dp.best_bound = logic::minimum_distance(dp.pattern, text.first(piece));
+    if (!myers() || dp.query.mode != core::ApproxMode::best || dp.t.pattern.size() > ApproxPolicy::bound_max_pattern) return;
+    const std::size_t piece = std::min<std::size_t>(text.size(), dp.t.pattern.size() + 256);
+    dp.best_bound = logic::minimum_distance(dp.t.pattern, text.first(piece));
   }
 
   /// Myers: launches the kernel over the device text's owned columns [own_lo, own_hi) for
@@ -127,7 +179,7 @@ class ApproxRunner {
                              std::uint32_t k) {
     const std::uint64_t owned = own_hi - own_lo;
     if (best) k = std::min(k, dp.best_bound);  // only ends <= the bound can be the minimum
-    const std::uint64_t overlap = core::approx_overlap(dp.pattern.size(), k);
+    const std::uint64_t overlap = core::approx_overlap(dp.t.pattern.size(), k);
     hits_.reserve(std::min<std::uint64_t>(std::max<std::uint64_t>(owned, 1), hit_capacity_));
     std::uint32_t* init = staged_scalars_.get();
     init[0] = 0;         // count
@@ -136,7 +188,7 @@ class ApproxRunner {
     WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(scalars_.get(), init, 12, cudaMemcpyHostToDevice, stream_.get()));
     const auto capacity = static_cast<std::uint32_t>(std::min<std::size_t>(hits_.size(), 0xffffffffu));
     const kernels::HitSink sink{hits_.get(), capacity, scalars_.get(), scalars_.get() + 1, scalars_.get() + 2};
-    const auto m = static_cast<std::uint32_t>(dp.pattern.size());
+    const auto m = static_cast<std::uint32_t>(dp.t.pattern.size());
     const std::uint32_t blocks_end = static_cast<std::uint32_t>((text_bytes_ + 15) / 16 * 16);
     if (use_threads(dp, owned, overlap)) {
       const std::uint64_t resident = thread_resident(dp) * multiprocessors_;
@@ -144,19 +196,19 @@ class ApproxRunner {
       chunk = std::clamp<std::uint64_t>(chunk, 1, std::uint64_t{1} << 30);
       const std::uint64_t threads = (owned + chunk - 1) / chunk;
       const std::uint64_t blocks = (threads + kernels::kMyersThreadThreads - 1) / kernels::kMyersThreadThreads;
-      const std::size_t shared = thread_shared(dp);
-      with_width(dp.thread_width, [&](auto w) {
+      const std::size_t shared = dp.t.thread_shared();
+      with_width(dp.t.thread_width, [&](auto w) {
         constexpr int W = decltype(w)::value;
         kernels::myers_thread_kernel<W><<<static_cast<unsigned>(blocks), kernels::kMyersThreadThreads, shared,
                                           stream_.get()>>>(
             text_.get(), blocks_end, static_cast<std::uint32_t>(own_lo), static_cast<std::uint32_t>(own_hi),
-            static_cast<std::uint32_t>(chunk), static_cast<std::uint32_t>(overlap), dp.thread_peq.get(),
-            dp.code.get(), dp.rows() * dp.thread_stride, dp.thread_stride, m, dp.thread_pad, k, best, sink);
+            static_cast<std::uint32_t>(chunk), static_cast<std::uint32_t>(overlap), dp.t.thread_peq.get(),
+            dp.t.code.get(), dp.t.rows() * dp.t.thread_stride, dp.t.thread_stride, m, dp.t.thread_pad, k, best, sink);
         detail::check_launch("myers_thread_kernel", device_);
       });
       return blocks * kernels::kMyersThreadThreads;
     }
-    const logic::MyersShape& s = dp.shape;
+    const logic::MyersShape& s = dp.t.shape;
     const std::uint64_t groups_per_warp = 32 / s.group;
     // Warm-up steps of a chunk: the overlap, its rounding down to 16 bytes, the pipeline skew.
     const std::uint64_t warm = overlap + 15 + s.group - 1;
@@ -166,8 +218,8 @@ class ApproxRunner {
     const std::uint64_t warps = (groups + groups_per_warp - 1) / groups_per_warp;
     const std::uint64_t blocks = (warps * 32 + kernels::kMyersLaneThreads - 1) / kernels::kMyersLaneThreads;
     if (blocks > 0x7fffffffull) throw InvalidArgument("text too large for one kernel launch");
-    const bool shared = lane_table_shared(dp);
-    const std::uint32_t table_words = dp.rows() * s.per_lane * 32;
+    const bool shared = dp.t.lane_table_shared();
+    const std::uint32_t table_words = dp.t.rows() * s.per_lane * 32;
     with_width(s.per_lane, [&](auto w) {
       constexpr int Q = decltype(w)::value;
       auto launch = [&](auto kernel, std::size_t bytes) {
@@ -176,8 +228,8 @@ class ApproxRunner {
                                                              static_cast<int>(bytes)));
         kernel<<<static_cast<unsigned>(blocks), kernels::kMyersLaneThreads, bytes, stream_.get()>>>(
             text_.get(), blocks_end, static_cast<std::uint32_t>(own_lo), static_cast<std::uint32_t>(own_hi),
-            static_cast<std::uint32_t>(chunk), static_cast<std::uint32_t>(overlap), dp.lane_peq.get(), dp.code.get(),
-            table_words, dp.zero_row, m, s.lanes, s.pad, s.group, k, best, sink);
+            static_cast<std::uint32_t>(chunk), static_cast<std::uint32_t>(overlap), dp.t.lane_peq.get(), dp.t.code.get(),
+            table_words, dp.t.zero_row, m, s.lanes, s.pad, s.group, k, best, sink);
         detail::check_launch("myers_lane_kernel", device_);
       };
       if (shared) launch(kernels::myers_lane_kernel<Q, true>, std::size_t{table_words} * 4);
@@ -243,9 +295,9 @@ class ApproxRunner {
   /// own_hi) and leaves dist[0, own_hi - own_lo) on the device. Returns the threads launched.
   std::uint64_t run_wavefront(const DevicePattern& dp, std::uint64_t own_lo, std::uint64_t own_hi) {
     const std::uint64_t owned = own_hi - own_lo;
-    const std::uint64_t overlap = core::approx_overlap(dp.pattern.size(), dp.query.k);
+    const std::uint64_t overlap = core::approx_overlap(dp.t.pattern.size(), dp.query.k);
     dist_.reserve(owned);
-    const auto m = static_cast<std::uint32_t>(dp.pattern.size());
+    const auto m = static_cast<std::uint32_t>(dp.t.pattern.size());
     // D pieces of `piece` owned columns each, read with the overlap before them.
     std::uint64_t pieces = wavefront_blocks_ > 0 ? static_cast<std::uint64_t>(wavefront_blocks_)
                                                  : static_cast<std::uint64_t>(multiprocessors_) * 2;
@@ -259,7 +311,7 @@ class ApproxRunner {
                                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                        static_cast<int>(shared)));
     kernels::wavefront_kernel<<<static_cast<unsigned>(pieces), threads, shared, stream_.get()>>>(
-        text_.get(), own_lo, own_hi, piece, overlap, dp.bytes.get(), dp.fold.get(), m, dist_.get(),
+        text_.get(), own_lo, own_hi, piece, overlap, dp.t.bytes.get(), dp.t.fold.get(), m, dist_.get(),
         block_min_.get());
     detail::check_launch("wavefront_kernel", device_);
     last_pieces_ = pieces;
@@ -341,57 +393,16 @@ class ApproxRunner {
   Stream& stream() { return stream_; }
 
  private:
-  void upload_myers(DevicePattern& dp) {
-    const logic::EqTables t = logic::make_eq_tables(dp.pattern, kThreadMaxWords, dp.shape);
-    dp.zero_row = t.zero_row;
-    upload_vector(device_, dp.code, t.code);
-    dp.thread_width = t.thread_width;
-    dp.thread_stride = t.thread_stride;
-    dp.thread_pad = t.thread_pad;
-    if (t.thread_width) upload_vector(device_, dp.thread_peq, t.thread_table);
-    upload_vector(device_, dp.lane_peq, t.lane_table);
-  }
-
-  void upload_wavefront(DevicePattern& dp) {
-    const core::ApproxPattern& p = dp.pattern;
-    const auto m = static_cast<std::uint32_t>(p.size());
-    const std::size_t shared = 3 * (static_cast<std::size_t>(m) + 1) * sizeof(std::uint16_t);
-    if (shared > static_cast<std::size_t>(shared_optin_) - 2048)
-      throw InvalidArgument("pattern of " + std::to_string(m) +
-                            " bytes is too long for the wavefront kernel's shared-memory buffer on "
-                            "this GPU (" + std::to_string(shared_optin_) + " bytes per block)");
-    std::vector<std::uint8_t> fold(256);
-    for (int c = 0; c < 256; ++c) fold[c] = p.text_byte(static_cast<std::uint8_t>(c));
-    upload_vector(device_, dp.bytes, p.bytes);
-    upload_vector(device_, dp.fold, fold);
-  }
-
-  std::size_t thread_shared(const DevicePattern& dp) const {
-    return std::size_t{dp.rows()} * dp.thread_stride * 4;
-  }
-  bool lane_table_shared(const DevicePattern& dp) const {
-    return std::size_t{dp.rows()} * dp.shape.per_lane * 32 * 4 <= ApproxPolicy::lane_shared_table;
-  }
-
   /// Resident threads per SM of the thread-per-chunk kernel for this pattern.
-  std::uint64_t thread_resident(DevicePattern& dp) {
-    if (dp.thread_blocks_per_sm == 0) {
-      int blocks = 0;
-      with_width(dp.thread_width, [&](auto w) {
-        WARPMATCH_CUDA_CHECK(device_, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                          &blocks, kernels::myers_thread_kernel<decltype(w)::value>,
-                                          kernels::kMyersThreadThreads, thread_shared(dp)));
-      });
-      dp.thread_blocks_per_sm = std::max(1, blocks);
-    }
-    return static_cast<std::uint64_t>(dp.thread_blocks_per_sm) * kernels::kMyersThreadThreads;
+  static std::uint64_t thread_resident(const DevicePattern& dp) {
+    return static_cast<std::uint64_t>(dp.t.thread_blocks_per_sm) * kernels::kMyersThreadThreads;
   }
 
   /// Thread per chunk when every resident thread gets a chunk of >= 4x the overlap (the
   /// re-read columns then cost <= 20 %); else the lane pipeline, which splits the pattern
   /// instead of the text.
   bool use_threads(DevicePattern& dp, std::uint64_t owned, std::uint64_t overlap) {
-    if (dp.thread_width == 0 || algorithm_ == ApproxAlgorithm::myers_lanes) return false;
+    if (dp.t.thread_width == 0 || algorithm_ == ApproxAlgorithm::myers_lanes) return false;
     if (algorithm_ == ApproxAlgorithm::myers_threads) return true;
     return owned >= thread_resident(dp) * multiprocessors_ * 4 * (overlap + 16);
   }
@@ -406,23 +417,7 @@ class ApproxRunner {
                            std::uint64_t groups_per_warp) {
     if (owned == 0) return 1;
     const std::uint64_t groups_per_block = kernels::kMyersLaneThreads / 32 * groups_per_warp;
-    int& resident = dp.lane_blocks_per_sm;
-    if (resident == 0) with_width(dp.shape.per_lane, [&](auto w) {
-      constexpr int Q = decltype(w)::value;
-      const bool shared = lane_table_shared(dp);
-      const std::size_t bytes = shared ? std::size_t{dp.rows()} * Q * 32 * 4 : 0;
-      if (bytes > 48 * 1024)
-        WARPMATCH_CUDA_CHECK(device_, cudaFuncSetAttribute(kernels::myers_lane_kernel<Q, true>,
-                                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                           static_cast<int>(bytes)));
-      auto query = [&](auto kernel, std::size_t shared_bytes) {
-        WARPMATCH_CUDA_CHECK(device_, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                          &resident, kernel, kernels::kMyersLaneThreads, shared_bytes));
-      };
-      if (shared) query(kernels::myers_lane_kernel<Q, true>, bytes);
-      else query(kernels::myers_lane_kernel<Q, false>, 0);
-    });
-    resident = std::clamp(resident, 1, 32);
+    const int resident = dp.t.lane_blocks_per_sm;
     double cost[33] = {};
     std::uint64_t chunks[33] = {};
     double best = 0;
@@ -441,12 +436,10 @@ class ApproxRunner {
   ApproxAlgorithm algorithm_;
   int wavefront_blocks_;
   int multiprocessors_ = 1;
-  int shared_optin_ = 48 * 1024;
   std::uint64_t last_pieces_ = 0;
   std::uint64_t text_bytes_ = 0;
   std::uint64_t hit_capacity_ = ApproxPolicy::hit_capacity;  // first hit buffer, grown on overflow
   double latency_warps_ = ApproxPolicy::latency_warps;  // see ApproxPolicy
-  std::uint32_t max_lanes_ = 0;  // 0: logic::myers_shape's default
   DeviceBuffer<std::uint8_t> text_;
   DeviceBuffer<std::uint32_t> dist_, index_, gathered_, block_min_;  // wavefront
   DeviceBuffer<std::uint32_t> scalars_;  // [0] hit / selected count, [1] minimum, [2] Myers overflow
@@ -459,12 +452,12 @@ class ApproxRunner {
 
 /// Runs every pattern on one device segment [seg_from, seg_own_end) of the text whose owned
 /// ends start at seg_own_begin; best[] and out[] carry state across segments.
-void run_segment(ApproxRunner& runner, const std::vector<std::unique_ptr<DevicePattern>>& patterns,
+void run_segment(ApproxRunner& runner, std::vector<DevicePattern>& patterns,
                  std::uint64_t seg_from, std::uint64_t seg_own_begin, std::uint64_t seg_own_end,
                  std::vector<std::uint32_t>& best, std::vector<std::vector<core::EndHit>>& out) {
   const std::uint64_t own_lo = seg_own_begin - seg_from, own_hi = seg_own_end - seg_from;
   for (std::size_t p = 0; p < patterns.size(); ++p) {
-    DevicePattern& dp = *patterns[p];
+    DevicePattern& dp = patterns[p];
     runner.launch(dp, own_lo, own_hi);
     if (dp.query.mode == core::ApproxMode::all_within_k) {
       runner.finish(dp, own_lo, own_hi, seg_own_begin, out[p]);
@@ -491,41 +484,103 @@ std::uint64_t approx_max_pattern_length(ApproxAlgorithm algorithm) {
   }
 }
 
-std::vector<std::vector<core::EndHit>> approx_scan(const std::vector<core::ApproxPattern>& patterns,
-                                                   const std::vector<core::ApproxQuery>& queries,
-                                                   ByteSpan text, ApproxAlgorithm algorithm,
-                                                   int wavefront_blocks, int device) {
-  detail::require_device(device);
-  detail::DeviceGuard guard(device);
-  // Sets of short patterns (m <= 64, edit distance or Hamming) under the automatic algorithm:
-  // one pass of the set kernel over the text (short_set.cu) instead of a launch per pattern.
-  if (algorithm == ApproxAlgorithm::myers && short_set_applies(patterns))
-    return short_set_scan(patterns, queries, text, device);
-  // Hamming search (substitutions only) has its own kernel; the option is the matcher's, so
-  // every pattern of the set has it or none does.
-  if (!patterns.empty() && patterns.front().hamming) return hamming_scan(patterns, queries, text, device);
-  std::vector<std::vector<core::EndHit>> out(patterns.size());
-  if (text.empty()) return out;
-  ApproxRunner runner(device, algorithm, wavefront_blocks);
-  std::vector<std::unique_ptr<DevicePattern>> uploaded;
-  std::uint64_t overlap = 0;
-  for (std::size_t p = 0; p < patterns.size(); ++p) {
-    if (patterns[p].size() > approx_max_pattern_length(algorithm))
-      throw InvalidArgument("pattern " + std::to_string(p) + " too long for the cuda kernel");
-    uploaded.push_back(runner.upload(patterns[p], queries[p]));
-    runner.bound_best(*uploaded.back(), text);
-    overlap = std::max(overlap, core::approx_overlap(patterns[p].size(), queries[p].k));
+class ApproxDevicePatterns {
+ public:
+  ApproxDevicePatterns(const std::vector<core::ApproxPattern>& patterns, const std::vector<core::ApproxQuery>& queries,
+                       ApproxAlgorithm algorithm, int wavefront_blocks, int device)
+      : device(device), algorithm(algorithm), wavefront_blocks(wavefront_blocks), count(patterns.size()) {
+    // Sets of short patterns (m <= 64, edit distance or Hamming) under the automatic algorithm:
+    // one pass of the set kernel over the text (short_set.cu) instead of a launch per pattern.
+    if (algorithm == ApproxAlgorithm::myers && short_set_applies(patterns)) {
+      short_set = short_set_upload(patterns, queries, device);
+      return;
+    }
+    // Hamming search (substitutions only) has its own kernel; the option is the matcher's, so
+    // every pattern of the set has it or none does.
+    if (!patterns.empty() && patterns.front().hamming) {
+      hamming = hamming_upload(patterns, device);
+      return;
+    }
+    int shared_optin = 48 * 1024;
+    WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const ApproxTuning tuning = approx_tuning();  // the policy and the environment's overrides
+    const std::uint32_t max_lanes = tuning.max_lanes ? logic::pow2_at_least(tuning.max_lanes) : 0;
+    for (std::size_t p = 0; p < patterns.size(); ++p) {
+      if (patterns[p].size() > approx_max_pattern_length(algorithm))
+        throw InvalidArgument("pattern " + std::to_string(p) + " too long for the cuda kernel");
+      tables.push_back(std::make_unique<const PatternTables>(patterns[p], algorithm != ApproxAlgorithm::wavefront,
+                                                             max_lanes, shared_optin, device));
+    }
+    // A pageable cudaMemcpy may return before its DMA lands; the scans' streams do not wait
+    // for the legacy stream.
+    WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
   }
-  std::vector<std::uint32_t> best(patterns.size(), UINT_MAX);
+  ~ApproxDevicePatterns() {
+    detail::QuietDeviceGuard guard(device);
+    scratches.clear();
+    tables.clear();
+    short_set.reset();
+    hamming.reset();
+  }
+  ApproxDevicePatterns(const ApproxDevicePatterns&) = delete;
+  ApproxDevicePatterns& operator=(const ApproxDevicePatterns&) = delete;
+
+  int device;
+  ApproxAlgorithm algorithm;
+  int wavefront_blocks;
+  std::size_t count;
+  std::shared_ptr<const ShortSetDevice> short_set;        // the set kernel's route, or
+  std::shared_ptr<const HammingDevicePatterns> hamming;   // the Hamming kernel's, or
+  std::vector<std::unique_ptr<const PatternTables>> tables;  // one kernel launch per pattern
+  mutable detail::ScratchPool<ApproxRunner> scratches;
+};
+
+std::shared_ptr<const ApproxDevicePatterns> approx_upload(const std::vector<core::ApproxPattern>& patterns,
+                                                          const std::vector<core::ApproxQuery>& queries,
+                                                          ApproxAlgorithm algorithm, int wavefront_blocks,
+                                                          int device) {
+  detail::require_device(device);
+  if (queries.size() != patterns.size()) throw InvalidArgument("approx_upload: one query per pattern");
+  detail::DeviceGuard guard(device);
+  return std::make_shared<const ApproxDevicePatterns>(patterns, queries, algorithm, wavefront_blocks, device);
+}
+
+std::vector<std::vector<core::EndHit>> approx_scan(const ApproxDevicePatterns& uploaded,
+                                                   const std::vector<core::ApproxQuery>& queries, ByteSpan text) {
+  if (queries.size() != uploaded.count) throw InvalidArgument("approx_scan: one query per pattern");
+  detail::DeviceGuard guard(uploaded.device);
+  if (uploaded.short_set) return short_set_scan(*uploaded.short_set, queries, text);
+  if (uploaded.hamming) return hamming_scan(*uploaded.hamming, queries, text);
+  std::vector<std::vector<core::EndHit>> out(uploaded.count);
+  if (text.empty()) return out;
+  const auto runner = uploaded.scratches.take([&] {
+    return std::make_unique<ApproxRunner>(uploaded.device, uploaded.algorithm, uploaded.wavefront_blocks);
+  });
+  std::vector<DevicePattern> patterns;
+  patterns.reserve(uploaded.count);
+  std::uint64_t overlap = 0;
+  for (std::size_t p = 0; p < uploaded.count; ++p) {
+    patterns.push_back({*uploaded.tables[p], queries[p]});
+    runner->bound_best(patterns.back(), text);
+    overlap = std::max(overlap, core::approx_overlap(uploaded.tables[p]->pattern.size(), queries[p].k));
+  }
+  std::vector<std::uint32_t> best(uploaded.count, UINT_MAX);
   const std::uint64_t n = text.size();
   const std::uint64_t segment = approx_tuning().segment_ends;  // WARPMATCH_APPROX_SEGMENT_ENDS: tests' seams
   for (std::uint64_t own_begin = 0; own_begin < n; own_begin += segment) {
     const std::uint64_t own_end = std::min(n, own_begin + segment);
     const std::uint64_t from = own_begin > overlap ? own_begin - overlap : 0;
-    runner.load_text(text.data() + from, own_end - from);
-    run_segment(runner, uploaded, from, own_begin, own_end, best, out);
+    runner->load_text(text.data() + from, own_end - from);
+    run_segment(*runner, patterns, from, own_begin, own_end, best, out);
   }
   return out;
+}
+
+std::vector<std::vector<core::EndHit>> approx_scan(const std::vector<core::ApproxPattern>& patterns,
+                                                   const std::vector<core::ApproxQuery>& queries,
+                                                   ByteSpan text, ApproxAlgorithm algorithm,
+                                                   int wavefront_blocks, int device) {
+  return approx_scan(*approx_upload(patterns, queries, algorithm, wavefront_blocks, device), queries, text);
 }
 
 core::ApproxTiming time_approx(const core::ApproxPattern& pattern, const core::ApproxQuery& query, ByteSpan text,
@@ -534,7 +589,13 @@ core::ApproxTiming time_approx(const core::ApproxPattern& pattern, const core::A
   detail::DeviceGuard guard(device);
   if (text.size() > ApproxPolicy::segment_ends) throw InvalidArgument("time_approx: text larger than one device segment");
   ApproxRunner runner(device, algorithm, wavefront_blocks);
-  const auto dp = runner.upload(pattern, query);
+  int shared_optin = 48 * 1024;
+  WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const ApproxTuning tuning = approx_tuning();
+  const PatternTables tables(pattern, algorithm != ApproxAlgorithm::wavefront,
+                             tuning.max_lanes ? logic::pow2_at_least(tuning.max_lanes) : 0, shared_optin, device);
+  WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));  // the tables' pageable copies
+  const auto dp = std::make_unique<DevicePattern>(DevicePattern{tables, query});
   PinnedBuffer<std::uint8_t> pinned(device);
   pinned.reserve(text.size());
   std::copy(text.begin(), text.end(), pinned.get());

@@ -8,14 +8,17 @@
 // (logic::set_key) with one warp-aggregated atomic; a launch too small for them is re-run
 // with a larger buffer, or split (groups, then columns) beyond ShortSetPolicy's cap; keys are
 // sorted (host for a few, CUB radix sort for more) and split per pattern on the host. Best
-// mode: a minimum pass (atomicMin per pattern) first, then the hits at that minimum. Device
-// buffers are allocated once per call and only grow across the text's device segments.
+// mode: a minimum pass (atomicMin per pattern) first, then the hits at that minimum. Tables are
+// uploaded when the matcher is compiled (per list of queries: the plan follows modes and k);
+// device buffers and the stream live in a pooled scratch that later scans reuse and only grow.
 #include <cub/device/device_radix_sort.cuh>
 #include <cooperative_groups.h>
 
 #include <algorithm>
 #include <bit>
 #include <climits>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -26,6 +29,7 @@
 #include "cuda/approx/timing.hpp"
 #include "cuda/approx/tuning.hpp"
 #include "cuda/runtime/device_runtime.cuh"
+#include "cuda/runtime/scratch_pool.hpp"
 
 namespace warpmatch::cuda {
 
@@ -76,44 +80,101 @@ struct GroupSpan {
   std::uint32_t first = 0, last = 0;
 };
 
-class ShortSetRunner {
- public:
-  ShortSetRunner(const std::vector<core::ApproxPattern>& patterns, const std::vector<core::ApproxQuery>& queries,
+/// The set's plan for one list of queries (buckets and overlaps follow the modes and k), its
+/// tables uploaded once; immutable, shared by every scan with these queries.
+struct ShortSetTables {
+  ShortSetTables(const std::vector<core::ApproxPattern>& patterns, const std::vector<core::ApproxQuery>& queries,
                  int device)
-      : device_(device), tuning_(short_set_tuning()), text_(device), class_of_(device), m_of_(device),
-        k_of_(device), minimum_(device), count_(device), keys_(device), keys_sorted_(device), temp_(device),
-        staged_count_(device), stream_(device) {
-    plan_ = logic::plan_short_set(patterns, queries, tuning_.table_bytes);
+      : device(device), tuning(short_set_tuning()), queries(queries), class_of(device), m_of(device), k_of(device) {
+    plan = logic::plan_short_set(patterns, queries, tuning.table_bytes);
     std::uint64_t chunk = 0;  // the queries' test hook: tiles of this many columns
     for (const auto& q : queries)
       if (q.chunk_ends) chunk = chunk ? std::min(chunk, q.chunk_ends) : q.chunk_ends;
     if (chunk) {
-      tuning_.tile_columns = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(chunk, 4, 1u << 16));
-      tuning_.min_sub_columns = 4;
+      tuning.tile_columns = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(chunk, 4, 1u << 16));
+      tuning.min_sub_columns = 4;
     }
-    patterns_ = patterns.size();
     std::vector<std::uint32_t> m(patterns.size()), k(patterns.size());
     for (std::size_t i = 0; i < patterns.size(); ++i) {
       m[i] = static_cast<std::uint32_t>(patterns[i].size());
       k[i] = queries[i].k;
-      best_any_ |= queries[i].mode == core::ApproxMode::best;
+      best_any |= queries[i].mode == core::ApproxMode::best;
     }
-    upload(class_of_, plan_.classes.code);
-    upload(m_of_, m);
-    upload(k_of_, k);
-    minimum_.reserve(patterns.size());
-    WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(minimum_.get(), 0xff, patterns.size() * 4, stream_.get()));
-    for (const auto& b : plan_.buckets) {
-      tables_.emplace_back(device);
-      upload(tables_.back(), b.table);
-      ids_.emplace_back(device);
-      upload(ids_.back(), b.ids);
+    upload(class_of, plan.classes.code);
+    upload(m_of, m);
+    upload(k_of, k);
+    for (const auto& b : plan.buckets) {
+      tables.emplace_back(device);
+      upload(tables.back(), b.table);
+      ids.emplace_back(device);
+      upload(ids.back(), b.ids);
     }
-    count_.reserve(1);
-    staged_count_.reserve(1);
-    keys_.reserve(tuning_.hit_capacity);
-    sort_bits_ = std::min(64, logic::kSetPatternShift + static_cast<int>(std::bit_width(patterns.size())));
+    // A pageable cudaMemcpy may return before its DMA lands; the scans' streams do not wait
+    // for the legacy stream.
+    WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
+    sort_bits = std::min(64, logic::kSetPatternShift + static_cast<int>(std::bit_width(patterns.size())));
   }
+
+  template <class T>
+  void upload(DeviceBuffer<T>& to, const std::vector<T>& from) {
+    to.reserve(from.size());
+    if (!from.empty())
+      WARPMATCH_CUDA_CHECK(device, cudaMemcpy(to.get(), from.data(), from.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+
+  bool planned_for(const std::vector<core::ApproxQuery>& other) const {
+    return std::equal(queries.begin(), queries.end(), other.begin(), other.end(),
+                      [](const core::ApproxQuery& a, const core::ApproxQuery& b) {
+                        return a.mode == b.mode && a.k == b.k && a.chunk_ends == b.chunk_ends;
+                      });
+  }
+
+  int device;
+  ShortSetTuning tuning;
+  std::vector<core::ApproxQuery> queries;
+  logic::SetPlan plan;
+  bool best_any = false;
+  int sort_bits = 64;
+  DeviceBuffer<std::uint8_t> class_of;
+  DeviceBuffer<std::uint32_t> m_of, k_of;
+  std::vector<DeviceBuffer<std::uint32_t>> tables, ids;
+};
+
+/// A scan's buffers and stream, grown to the largest scan seen.
+struct ShortSetScratch {
+  explicit ShortSetScratch(int device)
+      : text(device), minimum(device), count(device), keys(device), keys_sorted(device), temp(device),
+        staged_count(device), stream(device) {
+    count.reserve(1);
+    staged_count.reserve(1);
+  }
+  DeviceBuffer<std::uint8_t> text;
+  DeviceBuffer<unsigned int> minimum;  // best mode: running minimum per pattern id
+  DeviceBuffer<unsigned long long> count, keys, keys_sorted;
+  DeviceBuffer<std::uint8_t> temp;
+  PinnedBuffer<unsigned long long> staged_count;
+  Stream stream;
+};
+
+/// One scan of the set: the tables of its queries, a scratch.
+class ShortSetRunner {
+ public:
+  ShortSetRunner(const ShortSetTables& tables, ShortSetScratch& scratch)
+      : device_(tables.device), tuning_(tables.tuning), plan_(tables.plan), best_any_(tables.best_any),
+        sort_bits_(tables.sort_bits), class_of_(tables.class_of), m_of_(tables.m_of), k_of_(tables.k_of),
+        tables_(tables.tables), ids_(tables.ids), text_(scratch.text), minimum_(scratch.minimum),
+        count_(scratch.count), keys_(scratch.keys), keys_sorted_(scratch.keys_sorted), temp_(scratch.temp),
+        staged_count_(scratch.staged_count), stream_(scratch.stream) {
+    const std::size_t patterns = tables.queries.size();
+    minimum_.reserve(patterns);
+    WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(minimum_.get(), 0xff, patterns * 4, stream_.get()));
+    // The first hit buffer; a buffer grown by an earlier scan is kept.
+    keys_.reserve(tuning_.hit_capacity);
+  }
+  // A scan that stopped on an error may leave work in flight: the scratch goes back idle.
+  ~ShortSetRunner() { cudaStreamSynchronize(stream_.get()); }
+  ShortSetRunner(const ShortSetRunner&) = delete;
+  ShortSetRunner& operator=(const ShortSetRunner&) = delete;
 
   std::uint32_t overlap() const { return plan_.overlap; }
   Stream& stream() { return stream_; }
@@ -152,14 +213,6 @@ class ShortSetRunner {
   }
 
  private:
-  template <class T>
-  void upload(DeviceBuffer<T>& to, const std::vector<T>& from) {
-    to.reserve(from.size());
-    if (!from.empty())
-      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(to.get(), from.data(), from.size() * sizeof(T),
-                                                    cudaMemcpyHostToDevice, stream_.get()));
-  }
-
   /// One bucket's groups over one range (grid y in pieces of at most 65535 groups).
   void launch(const GroupSpan& span, const logic::SetRange& range, bool minimum_only) {
     if (range.own_hi <= range.own_lo || span.last <= span.first) return;
@@ -270,20 +323,24 @@ class ShortSetRunner {
   }
 
   int device_;
-  ShortSetTuning tuning_;
-  logic::SetPlan plan_;
-  std::size_t patterns_ = 0;
-  bool best_any_ = false;
-  int sort_bits_ = 64;
+  const ShortSetTuning& tuning_;
+  const logic::SetPlan& plan_;
+  bool best_any_;
+  int sort_bits_;
   std::uint64_t text_bytes_ = 0;
-  DeviceBuffer<std::uint8_t> text_, class_of_;
-  DeviceBuffer<std::uint32_t> m_of_, k_of_;
-  DeviceBuffer<unsigned int> minimum_;  // best mode: running minimum per pattern id
-  DeviceBuffer<unsigned long long> count_, keys_, keys_sorted_;
-  DeviceBuffer<std::uint8_t> temp_;
-  std::vector<DeviceBuffer<std::uint32_t>> tables_, ids_;
-  PinnedBuffer<unsigned long long> staged_count_;
-  Stream stream_;
+  const DeviceBuffer<std::uint8_t>& class_of_;
+  const DeviceBuffer<std::uint32_t>& m_of_;
+  const DeviceBuffer<std::uint32_t>& k_of_;
+  const std::vector<DeviceBuffer<std::uint32_t>>& tables_;
+  const std::vector<DeviceBuffer<std::uint32_t>>& ids_;
+  DeviceBuffer<std::uint8_t>& text_;
+  DeviceBuffer<unsigned int>& minimum_;
+  DeviceBuffer<unsigned long long>& count_;
+  DeviceBuffer<unsigned long long>& keys_;
+  DeviceBuffer<unsigned long long>& keys_sorted_;
+  DeviceBuffer<std::uint8_t>& temp_;
+  PinnedBuffer<unsigned long long>& staged_count_;
+  Stream& stream_;
 };
 
 }  // namespace
@@ -292,15 +349,67 @@ bool short_set_applies(const std::vector<core::ApproxPattern>& patterns) {
   return logic::short_set_fits(patterns) && short_set_tuning().enabled;
 }
 
-std::vector<std::vector<core::EndHit>> short_set_scan(const std::vector<core::ApproxPattern>& patterns,
+class ShortSetDevice {
+ public:
+  ShortSetDevice(const std::vector<core::ApproxPattern>& patterns, const std::vector<core::ApproxQuery>& queries,
+                 int device)
+      : device(device), patterns(patterns) {
+    if (!logic::short_set_fits(patterns)) throw InvalidArgument("short-pattern set kernel: a pattern is not 1..64 bytes");
+    plans.push_back(std::make_shared<const ShortSetTables>(patterns, queries, device));
+  }
+  ~ShortSetDevice() {
+    detail::QuietDeviceGuard guard(device);
+    scratches.clear();
+    plans.clear();
+  }
+  ShortSetDevice(const ShortSetDevice&) = delete;
+  ShortSetDevice& operator=(const ShortSetDevice&) = delete;
+
+  /// The tables planned for `queries`: uploaded at compile for the matcher's own queries; a
+  /// scan with others (best mode's later segments, whose k is the minimum so far) plans and
+  /// uploads them once and keeps the last kKeptPlans.
+  std::shared_ptr<const ShortSetTables> tables_for(const std::vector<core::ApproxQuery>& queries) const {
+    {
+      std::lock_guard lock(mutex);
+      for (auto it = plans.begin(); it != plans.end(); ++it)
+        if ((*it)->planned_for(queries)) {
+          std::shared_ptr<const ShortSetTables> found = *it;
+          if (it != plans.begin()) {  // most recently used first
+            plans.erase(it);
+            plans.insert(plans.begin(), found);
+          }
+          return found;
+        }
+    }
+    auto made = std::make_shared<const ShortSetTables>(patterns, queries, device);
+    std::lock_guard lock(mutex);
+    plans.insert(plans.begin(), made);
+    if (plans.size() > kKeptPlans) plans.pop_back();  // a scan using it holds its own reference
+    return made;
+  }
+
+  static constexpr std::size_t kKeptPlans = 8;
+  int device;
+  std::vector<core::ApproxPattern> patterns;
+  mutable std::mutex mutex;
+  mutable std::vector<std::shared_ptr<const ShortSetTables>> plans;
+  mutable detail::ScratchPool<ShortSetScratch> scratches;
+};
+
+std::shared_ptr<const ShortSetDevice> short_set_upload(const std::vector<core::ApproxPattern>& patterns,
+                                                       const std::vector<core::ApproxQuery>& queries, int device) {
+  return std::make_shared<const ShortSetDevice>(patterns, queries, device);
+}
+
+std::vector<std::vector<core::EndHit>> short_set_scan(const ShortSetDevice& set,
                                                       const std::vector<core::ApproxQuery>& queries,
-                                                      ByteSpan text, int device) {
-  detail::require_device(device);
-  detail::DeviceGuard guard(device);
-  std::vector<std::vector<core::EndHit>> out(patterns.size());
-  if (text.empty() || patterns.empty()) return out;
-  if (!logic::short_set_fits(patterns)) throw InvalidArgument("short-pattern set kernel: a pattern is not 1..64 bytes");
-  ShortSetRunner runner(patterns, queries, device);
+                                                      ByteSpan text) {
+  detail::DeviceGuard guard(set.device);
+  std::vector<std::vector<core::EndHit>> out(set.patterns.size());
+  if (text.empty() || set.patterns.empty()) return out;
+  const std::shared_ptr<const ShortSetTables> tables = set.tables_for(queries);
+  const auto scratch = set.scratches.take([&] { return std::make_unique<ShortSetScratch>(set.device); });
+  ShortSetRunner runner(*tables, *scratch);
   const std::uint64_t n = text.size();
   const std::uint64_t segment = std::min(approx_tuning().segment_ends, logic::kSetMaxSegmentEnds);
   const std::uint64_t overlap = runner.overlap();
@@ -312,7 +421,7 @@ std::vector<std::vector<core::EndHit>> short_set_scan(const std::vector<core::Ap
     runner.minimum_pass(own_lo, own_hi);
     runner.hits_pass(own_lo, own_hi, own_begin, out);
   }
-  for (std::size_t i = 0; i < patterns.size(); ++i)
+  for (std::size_t i = 0; i < set.patterns.size(); ++i)
     if (queries[i].mode == core::ApproxMode::best) logic::keep_best_hits(out[i]);
   return out;
 }
@@ -325,7 +434,9 @@ core::ApproxSetTiming time_approx_set(const std::vector<core::ApproxPattern>& pa
   if (!logic::short_set_fits(patterns)) throw InvalidArgument("time_approx_set: every pattern must be 1..64 bytes");
   if (text.size() > logic::kSetMaxSegmentEnds) throw InvalidArgument("time_approx_set: text larger than one device segment");
   core::ApproxSetTiming timing;
-  ShortSetRunner runner(patterns, queries, device);
+  const ShortSetTables tables(patterns, queries, device);
+  ShortSetScratch scratch(device);
+  ShortSetRunner runner(tables, scratch);
   runner.load_text(text.data(), text.size());
   runner.stream().synchronize();
   Event start(device, true), searched(device, true), again(device, true), stop(device, true);

@@ -3,6 +3,7 @@
 // sets of short patterns (edit distance and Hamming) instead of one launch per pattern.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "core/approx_pattern.hpp"
@@ -13,11 +14,20 @@ namespace warpmatch::cuda {
 /// every pattern 1..64 bytes and the set kernel not switched off (WARPMATCH_APPROX_SHORT_SET=0).
 bool short_set_applies(const std::vector<core::ApproxPattern>& patterns);
 
+/// The set on one device (approx_upload): tables planned for a list of queries, uploaded
+/// once, and a pool of per-scan scratches that later scans reuse.
+class ShortSetDevice;
+
+/// Plans and uploads the set for `queries` (the caller has made `device` current). Requires
+/// every pattern 1..64 bytes.
+std::shared_ptr<const ShortSetDevice> short_set_upload(const std::vector<core::ApproxPattern>& patterns,
+                                                       const std::vector<core::ApproxQuery>& queries, int device);
+
 /// For each pattern i, the same answer as cpu::approx_scan(patterns[i], text, queries[i])
 /// (Hamming patterns: cpu::hamming_scan's): ends ascending, best mode only those at the
-/// minimum. Requires short_set_applies(patterns).
-std::vector<std::vector<core::EndHit>> short_set_scan(const std::vector<core::ApproxPattern>& patterns,
+/// minimum.
+std::vector<std::vector<core::EndHit>> short_set_scan(const ShortSetDevice& set,
                                                       const std::vector<core::ApproxQuery>& queries,
-                                                      ByteSpan text, int device);
+                                                      ByteSpan text);
 
 }  // namespace warpmatch::cuda

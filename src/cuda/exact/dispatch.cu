@@ -51,42 +51,10 @@ std::uint64_t positions_in(const core::Chunk& c, std::uint64_t m) {
   return std::min(c.owned_end, c.read_end - m + 1) - c.begin;
 }
 
-// ---- kernel selection and launch ---------------------------------------------------------
+// ---- kernel launch ----------------------------------------------------------------------
 
-template <kn::FastMode M>
-using FastKernel = void (*)(const std::uint8_t*, std::uint64_t, std::uint64_t,
-                            const kn::PatternParams, unsigned long long*, std::uint32_t*,
-                            const std::uint32_t*, std::uint32_t*);
-
-/// The filter kernel of an algorithm. `fast` takes, per pattern length, the kernel that
-/// measured faster on an H200 (1 GiB English, bench find): the prefix filter for m <= 3,
-/// where it needs no verification ("the": 2.75 vs 1.95 TB/s), the first/last-byte filter
-/// for longer patterns ("Sherlock": 2.81 vs 2.65 TB/s).
-template <kn::FastMode M>
-FastKernel<M> fast_kernel(ExactAlgorithm algorithm, bool fold, std::uint32_t m) {
-  if (algorithm == ExactAlgorithm::fast) algorithm = m <= 3 ? ExactAlgorithm::prefix : ExactAlgorithm::first_last;
-  if (algorithm == ExactAlgorithm::first_last) {
-    const bool short_pattern = m <= 16;
-    if (fold) return short_pattern ? kn::exact_fast_kernel<true, true, M> : kn::exact_fast_kernel<true, false, M>;
-    return short_pattern ? kn::exact_fast_kernel<false, true, M> : kn::exact_fast_kernel<false, false, M>;
-  }
-  if (fold) {
-    if (m == 1) return kn::exact_prefix_kernel<true, 1, M>;
-    if (m == 2) return kn::exact_prefix_kernel<true, 2, M>;
-    return kn::exact_prefix_kernel<true, 3, M>;
-  }
-  if (m == 1) return kn::exact_prefix_kernel<false, 1, M>;
-  if (m == 2) return kn::exact_prefix_kernel<false, 2, M>;
-  return kn::exact_prefix_kernel<false, 3, M>;
-}
-
-using BfKernel = void (*)(const std::uint8_t*, std::uint64_t, const kn::PatternParams,
-                          unsigned long long*, std::uint32_t*, unsigned int*);
-
-BfKernel bf_kernel(bool fold, bool emit) {
-  if (fold) return emit ? kn::exact_bf_kernel<true, true> : kn::exact_bf_kernel<true, false>;
-  return emit ? kn::exact_bf_kernel<false, true> : kn::exact_bf_kernel<false, false>;
-}
+using kn::bf_kernel;
+using kn::fast_kernel;
 
 /// Per-stream scratch of the count kernels.
 struct CountScratch {
@@ -104,15 +72,8 @@ class ExactKernels {
     const auto& bytes = pattern.bytes;
     const std::uint32_t m = static_cast<std::uint32_t>(bytes.size());
     fold_ = pattern.case_insensitive;
-    params_.length = m;
-    params_.first4 = 0x01010101u * bytes.front();
-    params_.last4 = 0x01010101u * bytes.back();
-    params_.shift_vecs = (m - 1) / 16;
-    params_.shift_bytes = (m - 1) % 16;
-    for (std::uint32_t i = 0; i < 3; ++i) params_.prefix4[i] = 0x01010101u * bytes[std::min(i, m - 1)];
-    if (m <= kn::kInlinePattern) {
-      std::copy(bytes.begin(), bytes.end(), params_.inline_bytes);
-    } else {
+    params_ = kn::make_pattern_params(pattern);
+    if (m > kn::kInlinePattern) {
       pattern_bytes_.reserve(m);
       WARPMATCH_CUDA_CHECK(device, cudaMemcpy(pattern_bytes_.get(), bytes.data(), m,
                                               cudaMemcpyHostToDevice));

@@ -75,6 +75,16 @@ void lcs_diagonal(ByteSpan, ByteSpan, std::uint64_t, int, LcsResult&, double*) {
 #include "cuda/approx/approx_cuda.hpp"
 namespace warpmatch::cuda {
 std::uint64_t approx_max_pattern_length(ApproxAlgorithm) { return 0; }
+class ApproxDevicePatterns {};
+std::shared_ptr<const ApproxDevicePatterns> approx_upload(const std::vector<core::ApproxPattern>&,
+                                                          const std::vector<core::ApproxQuery>&, ApproxAlgorithm,
+                                                          int, int) {
+  unavailable();
+}
+std::vector<std::vector<core::EndHit>> approx_scan(const ApproxDevicePatterns&, const std::vector<core::ApproxQuery>&,
+                                                   ByteSpan) {
+  unavailable();
+}
 std::vector<std::vector<core::EndHit>> approx_scan(const std::vector<core::ApproxPattern>&,
                                                    const std::vector<core::ApproxQuery>&, ByteSpan,
                                                    ApproxAlgorithm, int, int) { unavailable(); }
