@@ -484,11 +484,11 @@ std::uint64_t approx_max_pattern_length(ApproxAlgorithm algorithm) {
   }
 }
 
-class ApproxDevicePatterns {
+class ApproxDevicePatterns : detail::DeviceOwner {
  public:
   ApproxDevicePatterns(const std::vector<core::ApproxPattern>& patterns, const std::vector<core::ApproxQuery>& queries,
                        ApproxAlgorithm algorithm, int wavefront_blocks, int device)
-      : device(device), algorithm(algorithm), wavefront_blocks(wavefront_blocks), count(patterns.size()) {
+      : DeviceOwner(device), device(device), algorithm(algorithm), wavefront_blocks(wavefront_blocks), count(patterns.size()) {
     // Sets of short patterns (m <= 64, edit distance or Hamming) under the automatic algorithm:
     // one pass of the set kernel over the text (short_set.cu) instead of a launch per pattern.
     if (algorithm == ApproxAlgorithm::myers && short_set_applies(patterns)) {
@@ -515,13 +515,7 @@ class ApproxDevicePatterns {
     // for the legacy stream.
     WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
   }
-  ~ApproxDevicePatterns() {
-    detail::QuietDeviceGuard guard(device);
-    scratches.clear();
-    tables.clear();
-    short_set.reset();
-    hamming.reset();
-  }
+  ~ApproxDevicePatterns() { free_on_device(); }
   ApproxDevicePatterns(const ApproxDevicePatterns&) = delete;
   ApproxDevicePatterns& operator=(const ApproxDevicePatterns&) = delete;
 

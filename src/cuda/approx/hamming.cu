@@ -43,9 +43,10 @@ struct HammingScratch {
 
 }  // namespace
 
-class HammingDevicePatterns {
+class HammingDevicePatterns : detail::DeviceOwner {
  public:
-  HammingDevicePatterns(const std::vector<core::ApproxPattern>& patterns, int device) : device(device) {
+  HammingDevicePatterns(const std::vector<core::ApproxPattern>& patterns, int device)
+      : DeviceOwner(device), device(device) {
     WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
     WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     for (const auto& p : patterns) {
@@ -61,11 +62,7 @@ class HammingDevicePatterns {
     // for the legacy stream.
     WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
   }
-  ~HammingDevicePatterns() {
-    detail::QuietDeviceGuard guard(device);
-    scratches.clear();
-    tables.clear();
-  }
+  ~HammingDevicePatterns() { free_on_device(); }
   HammingDevicePatterns(const HammingDevicePatterns&) = delete;
   HammingDevicePatterns& operator=(const HammingDevicePatterns&) = delete;
 

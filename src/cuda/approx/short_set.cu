@@ -349,19 +349,17 @@ bool short_set_applies(const std::vector<core::ApproxPattern>& patterns) {
   return logic::short_set_fits(patterns) && short_set_tuning().enabled;
 }
 
-class ShortSetDevice {
+class ShortSetDevice : detail::DeviceOwner {
  public:
   ShortSetDevice(const std::vector<core::ApproxPattern>& patterns, const std::vector<core::ApproxQuery>& queries,
                  int device)
-      : device(device), patterns(patterns) {
+      : DeviceOwner(device), device(device), patterns(patterns) {
     if (!logic::short_set_fits(patterns)) throw InvalidArgument("short-pattern set kernel: a pattern is not 1..64 bytes");
     plans.push_back(std::make_shared<const ShortSetTables>(patterns, queries, device));
   }
-  ~ShortSetDevice() {
-    detail::QuietDeviceGuard guard(device);
-    scratches.clear();
-    plans.clear();
-  }
+  // A plan evicted from the cache while a scan used it is freed by that scan, on this device
+  // (the scan's DeviceGuard).
+  ~ShortSetDevice() { free_on_device(); }
   ShortSetDevice(const ShortSetDevice&) = delete;
   ShortSetDevice& operator=(const ShortSetDevice&) = delete;
 

@@ -95,9 +95,6 @@ class ExactKernels {
 
   ExactAlgorithm algorithm() const { return algorithm_; }
 
-  /// Frees the pattern's device bytes (the owner's destructor, with the device current).
-  void release() { pattern_bytes_ = DeviceBuffer<std::uint8_t>(device_); }
-
   /// Most blocks a bf launch uses (sizes CountScratch::block_totals).
   std::uint64_t bf_max_grid() const { return std::uint64_t(sms_) * bf_blocks_per_sm_; }
 
@@ -221,15 +218,11 @@ struct ExactScratch {
 
 }  // namespace
 
-class ExactDevicePattern {
+class ExactDevicePattern : detail::DeviceOwner {
  public:
   ExactDevicePattern(const core::ExactPattern& pattern, ExactAlgorithm algorithm, int device)
-      : device(device), length(pattern.size()), kernels(pattern, algorithm, device) {}
-  ~ExactDevicePattern() {
-    detail::QuietDeviceGuard guard(device);
-    scratches.clear();
-    kernels.release();
-  }
+      : DeviceOwner(device), device(device), length(pattern.size()), kernels(pattern, algorithm, device) {}
+  ~ExactDevicePattern() { free_on_device(); }
   ExactDevicePattern(const ExactDevicePattern&) = delete;
   ExactDevicePattern& operator=(const ExactDevicePattern&) = delete;
 

@@ -1,16 +1,18 @@
 // CUDA dispatch of multi-pattern exact search: uploads the compiled tables once, streams
-// host text through two slots (stream + device buffers each) in chunks overlapping by the
-// longest pattern - 1, launches the fast or the paper's M-BNDM kernel, sorts hit keys with
+// host text through two slots (stream + device buffers each, in a pooled scratch that later
+// scans reuse) in chunks overlapping by the longest pattern - 1, launches the fast or the paper's M-BNDM kernel, sorts hit keys with
 // CUB and hands them to the sink in order.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
 #include "core/chunking.hpp"
 #include "core/multi_pair_filter.hpp"
 #include "cuda/runtime/device_runtime.cuh"
+#include "cuda/runtime/scratch_pool.hpp"
 #include "cuda/multi/multi_cuda.hpp"
 #include "cuda/multi/kernels.cuh"
 #include "cuda/multi/timing.hpp"
@@ -42,13 +44,42 @@ DeviceBuffer<T> upload(const std::vector<T>& host, int device, std::uint64_t& to
   return buf;
 }
 
+// One stream and its buffers; chunks alternate between two slots so that the copy of one
+// overlaps the kernel and the result handling of the other.
+struct Slot {
+  explicit Slot(int device)
+      : stream(device), text(device), staging(device), counter(device), host_counter(device),
+        hits(device), sorted(device), sort_temp(device), host_hits(device) {}
+  Stream stream;
+  DeviceBuffer<std::uint8_t> text;
+  StagingBuffer staging;  // from the process-wide cache: reused by the next scan
+  DeviceBuffer<unsigned long long> counter;
+  PinnedBuffer<unsigned long long> host_counter;
+  DeviceBuffer<std::uint64_t> hits, sorted;
+  DeviceBuffer<std::uint8_t> sort_temp;
+  PinnedBuffer<std::uint64_t> host_hits;
+  std::uint64_t capacity = 0;
+  core::Chunk chunk;
+};
+
+/// What a scan needs besides the tables: created by the first scan that finds none free, its
+/// buffers grown to the largest scan seen, kept by the tables' pool for the next.
+struct MultiScratch {
+  explicit MultiScratch(int device) : per_pattern(device) {
+    for (auto& s : slots) s = std::make_unique<Slot>(device);
+  }
+  std::unique_ptr<Slot> slots[2];
+  DeviceBuffer<unsigned long long> per_pattern;  // multi_count_per_pattern: one counter per pattern
+};
+
 }  // namespace
 
-class MultiDeviceTables {
+class MultiDeviceTables : detail::DeviceOwner {
  public:
   MultiDeviceTables(const core::PatternSet& set, const core::PrefixIndex* index,
                     MultiAlgorithm algorithm, const MultiLaunch& launch, int device)
-      : device(device),
+      : DeviceOwner(device),
+        device(device),
         algorithm(algorithm),
         launch(launch),
         max_length(set.max_length),
@@ -68,6 +99,7 @@ class MultiDeviceTables {
     int sms = 0;
     WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     multiprocessors = std::max(1, sms);
+    for (std::size_t i = 0; i + 1 < set.offsets.size(); ++i) lengths.push_back(set.offsets[i + 1] - set.offsets[i]);
     offsets = upload(set.offsets, device, device_bytes);
     bytes = upload(set.bytes, device, device_bytes);
     if (algorithm == MultiAlgorithm::fast) {
@@ -367,6 +399,7 @@ class MultiDeviceTables {
   FastKernel fast_kernel = FastKernel::tile;  // fast: the kernel chosen for this set
   bool short_classes = false;                 // fast: some pattern shorter than 4 bytes
   std::uint64_t device_bytes = 0;
+  std::vector<std::uint64_t> lengths;  // each pattern's, for the matches handed to the sink
   DeviceBuffer<std::uint64_t> offsets;
   DeviceBuffer<std::uint8_t> bytes;
   DeviceBuffer<std::uint64_t> bit1, bit2, bit3, bit4, bit8;
@@ -386,6 +419,9 @@ class MultiDeviceTables {
   DeviceBuffer<std::uint64_t> tables;
   detail::DevicePrefixIndex fast;
   detail::DeviceMbndm mbndm;
+  mutable detail::ScratchPool<MultiScratch> scratches;
+
+  ~MultiDeviceTables() { free_on_device(); }
 };
 
 std::shared_ptr<const MultiDeviceTables> multi_upload(const core::PatternSet& set,
@@ -401,29 +437,11 @@ std::uint64_t multi_device_bytes(const MultiDeviceTables& tables) { return table
 
 namespace {
 
-// One stream and its buffers; chunks alternate between two slots so that the copy of one
-// overlaps the kernel and the result handling of the other.
-struct Slot {
-  explicit Slot(int device)
-      : stream(device), text(device), staging(device), counter(device), host_counter(device),
-        hits(device), sorted(device), sort_temp(device), host_hits(device) {}
-  Stream stream;
-  DeviceBuffer<std::uint8_t> text;
-  StagingBuffer staging;  // from the process-wide cache: reused by the next scan
-  DeviceBuffer<unsigned long long> counter;
-  PinnedBuffer<unsigned long long> host_counter;
-  DeviceBuffer<std::uint64_t> hits, sorted;
-  DeviceBuffer<std::uint8_t> sort_temp;
-  PinnedBuffer<std::uint64_t> host_hits;
-  std::uint64_t capacity = 0;
-  core::Chunk chunk;
-};
-
 class MultiPipeline {
  public:
   // `per_pattern` (count only): the device array of one counter per pattern id that the
   // kernels add each occurrence to.
-  MultiPipeline(const MultiDeviceTables& tables, ByteSpan text, bool count_only,
+  MultiPipeline(const MultiDeviceTables& tables, MultiScratch& scratch, ByteSpan text, bool count_only,
                 unsigned long long* per_pattern = nullptr)
       : t_(tables), device_(tables.device), text_(text), count_only_(count_only), per_pattern_(per_pattern) {
     const std::uint64_t chunk = t_.launch.chunk_bytes ? t_.launch.chunk_bytes : MultiPolicy::chunk_bytes;
@@ -431,8 +449,9 @@ class MultiPipeline {
     chunks_ = core::plan_chunks(text.size(), chunk, overlap_);
     direct_ = is_pinned(text.data()) && is_pinned(text.data() + text.size() - 1);
     const std::uint64_t buffer = std::min<std::uint64_t>(text.size(), chunk + overlap_) + kTextPadding;
+    // The scratch's buffers only grow: a smaller scan after a larger one allocates nothing.
     for (int i = 0; i < 2 && i < static_cast<int>(chunks_.size()); ++i) {
-      slots_.push_back(std::make_unique<Slot>(device_));
+      slots_.push_back(scratch.slots[i].get());
       Slot& s = *slots_.back();
       s.text.reserve(buffer);
       // Kernels read whole words past a chunk's end (masked): zeroed once, no read of the
@@ -441,7 +460,7 @@ class MultiPipeline {
       if (!direct_) s.staging.reserve(buffer);
       s.counter.reserve(1);
       s.host_counter.reserve(1);
-      if (!count_only_) grow(s, MultiPolicy::initial_hit_capacity);
+      if (!count_only_ && s.capacity < MultiPolicy::initial_hit_capacity) grow(s, MultiPolicy::initial_hit_capacity);
     }
   }
 
@@ -536,17 +555,7 @@ class MultiPipeline {
     return sink(batch);
   }
 
-  std::uint64_t pattern_length(std::uint32_t id) {
-    if (lengths_.empty()) {  // fetched once, on the first reported match
-      std::vector<std::uint64_t> offsets(t_.offsets.size());
-      WARPMATCH_CUDA_CHECK(device_, cudaMemcpy(offsets.data(), t_.offsets.get(),
-                                               offsets.size() * sizeof(std::uint64_t),
-                                               cudaMemcpyDeviceToHost));
-      lengths_.resize(offsets.size() - 1);
-      for (std::size_t i = 0; i + 1 < offsets.size(); ++i) lengths_[i] = offsets[i + 1] - offsets[i];
-    }
-    return lengths_[id];
-  }
+  std::uint64_t pattern_length(std::uint32_t id) const { return t_.lengths[id]; }
 
   const MultiDeviceTables& t_;
   int device_;
@@ -556,8 +565,7 @@ class MultiPipeline {
   bool direct_ = false;
   std::uint64_t overlap_ = 0;
   std::vector<core::Chunk> chunks_;
-  std::vector<std::unique_ptr<Slot>> slots_;
-  std::vector<std::uint64_t> lengths_;
+  std::vector<Slot*> slots_;  // the scratch's, as many as this scan uses
 };
 
 }  // namespace
@@ -566,7 +574,8 @@ std::uint64_t multi_scan(const MultiDeviceTables& tables, ByteSpan text, bool co
                          const core::MatchBatchSink& sink) {
   if (text.empty()) return 0;
   DeviceGuard guard(tables.device);
-  MultiPipeline pipeline(tables, text, count_only);
+  const auto scratch = tables.scratches.take([&] { return std::make_unique<MultiScratch>(tables.device); });
+  MultiPipeline pipeline(tables, *scratch, text, count_only);
   return pipeline.run(sink);
 }
 
@@ -576,14 +585,13 @@ std::vector<std::uint64_t> multi_count_per_pattern(const MultiDeviceTables& tabl
   if (text.empty() || patterns == 0) return counts;
   const int device = tables.device;
   DeviceGuard guard(device);
-  DeviceBuffer<unsigned long long> per_pattern(device, patterns);
-  {
-    Stream zero(device);
-    WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(per_pattern.get(), 0, patterns * sizeof(unsigned long long),
-                                                  zero.get()));
-    zero.synchronize();
-  }
-  MultiPipeline pipeline(tables, text, /*count_only=*/true, per_pattern.get());
+  const auto scratch = tables.scratches.take([&] { return std::make_unique<MultiScratch>(device); });
+  DeviceBuffer<unsigned long long>& per_pattern = scratch->per_pattern;
+  per_pattern.reserve(patterns);
+  Stream& zero = scratch->slots[0]->stream;  // synchronised below: the chunks run on both streams
+  WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(per_pattern.get(), 0, patterns * sizeof(unsigned long long), zero.get()));
+  zero.synchronize();
+  MultiPipeline pipeline(tables, *scratch, text, /*count_only=*/true, per_pattern.get());
   pipeline.run({});  // returns with every chunk's stream synchronised
   static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
   WARPMATCH_CUDA_CHECK(device, cudaMemcpy(counts.data(), per_pattern.get(), patterns * sizeof(std::uint64_t),

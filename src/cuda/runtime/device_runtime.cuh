@@ -55,22 +55,27 @@ class DeviceGuard {
   int previous_ = -1;
 };
 
-/// DeviceGuard for destructors (freeing a matcher's device state on its device): never
-/// throws; on failure the current device is left as it was.
-class QuietDeviceGuard {
+/// Base of an object that owns state on one device (a compiled matcher's tables and its
+/// scratch pool): the owner's destructor calls free_on_device() first, so that its members are
+/// freed with their device current; this base, destroyed after them, restores the caller's
+/// device. Never throws.
+class DeviceOwner {
  public:
-  explicit QuietDeviceGuard(int device) : device_(device) {
+  explicit DeviceOwner(int device) : owner_device_(device) {}
+  ~DeviceOwner() {
+    if (previous_ >= 0 && previous_ != owner_device_) cudaSetDevice(previous_);
+  }
+  DeviceOwner(const DeviceOwner&) = delete;
+  DeviceOwner& operator=(const DeviceOwner&) = delete;
+
+ protected:
+  void free_on_device() noexcept {
     if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
-    if (previous_ != device_) cudaSetDevice(device_);
+    if (previous_ != owner_device_) cudaSetDevice(owner_device_);
   }
-  ~QuietDeviceGuard() {
-    if (previous_ >= 0 && previous_ != device_) cudaSetDevice(previous_);
-  }
-  QuietDeviceGuard(const QuietDeviceGuard&) = delete;
-  QuietDeviceGuard& operator=(const QuietDeviceGuard&) = delete;
 
  private:
-  int device_;
+  int owner_device_;
   int previous_ = -1;
 };
 

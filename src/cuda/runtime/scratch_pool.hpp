@@ -4,7 +4,10 @@
 // needs and gives it back. A thread that finds every scratch in use makes another, so scans
 // from several threads at once never wait on each other, and a matcher scanned once per FASTA
 // record allocates on its first record only (and when a larger record needs more room).
-// Plain C++ (no CUDA types): the scratch type is defined in the .cu file that uses it.
+// The pool is a member of the compiled object, freed with it on its device (DeviceOwner in
+// device_runtime.cuh); a lease keeps no reference to the object, so the object must outlive its
+// scans (the API's matchers hold it by shared_ptr). Plain C++ (no CUDA types): the scratch type
+// is defined in the .cu file that uses it.
 #pragma once
 
 #include <memory>
@@ -46,12 +49,6 @@ class ScratchPool {
       }
     }
     return Lease(*this, make());
-  }
-
-  /// Frees every scratch (the owner calls it with its device current; none may be leased).
-  void clear() {
-    std::lock_guard lock(mutex_);
-    free_.clear();
   }
 
  private:
