@@ -57,6 +57,24 @@ void from_threads(const std::vector<Bytes>& all, int threads, Check&& check) {
   for (auto& th : pool) th.join();
 }
 
+/// Every text scanned twice in a row by the same GPU matcher (counted too where the matcher
+/// counts), each against the CPU matcher, plus a scan stopped at its first hit (its scratch
+/// goes back with work cut short); then every text from `threads` threads at once.
+template <class Matcher>
+void expect_reuse_equals_cpu(const Matcher& on_gpu, const Matcher& on_cpu, const std::vector<Bytes>& all, int threads,
+                             const std::string& what) {
+  for (int pass = 0; pass < 2; ++pass)
+    for (const Bytes& t : all) {
+      EXPECT_EQ(on_gpu.find_all(t), on_cpu.find_all(t)) << what << " n=" << t.size();
+      if constexpr (requires { on_gpu.count(t); }) EXPECT_EQ(on_gpu.count(t), on_cpu.count(t)) << what << " n=" << t.size();
+      std::uint64_t seen = 0;
+      on_gpu.scan(t, [&](const auto&) { return ++seen < 1; });
+    }
+  from_threads(all, threads, [&](const Bytes& t) {
+    EXPECT_EQ(on_gpu.find_all(t), on_cpu.find_all(t)) << what << " n=" << t.size() << " (threads)";
+  });
+}
+
 TEST(CudaExact, CompiledMatcherReusedAcrossScansAndThreads) {
   SKIP_WITHOUT_GPU();
   for (const std::string pattern : std::vector<std::string>{"ACG", "acgtACGTAC", std::string(70, 'A') + "CGT"}) {
@@ -67,18 +85,7 @@ TEST(CudaExact, CompiledMatcherReusedAcrossScansAndThreads) {
     const Bytes p(pattern.begin(), pattern.end());
     const auto on_gpu = ExactMatcher::compile(p, gpu);
     const auto on_cpu = ExactMatcher::compile(p, cpu);
-    const auto all = texts(1, p);
-    for (int pass = 0; pass < 2; ++pass)
-      for (const Bytes& t : all) {
-        EXPECT_EQ(on_gpu.find_all(t), on_cpu.find_all(t)) << pattern << " n=" << t.size();
-        EXPECT_EQ(on_gpu.count(t), on_cpu.count(t)) << pattern << " n=" << t.size();
-        // Stop after the first hit: the scratch goes back with work cut short.
-        std::uint64_t seen = 0;
-        on_gpu.scan(t, [&](const Match&) { return ++seen < 1; });
-      }
-    from_threads(all, 4, [&](const Bytes& t) {
-      EXPECT_EQ(on_gpu.find_all(t), on_cpu.find_all(t)) << pattern << " n=" << t.size() << " (threads)";
-    });
+    expect_reuse_equals_cpu(on_gpu, on_cpu, texts(1, p), 4, pattern);
   }
 }
 
@@ -120,15 +127,7 @@ TEST(ApproxCuda, CompiledMatcherReusedAcrossScansAndThreads) {
                              (c.best ? " best" : "");
     auto all = texts(2, patterns.front());
     if (c.algorithm == "wavefront") all.resize(6);  // the paper's kernel computes every end: smaller texts
-    for (int pass = 0; pass < 2; ++pass)
-      for (const Bytes& t : all) {
-        EXPECT_EQ(on_gpu.find_all(t), on_cpu.find_all(t)) << what << " n=" << t.size();
-        std::uint64_t seen = 0;
-        on_gpu.scan(t, [&](const ApproxMatch&) { return ++seen < 1; });
-      }
-    from_threads(all, 3, [&](const Bytes& t) {
-      EXPECT_EQ(on_gpu.find_all(t), on_cpu.find_all(t)) << what << " n=" << t.size() << " (threads)";
-    });
+    expect_reuse_equals_cpu(on_gpu, on_cpu, all, 3, what);
   }
 }
 
@@ -141,13 +140,7 @@ TEST(MultiCuda, CompiledMatcherReusedAcrossScansAndThreads) {
   const auto on_gpu = MultiMatcher::compile(patterns, gpu);
   const auto on_cpu = MultiMatcher::compile(patterns, cpu);
   const std::string plant = "GATTACA";
-  const auto all = texts(3, Bytes(plant.begin(), plant.end()));
-  for (int pass = 0; pass < 2; ++pass)
-    for (const Bytes& t : all) {
-      EXPECT_EQ(on_gpu.find_all(t), on_cpu.find_all(t)) << "n=" << t.size();
-      EXPECT_EQ(on_gpu.count(t), on_cpu.count(t)) << "n=" << t.size();
-    }
-  from_threads(all, 4, [&](const Bytes& t) { EXPECT_EQ(on_gpu.find_all(t), on_cpu.find_all(t)) << "n=" << t.size(); });
+  expect_reuse_equals_cpu(on_gpu, on_cpu, texts(3, Bytes(plant.begin(), plant.end())), 4, "multi");
 }
 
 TEST(CudaExact, MatcherCompiledForTheLastDeviceEqualsCpu) {

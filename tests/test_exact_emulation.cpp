@@ -48,11 +48,8 @@ const char* name_of(ExactAlgorithm a) {
 }
 
 core::ExactPattern make_pattern(const Bytes& bytes, bool case_insensitive) {
-  core::ExactPattern p;
-  p.case_insensitive = case_insensitive;
-  p.bytes = bytes;
-  if (case_insensitive)
-    for (auto& c : p.bytes) c = core::fold_ascii(c);
+  core::ExactPattern p{.bytes = {}, .case_insensitive = case_insensitive};
+  for (const std::uint8_t c : bytes) p.bytes.push_back(case_insensitive ? core::fold_ascii(c) : c);
   return p;
 }
 

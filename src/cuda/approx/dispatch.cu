@@ -128,6 +128,21 @@ struct PatternTables {
   }
 };
 
+/// One pattern's tables for `algorithm` on `device` (current), with the environment's lane cap.
+std::unique_ptr<const PatternTables> upload_tables(const core::ApproxPattern& pattern, ApproxAlgorithm algorithm,
+                                                   int device) {
+  int shared_optin = 48 * 1024;
+  WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const ApproxTuning tuning = approx_tuning();  // the policy and the environment's overrides
+  const std::uint32_t max_lanes = tuning.max_lanes ? logic::pow2_at_least(tuning.max_lanes) : 0;
+  auto tables = std::make_unique<const PatternTables>(pattern, algorithm != ApproxAlgorithm::wavefront, max_lanes,
+                                                      shared_optin, device);
+  // A pageable cudaMemcpy may return before its DMA lands; the scans' streams do not wait
+  // for the legacy stream.
+  WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
+  return tables;
+}
+
 /// One pattern in one scan: its tables and this scan's query.
 struct DevicePattern {
   const PatternTables& t;
@@ -501,19 +516,11 @@ class ApproxDevicePatterns : detail::DeviceOwner {
       hamming = hamming_upload(patterns, device);
       return;
     }
-    int shared_optin = 48 * 1024;
-    WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    const ApproxTuning tuning = approx_tuning();  // the policy and the environment's overrides
-    const std::uint32_t max_lanes = tuning.max_lanes ? logic::pow2_at_least(tuning.max_lanes) : 0;
     for (std::size_t p = 0; p < patterns.size(); ++p) {
       if (patterns[p].size() > approx_max_pattern_length(algorithm))
         throw InvalidArgument("pattern " + std::to_string(p) + " too long for the cuda kernel");
-      tables.push_back(std::make_unique<const PatternTables>(patterns[p], algorithm != ApproxAlgorithm::wavefront,
-                                                             max_lanes, shared_optin, device));
+      tables.push_back(upload_tables(patterns[p], algorithm, device));
     }
-    // A pageable cudaMemcpy may return before its DMA lands; the scans' streams do not wait
-    // for the legacy stream.
-    WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
   }
   ~ApproxDevicePatterns() { free_on_device(); }
   ApproxDevicePatterns(const ApproxDevicePatterns&) = delete;
@@ -583,13 +590,8 @@ core::ApproxTiming time_approx(const core::ApproxPattern& pattern, const core::A
   detail::DeviceGuard guard(device);
   if (text.size() > ApproxPolicy::segment_ends) throw InvalidArgument("time_approx: text larger than one device segment");
   ApproxRunner runner(device, algorithm, wavefront_blocks);
-  int shared_optin = 48 * 1024;
-  WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const ApproxTuning tuning = approx_tuning();
-  const PatternTables tables(pattern, algorithm != ApproxAlgorithm::wavefront,
-                             tuning.max_lanes ? logic::pow2_at_least(tuning.max_lanes) : 0, shared_optin, device);
-  WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));  // the tables' pageable copies
-  const auto dp = std::make_unique<DevicePattern>(DevicePattern{tables, query});
+  const auto tables = upload_tables(pattern, algorithm, device);
+  const auto dp = std::make_unique<DevicePattern>(DevicePattern{*tables, query});
   PinnedBuffer<std::uint8_t> pinned(device);
   pinned.reserve(text.size());
   std::copy(text.begin(), text.end(), pinned.get());
