@@ -259,7 +259,12 @@ class ExactPipeline {
     for (std::size_t i = 0; i < used_; ++i) {
       Slot& s = slots_[i];
       s.staging_used = false;
+      const std::size_t held = s.text.size();
       s.text.reserve(buffer);
+      // The kernels load whole vectors past a chunk's end (masked): zeroed when allocated, no
+      // load ever sees uninitialised memory (compute-sanitizer initcheck).
+      if (s.text.size() != held)
+        WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(s.text.get(), 0, s.text.size(), s.stream.get()));
       if (!direct_) s.staging.reserve(chunk_ + m_ - 1);
       kernels_.prepare(s.scratch);
       if (!count_only_) prepare_report(s);

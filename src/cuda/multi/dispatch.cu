@@ -453,10 +453,12 @@ class MultiPipeline {
     for (int i = 0; i < 2 && i < static_cast<int>(chunks_.size()); ++i) {
       slots_.push_back(scratch.slots[i].get());
       Slot& s = *slots_.back();
+      const std::size_t held = s.text.size();
       s.text.reserve(buffer);
-      // Kernels read whole words past a chunk's end (masked): zeroed once, no read of the
-      // buffer ever sees uninitialised memory (compute-sanitizer initcheck).
-      WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(s.text.get(), 0, buffer, s.stream.get()));
+      // Kernels read whole words past a chunk's end (masked): zeroed when allocated, no read
+      // of the buffer ever sees uninitialised memory (compute-sanitizer initcheck).
+      if (s.text.size() != held)
+        WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(s.text.get(), 0, s.text.size(), s.stream.get()));
       if (!direct_) s.staging.reserve(buffer);
       s.counter.reserve(1);
       s.host_counter.reserve(1);
