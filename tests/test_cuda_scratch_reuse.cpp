@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <thread>
@@ -85,7 +86,13 @@ TEST(CudaExact, CompiledMatcherReusedAcrossScansAndThreads) {
     const Bytes p(pattern.begin(), pattern.end());
     const auto on_gpu = ExactMatcher::compile(p, gpu);
     const auto on_cpu = ExactMatcher::compile(p, cpu);
-    expect_reuse_equals_cpu(on_gpu, on_cpu, texts(1, p), 4, pattern);
+    const auto all = texts(1, p);
+    expect_reuse_equals_cpu(on_gpu, on_cpu, all, 4, pattern);
+    // The same matcher with chunks of 100 000 bytes (read per scan): the large texts stream
+    // through both slots of each scratch, their buffers smaller than the ones already held.
+    ::setenv("WARPMATCH_CUDA_CHUNK_BYTES", "100000", 1);
+    expect_reuse_equals_cpu(on_gpu, on_cpu, all, 4, pattern + " (100 000-byte chunks)");
+    ::unsetenv("WARPMATCH_CUDA_CHUNK_BYTES");
   }
 }
 
