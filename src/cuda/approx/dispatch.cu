@@ -173,6 +173,9 @@ class ApproxRunner {
     text_bytes_ = bytes;
     if (bytes)
       WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(text_.get(), host, bytes, cudaMemcpyHostToDevice, stream_.get()));
+    // The kernels read the last 16-byte block whole: zeros after the text, never memory no
+    // copy has written (compute-sanitizer initcheck).
+    WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(text_.get() + bytes, 0, kTextPadding, stream_.get()));
   }
 
   /// Best mode (Myers): sets dp.best_bound to the minimum over the text's first m + 256

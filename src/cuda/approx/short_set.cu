@@ -185,6 +185,8 @@ class ShortSetRunner {
     text_bytes_ = bytes;
     if (bytes)
       WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(text_.get(), host, bytes, cudaMemcpyHostToDevice, stream_.get()));
+    // Whole words are read past the text's end: zeros there (compute-sanitizer initcheck).
+    WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(text_.get() + bytes, 0, 16, stream_.get()));
   }
 
   /// Best mode's first pass over owned columns [own_lo, own_hi) of the device segment: the
