@@ -294,7 +294,8 @@ step_sanitize() {
   for tool in $tools; do
     local var="WM_SANITIZE_FILTER_${tool^^}"
     if [[ $tool == memcheck && -z ${!var:-} ]]; then
-      for s in "${suites[@]}"; do runs+=("memcheck $s.*"); done
+      local suite
+      for suite in "${suites[@]}"; do runs+=("memcheck $suite.*"); done
     else
       runs+=("$tool ${!var:-$small}")
     fi

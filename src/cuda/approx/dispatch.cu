@@ -198,7 +198,7 @@ class ApproxRunner {
     const std::uint64_t owned = own_hi - own_lo;
     if (best) k = std::min(k, dp.best_bound);  // only ends <= the bound can be the minimum
     const std::uint64_t overlap = core::approx_overlap(dp.t.pattern.size(), k);
-    hits_.reserve(std::min<std::uint64_t>(std::max<std::uint64_t>(owned, 1), hit_capacity_));
+    reserve_hits(std::min<std::uint64_t>(std::max<std::uint64_t>(owned, 1), hit_capacity_));
     std::uint32_t* init = staged_scalars_.get();
     init[0] = 0;         // count
     init[1] = UINT_MAX;  // minimum
@@ -256,6 +256,18 @@ class ApproxRunner {
     return blocks * kernels::kMyersLaneThreads;
   }
 
+  /// Room for `count` hits. fetch_hits copies the buffer's first staged_hits entries before
+  /// it knows the count (one synchronisation instead of two): they are zeroed when the buffer
+  /// is allocated, so that copy never reads memory no kernel wrote (compute-sanitizer initcheck).
+  void reserve_hits(std::uint64_t count) {
+    const std::uint64_t* before = hits_.get();
+    hits_.reserve(count);
+    if (hits_.get() != before)
+      WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(hits_.get(), 0,
+                                                    std::min<std::size_t>(ApproxPolicy::staged_hits, hits_.size()) * 8,
+                                                    stream_.get()));
+  }
+
   /// Myers: the hits of the last launch (unordered), with the minimum and the overflow flag
   /// in staged_scalars_; re-runs the launch (`relaunch`) with a larger buffer if they
   /// overflowed it. One synchronisation when they fit in the staged prefix.
@@ -271,7 +283,7 @@ class ApproxRunner {
       stream_.synchronize();
       count = staged_scalars_.get()[0];
       if (count <= hits_.size()) break;
-      hits_.reserve(count);  // overflow (e.g. a flood of hits): once more with room for all
+      reserve_hits(count);  // overflow (e.g. a flood of hits): once more with room for all
       relaunch();
     }
     std::vector<std::uint64_t> packed(staged_hits_.get(), staged_hits_.get() + std::min(count, ApproxPolicy::staged_hits));
