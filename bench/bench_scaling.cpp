@@ -148,25 +148,24 @@ int run_bench_scaling(const BenchScalingOptions& options) {
                     }
                     return s;
                   }});
+  // Host-fed counts: the matcher compiled for the GPUs, one warm-up, then the median.
+  auto count_host_fed = [&](const auto& matcher) {
+    Sample s;
+    matcher.count(text_span);
+    s.ms = support::median_ms(repeats, [&] { s.digest = matcher.count(text_span); });
+    return s;
+  };
   jobs.push_back({"exact host-fed (12-mer)", "host-fed", n, [&](const std::vector<int>& devices) {
                     ExactOptions o;
                     o.backend = Backend::cuda;
                     o.devices = devices;
-                    const auto m = ExactMatcher::compile(pattern, o);
-                    Sample s;
-                    m.count(text_span);  // warm-up
-                    s.ms = support::median_ms(repeats, [&] { s.digest = m.count(text_span); });
-                    return s;
+                    return count_host_fed(ExactMatcher::compile(pattern, o));
                   }});
   jobs.push_back({"1000 literals host-fed (12-mers)", "host-fed", n, [&](const std::vector<int>& devices) {
                     MultiOptions o;
                     o.backend = Backend::cuda;
                     o.devices = devices;
-                    const auto m = MultiMatcher::compile(literals, o);
-                    Sample s;
-                    m.count(text_span);
-                    s.ms = support::median_ms(repeats, [&] { s.digest = m.count(text_span); });
-                    return s;
+                    return count_host_fed(MultiMatcher::compile(literals, o));
                   }});
   jobs.push_back({"approx 1000 guides (20 nt, k=2)", "compute", approx_text.size(),
                   [&](const std::vector<int>& devices) {
@@ -259,15 +258,7 @@ int run_bench_scaling(const BenchScalingOptions& options) {
   j["all_agree"] = all_agree;
   fmt::print("\n(targets: speed-up >= 0.9 x N on resident and compute rows; host-fed rows >= 80 % of the\n"
              " aggregate host-to-device bandwidth of the same GPUs, measured above)\n");
-  if (!options.json_path.empty()) {
-    std::ofstream f(options.json_path);
-    f << j.dump(2) << "\n";
-    if (!f) {
-      fmt::print(stderr, "warpmatch-bench scaling: cannot write {}\n", options.json_path);
-      return 2;
-    }
-    fmt::print("JSON written to {}\n", options.json_path);
-  }
+  if (!support::write_json(options.json_path, j, "scaling")) return 2;
   return all_agree && !any_failed ? 0 : 2;
 }
 

@@ -124,7 +124,8 @@ int run_matrix(const DistanceFlags& flags, DistanceOptions options) {
     }
   }
   std::string backend_reason = "--backend " + flags.backend;
-  if (flags.backend == "auto") {
+  if (flags.backend == "auto" && !options.devices.empty()) backend_reason = "--devices (cuda)";
+  if (flags.backend == "auto" && options.devices.empty()) {
     JobShape shape;
     shape.operation = Operation::distance;
     shape.threads = flags.threads;
@@ -197,7 +198,8 @@ int run_distance(const DistanceFlags& flags) {
 
   // auto: the cost model by DP cells (an algorithm on one backend only decides it).
   std::string backend_reason = "--backend " + flags.backend;
-  if (flags.backend == "auto") {
+  if (flags.backend == "auto" && !options.devices.empty()) backend_reason = "--devices (cuda)";
+  if (flags.backend == "auto" && options.devices.empty()) {
     if (flags.algorithm == "dp") {
       options.backend = Backend::cpu, backend_reason = "--algo dp";
     } else if (flags.algorithm == "tiles") {

@@ -238,7 +238,7 @@ TEST_F(CliDevices, MissingOrdinalMalformedListAndCpuBackend) {
       a.insert(a.begin() + 1, extra.begin(), extra.end());
       return run(a);
     };
-    const auto r = with({"--devices", "0," + missing});
+    const auto r = with({"--devices", missing + ",0"});
     EXPECT_EQ(r.status, 2) << r.err;
     EXPECT_NE(r.err.find("CUDA device " + missing), std::string::npos) << r.err;
     for (const std::string bad : {"", "0,,1", "1,", "-1", "x", "0;1"}) {

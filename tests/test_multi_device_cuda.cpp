@@ -83,7 +83,7 @@ TEST(MultiDeviceCuda, ExactSearchEqualsOneDevice) {
   SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(17);
   const auto inputs = texts(rng);
-  for (const std::string pattern : {"A", "AAA", "ACG", "GATTACAGATTACA", std::string(600, 'A')})
+  for (const std::string& pattern : std::vector<std::string>{"A", "AAA", "ACG", "GATTACAGATTACA", std::string(600, 'A')})
     for (const std::string algo : {"auto", "bf"}) {
       warpmatch::ExactOptions one;
       one.backend = warpmatch::Backend::cuda;
