@@ -16,8 +16,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <functional>
 #include <random>
 #include <string>

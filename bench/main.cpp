@@ -1,5 +1,5 @@
 // warpmatch-bench — the benchmark programs of bench/, one subcommand each (find, multi, approx,
-// approx-sets, distance, lcs, e2e). Each prints a table and writes JSON (the run's record:
+// approx-sets, distance, lcs, e2e, scaling). Each prints a table and writes JSON (the run's record:
 // commit, host, device; medians, samples, ratios to the peers, targets). Everything it needs is
 // given on the command line; it reads no environment variable of its own.
 // Exit status: 0 done and every method agreed, 2 an error, a failed row or a disagreement.

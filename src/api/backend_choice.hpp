@@ -38,7 +38,10 @@ inline std::string cuda_device_label(const Execution& execution) {
 /// "0,1,3": an Execution's device list as error messages show it.
 inline std::string device_list_text(const std::vector<int>& devices) {
   std::string text;
-  for (const int d : devices) text += (text.empty() ? "" : ",") + std::to_string(d);
+  for (const int d : devices) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(d);
+  }
   return text;
 }
 
@@ -80,7 +83,8 @@ inline std::string cuda_devices_label(const std::vector<int>& workers) {
     const std::string name = cuda_device_label(one);
     if (first.empty()) first = name;
     same = same && name == first;
-    joined += (joined.empty() ? "" : " + ") + name;
+    if (!joined.empty()) joined += " + ";
+    joined += name;
   }
   if (workers.size() <= 1) return first;
   return same ? first + " x " + std::to_string(workers.size()) : joined;
