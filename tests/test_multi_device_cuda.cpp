@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "api/multi_device.hpp"
+#include "cli_test_support.hpp"
 #include "api/tuning_hooks.hpp"
 #include "warpmatch/approx.hpp"
 #include "warpmatch/distance.hpp"
@@ -227,6 +228,47 @@ TEST(MultiDeviceCuda, LabelNamesTheWorkers) {
   o.devices = {0, 0, 0};
   const auto m = warpmatch::ExactMatcher::compile(warpmatch::as_bytes("GATTACA"), o);
   EXPECT_EQ(m.device_label(), warpmatch::cuda_devices()[0].name + " x 3");
+}
+
+class CliDevicesCuda : public warpmatch_test::CliTest {
+ protected:
+  CliDevicesCuda() : CliTest("warpmatch_cli_devices_cuda_") {}
+};
+
+// The command line with a faked device list (three workers on GPU 0) prints exactly what one
+// GPU prints, through the streaming searcher: a 100 MiB FASTA record (3 shares of 33 MiB, over
+// the 32 MiB minimum) for find and find -e, 300 guides (64 KiB shares) for approx and offtarget.
+TEST_F(CliDevicesCuda, FakedDeviceListPrintsWhatOneGpuPrints) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(22);
+  const Bytes genome = random_text(rng, 100u << 20, "ACGT", 4);
+  std::string fasta = ">chr1\n";
+  for (std::size_t i = 0; i < genome.size(); i += 80)
+    fasta.append(reinterpret_cast<const char*>(genome.data()) + i, std::min<std::size_t>(80, genome.size() - i)) += '\n';
+  const auto g = file("g.fa", fasta);
+  std::string guides;
+  for (int i = 0; i < 300; ++i) {
+    const Bytes guide = random_text(rng, 20, "ACGT", 4);
+    guides.append(guide.begin(), guide.end()) += '\n';
+  }
+  const auto gf = file("guides.txt", guides);
+  const std::vector<std::vector<std::string>> commands = {
+      {"find", "--backend", "cuda", "GATTACAG", g.string()},
+      {"find", "--backend", "cuda", "-c", "GATTACAG", g.string()},
+      {"find", "--backend", "cuda", "-e", "GATTACAG", "-e", "CCCGGG", "-e", "ACGTACGTAC", g.string()},
+      {"approx", "--backend", "cuda", "-k", "1", "-f", gf.string(), g.string()},
+      {"offtarget", "--backend", "cuda", "-k", "2", "--guides", gf.string(), g.string()},
+  };
+  for (const auto& args : commands) {
+    SCOPED_TRACE(args[0] + " " + args[3]);
+    const auto one = run(args);
+    ASSERT_EQ(one.status, 0) << one.err;
+    std::vector<std::string> faked = args;
+    faked.insert(faked.begin() + 1, {"--devices", "0,0,0"});
+    const auto three = run(faked);
+    EXPECT_EQ(three.status, 0) << three.err;
+    EXPECT_EQ(three.out, one.out);
+  }
 }
 
 }  // namespace
