@@ -151,4 +151,17 @@ std::string lower_ascii(std::string_view w) {
   return s;
 }
 
+bool write_json(const std::string& path, const nlohmann::json& j, std::string_view benchmark) {
+  if (path.empty()) return true;
+  std::ofstream f(path);
+  f << j.dump(2) << "\n";
+  if (!f) {
+    std::fprintf(stderr, "warpmatch-bench %.*s: cannot write %s\n", static_cast<int>(benchmark.size()),
+                 benchmark.data(), path.c_str());
+    return false;
+  }
+  std::printf("JSON written to %s\n", path.c_str());
+  return true;
+}
+
 }  // namespace warpmatch::bench::support

@@ -85,4 +85,8 @@ std::string cpu_model();
 /// benchmark, which knows which one it used.
 nlohmann::json run_record(std::string_view benchmark, const std::string& commit);
 
+/// Writes `j` (indented) to `path` and says so; false, with a message naming the benchmark,
+/// when it cannot be written. An empty path writes nothing (true).
+bool write_json(const std::string& path, const nlohmann::json& j, std::string_view benchmark);
+
 }  // namespace warpmatch::bench::support

@@ -1,5 +1,5 @@
 // warpmatch-bench — the benchmark programs of bench/, one subcommand each (find, multi, approx,
-// approx-sets, distance, lcs, e2e). Each prints a table and writes JSON (the run's record:
+// approx-sets, distance, lcs, e2e, scaling). Each prints a table and writes JSON (the run's record:
 // commit, host, device; medians, samples, ratios to the peers, targets). Everything it needs is
 // given on the command line; it reads no environment variable of its own.
 // Exit status: 0 done and every method agreed, 2 an error, a failed row or a disagreement.
@@ -19,6 +19,7 @@
 #include "bench/bench_find.hpp"
 #include "bench/bench_lcs.hpp"
 #include "bench/bench_multi.hpp"
+#include "bench/bench_scaling.hpp"
 #include "cli/commands.hpp"
 #include "warpmatch/common.hpp"
 
@@ -122,6 +123,29 @@ Runner add_approx_sets(CLI::App& app) {
     opt->single_bytes = *single == "0" ? 0 : parse_size(*single);
     opt->set_bytes = *set == "0" ? 0 : parse_size(*set);
     return run_bench_approx_sets(*opt);
+  };
+}
+
+Runner add_scaling(CLI::App& app) {
+  auto opt = std::make_shared<BenchScalingOptions>();
+  auto text = std::make_shared<std::string>("4G"), approx = std::make_shared<std::string>("256M"),
+       copy = std::make_shared<std::string>("1G");
+  CLI::App* cmd = app.add_subcommand("scaling", "One job over 1, 2, 4, 8 GPUs (issue 17): speed-up, aggregate bandwidth");
+  cmd->set_help_flag("--help", "Print this help and exit");
+  cmd->add_option("--bytes", *text, "Text of the exact and 1000-literal rows (default 4G, pinned host memory)");
+  cmd->add_option("--approx-bytes", *approx, "Text of the 1000-guide approx row (default 256M)");
+  cmd->add_option("--pairs", opt->pairs, "Batched distance pairs of 150 nt (default 1000000)")->check(integer_in(1));
+  cmd->add_option("--copy-bytes", *copy, "Bytes per GPU of the aggregate host-to-device copy (default 1G)");
+  cmd->add_option("--max-gpus", opt->max_gpus, "Use at most this many GPUs (default 8)")->check(integer_in(1));
+  cmd->add_option("--repeats", opt->repeats, "Timed repeats per measurement (median)")->check(integer_in(1));
+  cmd->add_option("--json", opt->json_path, "Write the results as JSON to this path");
+  cmd->add_option("--commit", opt->commit, "Commit recorded in the JSON");
+  cmd->footer("Example:\n  warpmatch-bench scaling --bytes 2G --json scaling.json");
+  return [opt, text, approx, copy] {
+    opt->text_bytes = std::max<std::uint64_t>(parse_size(*text), 4096);
+    opt->approx_bytes = std::max<std::uint64_t>(parse_size(*approx), 4096);
+    opt->copy_bytes = std::max<std::uint64_t>(parse_size(*copy), 4096);
+    return run_bench_scaling(*opt);
   };
 }
 
@@ -252,7 +276,8 @@ int main(int argc, char** argv) {
       "  warpmatch-bench e2e --json e2e.json         the warpmatch command line end to end\n"
       "Run 'warpmatch-bench COMMAND --help' for a benchmark's options.");
   std::vector<std::pair<CLI::App*, Runner>> runners;
-  for (Runner (*add)(CLI::App&) : {add_find, add_multi, add_approx, add_approx_sets, add_distance, add_lcs, add_e2e}) {
+  for (Runner (*add)(CLI::App&) : {add_find, add_multi, add_approx, add_approx_sets, add_distance, add_lcs, add_e2e,
+                                        add_scaling}) {
     Runner run = add(app);
     runners.emplace_back(app.get_subcommands([](CLI::App*) { return true; }).back(), std::move(run));
   }

@@ -25,6 +25,41 @@ CLI::Validator device_check() {
       },
       "INT");
 }
+
+CLI::Validator device_list_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text == "all") return {};
+        if (text.empty()) return "a GPU list is required: 'all' or ordinals such as 0,1,3";
+        std::size_t begin = 0;
+        for (;;) {
+          const std::size_t comma = text.find(',', begin);
+          std::string ordinal = text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+          if (ordinal.empty()) return "an empty entry in the GPU list '" + text + "'";
+          const std::string error = integer_in(0, std::numeric_limits<int>::max()).operator()(ordinal);
+          if (!error.empty()) return error;
+          if (comma == std::string::npos) return {};
+          begin = comma + 1;
+        }
+      },
+      "all|LIST");
+}
+
+std::vector<int> parse_device_list(const std::string& text) {
+  std::vector<int> devices;
+  if (text.empty()) return devices;
+  if (text == "all") {
+    for (const DeviceInfo& d : warpmatch::cuda_devices()) devices.push_back(d.ordinal);
+    if (devices.empty()) throw InvalidArgument("--devices all: no CUDA GPU is visible (see warpmatch info)");
+    return devices;
+  }
+  for (std::size_t begin = 0; begin <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', begin), text.size());
+    devices.push_back(std::stoi(text.substr(begin, comma - begin)));  // checked by device_list_check
+    begin = comma + 1;
+  }
+  return devices;
+}
 }  // namespace warpmatch::cli
 
 

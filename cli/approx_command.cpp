@@ -46,6 +46,7 @@ struct ApproxFlags {
   std::string format = "auto";
   int threads = 0;
   int device = 0;
+  std::string devices;  // --devices: several GPUs (all|LIST)
   int blocks = 0;
   bool hamming = false;
   SequenceFlags seq;
@@ -216,6 +217,7 @@ int run_approx(const ApproxFlags& flags) {
   options.case_insensitive = flags.ignore_case;
   options.threads = flags.threads;
   options.device = flags.device;
+  apply_device_list(flags.devices, flags.backend, options);
   options.best_of_cluster = flags.best_of_cluster;
   options.strand = flags.seq.parsed_strand();
   options.iupac = flags.seq.iupac;
@@ -273,6 +275,7 @@ CommandRunner add_approx_command(CLI::App& app) {
   cmd->add_flag("-H,--with-filename", flags->with_filename, "Prefix each line with the input name");
   cmd->add_flag("-h,--no-filename", flags->no_filename, "Never prefix lines with the input name");
   add_backend_options(cmd, flags->backend, flags->threads, flags->device);
+  add_devices_option(cmd, flags->devices);
   cmd->add_option("--algo", flags->algorithm,
                   "auto; cpu: myers, dp (reference); cuda: myers, wavefront (seed paper 000)");
   cmd->add_option("--blocks", flags->blocks, "wavefront: the paper's D, pieces of the text (0 = auto)")

@@ -15,6 +15,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "warpmatch/common.hpp"
+
 namespace warpmatch::cli {
 
 using CommandRunner = std::function<int()>;
@@ -56,6 +58,29 @@ inline void add_backend_options(CLI::App* cmd, std::string& backend, int& thread
       ->check(integer_in(0, kMaxThreads));
   cmd->add_option("--device", device, "CUDA device ordinal (a GPU that `warpmatch info` lists)")
       ->check(device_check());
+}
+
+/// --devices all|LIST: one command over several GPUs (Execution::devices). The check accepts
+/// "all" or whole numbers >= 0 separated by commas ("0,1,3"; an ordinal may repeat: workers
+/// sharing a GPU); whether each GPU exists is the library's check (exit 2 naming it).
+CLI::Validator device_list_check();
+/// The list an option value names: "" = none (the one --device), "all" = every GPU the runtime
+/// lists (an error when it lists none).
+std::vector<int> parse_device_list(const std::string& text);
+
+inline void add_devices_option(CLI::App* cmd, std::string& devices) {
+  cmd->add_option("--devices", devices,
+                  "Split the work over several GPUs: 'all' or ordinals such as 0,1,3 (output as "
+                  "with one GPU; implies the cuda backend, an error with --backend cpu)")
+      ->check(device_list_check());
+}
+
+/// Applies --devices to an operation's options: the list, and under --backend auto the cuda
+/// backend (a list names GPUs, whatever a small job's estimate would pick).
+template <class Options>
+void apply_device_list(const std::string& devices, const std::string& backend_flag, Options& options) {
+  options.devices = parse_device_list(devices);
+  if (!options.devices.empty() && backend_flag == "auto") options.backend = Backend::cuda;
 }
 
 struct CommandEntry {

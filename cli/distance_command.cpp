@@ -34,6 +34,7 @@ struct DistanceFlags {
   std::string algorithm = "auto";
   int threads = 0;
   int device = 0;
+  std::string devices;  // --devices: several GPUs (all|LIST)
   int block_size = 0;
 };
 
@@ -123,7 +124,8 @@ int run_matrix(const DistanceFlags& flags, DistanceOptions options) {
     }
   }
   std::string backend_reason = "--backend " + flags.backend;
-  if (flags.backend == "auto") {
+  if (flags.backend == "auto" && !options.devices.empty()) backend_reason = "--devices (cuda)";
+  if (flags.backend == "auto" && options.devices.empty()) {
     JobShape shape;
     shape.operation = Operation::distance;
     shape.threads = flags.threads;
@@ -163,6 +165,7 @@ int run_distance(const DistanceFlags& flags) {
   options.report = flags.align ? Report::cigar : Report::ends;
   options.threads = flags.threads;
   options.device = flags.device;
+  apply_device_list(flags.devices, flags.backend, options);
   tuning_hooks::DistanceKnobs knobs;
   knobs.tile_size = flags.block_size;  // the paper's block size (its tiles re-measured)
 
@@ -195,7 +198,8 @@ int run_distance(const DistanceFlags& flags) {
 
   // auto: the cost model by DP cells (an algorithm on one backend only decides it).
   std::string backend_reason = "--backend " + flags.backend;
-  if (flags.backend == "auto") {
+  if (flags.backend == "auto" && !options.devices.empty()) backend_reason = "--devices (cuda)";
+  if (flags.backend == "auto" && options.devices.empty()) {
     if (flags.algorithm == "dp") {
       options.backend = Backend::cpu, backend_reason = "--algo dp";
     } else if (flags.algorithm == "tiles") {
@@ -268,6 +272,7 @@ CommandRunner add_distance_command(CLI::App& app) {
   cmd->add_flag("--json", flags->json, "One JSON object per pair (--all-vs-all: one object with the matrix)");
   cmd->add_flag("--stats", flags->stats, "Print pairs, cells, time, GCUPS, backend and device to stderr");
   add_backend_options(cmd, flags->backend, flags->threads, flags->device);
+  add_devices_option(cmd, flags->devices);
   cmd->add_option("--algo", flags->algorithm,
                   "auto; cpu: myers (bit-parallel, default), dp (reference); cuda: myers (default), tiles (seed paper 001)");
   cmd->add_option("--block-size", flags->block_size,

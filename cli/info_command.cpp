@@ -16,6 +16,7 @@ CommandRunner add_info_command(CLI::App& app) {
   return [json] {
     const BuildInfo build = build_info();
     const auto devices = cuda_devices();
+    const auto links = cuda_device_links();
     Output out(stdout);
     auto& buf = out.buffer();
     if (*json) {
@@ -35,6 +36,14 @@ CommandRunner add_info_command(CLI::App& app) {
                        d.compute_major, d.compute_minor, d.multiprocessors, d.global_memory_bytes,
                        d.l2_bytes, d.clock_mhz);
       }
+      buf.append(std::string_view(R"(],"links":[)"));
+      for (std::size_t i = 0; i < links.size(); ++i) {
+        const auto& l = links[i];
+        fmt::format_to(std::back_inserter(buf), R"({}{{"from":{},"to":{},"peer_access":{},"performance_rank":{},"transport":)",
+                       i ? "," : "", l.from, l.to, l.peer_access, l.performance_rank);
+        append_json_string(buf, l.transport.empty() ? "unknown" : l.transport);
+        buf.push_back('}');
+      }
       buf.append(std::string_view("]}\n"));
       out.flush();
       return 0;
@@ -52,6 +61,12 @@ CommandRunner add_info_command(CLI::App& app) {
                      "GPU {}: {} (compute {}.{}, {} SMs, {:.1f} GiB, L2 {:.0f} MiB, {} MHz)\n",
                      d.ordinal, d.name, d.compute_major, d.compute_minor, d.multiprocessors,
                      d.global_memory_bytes / 1073741824.0, d.l2_bytes / 1048576.0, d.clock_mhz);
+    // How each pair is linked: peer access (cudaDeviceCanAccessPeer), the driver's P2P
+    // performance rank (lower is faster) and NVLink or PCIe (NVML, when the driver has it).
+    for (const auto& l : links)
+      fmt::format_to(std::back_inserter(buf), "GPU {} -> GPU {}: {}, peer access {}, P2P rank {}\n", l.from, l.to,
+                     l.transport.empty() ? "link unknown (no NVML)" : l.transport,
+                     l.peer_access ? "yes" : "no", l.performance_rank);
     fmt::format_to(std::back_inserter(buf), "backend 'auto' uses: {}\n",
                    devices.empty() ? "cpu" : "cuda");
     out.flush();

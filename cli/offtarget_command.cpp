@@ -40,6 +40,7 @@ struct OfftargetFlags {
   std::string backend = "auto";
   int threads = 0;
   int device = 0;
+  std::string devices;  // --devices: several GPUs (all|LIST)
   std::string window = "256M";
   bool no_progress = false;
 };
@@ -273,6 +274,7 @@ int run_offtarget(const OfftargetFlags& flags) {
   options.strand = Strand::both;
   options.threads = flags.threads;
   options.device = flags.device;
+  apply_device_list(flags.devices, flags.backend, options);
   const ApproxMatcher matcher = ApproxMatcher::compile(patterns, options);
 
   SearchPlan plan;
@@ -323,6 +325,7 @@ CommandRunner add_offtarget_command(CLI::App& app) {
   bed->excludes(json);
   cmd->add_flag("--stats", flags->stats, "Print guides, placements, bytes, sites and backend to stderr");
   add_backend_options(cmd, flags->backend, flags->threads, flags->device);
+  add_devices_option(cmd, flags->devices);
   cmd->add_option("--window", flags->window, "Genome bytes searched per window (default 256M)")->check(size_check());
   cmd->add_flag("--no-progress", flags->no_progress, "Never draw the progress line (drawn on a terminal for long scans)");
   cmd->footer(

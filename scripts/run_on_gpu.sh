@@ -33,6 +33,11 @@
 #                 compute-sanitizer on PATH, in /usr/local/cuda/bin or carried as
 #                 .device/compute-sanitizer/  -> $OUT/sanitize.log (ERROR SUMMARY per tool);
 #                 WM_SANITIZE_TOOLS="memcheck" (or "racecheck initcheck synccheck") runs some
+#         scaling `warpmatch-bench scaling` (issue 17): exact resident and host-fed, 1000 literals,
+#                 approx with 1000 guides, 1M pairs on 1, 2, 4, 8 GPUs (as many as the machine has),
+#                 the aggregate host-to-device bandwidth; for a kind with several GPUs (nvidia-h100-x2,
+#                 -x4, ...); not part of `all`   -> $OUT/bench_scaling.{log,json}
+#                 (limit WM_SCALING_TIMEOUT, default 540 s)
 #         all     info tests bench (the default)
 #   EXTRA BENCH ARGS go to every benchmark, e.g. `find -- --bytes 256M --repeats 3`.
 #   Environment: WM_TESTS_TIMEOUT (s, default 200), WM_BENCH_TIMEOUT (s, default 330),
@@ -57,8 +62,8 @@ while (($#)); do
   case "$1" in
     --) shift; extra=("$@"); break ;;
     all) steps+=(info tests bench) ;;
-    info|tests|bench|find|e2e|inputs|feed|sanitize) steps+=("$1") ;;
-    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, e2e, inputs, feed, sanitize, all)" >&2; exit 2 ;;
+    info|tests|bench|find|e2e|inputs|feed|sanitize|scaling) steps+=("$1") ;;
+    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, e2e, inputs, feed, sanitize, scaling, all)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -184,6 +189,13 @@ step_find() {
   [[ -x $D/rg ]] && rg=(--rg "$D/rg")
   timeout --kill-after=10 "$bench_timeout" "$B" find --json "$OUT/bench_find.json" \
     "${words[@]}" "${rg[@]}" --commit "$commit" "${extra[@]}" 2>&1 | tee "$OUT/bench_find.log"
+}
+
+# One job over 1, 2, 4, 8 GPUs (bench/bench_scaling.cpp): speed-up per row against one GPU,
+# the aggregate host-to-device bandwidth of the same GPUs measured in the run.
+step_scaling() {
+  timeout --kill-after=10 "${WM_SCALING_TIMEOUT:-540}" "$B" scaling --json "$OUT/bench_scaling.json" \
+    --commit "$commit" "${extra[@]}" 2>&1 | tee "$OUT/bench_scaling.log"
 }
 
 # The command line end to end next to its peers (bench/bench_e2e.cpp): the carried ripgrep and
@@ -330,7 +342,7 @@ printf '%s\n' "${summary[@]}"
 if [[ -f $OUT/tests.log ]]; then
   grep -E '^\[  (PASSED|SKIPPED|FAILED)  ?\] [0-9]+ tests?' "$OUT/tests.log" | awk '!seen[$0]++'
 fi
-for log in "$OUT/bench_find.log" "$OUT/bench.log"; do
+for log in "$OUT/bench_find.log" "$OUT/bench.log" "$OUT/bench_scaling.log"; do
   [[ -f $log ]] || continue
   echo "-- $(basename "$log") (targets):"
   grep -iE 'target|MET|bench [a-z]+: rc' "$log" | grep -v '^$' | head -60

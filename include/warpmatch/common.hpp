@@ -34,6 +34,16 @@ struct Execution {
   Backend backend = Backend::automatic;
   int threads = 0;  // CPU threads; 0 = all hardware threads; < 0 is an InvalidArgument
   int device = 0;   // CUDA device ordinal; one the runtime does not list is an InvalidArgument
+  /// Several GPUs for one call (find, multi-pattern and approximate search, distance batches
+  /// and matrices): empty = `device` alone. The work is split over the listed GPUs (text
+  /// ranges with the operation's overlap, or pair and row batches), one host thread each,
+  /// and the results merged in the one-GPU order, so they are identical to one GPU's. Work
+  /// too small to gain from a split runs on the first listed GPU. An ordinal may repeat
+  /// (several workers on one GPU). Every ordinal must be one the runtime lists, else
+  /// InvalidArgument naming it; a list with the cpu backend is an InvalidArgument (the CPU
+  /// takes `threads`). Operations without a split (lcs, one pair's distance, approximate
+  /// search in best mode) run on the first listed GPU.
+  std::vector<int> devices;
 };
 
 /// How much an operation reports (edlib's task): each level adds to the one before, and
@@ -120,6 +130,18 @@ struct BuildInfo {
 BuildInfo build_info();
 /// GPUs the CUDA runtime sees; empty without a CUDA build or without a GPU (never throws).
 std::vector<DeviceInfo> cuda_devices();
+/// How two GPUs of this machine are linked (`warpmatch info`).
+struct DeviceLink {
+  int from = 0, to = 0;           // ordinals
+  bool peer_access = false;       // cudaDeviceCanAccessPeer: from can map to's memory
+  int performance_rank = -1;      // cudaDevP2PAttrPerformanceRank (lower = faster; -1 unknown)
+  std::string transport;          // "nvlink" (NVML: peer traffic over NVLink, directly or
+                                  // through NVSwitch), "pcie" (NVML: no NVLink between the two),
+                                  // "" when NVML is not available
+};
+/// Every ordered pair of distinct GPUs; empty with fewer than two (never throws). NVML is
+/// loaded at run time (libnvidia-ml.so.1) when present, never linked.
+std::vector<DeviceLink> cuda_device_links();
 /// Resolves `automatic` to cpu/cuda; throws BackendUnavailable for `cuda` without a GPU.
 Backend resolve_backend(Backend requested);
 /// Hardware threads of this host (at least 1).

@@ -6,7 +6,9 @@
 #include <chrono>
 
 #include "api/backend_choice.hpp"
+#include "api/multi_device.hpp"
 #include "api/tuning_hooks.hpp"
+#include "core/device_split.hpp"
 #include "core/approx_align.hpp"
 #include "core/parallel.hpp"
 #include "cpu/approx_cpu.hpp"
@@ -30,9 +32,11 @@ struct ApproxMatcher::Impl {
   cpu::ApproxAlgorithm cpu_algorithm = cpu::ApproxAlgorithm::myers;
   std::shared_ptr<const cpu::ApproxSet> cpu_set;  // myers on the cpu: the set's tables, built once
   cuda::ApproxAlgorithm cuda_algorithm = cuda::ApproxAlgorithm::myers;
-  // cuda: the patterns on options.device, uploaded at compile; scans reuse its scratches.
-  std::shared_ptr<const cuda::ApproxDevicePatterns> device_patterns;
+  // cuda: the patterns uploaded at compile to each GPU a segment is split over (workers, in
+  // order; one for a single device); scans reuse their scratches.
+  std::vector<std::shared_ptr<const cuda::ApproxDevicePatterns>> device_patterns;
   int threads = 1;
+  std::vector<int> workers;  // cuda: the GPUs a segment is split over (Execution::devices)
   std::string device_label;
 
   /// compile() with the knobs (a member: it may call ApproxMatcher's private constructor).
@@ -51,9 +55,36 @@ struct ApproxMatcher::Impl {
   /// The ends of every pattern whose end lies in (own_begin, own_end] (text offsets), for
   /// the given queries: the backend sees text[from, own_end) with from = own_begin - the
   /// longest overlap (m + k), so every alignment ending in the segment lies inside it.
+  /// On the cuda backend in all-hits mode the segment's ends are split over the workers: each
+  /// takes a sub-range of ends (with this same overlap before it) and the hits are joined
+  /// pattern by pattern in sub-range order, as one device finds them. Best mode (the
+  /// minimum of a piece is not the minimum of its sub-ranges) stays on the first device.
   std::vector<std::vector<core::EndHit>> find_ends(ByteSpan text, std::uint64_t own_begin,
                                                    std::uint64_t own_end,
                                                    const std::vector<core::ApproxQuery>& queries) const {
+    const bool best_mode = std::any_of(queries.begin(), queries.end(),
+                                       [](const core::ApproxQuery& q) { return q.mode == core::ApproxMode::best; });
+    const std::uint64_t min_share =
+        multi_device::min_share(multi_device::SplitPolicy::approx_share_work / std::max<std::size_t>(patterns.size(), 1));
+    const std::vector<core::Chunk> shares =
+        backend == Backend::cuda && !best_mode
+            ? core::plan_device_shares(own_end - own_begin, workers.size(), 0, std::max<std::uint64_t>(min_share, 1))
+            : std::vector<core::Chunk>{};
+    if (shares.size() <= 1) return find_ends_on(text, own_begin, own_end, queries, 0);
+    std::vector<std::vector<std::vector<core::EndHit>>> parts(shares.size());
+    multi_device::run_per_device(shares.size(), [&](std::size_t i) {
+      parts[i] = find_ends_on(text, own_begin + shares[i].begin, own_begin + shares[i].owned_end, queries, i);
+    });
+    std::vector<std::vector<core::EndHit>> out = std::move(parts[0]);
+    for (std::size_t i = 1; i < parts.size(); ++i)
+      for (std::size_t p = 0; p < out.size(); ++p) out[p].insert(out[p].end(), parts[i][p].begin(), parts[i][p].end());
+    return out;
+  }
+
+  /// find_ends on one device (the cuda backend's workers[worker]).
+  std::vector<std::vector<core::EndHit>> find_ends_on(ByteSpan text, std::uint64_t own_begin, std::uint64_t own_end,
+                                                      const std::vector<core::ApproxQuery>& queries,
+                                                      std::size_t worker) const {
     std::uint64_t overlap = 0;
     for (std::size_t i = 0; i < patterns.size(); ++i)
       overlap = std::max(overlap, core::approx_overlap(patterns[i].size(), queries[i].k));
@@ -61,7 +92,7 @@ struct ApproxMatcher::Impl {
     const ByteSpan piece = text.subspan(from, own_end - from);
     std::vector<std::vector<core::EndHit>> out;
     if (backend == Backend::cuda) {
-      out = cuda::approx_scan(*device_patterns, queries, piece);
+      out = cuda::approx_scan(*device_patterns[worker], queries, piece);
     } else if (cpu_set) {
       out = cpu_set->scan(piece, queries, threads);
     } else {
@@ -145,6 +176,7 @@ ApproxMatcher ApproxMatcher::Impl::compile(const std::vector<std::vector<std::ui
                               ? "k (the maximum number of edits) is required unless best mode is on"
                               : "k must be >= 0 (got " + std::to_string(options.k) + ")");
   const int threads = core::execution_threads(options);
+  core::check_device_list(options);
   if (knobs.wavefront_blocks < 0) throw InvalidArgument("wavefront blocks must be >= 0 (0 = auto)");
   auto impl = std::make_shared<Impl>();
   impl->options = options;
@@ -200,11 +232,15 @@ ApproxMatcher ApproxMatcher::Impl::compile(const std::vector<std::vector<std::ui
                               std::to_string(impl->patterns[i].size()) +
                               " bytes; the cuda '" + impl->algorithm + "' kernel accepts at most " +
                               std::to_string(limit) + " (the cpu backend has no such limit)");
-    impl->device_label = core::cuda_device_label(options);
+  }
+  impl->workers = core::execution_devices(options, impl->backend);
+  if (impl->backend == Backend::cuda) {
+    impl->device_label = core::cuda_devices_label(impl->workers);
     std::vector<core::ApproxQuery> queries;
     for (const auto& p : impl->patterns) queries.push_back(impl->query_for(p));
-    impl->device_patterns = cuda::approx_upload(impl->patterns, queries, impl->cuda_algorithm,
-                                                knobs.wavefront_blocks, options.device);
+    for (const int device : impl->workers)
+      impl->device_patterns.push_back(
+          cuda::approx_upload(impl->patterns, queries, impl->cuda_algorithm, knobs.wavefront_blocks, device));
   }
   return ApproxMatcher(std::move(impl));
 }

@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cuda/runtime/devices.hpp"
 #include "warpmatch/common.hpp"
@@ -32,6 +33,61 @@ inline std::string cuda_device_label(const Execution& execution) {
     throw InvalidArgument("CUDA device " + std::to_string(execution.device) + " does not exist (" +
                           std::to_string(devices.size()) + " visible)");
   return devices[static_cast<std::size_t>(execution.device)].name;
+}
+
+/// "0,1,3": an Execution's device list as error messages show it.
+inline std::string device_list_text(const std::vector<int>& devices) {
+  std::string text;
+  for (const int d : devices) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(d);
+  }
+  return text;
+}
+
+/// Checks Execution::devices before the backend is resolved: every listed ordinal must be one
+/// the runtime lists (on a machine without GPUs, any is missing), and the cpu backend takes
+/// none (it runs on `threads`). A list does not change how `automatic` resolves.
+inline void check_device_list(const Execution& execution) {
+  if (execution.devices.empty()) return;
+  const std::string list = device_list_text(execution.devices);
+  if (execution.backend == Backend::cpu)
+    throw InvalidArgument("a GPU list (devices " + list +
+                          ") was given with the cpu backend, which runs on CPU threads instead");
+  const std::size_t visible = cuda::devices().size();
+  for (const int d : execution.devices)
+    if (d < 0 || static_cast<std::size_t>(d) >= visible)
+      throw InvalidArgument("CUDA device " + std::to_string(d) + " in the device list " + list +
+                            " does not exist (" + std::to_string(visible) + " visible)");
+}
+
+/// The GPUs one call runs on, one worker each: Execution::devices, or `device` alone. A list
+/// with a backend resolved to cpu (an algorithm only the CPU has) is an InvalidArgument.
+inline std::vector<int> execution_devices(const Execution& execution, Backend resolved) {
+  if (execution.devices.empty()) return {execution.device};
+  if (resolved == Backend::cpu)
+    throw InvalidArgument("a GPU list (devices " + device_list_text(execution.devices) +
+                          ") was given but the algorithm runs on the cpu backend");
+  return execution.devices;
+}
+
+/// The device label of a call on several GPUs: "NAME" for one worker, "NAME x N" when every
+/// worker's GPU has that name, else the names joined by " + ".
+inline std::string cuda_devices_label(const std::vector<int>& workers) {
+  Execution one;
+  std::string joined;
+  bool same = true;
+  std::string first;
+  for (const int d : workers) {
+    one.device = d;
+    const std::string name = cuda_device_label(one);
+    if (first.empty()) first = name;
+    same = same && name == first;
+    if (!joined.empty()) joined += " + ";
+    joined += name;
+  }
+  if (workers.size() <= 1) return first;
+  return same ? first + " x " + std::to_string(workers.size()) : joined;
 }
 
 inline Backend backend_for_algorithm(Backend requested, std::string_view algorithm,

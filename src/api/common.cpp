@@ -33,6 +33,8 @@ BuildInfo build_info() {
 
 std::vector<DeviceInfo> cuda_devices() { return cuda::devices(); }
 
+std::vector<DeviceLink> cuda_device_links() { return cuda::device_links(); }
+
 Backend resolve_backend(Backend requested) {
   if (requested == Backend::cpu) return Backend::cpu;
   const bool have_gpu = !cuda::devices().empty();

@@ -6,7 +6,9 @@
 #include <random>
 
 #include "api/backend_choice.hpp"
+#include "api/multi_device.hpp"
 #include "api/tuning_hooks.hpp"
+#include "core/device_split.hpp"
 #include "core/distance_tune.hpp"
 #include "core/timing.hpp"
 #include "cpu/distance_cpu.hpp"
@@ -24,12 +26,14 @@ struct Plan {
   cpu::DistanceAlgorithm cpu_algorithm = cpu::DistanceAlgorithm::myers;
   cuda::DistanceAlgorithm cuda_algorithm = cuda::DistanceAlgorithm::myers_stripes;
   int threads = 1;
+  std::vector<int> workers;  // cuda: the GPUs batches and matrices are split over
   std::string device_label;
 };
 
 Plan resolve(const DistanceOptions& options) {
   Plan plan;
   plan.threads = core::execution_threads(options);
+  core::check_device_list(options);
   const std::string& algo = options.algorithm;
   plan.backend = core::backend_for_algorithm(options.backend, algo, {"dp"}, {"tiles"});
   constexpr std::string_view kOperation = "edit distance";
@@ -44,9 +48,25 @@ Plan resolve(const DistanceOptions& options) {
     plan.cuda_algorithm = core::pick_algorithm<A>(algo, kOperation, Backend::cuda,
                                                   {{"myers", A::myers_stripes}, {"tiles", A::tiles}},
                                                   "'dp' runs on the cpu backend", plan.algorithm);
-    plan.device_label = core::cuda_device_label(options);
   }
+  plan.workers = core::execution_devices(options, plan.backend);
+  if (plan.backend == Backend::cuda) plan.device_label = core::cuda_devices_label(plan.workers);
   return plan;
+}
+
+/// Items of the given DP cells split over the plan's GPUs (SplitPolicy: at least
+/// distance_share_cells each); each range's results land at its place in `out`, so the order
+/// is the one-device order. compute(range, device) returns the range's results.
+template <class Result, class Compute>
+void split_over_devices(const Plan& plan, const std::vector<std::uint64_t>& cells, std::vector<Result>& out,
+                        std::size_t results_per_item, const Compute& compute) {
+  const std::vector<core::ItemRange> ranges = core::plan_weighted_shares(
+      cells, plan.workers.size(), multi_device::min_share(multi_device::SplitPolicy::distance_share_cells));
+  out.resize(cells.size() * results_per_item);
+  multi_device::run_per_device(ranges.size(), [&](std::size_t i) {
+    const std::vector<Result> part = compute(ranges[i], plan.workers[i]);
+    std::copy(part.begin(), part.end(), out.begin() + static_cast<std::ptrdiff_t>(ranges[i].begin * results_per_item));
+  });
 }
 
 void fill_stats(ScanStats* stats, const Plan& plan, std::uint64_t pairs, std::uint64_t bytes, std::uint64_t cells,
@@ -89,12 +109,12 @@ DistanceResult tuning_hooks::edit_distance(ByteSpan a, ByteSpan b, const Distanc
     if (plan.cuda_algorithm == cuda::DistanceAlgorithm::tiles) {
       block_size = knobs.tile_size > 0
                        ? knobs.tile_size
-                       : tune::tile_model_for_device(options.device)
+                       : tune::tile_model_for_device(plan.workers[0])
                              .choose_block_size(static_cast<std::int64_t>(a.size()),
                                                 static_cast<std::int64_t>(b.size()));
     }
     const cuda::DistanceRun run = cuda::edit_distance(a, b, options.max_distance, plan.cuda_algorithm,
-                                                      block_size, options.device);
+                                                      block_size, plan.workers[0]);
     result.distance = run.distance;
     // The alignment's traceback runs on the CPU (Hirschberg), banded by the GPU's distance.
     if (want_alignment && !result.over_k())
@@ -114,7 +134,12 @@ std::vector<DistanceResult> edit_distance_batch(std::span<const std::pair<ByteSp
     results = cpu::edit_distance_batch(pairs, options.max_distance, want_alignment,
                                        plan.cpu_algorithm, plan.threads);
   } else {
-    const auto distances = cuda::edit_distance_batch(pairs, options.max_distance, options.device, nullptr);
+    std::vector<std::uint64_t> cells(pairs.size());
+    for (std::size_t i = 0; i < pairs.size(); ++i) cells[i] = std::uint64_t{pairs[i].first.size()} * pairs[i].second.size() + 1;
+    std::vector<std::int64_t> distances;
+    split_over_devices(plan, cells, distances, 1, [&](const core::ItemRange& r, int device) {
+      return cuda::edit_distance_batch(pairs.subspan(r.begin, r.end - r.begin), options.max_distance, device, nullptr);
+    });
     results.resize(pairs.size());
     for (std::size_t i = 0; i < pairs.size(); ++i) results[i].distance = distances[i];
     if (want_alignment) {
@@ -158,8 +183,14 @@ std::vector<std::int64_t> edit_distance_matrix(std::span<const ByteSpan> a, std:
     out.resize(results.size());
     for (std::size_t i = 0; i < results.size(); ++i) out[i] = results[i].distance;
   } else {
-    // The GPU gets the strings once and forms the pairs itself.
-    out = cuda::edit_distance_matrix(a, b, options.max_distance, options.device, nullptr);
+    // The GPU gets the strings once and forms the pairs itself; several GPUs take rows of a.
+    std::uint64_t bytes_b = 0;
+    for (const ByteSpan& y : b) bytes_b += y.size();
+    std::vector<std::uint64_t> row_cells(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) row_cells[i] = std::uint64_t{a[i].size()} * bytes_b + b.size();
+    split_over_devices(plan, row_cells, out, b.size(), [&](const core::ItemRange& r, int device) {
+      return cuda::edit_distance_matrix(a.subspan(r.begin, r.end - r.begin), b, options.max_distance, device, nullptr);
+    });
   }
   std::uint64_t bytes_a = 0, bytes_b = 0;
   for (const ByteSpan& x : a) bytes_a += x.size();

@@ -4,6 +4,8 @@
 #include <chrono>
 
 #include "api/backend_choice.hpp"
+#include "api/multi_device.hpp"
+#include "core/device_split.hpp"
 #include "core/exact_pattern.hpp"
 #include "cpu/exact_cpu.hpp"
 #include "cuda/exact/exact_cuda.hpp"
@@ -19,13 +21,48 @@ struct ExactMatcher::Impl {
   cpu::ExactAlgorithm cpu_algorithm = cpu::ExactAlgorithm::fast;
   cuda::ExactAlgorithm cuda_algorithm = cuda::ExactAlgorithm::fast;
   int threads = 1;
+  std::vector<int> workers;  // cuda: the GPUs a scan is split over (Execution::devices)
   std::string device_label;  // the GPU's name or "cpu (N threads)"
-  // cuda: the pattern on options.device, uploaded at compile; scans reuse its scratches.
-  std::shared_ptr<const cuda::ExactDevicePattern> device_pattern;
+  // cuda: the pattern uploaded at compile to each GPU a scan is split over (workers, in
+  // order; one for a single device); scans reuse their scratches.
+  std::vector<std::shared_ptr<const cuda::ExactDevicePattern>> device_patterns;
 
+  /// A text of at least the pattern's length.
   std::uint64_t run(ByteSpan text, bool count_only, const core::StartsSink& sink) const {
-    if (backend == Backend::cuda) return cuda::exact_scan(*device_pattern, text, count_only, sink);
-    return cpu::exact_scan(pattern, text, cpu_algorithm, threads, count_only, sink);
+    if (backend != Backend::cuda) return cpu::exact_scan(pattern, text, cpu_algorithm, threads, count_only, sink);
+    // Shares overlap by m - 1 bytes: a share reads exactly the starts it owns.
+    const std::vector<core::Chunk> shares = core::plan_device_shares(
+        text.size(), workers.size(), pattern.size() - 1,
+        multi_device::min_share(multi_device::SplitPolicy::text_share_bytes));
+    if (shares.size() <= 1) return cuda::exact_scan(*device_patterns[0], text, count_only, sink);
+    auto piece = [&](std::size_t i) { return text.subspan(shares[i].begin, shares[i].read_end - shares[i].begin); };
+    if (count_only) {
+      std::vector<std::uint64_t> counts(shares.size(), 0);
+      multi_device::run_per_device(shares.size(), [&](std::size_t i) {
+        if (piece(i).size() >= pattern.size())
+          counts[i] = cuda::exact_scan(*device_patterns[i], piece(i), true, {});
+      });
+      std::uint64_t total = 0;
+      for (const std::uint64_t c : counts) total += c;
+      return total;
+    }
+    std::uint64_t delivered = 0;
+    multi_device::deliver_in_share_order<std::uint64_t>(
+        shares.size(),
+        [&](std::size_t i, const auto& out) {
+          if (piece(i).size() < pattern.size()) return;
+          std::vector<std::uint64_t> absolute;
+          cuda::exact_scan(*device_patterns[i], piece(i), false, [&](std::span<const std::uint64_t> starts) {
+            absolute.assign(starts.begin(), starts.end());
+            for (auto& s : absolute) s += shares[i].begin;
+            return out(std::span<const std::uint64_t>(absolute));
+          });
+        },
+        [&](std::span<const std::uint64_t> starts) {
+          delivered += starts.size();
+          return sink(starts);
+        });
+    return delivered;
   }
 
   void fill_stats(ScanStats* stats, ByteSpan text, std::uint64_t matches, double seconds) const {
@@ -49,6 +86,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 ExactMatcher ExactMatcher::compile(ByteSpan pattern, const ExactOptions& options) {
   if (pattern.empty()) throw InvalidArgument("empty pattern: exact search needs at least one byte");
+  core::check_device_list(options);
   auto impl = std::make_shared<Impl>();
   impl->options = options;
   impl->pattern.case_insensitive = options.case_insensitive;
@@ -74,9 +112,11 @@ ExactMatcher ExactMatcher::compile(ByteSpan pattern, const ExactOptions& options
         {{"fast", A::fast}, {"firstlast", A::first_last}, {"prefix", A::prefix}, {"bf", A::bf}},
         "'naive' runs on the cpu backend", impl->algorithm);
   }
+  impl->workers = core::execution_devices(options, impl->backend);
   if (impl->backend == Backend::cuda) {
-    impl->device_label = core::cuda_device_label(options);
-    impl->device_pattern = cuda::exact_upload(impl->pattern, impl->cuda_algorithm, options.device);
+    impl->device_label = core::cuda_devices_label(impl->workers);
+    for (const int device : impl->workers)
+      impl->device_patterns.push_back(cuda::exact_upload(impl->pattern, impl->cuda_algorithm, device));
   } else {
     impl->device_label = core::cpu_device_label(impl->threads);
   }

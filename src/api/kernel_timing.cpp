@@ -14,6 +14,7 @@
 #include "cuda/lcs/lcs_cuda.hpp"
 #include "cuda/multi/timing.hpp"
 #include "cuda/runtime/devices.hpp"
+#include "cuda/runtime/host_transfer.hpp"
 
 namespace warpmatch::kernel_timing {
 
@@ -33,6 +34,13 @@ core::ApproxQuery approx_query(std::uint32_t k, bool best_mode) {
 }
 
 }  // namespace
+
+PinnedBytes::PinnedBytes(std::size_t bytes) : data_(cuda::pinned_alloc(bytes)), size_(bytes) {}
+PinnedBytes::~PinnedBytes() { cuda::pinned_free(data_); }
+
+double concurrent_host_to_device_ms(const std::vector<int>& devices, std::uint64_t bytes, int repeats) {
+  return cuda::concurrent_host_to_device_ms(devices, bytes, repeats);
+}
 
 struct MultiTables::Impl {
   std::shared_ptr<const cuda::MultiDeviceTables> tables;

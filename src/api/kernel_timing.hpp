@@ -23,6 +23,26 @@ using core::CountTiming;
 using core::ApproxTiming;
 using core::ApproxSetTiming;
 
+// ---- several GPUs (warpmatch-bench scaling) ----------------------------------------------------
+/// Page-locked host memory (cudaHostAlloc), so host-fed rows copy at the bus's speed on every GPU.
+class PinnedBytes {
+ public:
+  explicit PinnedBytes(std::size_t bytes);
+  ~PinnedBytes();
+  PinnedBytes(const PinnedBytes&) = delete;
+  PinnedBytes& operator=(const PinnedBytes&) = delete;
+  std::uint8_t* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  std::uint8_t* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+/// `bytes` from pinned host memory to every listed device at once (one stream each): the
+/// median wall milliseconds of `repeats` rounds after a warm-up. The aggregate bandwidth is
+/// devices x bytes / that time.
+double concurrent_host_to_device_ms(const std::vector<int>& devices, std::uint64_t bytes, int repeats);
+
 // ---- exact search (one pattern) -----------------------------------------------------------
 enum class ExactKernel { fast, first_last, prefix, bf };
 /// Text copied to the device once; only the counting kernel(s) timed.

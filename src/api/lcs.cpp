@@ -85,14 +85,23 @@ std::vector<std::uint8_t> concatenate(ByteSpan a, ByteSpan b) {
   return t;
 }
 
+/// lcs runs on one GPU: a device list (Execution::devices) is checked, then its first
+/// GPU is the one used.
+LcsOptions on_first_listed_device(LcsOptions options) {
+  core::check_device_list(options);
+  if (!options.devices.empty()) options.device = options.devices.front();
+  return options;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
 
-LcsResult longest_common_substring(ByteSpan a, ByteSpan b, const LcsOptions& options) {
+LcsResult longest_common_substring(ByteSpan a, ByteSpan b, const LcsOptions& requested) {
   const auto t0 = std::chrono::steady_clock::now();
+  const LcsOptions options = on_first_listed_device(requested);
   LcsPlan p = plan(options, /*mems=*/false);
   LcsResult out;
   if (a.empty() || b.empty()) {
@@ -119,8 +128,9 @@ LcsResult longest_common_substring(ByteSpan a, ByteSpan b, const LcsOptions& opt
 }
 
 MemResult maximal_exact_matches(ByteSpan a, ByteSpan b, std::uint64_t min_length,
-                                const LcsOptions& options) {
+                                const LcsOptions& requested) {
   const auto t0 = std::chrono::steady_clock::now();
+  const LcsOptions options = on_first_listed_device(requested);
   if (min_length == 0)
     throw InvalidArgument("minimum MEM length must be at least 1 (got 0)");
   LcsPlan p = plan(options, /*mems=*/true);

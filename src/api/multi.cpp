@@ -3,9 +3,12 @@
 // compile(), then routes each scan to src/cpu or src/cuda.
 #include <algorithm>
 #include <chrono>
+#include <type_traits>
 
 #include "api/backend_choice.hpp"
+#include "api/multi_device.hpp"
 #include "api/tuning_hooks.hpp"
+#include "core/device_split.hpp"
 #include "core/multi_patterns.hpp"
 #include "core/nucleotide.hpp"
 #include "cpu/multi_cpu.hpp"
@@ -21,7 +24,8 @@ struct MultiMatcher::Impl {
   core::PrefixIndex index;  // fast
   core::MbndmPlan plan;     // cpu mbndm
   cpu::MultiTrie trie;      // cpu fast
-  std::shared_ptr<const cuda::MultiDeviceTables> device_tables;
+  // cuda: the tables uploaded to each GPU a scan is split over (Execution::devices), in order.
+  std::vector<std::shared_ptr<const cuda::MultiDeviceTables>> device_tables;
   Backend backend = Backend::cpu;
   std::string algorithm;
   cpu::MultiAlgorithm cpu_algorithm = cpu::MultiAlgorithm::fast;
@@ -50,9 +54,74 @@ struct MultiMatcher::Impl {
 
   cpu::MultiTables cpu_tables() const { return {&set, &index, &plan, &trie}; }
 
+  /// The text's shares over the GPUs (one when the text is small or there is one GPU). They
+  /// overlap by the longest pattern - 1 bytes, so a share also sees shorter patterns starting
+  /// after its owned range: those belong to the next share.
+  std::vector<core::Chunk> text_shares(ByteSpan text) const {
+    return core::plan_device_shares(text.size(), device_tables.size(), set.max_length - 1,
+                                    multi_device::min_share(multi_device::SplitPolicy::text_share_bytes));
+  }
+
+  /// Counts (a total, or one per pattern) over text split into `shares`, each share's count by
+  /// count(tables, bytes) on its own GPU. The matches a share reads beyond its owned starts are
+  /// exactly those of the bytes past its owned end alone: counted there and taken off.
+  template <class Counts, class Count>
+  Counts split_counts(ByteSpan text, const std::vector<core::Chunk>& shares, const Count& count) const {
+    std::vector<Counts> part(shares.size());
+    multi_device::run_per_device(shares.size(), [&](std::size_t i) {
+      const core::Chunk& c = shares[i];
+      part[i] = count(*device_tables[i], text.subspan(c.begin, c.read_end - c.begin));
+      if (c.read_end == c.owned_end) return;
+      const Counts beyond = count(*device_tables[i], text.subspan(c.owned_end, c.read_end - c.owned_end));
+      if constexpr (std::is_integral_v<Counts>) part[i] -= beyond;
+      else for (std::size_t p = 0; p < beyond.size(); ++p) part[i][p] -= beyond[p];
+    });
+    Counts total = part[0];
+    for (std::size_t i = 1; i < part.size(); ++i)
+      if constexpr (std::is_integral_v<Counts>) total += part[i];
+      else for (std::size_t p = 0; p < total.size(); ++p) total[p] += part[i][p];
+    return total;
+  }
+
+  /// cuda: the per-pattern counts of a non-empty text.
+  std::vector<std::uint64_t> cuda_count_per_pattern(ByteSpan text) const {
+    const std::vector<core::Chunk> shares = text_shares(text);
+    if (shares.size() <= 1) return cuda::multi_count_per_pattern(*device_tables[0], text);
+    return split_counts<std::vector<std::uint64_t>>(text, shares, [](const cuda::MultiDeviceTables& t, ByteSpan b) {
+      return cuda::multi_count_per_pattern(t, b);
+    });
+  }
+
   std::uint64_t run(ByteSpan text, bool count_only, const core::MatchBatchSink& sink) const {
-    if (backend == Backend::cuda) return cuda::multi_scan(*device_tables, text, count_only, sink);
-    return cpu::multi_scan(cpu_tables(), text, cpu_algorithm, threads, count_only, sink);
+    if (backend != Backend::cuda) return cpu::multi_scan(cpu_tables(), text, cpu_algorithm, threads, count_only, sink);
+    const std::vector<core::Chunk> shares = text_shares(text);
+    if (shares.size() <= 1) return cuda::multi_scan(*device_tables[0], text, count_only, sink);
+    auto piece = [&](const core::Chunk& c, std::uint64_t from) { return text.subspan(from, c.read_end - from); };
+    if (count_only)
+      return split_counts<std::uint64_t>(text, shares, [](const cuda::MultiDeviceTables& t, ByteSpan b) {
+        return cuda::multi_scan(t, b, true, {});
+      });
+    std::uint64_t delivered = 0;
+    multi_device::deliver_in_share_order<Match>(
+        shares.size(),
+        [&](std::size_t i, const auto& out) {
+          const core::Chunk& c = shares[i];
+          std::vector<Match> owned;
+          cuda::multi_scan(*device_tables[i], piece(c, c.begin), false, [&](std::span<const Match> batch) {
+            owned.clear();
+            for (Match m : batch) {
+              m.start += c.begin;
+              m.end += c.begin;
+              if (m.start < c.owned_end) owned.push_back(m);
+            }
+            return out(std::span<const Match>(owned));
+          });
+        },
+        [&](std::span<const Match> batch) {
+          delivered += batch.size();
+          return sink(batch);
+        });
+    return delivered;
   }
 
   void fill_stats(ScanStats* s, ByteSpan text, std::uint64_t matches, double seconds) const {
@@ -98,6 +167,7 @@ MultiMatcher MultiMatcher::Impl::compile(const std::vector<std::string>& pattern
   if (cfg.page_bytes < 0 || cfg.threads_per_block < 0 || cfg.blocks < 0 ||
       cfg.keywords_per_thread < 0)
     throw InvalidArgument("M-BNDM GPU configuration values must be >= 0 (0 = the paper's)");
+  core::check_device_list(options);
   auto impl = std::make_shared<Impl>();
   impl->options = options;
   impl->threads = threads;
@@ -163,16 +233,18 @@ MultiMatcher MultiMatcher::Impl::compile(const std::vector<std::string>& pattern
     memory += impl->plan.memory_bytes();
   }
 
+  const std::vector<int> workers = core::execution_devices(options, impl->backend);
   if (impl->backend == Backend::cuda) {
-    impl->device_label = core::cuda_device_label(options);
+    impl->device_label = core::cuda_devices_label(workers);
     cuda::MultiLaunch launch;
     if (cfg.page_bytes) launch.page_bytes = cfg.page_bytes;
     if (cfg.threads_per_block) launch.threads_per_block = cfg.threads_per_block;
     launch.blocks = cfg.blocks;
     if (cfg.keywords_per_thread) launch.keywords_per_thread = cfg.keywords_per_thread;
-    impl->device_tables = cuda::multi_upload(impl->set, needs_index ? &impl->index : nullptr,
-                                             cuda_algorithm, launch, options.device);
-    impl->stats.device_memory_bytes = cuda::multi_device_bytes(*impl->device_tables);
+    for (const int device : workers)
+      impl->device_tables.push_back(
+          cuda::multi_upload(impl->set, needs_index ? &impl->index : nullptr, cuda_algorithm, launch, device));
+    impl->stats.device_memory_bytes = cuda::multi_device_bytes(*impl->device_tables[0]);  // per GPU
   } else {
     impl->device_label = core::cpu_device_label(impl->threads);
   }
@@ -199,7 +271,7 @@ std::vector<std::uint64_t> MultiMatcher::count_per_pattern(ByteSpan text) const 
   if (impl_->backend == Backend::cpu) {
     counts = cpu::multi_count_per_pattern(impl_->cpu_tables(), text, impl_->cpu_algorithm, impl_->threads);
   } else if (!text.empty()) {
-    counts = cuda::multi_count_per_pattern(*impl_->device_tables, text);
+    counts = impl_->cuda_count_per_pattern(text);
   }
   if (!impl_->sequence) return counts;
   std::vector<std::uint64_t> per_user(impl_->user_patterns, 0);  // both strands, every variant

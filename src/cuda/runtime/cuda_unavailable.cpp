@@ -19,6 +19,7 @@ void throw_unavailable() { unavailable(); }
 bool compiled() { return false; }
 std::string runtime_version() { return ""; }
 std::vector<DeviceInfo> devices() { return {}; }
+std::vector<DeviceLink> device_links() { return {}; }
 
 class ExactDevicePattern {};
 std::shared_ptr<const ExactDevicePattern> exact_upload(const core::ExactPattern&, ExactAlgorithm, int) {
@@ -103,4 +104,12 @@ std::vector<std::int64_t> edit_distance_matrix(std::span<const ByteSpan>, std::s
                                                int, double*) {
   unavailable();
 }
+}  // namespace warpmatch::cuda
+
+// ---- host transfers for the benchmarks (several GPUs) ----
+#include "cuda/runtime/host_transfer.hpp"
+namespace warpmatch::cuda {
+std::uint8_t* pinned_alloc(std::size_t) { unavailable(); }
+void pinned_free(std::uint8_t*) noexcept {}
+double concurrent_host_to_device_ms(const std::vector<int>&, std::uint64_t, int) { unavailable(); }
 }  // namespace warpmatch::cuda

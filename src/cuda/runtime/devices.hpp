@@ -17,6 +17,9 @@ bool compiled();
 std::string runtime_version();
 /// GPUs visible to the runtime; never throws (empty on any failure).
 std::vector<DeviceInfo> devices();
+/// Every ordered pair of distinct GPUs and how they are linked (device_links.cu); never
+/// throws (empty with fewer than two GPUs or without CUDA).
+std::vector<DeviceLink> device_links();
 
 /// Throws BackendUnavailable saying how to get a CUDA build. Defined only in a build without
 /// CUDA (cuda_unavailable.cpp), for code that has nothing CUDA to call there.

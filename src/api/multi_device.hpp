@@ -1,0 +1,103 @@
+// Running one call on several GPUs (Execution::devices): the smallest share of work worth a
+// device of its own, and the host threads that drive the devices, one each. The split itself
+// is core/device_split.hpp; each operation's front (exact.cpp, multi.cpp, approx.cpp,
+// distance.cpp) runs an ordinary one-device scan per share and merges in the one-GPU order.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <span>
+#include <thread>
+#include <vector>
+
+namespace warpmatch::multi_device {
+
+/// The smallest share a device gets; below it a call stays on fewer devices, so two GPUs
+/// never lose to one on a small job. Chosen, not yet measured on several GPUs (the lead's
+/// `warpmatch-bench scaling` run decides): each share costs a host thread, its own streams
+/// and buffers, and on a cold device the context; these sizes keep that under ~1 % of the
+/// share's time on an H100 (host-fed exact search ~25 GB/s: 32 MiB ~ 1.3 ms).
+struct SplitPolicy {
+  /// Exact and multi-pattern search: owned text bytes per device. The CLI's 256 MiB window
+  /// still splits over up to 8 GPUs.
+  static constexpr std::uint64_t text_share_bytes = std::uint64_t{32} << 20;
+  /// Approximate search: text bytes x searched patterns per device (one 20 nt guide: 64 MiB,
+  /// more than a 2^23-end segment, so one pattern never splits; 1000 guides: 64 KiB).
+  static constexpr std::uint64_t approx_share_work = std::uint64_t{1} << 26;
+  /// Distance batches and matrices: DP cells (|a| x |b| summed) per device.
+  static constexpr std::uint64_t distance_share_cells = std::uint64_t{1} << 30;
+};
+
+/// Runs job(i) for every i in [0, count): i = 0 on the calling thread (so a job may deliver
+/// straight to the caller's sink), each other on a host thread of its own. Waits for all,
+/// then rethrows the failure of the lowest index.
+template <class Job>
+void run_per_device(std::size_t count, const Job& job) {
+  std::vector<std::exception_ptr> errors(count);
+  std::vector<std::thread> threads;
+  threads.reserve(count > 0 ? count - 1 : 0);
+  auto guarded = [&](std::size_t i) {
+    try {
+      job(i);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  };
+  for (std::size_t i = 1; i < count; ++i) threads.emplace_back(guarded, i);
+  if (count > 0) guarded(0);
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+/// Runs `shares` scans, share i on worker i (run_per_device), and delivers their results in
+/// share order, the one-device order: share 0 straight to `deliver` from the calling thread
+/// while the others run, each later share's results held (their memory: the items) until
+/// the shares before it are delivered. scan_share(i, out) scans share i and passes its items
+/// in order to out(std::span<const Item>) (false: stop); deliver returning false stops every
+/// share at its next batch.
+template <class Item, class ScanShare, class Deliver>
+void deliver_in_share_order(std::size_t shares, const ScanShare& scan_share, const Deliver& deliver) {
+  std::atomic<bool> stopped{false};
+  std::vector<std::vector<Item>> held(shares);
+  run_per_device(shares, [&](std::size_t i) {
+    scan_share(i, [&](std::span<const Item> items) {
+      if (stopped.load(std::memory_order_relaxed)) return false;
+      if (i > 0) {
+        held[i].insert(held[i].end(), items.begin(), items.end());
+        return true;
+      }
+      if (deliver(items)) return true;
+      stopped.store(true, std::memory_order_relaxed);
+      return false;
+    });
+  });
+  for (std::size_t i = 1; i < shares && !stopped.load(std::memory_order_relaxed); ++i)
+    if (!held[i].empty() && !deliver(std::span<const Item>(held[i]))) break;
+}
+
+
+/// Tests and benchmarks force splits of small inputs: while a ScopedMinShare lives, every
+/// minimum share of SplitPolicy reads as its value (1 = split whatever the size).
+/// Process-wide, so a test sets it around its own calls only.
+inline std::atomic<std::uint64_t> min_share_override{0};
+
+/// `policy_value`, or the override while one is set.
+inline std::uint64_t min_share(std::uint64_t policy_value) {
+  const std::uint64_t forced = min_share_override.load(std::memory_order_relaxed);
+  return forced ? forced : policy_value;
+}
+
+class ScopedMinShare {
+ public:
+  explicit ScopedMinShare(std::uint64_t value) : before_(min_share_override.exchange(value)) {}
+  ~ScopedMinShare() { min_share_override.store(before_); }
+  ScopedMinShare(const ScopedMinShare&) = delete;
+  ScopedMinShare& operator=(const ScopedMinShare&) = delete;
+
+ private:
+  std::uint64_t before_;
+};
+
+}  // namespace warpmatch::multi_device
