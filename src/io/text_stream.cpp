@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/worker_pool.hpp"
+#include "io/large_buffer.hpp"
 
 namespace warpmatch::io {
 
@@ -94,7 +95,7 @@ class RecordParser {
       return;
     }
     buf_size_ = std::max(kParseBlock, head.size());
-    buf_.reset(new std::uint8_t[buf_size_]);
+    buf_ = LargeBuffer(buf_size_);
     std::memcpy(buf_.get(), head.data(), head.size());
     base_ = buf_.get();
     len_ = head.size();
@@ -160,7 +161,7 @@ class RecordParser {
       pos_ = 0;
     }
     if (len_ == buf_size_) {
-      std::unique_ptr<std::uint8_t[]> bigger(new std::uint8_t[buf_size_ * 2]);
+      LargeBuffer bigger(buf_size_ * 2);
       std::memcpy(bigger.get(), buf_.get(), len_);
       buf_ = std::move(bigger);
       buf_size_ *= 2;
@@ -466,7 +467,7 @@ class RecordParser {
   int threads_;
   std::unique_ptr<WorkerPool> pool_;  // FASTA line removal, started at the first large block
   const std::uint8_t* base_ = nullptr;   // buf_, or the mapped file parsed in place
-  std::unique_ptr<std::uint8_t[]> buf_;  // not zeroed: a fresh 8 MiB costs no page faults
+  LargeBuffer buf_;  // not zeroed: a fresh 64 MiB costs no page faults until touched
   std::size_t buf_size_ = 0;
   std::size_t pos_ = 0, len_ = 0;
   bool eof_ = false;
@@ -497,7 +498,7 @@ struct TextStream::Impl {
   // Everything else: parsed into window buffers, one at a time, or two in turn when a
   // producer thread builds the next window while the caller searches the last (pipelined).
   struct Buffer {
-    std::unique_ptr<std::uint8_t[]> bytes;
+    LargeBuffer bytes;
     std::size_t capacity = 0;
     std::string record;  // the record's name (the window's string_view points here)
   };
@@ -545,7 +546,7 @@ struct TextStream::Impl {
   }
 
   static void grow(Buffer& b, std::uint64_t capacity, std::size_t keep) {
-    std::unique_ptr<std::uint8_t[]> bigger(new std::uint8_t[capacity]);
+    LargeBuffer bigger(capacity);
     if (keep) std::memcpy(bigger.get(), b.bytes.get(), keep);
     b.bytes = std::move(bigger);
     b.capacity = capacity;
@@ -774,12 +775,15 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
     head.clear();
   }
   std::unique_ptr<ByteSource> src = decompressing_source(name, impl->compression, std::move(raw), options.threads);
-  // gzip, zstd and pipes are read on a thread of their own; BGZF is decoded on all threads
-  // straight into the parser's buffer instead (a read-ahead copy would cost more than it hides).
-  // A pipe read straight into the window was slower (1.15 against 0.90 s for 1 GiB on the H100
-  // host): the reading thread then takes the window's first-touch page faults.
+  // gzip and zstd are decoded on a thread of their own; BGZF on all threads straight into the
+  // parser's buffer instead (a read-ahead copy would cost more than it hides). A pipe is read
+  // straight into the window (plain) or the parse buffer (FASTA/FASTQ) by the pipelined window
+  // builder, itself a thread of its own: a read-ahead thread in between cost a second copy of
+  // every byte (2 GiB through `cat |` on the 2-core development host: 0.95 s, 0.75 s of CPU,
+  // against 0.60 s, 0.38 s of CPU, at 042cfc2). The window buffers' first-touch page faults
+  // that once made this slower are huge pages now (large_buffer.hpp).
   if (options.read_ahead && impl->compression != Compression::bgzf &&
-      (impl->compression != Compression::none || mapped.empty()))
+      impl->compression != Compression::none)
     src = read_ahead(std::move(src), kReadAheadSlot, kReadAheadSlots, kHandOffWait);
 
   // Format by the content's first bytes.
