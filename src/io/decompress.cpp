@@ -2,13 +2,21 @@
 #include "io/decompress.hpp"
 
 #include "core/worker_pool.hpp"
+#include "io/large_buffer.hpp"
 
 #include <isa-l/igzip_lib.h>
+#define ZSTD_STATIC_LINKING_ONLY  // the buffer-less streaming API
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -387,48 +395,240 @@ void BgzfSource::switch_to_gzip() {
   tail_ = std::make_unique<GzipSource>(in_.name(), std::make_unique<RestSource>(in_));
 }
 
-// ---- zstd: streaming, frames one after another ----------------------------------------------
-
+// ---- zstd: frames one after another, decoded on a thread of its own into a ring -----------
+//
+// A one-frame file decodes on one core: that thread is the whole input's pace, so it does
+// nothing but decode. ZSTD_decompressStream decoded each block into its own window buffer and
+// copied it out again on the same thread (14% of that thread on the 2-core host), and a
+// read-ahead thread's slot was a third place for every byte. Here the buffer-less API
+// (ZSTD_decompressContinue) decodes each block straight into a ring, the round buffer of
+// zstd.h's "Buffer-less streaming decompression" (its back-references reach into the bytes
+// before it, so the ring keeps at least a window of them), and read() copies out of the ring
+// on the consumer's thread.
 class ZstdSource final : public ByteSource {
  public:
   ZstdSource(std::string name, std::unique_ptr<ByteSource> raw)
-      : in_(std::move(name), std::move(raw)), ctx_(ZSTD_createDStream()) {
-    ZSTD_initDStream(ctx_);
+      : in_(std::move(name), std::move(raw)), dctx_(ZSTD_createDCtx()) {
+    if (!dctx_) throw std::bad_alloc();
+    thread_ = std::thread([this] { decode(); });
   }
-  ~ZstdSource() override { ZSTD_freeDStream(ctx_); }
+  ~ZstdSource() override {
+    cancel();
+    thread_.join();
+    ZSTD_freeDCtx(dctx_);
+  }
 
   std::size_t read(std::uint8_t* out, std::size_t capacity) override {
     std::size_t done = 0;
-    while (done < capacity && !finished_) {
-      // What is decoded goes out rather than wait for a paused writer's next bytes.
-      if (in_.available().empty() && done > 0 && !in_.at_hand(1, no_wait)) return done;
-      if (in_.available().empty() && !in_.fill(1)) {
-        if (done > 0) return done;
-        if (frame_open_) in_.corrupt("zstd", "unexpected end of file inside a frame");
-        finished_ = true;
-        break;
+    while (done < capacity) {
+      Piece piece;
+      {
+        std::unique_lock lock(mutex_);
+        if (done == 0) changed_.wait(lock, [&] { return !pieces_.empty() || finished_ || closing_; });
+        if (pieces_.empty()) {
+          if (done == 0 && error_ && !closing_) std::rethrow_exception(error_);
+          break;  // what was published is out; don't wait for more
+        }
+        piece = pieces_.front();
+        offset_ = piece.raw_offset;
       }
-      const ByteSpan a = in_.available();
-      ZSTD_inBuffer in{a.data(), a.size(), 0};
-      ZSTD_outBuffer o{out + done, capacity - done, 0};
-      const std::size_t rc = ZSTD_decompressStream(ctx_, &o, &in);
-      in_.consume(in.pos);
-      done += o.pos;
-      if (ZSTD_isError(rc)) in_.corrupt("zstd", ZSTD_getErrorName(rc));
-      frame_open_ = rc != 0;
-      if (o.pos == 0 && in.pos == 0) break;  // needs more output room than offered
+      // The copy runs unlocked: the decoder writes only where nothing unread lies.
+      const std::size_t n = std::min(capacity - done, piece.size);
+      std::memcpy(out + done, ring_.get() + piece.at, n);
+      done += n;
+      {
+        std::lock_guard lock(mutex_);
+        Piece& front = pieces_.front();
+        front.at += n;
+        front.size -= n;
+        if (front.size == 0) pieces_.pop_front();
+        consumed_ += n;
+      }
+      changed_.notify_all();
     }
     return done;
   }
-  std::uint64_t raw_offset() const override { return in_.offset(); }
-  bool wait_ready(Clock::time_point deadline) override { return finished_ || in_.at_hand(1, deadline); }
-  void cancel() override { in_.cancel(); }
+  std::uint64_t raw_offset() const override { return offset_; }
+  bool wait_ready(Clock::time_point deadline) override {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_until(lock, deadline, [&] { return !pieces_.empty() || finished_ || closing_; });
+  }
+  void cancel() override {
+    {
+      std::lock_guard lock(mutex_);
+      closing_ = true;
+    }
+    changed_.notify_all();
+    in_.cancel();
+  }
 
  private:
-  CompressedReader in_;
-  ZSTD_DStream* ctx_;
-  bool frame_open_ = false;
-  bool finished_ = false;
+  // Decoded bytes the consumer may read: ring_[at, at + size), in order.
+  struct Piece {
+    std::size_t at = 0, size = 0;
+    std::uint64_t raw_offset = 0;  // compressed bytes consumed once this piece was decoded
+  };
+
+  void decode() {
+    try {
+      for (;;) {
+        hand_on_if_paused(1);
+        if (in_.at_end() || !decode_frame()) break;
+      }
+    } catch (...) {
+      publish();
+      std::lock_guard lock(mutex_);
+      error_ = std::current_exception();
+    }
+    publish();
+    {
+      std::lock_guard lock(mutex_);
+      finished_ = true;
+    }
+    changed_.notify_all();
+  }
+
+  // One frame (or skippable frame); false when cancelled.
+  bool decode_frame() {
+    ZSTD_frameHeader header{};
+    for (std::size_t want = 1;;) {  // the header's bytes, as few as it has
+      const bool got = in_.fill(want);
+      const ByteSpan head = in_.available();
+      const std::size_t rc = ZSTD_getFrameHeader(&header, head.data(), head.size());
+      if (ZSTD_isError(rc)) in_.corrupt("zstd", ZSTD_getErrorName(rc));
+      if (rc == 0) break;
+      if (!got) {
+        if (closing()) return false;
+        in_.corrupt("zstd", "unexpected end of file inside a frame");
+      }
+      want = rc;
+    }
+    if (header.frameType == ZSTD_skippableFrame) {  // skipped as it arrives, not buffered whole
+      for (std::uint64_t left = header.headerSize + header.frameContentSize; left > 0;) {
+        if (!in_.fill(1)) {
+          if (closing()) return false;
+          in_.corrupt("zstd", "unexpected end of file inside a frame");
+        }
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, in_.available().size()));
+        in_.consume(n);
+        left -= n;
+      }
+      return true;
+    }
+    // The streaming decoder's default limit (128 MiB), which zstd -d applies too.
+    if (header.windowSize > (std::uint64_t{1} << ZSTD_WINDOWLOG_LIMIT_DEFAULT))
+      in_.corrupt("zstd", ZSTD_getErrorString(ZSTD_error_frameParameter_windowTooLarge));
+    if (!make_room_for_window(static_cast<std::size_t>(header.windowSize))) return false;
+    const std::size_t block_max = std::max<std::size_t>(header.blockSizeMax, 1);
+    ZSTD_decompressBegin(dctx_);
+    for (std::size_t need; (need = ZSTD_nextSrcSizeToDecompress(dctx_)) != 0;) {
+      hand_on_if_paused(need);
+      if (!in_.fill(need)) {
+        if (closing()) return false;
+        in_.corrupt("zstd", "unexpected end of file inside a frame");
+      }
+      if (!wait_for_room(block_max)) return false;
+      const std::size_t at = static_cast<std::size_t>(written_ % ring_size_);
+      const std::size_t n = ZSTD_decompressContinue(dctx_, ring_.get() + at, block_max, in_.available().data(), need);
+      if (ZSTD_isError(n)) in_.corrupt("zstd", ZSTD_getErrorName(n));
+      in_.consume(need);
+      if (n == 0) continue;
+      // A block that runs past the ring's end stays whole (the ring has a block's slack): the
+      // next one starts a new contiguous segment at the front, as zstd.h's round buffer does.
+      if (pending_ == 0) pending_since_ = Clock::now();
+      if (!batch_.empty() && batch_.back().at + batch_.back().size == at) batch_.back().size += n;
+      else batch_.push_back({at, n, 0});
+      written_ += n;
+      pending_ += n;
+      if (pending_ >= publish_bytes_) publish();
+    }
+    return true;
+  }
+
+  // What is decoded goes out rather than wait for a paused writer's next bytes: when `need`
+  // compressed bytes are not at hand kHandOffWait after the first unpublished decoded byte.
+  void hand_on_if_paused(std::size_t need) {
+    if (pending_ > 0 && !in_.at_hand(need, pending_since_ + kHandOffWait)) publish();
+  }
+
+  // The decoded bytes not yet published go to the consumer.
+  void publish() {
+    if (batch_.empty()) return;
+    {
+      std::lock_guard lock(mutex_);
+      for (Piece& p : batch_) {
+        p.raw_offset = in_.offset();
+        if (!pieces_.empty() && pieces_.back().at + pieces_.back().size == p.at) pieces_.back().size += p.size;
+        else pieces_.push_back(p);
+        pieces_.back().raw_offset = p.raw_offset;
+      }
+    }
+    changed_.notify_all();
+    batch_.clear();
+    pending_ = 0;
+  }
+
+  bool closing() {
+    std::lock_guard lock(mutex_);
+    return closing_;
+  }
+
+  // Waits until a block of `block_max` bytes at the write position overwrites nothing unread;
+  // false when cancelled. The ring's size leaves the last window of bytes intact behind it.
+  bool wait_for_room(std::size_t block_max) {
+    std::unique_lock lock(mutex_);
+    if (written_ + block_max - consumed_ <= ring_size_) return !closing_;
+    lock.unlock();
+    publish();  // the consumer frees room only by reading what is published
+    lock.lock();
+    changed_.wait(lock, [&] { return closing_ || written_ + block_max - consumed_ <= ring_size_; });
+    return !closing_;
+  }
+
+  // A ring for frames of `window` bytes: the first frame's, or a larger one once all is read.
+  bool make_room_for_window(std::size_t window) {
+    const std::size_t need = std::max(kRingBytes, window + 2 * std::size_t{ZSTD_BLOCKSIZE_MAX});
+    if (ring_size_ >= need) return true;
+    publish();
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return closing_ || consumed_ == written_; });
+      if (closing_) return false;
+    }
+    ring_ = LargeBuffer(need + ZSTD_BLOCKSIZE_MAX);  // + the slack of a block past the end
+    ring_size_ = need;
+    // Positions restart at the ring's front (consumed_ == written_: nothing unread moves).
+    publish_bytes_ = std::min(kPublishBytes, need / 4);
+    std::lock_guard lock(mutex_);
+    consumed_ = written_ = 0;
+    return true;
+  }
+
+  // Published in batches of this much (a read-ahead slot's size: a FASTA parser strips
+  // line breaks in bulk from 4 MiB on), or when the writer pauses for kHandOffWait.
+  static constexpr std::size_t kPublishBytes = std::size_t{16} << 20;
+  static constexpr std::size_t kRingBytes = std::size_t{64} << 20;
+  static constexpr Clock::duration kHandOffWait = std::chrono::milliseconds(10);
+
+  CompressedReader in_;  // the decoding thread's
+  ZSTD_DCtx* dctx_;
+  LargeBuffer ring_;
+  std::size_t ring_size_ = 0;  // positions wrap here; ring_ has a block's slack beyond
+  std::size_t publish_bytes_ = kPublishBytes;
+  // Decoding thread only: decoded, not yet published.
+  std::vector<Piece> batch_;
+  std::size_t pending_ = 0;
+  Clock::time_point pending_since_{};
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Piece> pieces_;        // published, unread
+  std::uint64_t written_ = 0;       // bytes decoded into the ring (written by the decoding thread only)
+  std::uint64_t consumed_ = 0;      // bytes read out of it (under mutex_)
+  bool finished_ = false, closing_ = false;
+  std::exception_ptr error_;        // after the bytes before it
+  std::atomic<std::uint64_t> offset_{0};
+  std::thread thread_;
 };
 
 }  // namespace

@@ -775,15 +775,15 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
     head.clear();
   }
   std::unique_ptr<ByteSource> src = decompressing_source(name, impl->compression, std::move(raw), options.threads);
-  // gzip and zstd are decoded on a thread of their own; BGZF on all threads straight into the
-  // parser's buffer instead (a read-ahead copy would cost more than it hides). A pipe is read
+  // gzip is decoded on a thread of its own, zstd on its own too (ZstdSource: into a ring it
+  // owns), BGZF on all threads straight into the parser's buffer (a read-ahead copy would
+  // cost more than it hides). A pipe is read
   // straight into the window (plain) or the parse buffer (FASTA/FASTQ) by the pipelined window
   // builder, itself a thread of its own: a read-ahead thread in between cost a second copy of
   // every byte (2 GiB through `cat |` on the 2-core development host: 0.95 s, 0.75 s of CPU,
   // against 0.60 s, 0.38 s of CPU, at 042cfc2). The window buffers' first-touch page faults
   // that once made this slower are huge pages now (large_buffer.hpp).
-  if (options.read_ahead && impl->compression != Compression::bgzf &&
-      impl->compression != Compression::none)
+  if (options.read_ahead && impl->compression == Compression::gzip)
     src = read_ahead(std::move(src), kReadAheadSlot, kReadAheadSlots, kHandOffWait);
 
   // Format by the content's first bytes.

@@ -41,7 +41,7 @@ struct StreamOptions {
   std::uint64_t overlap = 0;
   /// Threads decoding BGZF blocks (0 = all cores).
   int threads = 0;
-  /// Decompress (gzip, zstd) on a thread of its own, ahead of the window builder.
+  /// Decompress gzip on a thread of its own, ahead of the window builder (zstd always is).
   bool read_ahead = true;
   /// Build the next window on a thread of its own while the caller searches the last one
   /// (two window buffers: twice the memory). Mapped plain files need no building.
