@@ -448,6 +448,26 @@ std::string gzip_flushed(const std::vector<std::string>& parts, std::vector<std:
   return out;
 }
 
+// The same as a zstd stream: each part's blocks flushed (ZSTD_e_flush), the frame ended last.
+std::string zstd_flushed(const std::vector<std::string>& parts, std::vector<std::size_t>& ends) {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    ZSTD_inBuffer in{parts[i].data(), parts[i].size(), 0};
+    const ZSTD_EndDirective mode = i + 1 == parts.size() ? ZSTD_e_end : ZSTD_e_flush;
+    for (std::size_t left = 1; left != 0;) {
+      char buf[4096];
+      ZSTD_outBuffer o{buf, sizeof buf, 0};
+      left = ZSTD_compressStream2(cctx, &o, &in, mode);
+      EXPECT_FALSE(ZSTD_isError(left));
+      out.append(buf, o.pos);
+    }
+    ends.push_back(out.size());
+  }
+  ZSTD_freeCCtx(cctx);
+  return out;
+}
+
 }  // namespace
 
 // A pause ends the window there, as a non-last window with the usual overlap, marked
@@ -635,15 +655,17 @@ class PausingWriter {
 
 // Through a real FIFO (read-ahead and producer threads, the 50 ms pause rule): a match the
 // writer sent before pausing is delivered while the writer still waits — it goes on only
-// once the reader has seen the match, or after 60 s, which then fails the test. Plain text and
-// a gzip stream flushed before the pause.
+// once the reader has seen the match, or after 60 s, which then fails the test. Plain text, and
+// a gzip and a zstd stream flushed before the pause (zstd decoded on a thread of its own).
 TEST_F(TempDir, PausedWritersMatchArrivesBeforeItContinues) {
-  for (bool gz : {false, true}) {
+  for (const std::string kind : {"plain", "gz", "zst"}) {
     const std::vector<std::string> parts = {"first line\na needle here\n", "more\nneedle again\n"};
     std::vector<std::size_t> ends;
-    const std::string bytes = gz ? gzip_flushed(parts, ends) : parts[0] + parts[1];
-    const std::size_t cut = gz ? ends[0] : parts[0].size();
-    const std::string fifo = (dir_ / (gz ? "gz.fifo" : "plain.fifo")).string();
+    const std::string bytes = kind == "gz"    ? gzip_flushed(parts, ends)
+                              : kind == "zst" ? zstd_flushed(parts, ends)
+                                              : parts[0] + parts[1];
+    const std::size_t cut = kind == "plain" ? parts[0].size() : ends[0];
+    const std::string fifo = (dir_ / (kind + ".fifo")).string();
     PausingWriter writer(fifo, bytes.substr(0, cut), bytes.substr(cut));
     io::StreamOptions o;
     o.overlap = 5;
@@ -658,7 +680,7 @@ TEST_F(TempDir, PausedWritersMatchArrivesBeforeItContinues) {
         writer.resume();
       }
     }
-    EXPECT_TRUE(before_writer_went_on) << (gz ? "gzip" : "plain");
+    EXPECT_TRUE(before_writer_went_on) << kind;
     EXPECT_EQ(all, parts[0] + parts[1]);
   }
 }
@@ -667,10 +689,12 @@ TEST_F(TempDir, PausedWritersMatchArrivesBeforeItContinues) {
 // wait for the writer (a read blocked on it is cancelled), with or without the threads.
 TEST_F(TempDir, ClosingAStreamDoesNotWaitForAPausedWriter) {
   int n = 0;
+  std::vector<std::size_t> ends;
+  const std::string zst = zstd_flushed({"a needle\n", "more\n"}, ends);
   for (bool read_ahead : {false, true}) {
-    for (bool pipeline : {false, true}) {
+    for (int pipeline = 0; pipeline < 3; ++pipeline) {  // 2: a zstd stream, decoder thread waiting
       const std::string fifo = (dir_ / ("c" + std::to_string(n++) + ".fifo")).string();
-      PausingWriter writer(fifo, "a needle\n", "");
+      PausingWriter writer(fifo, pipeline == 2 ? zst.substr(0, ends[0]) : "a needle\n", "");
       {
         io::StreamOptions o;
         o.read_ahead = read_ahead;

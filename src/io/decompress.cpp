@@ -504,7 +504,8 @@ class ZstdSource final : public ByteSource {
       want = rc;
     }
     if (header.frameType == ZSTD_skippableFrame) {  // skipped as it arrives, not buffered whole
-      for (std::uint64_t left = header.headerSize + header.frameContentSize; left > 0;) {
+      // (headerSize is 0 for skippable frames: their header is the magic and the size, 8 bytes.)
+      for (std::uint64_t left = ZSTD_SKIPPABLEHEADERSIZE + header.frameContentSize; left > 0;) {
         if (!in_.fill(1)) {
           if (closing()) return false;
           in_.corrupt("zstd", "unexpected end of file inside a frame");
