@@ -3,7 +3,8 @@
 // than the ring (back-references across its wrap), many frames, skippable and empty frames, a
 // frame whose window needs a larger ring, reads of any size, the compressed input arriving
 // in small pieces — and a window beyond the streaming decoder's limit and a truncated frame
-// are errors after the bytes before them; a consumer that stops early does not hang.
+// are errors after the bytes before them; a consumer that stops early does not hang. Files of
+// many small frames in memory decode frame-parallel, equal to the serial decode.
 #include <gtest/gtest.h>
 #include <zstd.h>
 
@@ -12,6 +13,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "io/decompress.hpp"
 #include "io/input.hpp"
@@ -161,4 +163,57 @@ TEST(ZstdRing, TooLargeWindowAndTruncationFailAfterTheBytesBefore) {
       EXPECT_TRUE(got.substr(0, text.size()) == text) << "the first frame's bytes come before the error: " << error;
     }
   }
+}
+
+// pzstd-like files (frames of a few MiB with their sizes) decode frames in parallel when in
+// memory: equal to the data and to the serial ring decoder (the same bytes trickled in), with
+// frames that must stream between them (no size, larger than the read), skippable and empty
+// frames; a corrupt frame is reported with its offset after every frame before it.
+TEST(ZstdFrames, ParallelFramesEqualTheSerialDecode) {
+  std::mt19937_64 rng(47);
+  const std::string pool = pooled_text(rng, 8u << 20);
+  std::string stored, want;
+  std::vector<std::size_t> frame_at;
+  for (int i = 0; i < 40; ++i) {
+    frame_at.push_back(stored.size());
+    const int kind = i < 2 ? 9 : static_cast<int>(rng() % 10);  // two small frames first: the parallel decoder
+    std::string piece = pool.substr(rng() % pool.size(), rng() % (3u << 20));
+    if (kind == 0) piece.clear();
+    if (kind == 1) {
+      stored += skippable_frame(piece.substr(0, 100));
+      continue;
+    }
+    if (kind == 2) piece = pooled_text(rng, 20u << 20);  // larger than most reads: streams
+    stored += zstd_with(piece, 1 + static_cast<int>(rng() % 3), 20, kind != 3);  // 3: no size
+    want += piece;
+  }
+  for (int trial = 0; trial < 3; ++trial) {
+    auto parallel = io::decompressing_source("t.zst", io::Compression::zstd,
+                                             std::make_unique<io::MemorySource>(as_bytes(stored)), 1 + trial);
+    const std::string got = drain(*parallel, rng);
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_TRUE(got == want) << "threads " << 1 + trial;
+  }
+  auto serial = zstd_source(stored, true, rng());
+  EXPECT_TRUE(drain(*serial, rng) == want);
+  // pzstd starts its files with a skippable frame: still zstd.
+  const std::string pz = skippable_frame("1234") + stored;
+  EXPECT_EQ(io::detect_compression(as_bytes(pz).first(18)), io::Compression::zstd);
+  auto pz_src = io::decompressing_source("p.zst", io::Compression::zstd, std::make_unique<io::MemorySource>(as_bytes(pz)));
+  EXPECT_TRUE(drain(*pz_src, rng) == want);
+
+  // A corrupt frame in the middle: the frames before it are delivered, then its error.
+  const std::size_t bad = frame_at[25];
+  std::string broken = stored;
+  for (std::size_t i = bad + 20; i < std::min(broken.size(), bad + 60); ++i) broken[i] = static_cast<char>(~broken[i]);
+  auto src = io::decompressing_source("t.zst", io::Compression::zstd, std::make_unique<io::MemorySource>(as_bytes(broken)), 4);
+  std::string error;
+  const std::string got = drain(*src, rng, &error);
+  EXPECT_NE(error.find("t.zst: corrupt zstd data at compressed byte offset "), std::string::npos) << error;
+  EXPECT_TRUE(want.compare(0, got.size(), got) == 0) << "what came before the error is the data";
+  std::string before_bad;  // the data of the frames before the corrupt one
+  auto head = io::decompressing_source("t.zst", io::Compression::zstd,
+                                       std::make_unique<io::MemorySource>(as_bytes(stored).first(bad)), 2);
+  before_bad = drain(*head, rng);
+  EXPECT_GE(got.size(), before_bad.size());
 }

@@ -174,6 +174,8 @@ TEST(TextStream, GzipMembersAndZstdFramesSplitAnywhere) {
     }
     expect_streams_like_whole("m.gz", gz, fa, rng);
     expect_streams_like_whole("m.zst", zs, fa, rng);
+    // As pzstd writes it: a skippable frame first (detected as zstd, also from a pipe's first bytes).
+    expect_streams_like_whole("p.zst", std::string("\x50\x2a\x4d\x18\x02\0\0\0ab", 10) + zs, fa, rng);
   }
 }
 

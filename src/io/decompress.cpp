@@ -632,12 +632,161 @@ class ZstdSource final : public ByteSource {
   std::thread thread_;
 };
 
+// ---- zstd of several frames, in memory: frames decoded in parallel --------------------------
+//
+// Files of many independent frames (pzstd's, concatenated .zst files) decode like BGZF: the
+// frames whose content sizes their headers give are decoded on all threads at once, straight
+// into the caller's buffer. A frame without a size, or larger than the read, streams on the
+// caller's thread (ZSTD_decompressStream). Chosen for mapped inputs whose first frames are
+// small (has_small_frames), where the whole compressed input is at hand.
+class ZstdFramesSource final : public ByteSource {
+ public:
+  ZstdFramesSource(std::string name, std::unique_ptr<ByteSource> raw, int threads)
+      : in_(std::move(name), std::move(raw)),
+        pool_(threads > 0 ? static_cast<unsigned>(threads) : std::max(1u, std::thread::hardware_concurrency())),
+        dctxs_(pool_.size()),
+        stream_(ZSTD_createDStream()) {
+    for (auto& d : dctxs_) d.reset(ZSTD_createDCtx());
+  }
+  ~ZstdFramesSource() override { ZSTD_freeDStream(stream_); }
+
+  std::size_t read(std::uint8_t* out, std::size_t capacity) override {
+    for (;;) {
+      if (pending_error_) std::rethrow_exception(pending_error_);
+      if (in_stream_) {
+        const std::size_t n = stream(out, capacity);
+        if (n > 0 || in_stream_) return n;
+        continue;  // an empty frame ended
+      }
+      if (in_.available().empty()) return 0;
+      const std::uint64_t before = in_.offset();
+      if (const std::size_t n = decode_frames(out, capacity); n > 0) return n;
+      if (in_.offset() != before) continue;  // only empty or skippable frames
+      // The next frame has no size, is larger than the read, or is corrupt: it streams.
+      in_stream_ = true;
+      ZSTD_initDStream(stream_);
+    }
+  }
+  std::uint64_t raw_offset() const override { return in_.offset(); }
+
+  // Whether `bytes` start with at least two zstd frames of known size, each at most kSmallFrame.
+  static bool has_small_frames(ByteSpan bytes) {
+    for (int i = 0; i < 2; ++i) {
+      const unsigned long long size = ZSTD_getFrameContentSize(bytes.data(), bytes.size());
+      const std::size_t stored = ZSTD_findFrameCompressedSize(bytes.data(), bytes.size());
+      if (size > kSmallFrame || ZSTD_isError(stored) || (i == 0 && stored >= bytes.size())) return false;
+      bytes = bytes.subspan(stored);
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    std::size_t in_at, in_size, out_at, out_size;
+  };
+  struct DCtxFree {
+    void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+  };
+
+  // The whole frames of known size that fit in `capacity` (skippable ones too), decoded on
+  // all threads into out. Returns the bytes decoded, those before a corrupt frame if one is
+  // (it streams next and reports its error there); 0 when the next frame has to stream.
+  std::size_t decode_frames(std::uint8_t* out, std::size_t capacity) {
+    frames_.clear();
+    const ByteSpan a = in_.available();
+    std::size_t in_at = 0, out_at = 0;
+    while (in_at < a.size()) {
+      const std::uint8_t* p = a.data() + in_at;
+      const std::size_t left = a.size() - in_at;
+      const std::size_t stored = ZSTD_findFrameCompressedSize(p, left);
+      if (ZSTD_isError(stored)) break;  // corrupt or truncated: streamed, which reports it
+      const bool skippable = left >= 4 && (le32(p) & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START;
+      const unsigned long long size = skippable ? 0 : ZSTD_getFrameContentSize(p, left);
+      if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR || size > capacity - out_at) break;
+      frames_.push_back({in_at, stored, out_at, static_cast<std::size_t>(size)});
+      in_at += stored;
+      out_at += static_cast<std::size_t>(size);
+    }
+    if (frames_.empty()) return 0;
+    std::atomic<std::size_t> next{0}, bad{SIZE_MAX};
+    pool_.run(std::min<std::size_t>(pool_.size(), frames_.size()), [&](std::size_t t) {
+      for (std::size_t i; (i = next.fetch_add(1)) < frames_.size();) {
+        const Frame& f = frames_[i];  // a skippable frame decodes to nothing
+        const std::size_t n = ZSTD_decompressDCtx(dctxs_[t].get(), out + f.out_at, f.out_size, a.data() + f.in_at, f.in_size);
+        if (ZSTD_isError(n) || n != f.out_size) {
+          std::size_t seen = bad.load();
+          while (i < seen && !bad.compare_exchange_weak(seen, i)) {}
+        }
+      }
+    });
+    if (const std::size_t i = bad.load(); i != SIZE_MAX) {
+      // The frames before the bad one are delivered; the bad one streams next time, which
+      // names its error and offset as a one-frame file's would.
+      in_.consume(frames_[i].in_at);
+      return frames_[i].out_at;
+    }
+    in_.consume(in_at);
+    return out_at;
+  }
+
+  // One frame through the streaming decoder, as much as fits in out.
+  std::size_t stream(std::uint8_t* out, std::size_t capacity) {
+    std::size_t done = 0;
+    while (done < capacity) {
+      const ByteSpan a = in_.available();
+      if (a.empty()) {
+        if (done > 0) return done;
+        in_.corrupt("zstd", "unexpected end of file inside a frame");
+      }
+      ZSTD_inBuffer in{a.data(), a.size(), 0};
+      ZSTD_outBuffer o{out + done, capacity - done, 0};
+      const std::size_t rc = ZSTD_decompressStream(stream_, &o, &in);
+      if (ZSTD_isError(rc)) {
+        if (done > 0) {  // the bytes before it first
+          pending_error_ = error_at(rc);
+          return done;
+        }
+        std::rethrow_exception(error_at(rc));
+      }
+      in_.consume(in.pos);
+      done += o.pos;
+      if (rc == 0) {  // the frame is complete: frames after it may go in parallel again
+        in_stream_ = false;
+        break;
+      }
+    }
+    return done;
+  }
+
+  std::exception_ptr error_at(std::size_t rc) const {
+    try {
+      in_.corrupt("zstd", ZSTD_getErrorName(rc));
+    } catch (...) {
+      return std::current_exception();
+    }
+  }
+
+  // A frame up to this size goes into the parallel batches (pzstd writes frames of a few MiB).
+  static constexpr unsigned long long kSmallFrame = std::uint64_t{32} << 20;
+
+  CompressedReader in_;
+  WorkerPool pool_;
+  std::vector<std::unique_ptr<ZSTD_DCtx, DCtxFree>> dctxs_;  // one per pool thread
+  ZSTD_DStream* stream_;
+  std::vector<Frame> frames_;
+  bool in_stream_ = false;
+  std::exception_ptr pending_error_;
+};
+
 }  // namespace
 
 Compression detect_compression(ByteSpan head) {
   if (is_bgzf_header(head)) return Compression::bgzf;
   if (is_gzip_magic(head)) return Compression::gzip;
-  if (head.size() >= 4 && le32(head.data()) == 0xFD2FB528u) return Compression::zstd;
+  // A zstd frame, or a skippable frame before one (pzstd starts every frame with one).
+  if (head.size() >= 4 && (le32(head.data()) == ZSTD_MAGICNUMBER ||
+                           (le32(head.data()) & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START))
+    return Compression::zstd;
   return Compression::none;
 }
 
@@ -647,7 +796,11 @@ std::unique_ptr<ByteSource> decompressing_source(std::string name, Compression k
     case Compression::gzip: return std::make_unique<GzipSource>(std::move(name), std::move(raw));
     case Compression::bgzf:
       return std::make_unique<BgzfSource>(std::move(name), std::move(raw), threads);
-    case Compression::zstd: return std::make_unique<ZstdSource>(std::move(name), std::move(raw));
+    case Compression::zstd:
+      if (const auto* mem = dynamic_cast<const MemorySource*>(raw.get());
+          mem && ZstdFramesSource::has_small_frames(mem->rest()))
+        return std::make_unique<ZstdFramesSource>(std::move(name), std::move(raw), threads);
+      return std::make_unique<ZstdSource>(std::move(name), std::move(raw));
     case Compression::none: break;
   }
   return raw;

@@ -63,6 +63,11 @@ bool compression_decided(ByteSpan head) {
   };
   if (starts_like(kGzip)) return head.size() >= 18 || (head.size() >= 4 && (head[2] != 8 || !(head[3] & 4)));
   if (starts_like(kZstd)) return head.size() >= 4;
+  // A zstd skippable frame (0x184D2A5?, little-endian; pzstd's files start with one).
+  static constexpr std::uint8_t kSkippable[] = {0x2a, 0x4d, 0x18};
+  if (!head.empty() && (head[0] & 0xF0) == 0x50 &&
+      std::memcmp(head.data() + 1, kSkippable, std::min<std::size_t>(head.size() - 1, 3)) == 0)
+    return head.size() >= 4;
   return !head.empty();
 }
 
