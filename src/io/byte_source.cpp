@@ -2,8 +2,6 @@
 // byte_source.hpp).
 #include "io/byte_source.hpp"
 
-#include "io/large_buffer.hpp"
-
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -104,7 +102,7 @@ class ReadAhead final : public ByteSource {
  public:
   ReadAhead(std::unique_ptr<ByteSource> inner, std::size_t slot_bytes, int slots, Clock::duration hand_off)
       : inner_(std::move(inner)), slots_(static_cast<std::size_t>(std::max(slots, 2))), hand_off_(hand_off) {
-    for (Slot& s : slots_) s.bytes = LargeBuffer(slot_bytes);
+    for (Slot& s : slots_) s.bytes.reset(new std::uint8_t[slot_bytes]);
     slot_bytes_ = slot_bytes;
     thread_ = std::thread([this] { produce(); });
   }
@@ -165,7 +163,7 @@ class ReadAhead final : public ByteSource {
 
  private:
   struct Slot {
-    LargeBuffer bytes;
+    std::unique_ptr<std::uint8_t[]> bytes;
     std::size_t size = 0;
     std::uint64_t raw_offset = 0;
   };

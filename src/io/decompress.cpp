@@ -2,7 +2,6 @@
 #include "io/decompress.hpp"
 
 #include "core/worker_pool.hpp"
-#include "io/large_buffer.hpp"
 
 #include <isa-l/igzip_lib.h>
 #define ZSTD_STATIC_LINKING_ONLY  // the buffer-less streaming API
@@ -596,7 +595,7 @@ class ZstdSource final : public ByteSource {
       changed_.wait(lock, [&] { return closing_ || consumed_ == written_; });
       if (closing_) return false;
     }
-    ring_ = LargeBuffer(need + ZSTD_BLOCKSIZE_MAX);  // + the slack of a block past the end
+    ring_.reset(new std::uint8_t[need + ZSTD_BLOCKSIZE_MAX]);  // + the slack of a block past the end
     ring_size_ = need;
     // Positions restart at the ring's front (consumed_ == written_: nothing unread moves).
     publish_bytes_ = std::min(kPublishBytes, need / 4);
@@ -613,7 +612,7 @@ class ZstdSource final : public ByteSource {
 
   CompressedReader in_;  // the decoding thread's
   ZSTD_DCtx* dctx_;
-  LargeBuffer ring_;
+  std::unique_ptr<std::uint8_t[]> ring_;  // not zeroed: pages cost nothing until touched
   std::size_t ring_size_ = 0;  // positions wrap here; ring_ has a block's slack beyond
   std::size_t publish_bytes_ = kPublishBytes;
   // Decoding thread only: decoded, not yet published.

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "core/worker_pool.hpp"
-#include "io/large_buffer.hpp"
 
 namespace warpmatch::io {
 
@@ -100,7 +99,7 @@ class RecordParser {
       return;
     }
     buf_size_ = std::max(kParseBlock, head.size());
-    buf_ = LargeBuffer(buf_size_);
+    buf_.reset(new std::uint8_t[buf_size_]);
     std::memcpy(buf_.get(), head.data(), head.size());
     base_ = buf_.get();
     len_ = head.size();
@@ -166,7 +165,7 @@ class RecordParser {
       pos_ = 0;
     }
     if (len_ == buf_size_) {
-      LargeBuffer bigger(buf_size_ * 2);
+      std::unique_ptr<std::uint8_t[]> bigger(new std::uint8_t[buf_size_ * 2]);
       std::memcpy(bigger.get(), buf_.get(), len_);
       buf_ = std::move(bigger);
       buf_size_ *= 2;
@@ -472,7 +471,7 @@ class RecordParser {
   int threads_;
   std::unique_ptr<WorkerPool> pool_;  // FASTA line removal, started at the first large block
   const std::uint8_t* base_ = nullptr;   // buf_, or the mapped file parsed in place
-  LargeBuffer buf_;  // not zeroed: a fresh 64 MiB costs no page faults until touched
+  std::unique_ptr<std::uint8_t[]> buf_;  // not zeroed: a fresh 64 MiB costs no page faults
   std::size_t buf_size_ = 0;
   std::size_t pos_ = 0, len_ = 0;
   bool eof_ = false;
@@ -503,7 +502,7 @@ struct TextStream::Impl {
   // Everything else: parsed into window buffers, one at a time, or two in turn when a
   // producer thread builds the next window while the caller searches the last (pipelined).
   struct Buffer {
-    LargeBuffer bytes;
+    std::unique_ptr<std::uint8_t[]> bytes;
     std::size_t capacity = 0;
     std::string record;  // the record's name (the window's string_view points here)
   };
@@ -551,7 +550,7 @@ struct TextStream::Impl {
   }
 
   static void grow(Buffer& b, std::uint64_t capacity, std::size_t keep) {
-    LargeBuffer bigger(capacity);
+    std::unique_ptr<std::uint8_t[]> bigger(new std::uint8_t[capacity]);
     if (keep) std::memcpy(bigger.get(), b.bytes.get(), keep);
     b.bytes = std::move(bigger);
     b.capacity = capacity;
@@ -780,14 +779,15 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
     head.clear();
   }
   std::unique_ptr<ByteSource> src = decompressing_source(name, impl->compression, std::move(raw), options.threads);
-  // gzip is decoded on a thread of its own, zstd on its own too (ZstdSource: into a ring it
-  // owns), BGZF on all threads straight into the parser's buffer (a read-ahead copy would
-  // cost more than it hides). A pipe is read
-  // straight into the window (plain) or the parse buffer (FASTA/FASTQ) by the pipelined window
-  // builder, itself a thread of its own: a read-ahead thread in between cost a second copy of
-  // every byte (2 GiB through `cat |` on the 2-core development host: 0.95 s, 0.75 s of CPU,
-  // against 0.60 s, 0.38 s of CPU, at 042cfc2). The window buffers' first-touch page faults
-  // that once made this slower are huge pages now (large_buffer.hpp).
+  // gzip is decoded on a thread of its own (read-ahead), zstd on its own too (ZstdSource, into
+  // a ring it owns), BGZF on all threads straight into the parser's buffer (a read-ahead copy
+  // would cost more than it hides). A pipe is read straight into the window (plain) or the
+  // parse buffer (FASTA/FASTQ) by the pipelined window builder, itself a thread of its own: a
+  // read-ahead thread in between cost a second copy of every byte and did not shorten the
+  // busiest thread, the pipe's kernel copy (6 GiB through `cat |` on the 2-core development
+  // host, perf samples: busiest thread 1.2-1.45 s either way, the process 2.1 s with a
+  // read-ahead, 1.5 s without). Huge pages for the windows made it slower there (fresh 2 MiB
+  // pages zeroed at under 1 GB/s on that VM).
   if (options.read_ahead && impl->compression == Compression::gzip)
     src = read_ahead(std::move(src), kReadAheadSlot, kReadAheadSlots, kHandOffWait);
 
