@@ -1,7 +1,7 @@
 // The zstd decoder's ring (io/decompress.cpp): frames decoded on their own thread straight
 // into a ring read out by the consumer equal the data for every frame layout — more data
 // than the ring (back-references across its wrap), many frames, skippable and empty frames, a
-// frame whose window needs a larger ring, reads of any size, the compressed input arriving
+// frame whose window needs a larger ring (128 MiB), reads of any size, the compressed input arriving
 // in small pieces — and a window beyond the streaming decoder's limit and a truncated frame
 // are errors after the bytes before them; a consumer that stops early does not hang. Files of
 // many small frames in memory decode frame-parallel, equal to the serial decode.
@@ -108,7 +108,8 @@ std::unique_ptr<io::ByteSource> zstd_source(const std::string& stored, bool tric
 
 TEST(ZstdRing, FramesOfEveryLayoutDecodeToTheData) {
   std::mt19937_64 rng(41);
-  // 130 MiB in one frame with an 8 MiB window: the 64 MiB ring wraps twice, references cross it.
+  // 130 MiB in one frame with an 8 MiB window: the ring (8.25 MiB for it) wraps again and again,
+  // references cross its end.
   const std::string big = pooled_text(rng, 130u << 20);
   const std::string small = pooled_text(rng, 3u << 20);
   std::string stored = zstd_with(big, 1, 23, true);
