@@ -11,12 +11,13 @@
 
 namespace warpmatch::core {
 
-/// dst = src[0, n), on up to `threads` threads of a process-wide pool (0 = up to 16, the
-/// hardware's count at most). Callers from several threads take turns.
+/// dst = src[0, n), on up to `threads` threads of a persistent pool (0 = up to 16, the
+/// hardware's count at most). Callers from several threads at once (one per GPU) each get a
+/// pool of their own.
 void parallel_stream_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n, int threads = 0);
 
-/// fn(0..tasks-1) on the same process-wide pool (host work of a GPU call, e.g. packing a batch
-/// of pairs): no threads started per call. Callers from several threads take turns.
+/// fn(0..tasks-1) on the same pools (host work of a GPU call, e.g. packing a batch of pairs):
+/// no threads started per call; concurrent callers each get a pool of their own.
 void run_on_host_pool(std::size_t tasks, const std::function<void(std::size_t)>& fn);
 
 }  // namespace warpmatch::core
