@@ -20,6 +20,21 @@ inline ByteSpan as_bytes(std::string_view s) {
   return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
 }
 
+/// Text in the memory of a CUDA device (cudaMalloc, CuPy, PyTorch or Numba arrays), for the
+/// scans that take it (ExactMatcher and MultiMatcher: count, scan; MultiMatcher's
+/// count_per_pattern): the CUDA backend reads it there, chunk by chunk device-to-device into
+/// its padded buffers, never through the host. The memory must be an allocation of the
+/// matcher's device (device or managed memory); a matcher on the cpu backend, host memory or
+/// another GPU's memory is an InvalidArgument. Results are those of the same bytes on the host.
+struct DeviceSpan {
+  const std::uint8_t* data = nullptr;
+  std::uint64_t size = 0;
+  /// The cudaStream_t (as an integer) whose queued work produces the text; the scan waits
+  /// for it before reading. 0 or 1: the legacy default stream (CuPy's and DLPack's default),
+  /// 2: the per-thread default stream (the __cuda_array_interface__ convention).
+  std::uintptr_t stream = 0;
+};
+
 /// Where an operation runs. `automatic` picks CUDA when a GPU is present, else the CPU.
 enum class Backend { automatic, cpu, cuda };
 

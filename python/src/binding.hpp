@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,24 @@ class BytesArg {
   nb::object keep_;                  // the str whose UTF-8 bytes data_ points into
   const std::uint8_t* data_ = nullptr;
   std::size_t size_ = 0;
+};
+
+/// The `text` of a scan: host bytes as BytesArg takes them, or GPU-resident bytes without a
+/// host round trip — an object exposing __cuda_array_interface__ (CuPy, Numba, PyTorch CUDA
+/// tensors) or DLPack on a CUDA device (__dlpack__ / __dlpack_device__), C-contiguous with
+/// single-byte items. Holds what keeps the device memory alive for the call.
+class TextArg {
+ public:
+  TextArg(nb::handle obj, const char* what);
+
+  bool on_device() const { return !host_.has_value(); }
+  ByteSpan host() const { return host_->span(); }
+  DeviceSpan device() const { return device_; }
+
+ private:
+  std::optional<BytesArg> host_;
+  DeviceSpan device_{};
+  nb::object keep_;  // the array (or the DLPack import) owning the device memory
 };
 
 /// True for a str or an object with the buffer protocol (one text, not a sequence of them).

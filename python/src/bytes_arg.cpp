@@ -1,4 +1,7 @@
 // Bytes in, NumPy out (see binding.hpp).
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>  // nb::cast<std::string>: the same caster as every other file (ODR)
+
 #include <cstring>
 
 #include "binding.hpp"
@@ -57,8 +60,8 @@ BytesArg::BytesArg(nb::handle obj, const char* what) {
   const std::string type = nb::type_name(obj.type()).c_str();
   if (is_gpu_array(obj))
     throw nb::type_error((std::string(what) + ": GPU-resident arrays (" + type +
-                          ") are not accepted yet; copy the text to host memory first "
-                          "(e.g. cupy.asnumpy(x))")
+                          ") are accepted only as the text of ExactMatcher.count/counts/find; "
+                          "copy it to host memory here (e.g. cupy.asnumpy(x))")
                              .c_str());
   throw nb::type_error((std::string(what) + ": expected str or a bytes-like object (bytes, bytearray, "
                         "memoryview, mmap, numpy uint8 array), got " + type)
@@ -67,6 +70,82 @@ BytesArg::BytesArg(nb::handle obj, const char* what) {
 
 BytesArg::~BytesArg() {
   if (view_) PyBuffer_Release(view_.get());
+}
+
+namespace {
+
+// __cuda_array_interface__ (versions 2 and 3): a C-contiguous array of one-byte items.
+DeviceSpan cuda_array_interface_span(nb::handle obj, const char* what) {
+  const nb::object cai = obj.attr("__cuda_array_interface__");
+  const auto fail = [&](const std::string& why) {
+    return nb::type_error((std::string(what) + ": __cuda_array_interface__ of " +
+                           nb::type_name(obj.type()).c_str() + ": " + why)
+                              .c_str());
+  };
+  if (!nb::isinstance<nb::dict>(cai)) throw fail("not a dict");
+  const nb::dict d = nb::borrow<nb::dict>(cai);
+  if (!d.contains("shape") || !d.contains("typestr") || !d.contains("data")) throw fail("shape, typestr or data missing");
+  const std::string typestr = nb::cast<std::string>(d["typestr"]);
+  if (typestr.size() < 3 || typestr.substr(2) != "1" || (typestr[1] != 'u' && typestr[1] != 'i'))
+    throw fail("expected single-byte items (typestr |u1 or |i1), got '" + typestr + "'");
+  std::uint64_t size = 1;
+  for (nb::handle extent : nb::borrow<nb::tuple>(d["shape"])) size *= nb::cast<std::uint64_t>(extent);
+  if (d.contains("strides") && !d["strides"].is_none()) {
+    // C-contiguous byte arrays may still list their strides: the last must be 1, each other
+    // the product of the extents after it.
+    const nb::tuple shape = nb::borrow<nb::tuple>(d["shape"]);
+    const nb::tuple strides = nb::borrow<nb::tuple>(d["strides"]);
+    std::uint64_t expected = 1;
+    for (std::size_t i = strides.size(); i-- > 0;) {
+      const std::uint64_t extent = nb::cast<std::uint64_t>(shape[i]);
+      if (extent > 1 && nb::cast<std::int64_t>(strides[i]) != static_cast<std::int64_t>(expected))
+        throw fail("expected a C-contiguous array (strides " + nb::cast<std::string>(nb::str(strides)) + ")");
+      expected *= extent;
+    }
+  }
+  const nb::tuple data = nb::borrow<nb::tuple>(d["data"]);
+  DeviceSpan span;
+  span.data = reinterpret_cast<const std::uint8_t*>(nb::cast<std::uintptr_t>(data[0]));
+  span.size = size;
+  // Version 3: the stream whose queued work produces the array; the scan waits for it.
+  // Absent (version 2): the legacy default stream; None: nothing to wait for.
+  if (d.contains("stream") && !d["stream"].is_none()) span.stream = nb::cast<std::uintptr_t>(d["stream"]);
+  return span;
+}
+
+}  // namespace
+
+TextArg::TextArg(nb::handle obj, const char* what) {
+  if (!PyObject_CheckBuffer(obj.ptr()) && !PyUnicode_Check(obj.ptr())) {
+    if (nb::hasattr(obj, "__cuda_array_interface__")) {
+      device_ = cuda_array_interface_span(obj, what);
+      keep_ = nb::borrow(obj);
+      return;
+    }
+    if (nb::hasattr(obj, "__dlpack_device__")) {
+      // DLPack on a CUDA device (or CUDA managed memory); its producer makes pending work
+      // visible on the legacy default stream (no stream passed to __dlpack__).
+      const nb::tuple dev = nb::borrow<nb::tuple>(obj.attr("__dlpack_device__")());
+      const int device_type = nb::cast<int>(dev[0]);
+      constexpr int kDLCUDA = 2, kDLCUDAManaged = 13;
+      if (device_type == kDLCUDA || device_type == kDLCUDAManaged) {
+        nb::ndarray<nb::ro, nb::c_contig> array;
+        if (!nb::try_cast(obj, array, /*convert=*/false))
+          throw nb::type_error((std::string(what) + ": DLPack array of " + nb::type_name(obj.type()).c_str() +
+                                " is not C-contiguous")
+                                   .c_str());
+        if (array.itemsize() != 1)
+          throw nb::type_error((std::string(what) + ": expected a DLPack array of single-byte items, got " +
+                                std::to_string(array.itemsize()) + " bytes per item")
+                                   .c_str());
+        device_.data = static_cast<const std::uint8_t*>(array.data());
+        device_.size = array.size();
+        keep_ = nb::borrow(obj);  // the producer owns the memory; it outlives the call
+        return;
+      }
+    }
+  }
+  host_.emplace(obj, what);
 }
 
 bool is_single_text(nb::handle obj) {

@@ -160,25 +160,27 @@ class PyExactMatcher {
     compile();
   }
 
+  // Host or GPU-resident text (TextArg): the library's ByteSpan or DeviceSpan overloads.
   std::uint64_t count(nb::handle text) const {
-    BytesArg t(text, "text");
+    TextArg t(text, "text");
     nb::gil_scoped_release release;
-    return single_ ? single_->count(t.span()) : set_->count(t.span());
+    return t.on_device() ? (single_ ? single_->count(t.device()) : set_->count(t.device()))
+                         : (single_ ? single_->count(t.host()) : set_->count(t.host()));
   }
 
   nb::object counts(nb::handle text) const {
-    BytesArg t(text, "text");
+    TextArg t(text, "text");
     std::vector<std::uint64_t> c;
     {
       nb::gil_scoped_release release;
-      if (single_) c = {single_->count(t.span())};
-      else c = set_->count_per_pattern(t.span());
+      if (single_) c = {t.on_device() ? single_->count(t.device()) : single_->count(t.host())};
+      else c = t.on_device() ? set_->count_per_pattern(t.device()) : set_->count_per_pattern(t.host());
     }
     return numpy_array(plain_dtype("<u8"), c.data(), c.size());
   }
 
   nb::object find(nb::handle text, std::uint64_t max_matches) const {
-    BytesArg t(text, "text");
+    TextArg t(text, "text");
     std::vector<Match> hits;
     {
       nb::gil_scoped_release release;
@@ -186,8 +188,8 @@ class PyExactMatcher {
         hits.push_back(x);
         return max_matches == 0 || hits.size() < max_matches;
       };
-      if (single_) single_->scan(t.span(), sink);
-      else set_->scan(t.span(), sink);
+      if (t.on_device()) single_ ? single_->scan(t.device(), sink) : set_->scan(t.device(), sink);
+      else single_ ? single_->scan(t.host(), sink) : set_->scan(t.host(), sink);
     }
     return numpy_array(exact_dtype(), hits.data(), hits.size());
   }

@@ -48,6 +48,10 @@ def test_distance_and_lcs_cuda_equal_cpu():
     a = [random_bytes(rng, rng.randint(0, 3000)) for _ in range(50)]
     b = [random_bytes(rng, rng.randint(0, 3000)) for _ in range(50)]
     assert (warpmatch.edit_distances(a, b, backend="cuda") == warpmatch.edit_distances(a, b, backend="cpu")).all()
+    for k in (None, 40):
+        cross_gpu = warpmatch.edit_distances(a[:20], b, k=k, cross=True, backend="cuda")
+        cross_cpu = warpmatch.edit_distances(a[:20], b, k=k, cross=True, backend="cpu")
+        assert cross_gpu.shape == (20, 50) and (cross_gpu == cross_cpu).all()
     x, y = random_bytes(rng, 200_000), random_bytes(rng, 200_000)
     assert warpmatch.edit_distance(x, y, backend="cuda") == warpmatch.edit_distance(x, y, backend="cpu")
     g, c = warpmatch.lcs(x, y, backend="cuda"), warpmatch.lcs(x, y, backend="cpu")

@@ -74,6 +74,28 @@ def test_edit_distances_pairs_and_cross():
     assert warpmatch.edit_distances([b"ab"], [], cross=True).shape == (1, 0)
 
 
+@pytest.mark.parametrize("k", [None, 0, 7, 60])
+def test_edit_distances_cross_matrix_against_edlib_and_pairs(k):
+    """cross=True runs the library's edit_distance_matrix: every cell equals edlib and the
+    pair path (edit_distances over the explicit pairs), with and without a bound."""
+    edlib = pytest.importorskip("edlib")
+    rng = random.Random(31 if k is None else 31 + k)
+    a = [random_bytes(rng, rng.randint(0, 300)) for _ in range(12)] + [b""]
+    b = [random_bytes(rng, rng.randint(0, 300)) for _ in range(9)] + [b"", b"ACGT"]
+    m = warpmatch.edit_distances(a, b, k=k, cross=True)
+    assert m.shape == (len(a), len(b)) and m.dtype == np.int64
+    pairs_a = [x for x in a for _ in b]
+    pairs_b = [y for _ in a for y in b]
+    assert m.ravel().tolist() == warpmatch.edit_distances(pairs_a, pairs_b, k=k).tolist()
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            want = edlib.align(x, y, mode="NW", task="distance")["editDistance"] if x and y else max(len(x), len(y))
+            assert m[i, j] == (want if k is None or want <= k else -1), (i, j)
+    one_row = warpmatch.edit_distances([a[0]], b, k=k, cross=True)
+    assert one_row.tolist() == [m[0].tolist()]
+    assert warpmatch.edit_distances([], b, cross=True).shape == (0, len(b))
+
+
 def test_edit_distance_bad_arguments():
     with pytest.raises(ValueError, match="2 sequences in seqs_a but 1"):
         warpmatch.edit_distances(["a", "b"], ["a"])

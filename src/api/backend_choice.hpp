@@ -90,6 +90,19 @@ inline std::string cuda_devices_label(const std::vector<int>& workers) {
   return same ? first + " x " + std::to_string(workers.size()) : joined;
 }
 
+/// A DeviceSpan's text as the span the CUDA pipelines copy from (cudaMemcpyDefault reads it
+/// device-to-device, or peer-to-peer for the shares of a split over several GPUs);
+/// InvalidArgument for a matcher on the cpu backend or memory that is none of the matcher's
+/// GPUs'. `what` names the scan in messages.
+inline ByteSpan device_resident_text(DeviceSpan text, const Execution& execution, Backend backend,
+                                     std::string_view what) {
+  if (backend != Backend::cuda)
+    throw InvalidArgument(std::string(what) + ": text in GPU memory needs a matcher on the cuda backend "
+                          "(this one runs on the cpu); copy the text to host memory or compile with backend cuda");
+  cuda::require_text_on_device(text, execution_devices(execution, backend), what);
+  return {text.data, static_cast<std::size_t>(text.size)};
+}
+
 inline Backend backend_for_algorithm(Backend requested, std::string_view algorithm,
                                      std::initializer_list<std::string_view> cpu_only,
                                      std::initializer_list<std::string_view> cuda_only) {

@@ -148,6 +148,15 @@ std::uint64_t ExactMatcher::scan(ByteSpan text, const MatchSink& sink, ScanStats
   return delivered;
 }
 
+std::uint64_t ExactMatcher::count(DeviceSpan text, ScanStats* stats) const {
+  return count(core::device_resident_text(text, impl_->options, impl_->backend, "exact search"), stats);
+}
+
+std::uint64_t ExactMatcher::scan(DeviceSpan text, const MatchSink& sink, ScanStats* stats) const {
+  return scan(core::device_resident_text(text, impl_->options, impl_->backend, "exact search"), sink,
+              stats);
+}
+
 std::vector<Match> ExactMatcher::find_all(ByteSpan text) const {
   std::vector<Match> out;
   scan(text, [&](const Match& m) {

@@ -35,7 +35,7 @@ using detail::Event;
 using detail::PinnedBuffer;
 using detail::StagingBuffer;
 using detail::Stream;
-using detail::is_pinned;
+using detail::copies_directly;
 using detail::median;
 using detail::parallel_copy;
 namespace kn = kernels;
@@ -246,9 +246,10 @@ class ExactPipeline {
         kernels_(pattern.kernels),
         slots_(scratch.slots),
         chunk_totals_(scratch.chunk_totals) {
-    // A host buffer that is already page-locked (cudaMallocHost / cudaHostRegister) is
-    // copied from directly; anything else goes through pinned staging buffers.
-    direct_ = is_pinned(text.data()) && is_pinned(text.data() + text.size() - 1);
+    // A host buffer that is already page-locked (cudaMallocHost / cudaHostRegister) or text
+    // in device memory (DeviceSpan) is copied from directly; anything else goes through
+    // pinned staging buffers.
+    direct_ = copies_directly(text.data()) && copies_directly(text.data() + text.size() - 1);
     chunk_ = choose_chunk_bytes();
     chunks_ = core::plan_chunks(text.size(), chunk_, m_ - 1);
     while (!chunks_.empty() && positions_in(chunks_.back(), m_) == 0) chunks_.pop_back();
@@ -361,8 +362,8 @@ class ExactPipeline {
       src = s.staging.get();
       s.staging_used = true;
     }
-    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len,
-                                                  cudaMemcpyHostToDevice, st));
+    // Default: host-to-device, or device-to-device for device-resident text.
+    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len, cudaMemcpyDefault, st));
     s.h2d_done.record(st);
     const std::uint64_t text_vecs = s.text.size() / 16;
 

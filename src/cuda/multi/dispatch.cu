@@ -26,7 +26,7 @@ using detail::Event;
 using detail::PinnedBuffer;
 using detail::StagingBuffer;
 using detail::Stream;
-using detail::is_pinned;
+using detail::copies_directly;
 using detail::median;
 using detail::parallel_copy;
 
@@ -447,7 +447,8 @@ class MultiPipeline {
     const std::uint64_t chunk = t_.launch.chunk_bytes ? t_.launch.chunk_bytes : MultiPolicy::chunk_bytes;
     overlap_ = t_.max_length - 1;
     chunks_ = core::plan_chunks(text.size(), chunk, overlap_);
-    direct_ = is_pinned(text.data()) && is_pinned(text.data() + text.size() - 1);
+    // Page-locked host text or device-resident text (DeviceSpan): copied from directly.
+    direct_ = copies_directly(text.data()) && copies_directly(text.data() + text.size() - 1);
     const std::uint64_t buffer = std::min<std::uint64_t>(text.size(), chunk + overlap_) + kTextPadding;
     // The scratch's buffers only grow: a smaller scan after a larger one allocates nothing.
     for (int i = 0; i < 2 && i < static_cast<int>(chunks_.size()); ++i) {
@@ -510,7 +511,8 @@ class MultiPipeline {
       src = s.staging.get();
     }
     const cudaStream_t st = s.stream.get();
-    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len, cudaMemcpyHostToDevice, st));
+    // Default: host-to-device, or device-to-device for device-resident text.
+    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len, cudaMemcpyDefault, st));
     WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(s.counter.get(), 0, sizeof(unsigned long long), st));
     t_.launch_chunk(s.text.get(), c.owned_end - c.begin, len, output(s), st);
     WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.host_counter.get(), s.counter.get(),

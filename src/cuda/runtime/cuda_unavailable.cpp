@@ -20,6 +20,7 @@ bool compiled() { return false; }
 std::string runtime_version() { return ""; }
 std::vector<DeviceInfo> devices() { return {}; }
 std::vector<DeviceLink> device_links() { return {}; }
+void require_text_on_device(DeviceSpan, const std::vector<int>&, std::string_view) { unavailable(); }
 
 class ExactDevicePattern {};
 std::shared_ptr<const ExactDevicePattern> exact_upload(const core::ExactPattern&, ExactAlgorithm, int) {

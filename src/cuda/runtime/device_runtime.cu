@@ -191,6 +191,15 @@ bool is_pinned(const void* p) {
   return a.type == cudaMemoryTypeHost || a.type == cudaMemoryTypeManaged;
 }
 
+bool copies_directly(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost || a.type == cudaMemoryTypeManaged || a.type == cudaMemoryTypeDevice;
+}
+
 void require_device(int device) {
   const auto& list = device_list();
   if (list.empty())
@@ -202,4 +211,39 @@ void require_device(int device) {
 }
 
 }  // namespace detail
+
+void require_text_on_device(DeviceSpan text, const std::vector<int>& devices, std::string_view what) {
+  for (const int d : devices) detail::require_device(d);
+  if (text.size == 0) return;
+  if (text.data == nullptr)
+    throw InvalidArgument(std::string(what) + ": device text of " + std::to_string(text.size) +
+                          " bytes at a null pointer");
+  std::string listed;
+  for (const int d : devices) listed += (listed.empty() ? "" : ",") + std::to_string(d);
+  int home = devices.front();
+  // Both ends: a span must not run from one allocation into host memory or another GPU's.
+  for (const std::uint8_t* p : {text.data, text.data + (text.size - 1)}) {
+    cudaPointerAttributes a{};
+    const cudaError_t e = cudaPointerGetAttributes(&a, p);
+    if (e != cudaSuccess) cudaGetLastError();
+    const bool on_device = e == cudaSuccess && (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged);
+    if (!on_device)
+      throw InvalidArgument(std::string(what) + ": device text is not in CUDA device memory (" +
+                            (e == cudaSuccess && a.type == cudaMemoryTypeHost ? "page-locked host memory"
+                                                                              : "host memory") +
+                            "); pass host text as a ByteSpan");
+    if (a.type == cudaMemoryTypeDevice) {
+      if (std::find(devices.begin(), devices.end(), a.device) == devices.end())
+        throw InvalidArgument(std::string(what) + ": device text is in the memory of CUDA device " +
+                              std::to_string(a.device) + " but the matcher runs on CUDA device(s) " + listed);
+      home = a.device;
+    }
+  }
+  detail::DeviceGuard guard(home);
+  const cudaStream_t producer = text.stream == 2   ? cudaStreamPerThread
+                                : text.stream <= 1 ? cudaStreamLegacy
+                                                   : reinterpret_cast<cudaStream_t>(text.stream);
+  WARPMATCH_CUDA_CHECK(home, cudaStreamSynchronize(producer));
+}
+
 }  // namespace warpmatch::cuda

@@ -281,6 +281,9 @@ void parallel_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n);
 
 /// Whether `p` is page-locked (or managed) host memory, which the GPU copies from directly.
 bool is_pinned(const void* p);
+/// Whether cudaMemcpyAsync(cudaMemcpyDefault) reads `p` without a staging copy: page-locked
+/// or managed host memory, or device memory (a DeviceSpan's text, copied device-to-device).
+bool copies_directly(const void* p);
 
 /// Median of timings (0 for none; the mean of the middle two for an even count).
 using core::median;

@@ -21,6 +21,11 @@ std::vector<DeviceInfo> devices();
 /// throws (empty with fewer than two GPUs or without CUDA).
 std::vector<DeviceLink> device_links();
 
+/// Throws InvalidArgument unless all of `text` lies in device (or managed) memory of one of
+/// the GPUs `devices`: what a scan of a DeviceSpan requires. Then waits for text.stream, so
+/// the text is complete before a pipeline's own streams copy it. `what` names the caller.
+void require_text_on_device(DeviceSpan text, const std::vector<int>& devices, std::string_view what);
+
 /// Throws BackendUnavailable saying how to get a CUDA build. Defined only in a build without
 /// CUDA (cuda_unavailable.cpp), for code that has nothing CUDA to call there.
 [[noreturn]] void throw_unavailable();
