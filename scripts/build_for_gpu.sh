@@ -21,20 +21,135 @@
 # Then, through the device tool (see bench/README.md):
 #   run(command="bash scripts/run_on_gpu.sh all", carry=[".device"], timeout_s=600)
 #
-# Usage: scripts/build_for_gpu.sh [-j N]
+# With --python it stages, instead, the Python package for the GPU machine's Python (3.12;
+# numpy and pytest are installed there, nothing can be fetched) into the git-ignored .device-python/:
+#
+#   .device-python/warpmatch-*-cp312-*.whl   the extension with CUDA (sm_90, static cudart and
+#                                            libstdc++; imports on machines without a GPU too)
+#   .device-python/lib/                      its shared libraries the GPU machine may lack
+#   .device-python/wheels/                   test-only packages missing there (edlib, pyahocorasick,
+#                                            dask, distributed and their missing dependencies)
+#   .device-python/MANIFEST.txt              what was staged, sizes
+#
+# built with a Python 3.12 found here (python3.12 on PATH or pyenv's; WARPMATCH_GPU_PYTHON names
+# another) in the venv build/pyenv-gpu, tried here with the suite (GPU tests skip), then:
+#   run(command="bash scripts/run_on_gpu.sh python", carry=[".device-python"], timeout_s=600)
+#
+# Usage: scripts/build_for_gpu.sh [-j N] [--python]
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 jobs=$(nproc)
-if [[ ${1:-} == -j ]]; then jobs=$2; fi
+python_only=0
+while (($#)); do
+  case "$1" in
+    -j) jobs=$2; shift ;;
+    --python) python_only=1 ;;
+    *) echo "build_for_gpu.sh: unknown argument '$1' (-j N, --python)" >&2; exit 2 ;;
+  esac
+  shift
+done
 
 build=.gpu-build
 stage=.device
 limit_mib=64
 
 say() { printf '\n== %s\n' "$*"; }
+
+# Libraries every Linux with glibc has (and libgcc_s, which the GPU machine's compilers and
+# Python bring): never carried, so they cannot shadow the machine's own newer copies.
+is_system_lib() {
+  case "$1" in
+    linux-vdso.so*|ld-linux*|libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libgcc_s.so*) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+# Copies the non-system shared libraries of binary $1 into $2 (default $stage/lib).
+carry_libs() {
+  local bin=$1 dest=${2:-$stage/lib} name path
+  while read -r name _ path _; do
+    [[ -n ${path:-} && -f $path ]] || continue
+    is_system_lib "$name" && continue
+    cp -L "$path" "$dest/$name"
+    echo "  carried $name (needed by $(basename "$bin"))"
+  done < <(ldd "$bin" | grep '=>')
+}
+mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+# Bytes that travel besides the carried folders: tracked + untracked-not-ignored files.
+tree_bytes() { git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1; }
+
+# ---- --python: the package for the GPU machine's Python ---------------------------------------
+if ((python_only)); then
+  pystage=.device-python
+  is_py312() { "$1" -c 'import sys; assert sys.version_info[:2] == (3, 12)' >/dev/null 2>&1; }
+  py=${WARPMATCH_GPU_PYTHON:-}
+  if [[ -z $py ]]; then
+    # (python3.12 on PATH may be a pyenv shim that refuses to run: each is tried)
+    for c in python3.12 "$HOME"/.pyenv/versions/3.12*/bin/python3.12; do
+      if is_py312 "$c"; then py=$c; break; fi
+    done
+  fi
+  if [[ -z $py ]] || ! is_py312 "$py"; then
+    echo "error: no Python 3.12 here (the GPU machine's Python is 3.12.3): set WARPMATCH_GPU_PYTHON" >&2
+    exit 1
+  fi
+  venv=build/pyenv-gpu
+  say "build the cp312 wheel with CUDA ($py, venv $venv, -j $jobs)"
+  [[ -x $venv/bin/python ]] || "$py" -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "scikit-build-core>=0.10" "nanobind>=2.0" \
+    numpy pytest
+  command -v nvcc >/dev/null || export PATH="/usr/local/cuda/bin:$PATH"
+  rm -rf "$pystage"
+  mkdir -p "$pystage/lib" "$pystage/wheels"
+  # WARPMATCH_PORTABLE: libstdc++ and libgcc linked in, as for the CLI (the GPU machine's may be older).
+  WARPMATCH_CUDA=ON CMAKE_ARGS="-DWARPMATCH_PORTABLE=ON -DCMAKE_CUDA_ARCHITECTURES=90" CMAKE_BUILD_PARALLEL_LEVEL=$jobs \
+    "$venv/bin/python" -m pip wheel -q --disable-pip-version-check --no-build-isolation --no-deps -w "$pystage" .
+  wheel=$(ls "$pystage"/warpmatch-*-cp312-*.whl)
+  so_dir=$(mktemp -d)
+  unzip -q -o "$wheel" 'warpmatch/_core*.so' -d "$so_dir"
+  carry_libs "$so_dir"/warpmatch/_core*.so "$pystage/lib"
+  rm -rf "$so_dir"
+
+  say "test-only packages the GPU machine lacks (cp312 wheels, versions as in build/pyenv where present)"
+  # numpy, pytest, pandas, pyarrow, toolz, cloudpickle, fsspec, click, psutil, msgpack,
+  # sortedcontainers, jinja2, pyyaml, packaging, zipp are on the GPU machine (device KINDS.md).
+  for name in edlib pyahocorasick dask distributed partd locket tblib zict tornado importlib_metadata; do
+    version=$("$venv/bin/python" -m pip show "$name" 2>/dev/null | awk '/^Version:/ {print $2}')
+    [[ -n $version ]] || version=$(build/pyenv/bin/python -m pip show "$name" 2>/dev/null | awk '/^Version:/ {print $2}')
+    "$venv/bin/python" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+      --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
+      --platform manylinux2014_x86_64 -d "$pystage/wheels" "$name${version:+==$version}" ||
+      echo "  warning: no cp312 wheel of $name here; its tests will skip on the GPU machine"
+  done
+
+  say "the staged wheels here (GPU tests skip: no GPU here)"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel" "$pystage"/wheels/*.whl
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check pandas pyarrow toolz cloudpickle fsspec click psutil \
+    msgpack sortedcontainers jinja2 pyyaml packaging
+  LD_LIBRARY_PATH="$root/$pystage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider python/tests
+  {
+    echo "warpmatch Python stage for the GPU machine, built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+    echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD -- 2>/dev/null || echo +dirty)"
+    echo "python: $("$venv/bin/python" --version)   nvcc: $(nvcc --version | tail -1)"
+    echo
+    (cd "$pystage" && find . -type f -printf '%10s  %p\n' | sort -k2)
+  } >"$pystage/MANIFEST.txt"
+  cat "$pystage/MANIFEST.txt"
+  stage_bytes=$(du -sb "$pystage" | cut -f1)
+  total=$((stage_bytes + $(tree_bytes)))
+  printf '\n%s: %s MiB   total carried with the working tree: %s MiB of %d MiB\n' "$pystage" "$(mib "$stage_bytes")" \
+    "$(mib "$total")" "$limit_mib"
+  if ((total > limit_mib * 1048576)); then
+    echo "error: more than $limit_mib MiB would travel to the GPU machine" >&2
+    exit 1
+  fi
+  echo
+  echo 'next: device tool run(command="bash scripts/run_on_gpu.sh python", carry=[".device-python"], timeout_s=600)'
+  exit 0
+fi
 
 say "configure (preset gpu-machine -> $build)"
 cmake --preset gpu-machine >/dev/null
@@ -56,25 +171,6 @@ cp "$cli_bin" "$stage/warpmatch"
 cp "$bench_bin" "$stage/warpmatch-bench"
 cp "$test_bin" "$stage/warpmatch_tests"
 strip --strip-all "$stage/warpmatch" "$stage/warpmatch-bench" "$stage/warpmatch_tests"
-
-# Libraries every Linux with glibc has (and libgcc_s, which the GPU machine's compilers and
-# Python bring): never carried, so they cannot shadow the machine's own newer copies.
-is_system_lib() {
-  case "$1" in
-    linux-vdso.so*|ld-linux*|libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libgcc_s.so*) return 0 ;;
-    *) return 1 ;;
-  esac
-}
-# Copies the non-system shared libraries of binary $1 into $2 (default $stage/lib).
-carry_libs() {
-  local bin=$1 dest=${2:-$stage/lib} name path
-  while read -r name _ path _; do
-    [[ -n ${path:-} && -f $path ]] || continue
-    is_system_lib "$name" && continue
-    cp -L "$path" "$dest/$name"
-    echo "  carried $name (needed by $(basename "$bin"))"
-  done < <(ldd "$bin" | grep '=>')
-}
 
 for f in "$stage/warpmatch" "$stage/warpmatch-bench" "$stage/warpmatch_tests"; do
   extra=$(ldd "$f" | awk '{print $1}' | while read -r n; do is_system_lib "${n##*/}" || echo "$n"; done)
@@ -164,10 +260,8 @@ cat "$stage/MANIFEST.txt"
 gzip -6 -f "$stage/warpmatch" "$stage/warpmatch-bench" "$stage/warpmatch_tests"
 [[ -f $stage/seqkit ]] && gzip -6 -f "$stage/seqkit"
 stage_bytes=$(du -sb "$stage" | cut -f1)
-# what else travels: tracked + untracked-not-ignored files
-tree_bytes=$(git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
+tree_bytes=$(tree_bytes)
 total=$((stage_bytes + tree_bytes))
-mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 printf '\n%s: %s MiB   working tree (tracked + untracked, not ignored): %s MiB   total carried: %s MiB of %d MiB\n' \
   "$stage" "$(mib "$stage_bytes")" "$(mib "$tree_bytes")" "$(mib "$total")" "$limit_mib"
 printf '(%s, not carried: %s)\n' "$build" "$(du -sh "$build" | cut -f1)"

@@ -38,6 +38,11 @@
 #                 the aggregate host-to-device bandwidth; for a kind with several GPUs (nvidia-h100-x2,
 #                 -x4, ...); not part of `all`   -> $OUT/bench_scaling.{log,json}
 #                 (limit WM_SCALING_TIMEOUT, default 540 s)
+#         python  (issue 13) the Python package's pytest suite on the GPU: the cp312 wheel and the
+#                 test-only wheels that `scripts/build_for_gpu.sh --python` stages in .device-python/
+#                 (carry=[".device-python"]; needs no .device), installed into /tmp/wm-site for the
+#                 machine's python3, then pytest -rs (GPU tests must run: the step fails when
+#                 warpmatch sees no GPU) under WM_PYTHON_TIMEOUT s (default 400)  -> $OUT/python.log
 #         all     info tests bench (the default)
 #   EXTRA BENCH ARGS go to every benchmark, e.g. `find -- --bytes 256M --repeats 3`.
 #   Environment: WM_TESTS_TIMEOUT (s, default 200), WM_BENCH_TIMEOUT (s, default 330),
@@ -62,8 +67,8 @@ while (($#)); do
   case "$1" in
     --) shift; extra=("$@"); break ;;
     all) steps+=(info tests bench) ;;
-    info|tests|bench|find|e2e|inputs|feed|sanitize|scaling) steps+=("$1") ;;
-    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, e2e, inputs, feed, sanitize, scaling, all)" >&2; exit 2 ;;
+    info|tests|bench|find|e2e|inputs|feed|sanitize|scaling|python) steps+=("$1") ;;
+    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, e2e, inputs, feed, sanitize, scaling, python, all)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -80,7 +85,9 @@ for f in "$D"/data/*.fq.gz; do [[ -e $f ]] && mkdir -p $bt2/reads && cp -n "$f" 
 for z in "$D"/warpmatch.gz "$D"/warpmatch-bench.gz "$D"/warpmatch_tests.gz "$D"/seqkit.gz; do
   [[ -f $z ]] && gzip -dc "$z" >"${z%.gz}"
 done
-if [[ ! -x $D/warpmatch && ! -f $D/warpmatch ]]; then
+only_python=1
+for s in "${steps[@]}"; do [[ $s == python ]] || only_python=0; done
+if ((!only_python)) && [[ ! -x $D/warpmatch && ! -f $D/warpmatch ]]; then
   echo "run_on_gpu.sh: $D/warpmatch is missing: run scripts/build_for_gpu.sh here first and" \
        "carry .device (carry=[\".device\"])" >&2
   exit 2
@@ -330,6 +337,33 @@ step_sanitize() {
   return $rc
 }
 
+# The Python package (issue 13): .device-python/ from `scripts/build_for_gpu.sh --python`.
+step_python() {
+  local P="$root/.device-python" site=/tmp/wm-site rc
+  if ! ls "$P"/warpmatch-*.whl >/dev/null 2>&1; then
+    echo "no $P/warpmatch-*.whl: run scripts/build_for_gpu.sh --python here and carry .device-python" >&2
+    return 2
+  fi
+  rm -rf "$site"
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" \
+    "$P"/warpmatch-*.whl "$P"/wheels/*.whl || return 3
+  {
+    echo "python: $(python3 --version) at $(command -v python3); staged: $(head -1 "$P/MANIFEST.txt" 2>/dev/null)"
+    # From a folder without python/: the installed package, never the source tree's, is imported.
+    (cd /tmp && PYTHONPATH="$site" LD_LIBRARY_PATH="$P/lib:$LD_LIBRARY_PATH" python3 -c '
+import warpmatch
+print("build_info:", warpmatch.build_info())
+print("devices:", [d["name"] for d in warpmatch.devices()])
+assert warpmatch.build_info()["cuda_compiled"] and warpmatch.devices(), "no GPU visible to warpmatch: GPU tests would only skip"
+') || exit 4
+    # Run from the repository root like scripts/test_python.sh (python/ is not on sys.path).
+    PYTHONPATH="$site" LD_LIBRARY_PATH="$P/lib:$LD_LIBRARY_PATH" PYTHONUNBUFFERED=1 \
+      timeout --kill-after=10 "${WM_PYTHON_TIMEOUT:-400}" python3 -m pytest -rs -p no:cacheprovider python/tests
+  } 2>&1 | tee "$OUT/python.log"
+  rc=$?
+  return $rc
+}
+
 for s in "${steps[@]}"; do
   banner "$s"
   t0=$SECONDS
@@ -351,6 +385,10 @@ if [[ -f $OUT/bench_e2e.log ]]; then
   echo "-- bench_e2e.log (targets):"
   sed -n '/^targets (PERF.md/,$p' "$OUT/bench_e2e.log" | head -40
   grep -E '^(!!!|warpmatch-bench e2e: error)' "$OUT/bench_e2e.log" | head -5
+fi
+if [[ -f $OUT/python.log ]]; then
+  echo "-- python.log:"
+  grep -E '^(build_info|devices|SKIPPED|FAILED|ERROR)|[0-9]+ (passed|failed)' "$OUT/python.log" | head -40
 fi
 echo "-- files in \$OUT: $(cd "$OUT" && ls | tr '\n' ' ')"
 exit $worst

@@ -414,7 +414,10 @@ strand: "+" (the patterns as given), "-" (their reverse complements) or "both"; 
     N only a pattern N; with ignore_case soft-masked (lowercase) bases too.
 
 The matcher is immutable: share it between threads. Scans release the GIL and read the text
-in place (bytes, bytearray, memoryview, mmap, NumPy uint8 arrays; str as UTF-8).
+in place (bytes, bytearray, memoryview, mmap, NumPy uint8 arrays; str as UTF-8). On the cuda
+backend, count/counts/find also take text already in GPU memory without a host round trip:
+any object with __cuda_array_interface__ (CuPy, Numba, PyTorch CUDA tensors) or CUDA DLPack,
+C-contiguous with single-byte items, on the matcher's device.
 
 >>> m = warpmatch.ExactMatcher(["he", "she", "hers"])
 >>> m.count("ushers")

@@ -58,6 +58,57 @@ def test_distance_and_lcs_cuda_equal_cpu():
     assert (g.length, g.count, g.positions.tolist()) == (c.length, c.count, c.positions.tolist())
 
 
+@requires_gpu
+def test_sequence_search_cuda_equals_cpu():
+    """Both strands, IUPAC codes, Hamming distance and ignore_case through the CUDA backend."""
+    rng = random.Random(4)
+    genome = random_bytes(rng, 2_000_000, b"ACGT")
+    for kw in (dict(strand="both"), dict(strand="both", iupac=True), dict(ignore_case=True)):
+        pats = [b"GGNACGT", b"ACGTAC"] if kw.get("iupac") else [b"GGTACGT", b"acgtac"]
+        cpu = warpmatch.ExactMatcher(pats, backend="cpu", **kw)
+        gpu = warpmatch.ExactMatcher(pats, backend="cuda", **kw)
+        assert gpu.find(genome).tolist() == cpu.find(genome).tolist(), kw
+        assert gpu.counts(genome).tolist() == cpu.counts(genome).tolist(), kw
+    guides = [random_bytes(rng, 20, b"ACGT") for _ in range(8)] + [genome[1000:1020]]
+    for kw in (dict(k=3, strand="both"), dict(k=2, hamming=True, strand="both"), dict(k=1, iupac=True)):
+        pats = [b"ACGTNNACGTRYACGT"] if kw.get("iupac") else guides
+        cpu = warpmatch.ApproxMatcher(pats, backend="cpu", **kw).find(genome)
+        gpu = warpmatch.ApproxMatcher(pats, backend="cuda", **kw).find(genome)
+        assert gpu.tolist() == cpu.tolist(), kw
+
+
+@requires_gpu
+def test_find_file_cuda_equals_cpu(tmp_path):
+    rng = random.Random(5)
+    path = tmp_path / "g.fa"
+    with open(path, "wb") as f:
+        for i in range(6):
+            seq = random_bytes(rng, rng.randint(100_000, 400_000), b"ACGT")
+            f.write(b">chr%d\n" % i + b"\n".join(seq[j : j + 60] for j in range(0, len(seq), 60)) + b"\n")
+    for pats in (b"GATTACA", [b"ACGTAC", b"TTTTT"]):
+        cpu = warpmatch.ExactMatcher(pats, backend="cpu").find_file(str(path))
+        gpu = warpmatch.ExactMatcher(pats, backend="cuda").find_file(str(path))
+        assert gpu.tolist() == cpu.tolist() and gpu.records == cpu.records
+    cpu = warpmatch.ApproxMatcher(b"GATTACAGATT", k=2, backend="cpu").find_file(str(path))
+    gpu = warpmatch.ApproxMatcher(b"GATTACAGATT", k=2, backend="cuda").find_file(str(path))
+    assert gpu.tolist() == cpu.tolist()
+
+
+@requires_gpu
+def test_edit_distance_align_and_mems_cuda_equal_cpu():
+    rng = random.Random(6)
+    a = random_bytes(rng, 50_000)
+    b = bytearray(a)
+    for _ in range(500):
+        b[rng.randrange(len(b))] = rng.choice(b"ACGT")
+    b = bytes(b)
+    for kw in (dict(align=True), dict(k=300), dict(k=1000, align=True)):
+        assert warpmatch.edit_distance(a, b, backend="cuda", **kw) == warpmatch.edit_distance(a, b, backend="cpu", **kw)
+    g = warpmatch.lcs(a, b, min_length=30, backend="cuda")
+    c = warpmatch.lcs(a, b, min_length=30, backend="cpu")
+    assert (g.total, g.mems.tolist()) == (c.total, c.mems.tolist())
+
+
 def test_gpu_presence_is_reported():
     """Always runs: says in the log which GPU tests ran."""
     print("GPU tests", "run on " + warpmatch.devices()[0]["name"] if HAVE_GPU else "skipped: no GPU")

@@ -19,6 +19,10 @@ BackendName = Literal["auto", "cpu", "cuda", "gpu"]
 FormatName = Literal["auto", "plain", "fasta", "fastq"]
 StrandName = Literal["+", "-", "both"]
 PathLike = Union[str, os.PathLike[str]]
+# GPU-resident text for ExactMatcher.count/counts/find (matchers on the cuda backend): any object
+# exposing __cuda_array_interface__ (CuPy, Numba, PyTorch CUDA tensors) or DLPack on a CUDA device,
+# C-contiguous with single-byte items; scanned on the GPU without a copy through the host.
+DeviceText = Any
 
 class Error(Exception): ...
 class InvalidArgument(Error, ValueError): ...
@@ -58,9 +62,9 @@ class ExactMatcher:
         strand: StrandName = "+",
         iupac: bool = False,
     ) -> None: ...
-    def count(self, text: Text) -> int: ...
-    def counts(self, text: Text) -> npt.NDArray[np.uint64]: ...
-    def find(self, text: Text, max_matches: int = 0) -> np.ndarray:
+    def count(self, text: Text | DeviceText) -> int: ...
+    def counts(self, text: Text | DeviceText) -> npt.NDArray[np.uint64]: ...
+    def find(self, text: Text | DeviceText, max_matches: int = 0) -> np.ndarray:
         """Structured array: pattern (u4), strand (S1: b'+' / b'-'), start (u8), end (u8)."""
     def find_file(self, source: PathLike | Text, format: FormatName = "auto", window_bytes: int = 0) -> Hits:
         """Hits with fields record (u8), pattern (u4), strand (S1), start (u8), end (u8); .records names them.
