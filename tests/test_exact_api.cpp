@@ -157,3 +157,34 @@ TEST(ExactApi, StatsDescribeTheScan) {
   EXPECT_EQ(stats.device, "cpu (2 threads)");
   EXPECT_EQ(m.device_label(), "cpu (2 threads)");  // known at compile, without a scan
 }
+
+// Text in GPU memory (DeviceSpan) is for matchers on the cuda backend and for memory of their
+// device only: a cpu matcher, and on a GPU host memory dressed as device text, are refused
+// with InvalidArgument before any copy. (Scans of real device memory: python/tests/test_device_text.py.)
+TEST(ExactApi, DeviceTextNeedsTheCudaBackendAndDeviceMemory) {
+  const std::string host = "xxGATTACAxx";
+  const warpmatch::DeviceSpan as_device{reinterpret_cast<const std::uint8_t*>(host.data()), host.size()};
+  ExactOptions cpu;
+  cpu.backend = Backend::cpu;
+  const auto exact = ExactMatcher::compile(as_bytes("GATTACA"), cpu);
+  warpmatch::MultiOptions multi_cpu;
+  multi_cpu.backend = Backend::cpu;
+  const auto multi = warpmatch::MultiMatcher::compile({"GATT", "ACA"}, multi_cpu);
+  const auto never = [](const Match&) { return true; };
+  EXPECT_THROW(exact.count(as_device), warpmatch::InvalidArgument);
+  EXPECT_THROW(exact.scan(as_device, never), warpmatch::InvalidArgument);
+  EXPECT_THROW(multi.count(as_device), warpmatch::InvalidArgument);
+  EXPECT_THROW(multi.count_per_pattern(as_device), warpmatch::InvalidArgument);
+  EXPECT_THROW(multi.scan(as_device, never), warpmatch::InvalidArgument);
+  if (warpmatch::cuda_devices().empty()) return;
+  ExactOptions gpu;
+  gpu.backend = Backend::cuda;
+  const auto on_gpu = ExactMatcher::compile(as_bytes("GATTACA"), gpu);
+  try {
+    on_gpu.count(as_device);
+    ADD_FAILURE() << "host memory accepted as device text";
+  } catch (const warpmatch::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("not in CUDA device memory"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(on_gpu.count(warpmatch::DeviceSpan{}), 0u);  // empty: nothing to check or scan
+}

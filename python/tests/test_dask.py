@@ -73,7 +73,7 @@ def test_plan_splits(files):
     fa = (d / "genome.fa").read_bytes()
     for lo, hi in kinds[("genome.fa", "records")]:
         assert fa[lo : lo + 1] == b">"  # every range starts at a record
-    assert kinds[("reads.fq.gz", "file")] == [(0, (d / "reads.fq.gz").stat().st_size)]
+    assert kinds[("reads.fq.gz", "file")] == [(0, (d / "reads.fq.gz").stat().st_size)]  # gzip, not BGZF
     assert ("empty.txt", "file") in kinds
 
 
@@ -138,6 +138,74 @@ def test_matcher_compiled_once_per_worker(client, files):
     after = client.run(wd.compiled_matchers)
     grew = [after[w] - before[w] for w in after]
     assert all(g <= 1 for g in grew) and sum(grew) >= 1, grew
+
+
+def bgzf(data: bytes, rng: random.Random) -> bytes:
+    """BGZF (SAM spec 4.1) of data in blocks of random sizes, a few smaller than any overlap,
+    then the EOF block: what bgzip writes, without bgzip."""
+    import struct
+    import zlib
+
+    def block(chunk: bytes) -> bytes:
+        c = zlib.compressobj(6, zlib.DEFLATED, -15)
+        cdata = c.compress(chunk) + c.flush()
+        head = b"\x1f\x8b\x08\x04" + b"\0" * 4 + b"\0\xff" + struct.pack("<H", 6) + b"BC" + struct.pack("<HH", 2, 25 + len(cdata))
+        return head + cdata + struct.pack("<II", zlib.crc32(chunk), len(chunk))
+
+    out, i = [], 0
+    while i < len(data):
+        n = rng.choice([1, 2, 5, rng.randint(50, 3000), rng.randint(50, 3000)])
+        out.append(block(data[i : i + n]))
+        i += n
+    return b"".join(out) + block(b"")
+
+
+@pytest.fixture(scope="module")
+def bgzf_files(files):
+    d, plain, recs = files
+    rng = random.Random(7)
+    fa = (d / "genome.fa").read_bytes()
+    fq = b"".join(b"@" + n.encode() + b"\n" + s[:300] + b"\n+\n" + b"@" * len(s[:300]) + b"\n" for n, s in recs)
+    (d / "plain.txt.bgz").write_bytes(bgzf(plain, rng))
+    (d / "genome.fa.bgz").write_bytes(bgzf(fa, rng))
+    (d / "reads.fq").write_bytes(fq)  # quality lines of '@': record starts need the '+' line
+    (d / "reads.fq.bgz").write_bytes(bgzf(fq, rng))
+    return d, plain, fq
+
+
+def test_bgzf_split_at_blocks_and_fastq_at_records(client, bgzf_files):
+    d, plain, fq = bgzf_files
+    pieces = wd.plan([d / "plain.txt.bgz", d / "genome.fa.bgz", d / "reads.fq", d / "reads.fq.bgz"], blocksize=1_000)
+    kinds = {}
+    for path, kind, lo, hi in pieces:
+        kinds.setdefault((path.rsplit("/", 1)[1], kind), []).append((lo, hi))
+    assert len(kinds[("plain.txt.bgz", "bgzf")]) > 10 and len(kinds[("genome.fa.bgz", "bgzf")]) > 10
+    assert len(kinds[("reads.fq.bgz", "bgzf")]) > 3 and len(kinds[("reads.fq", "records")]) > 3
+    for lo, _ in kinds[("reads.fq", "records")]:
+        assert fq[lo : lo + 1] == b"@" and (lo == 0 or fq[lo - 1 : lo] == b"\n")
+        assert fq[lo:].split(b"\n")[2][:1] == b"+"  # a header, not a quality line of '@'
+    raw = (d / "plain.txt.bgz").read_bytes()
+    for lo, hi in kinds[("plain.txt.bgz", "bgzf")]:
+        assert raw[lo : lo + 4] == b"\x1f\x8b\x08\x04"  # block starts
+
+
+@pytest.mark.parametrize("name", ["plain.txt.bgz", "genome.fa.bgz", "reads.fq", "reads.fq.bgz"])
+def test_bgzf_and_fastq_ranges_equal_one_process(client, bgzf_files, name):
+    d, plain, _ = bgzf_files
+    path = d / name
+    matchers = [warpmatch.ExactMatcher([b"ACGTA", b"GATTACA", b"TTTTTT"], threads=1),
+                warpmatch.ApproxMatcher([b"GATTACAGAT", b"CCGGTTAA"], k=2, threads=1),
+                warpmatch.ApproxMatcher(b"GATTACAGATTACA", best=True, threads=1)]
+    for m in matchers:
+        ddf = wd.search(m, path, blocksize=1_000)
+        assert ddf.npartitions > 3
+        got = ddf.compute()
+        frames_equal(got, wd.search_local(m, path))
+        assert len(got) > 0
+    if name == "plain.txt.bgz":
+        got = wd.search(matchers[0], path, blocksize=2_500).compute()
+        want = sorted((s, i) for i, p in enumerate([b"ACGTA", b"GATTACA", b"TTTTTT"]) for s in find_all(plain, p))
+        assert list(zip(got["start"].tolist(), got["pattern"].tolist())) == want
 
 
 def test_edit_distances_partitioned(client):

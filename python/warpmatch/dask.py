@@ -14,9 +14,14 @@ How inputs are split into tasks:
   starts inside it; approximate search reads ``overlap`` (m + k) bytes before its range and
   keeps the ends inside it (the input layer's rule for windows). Best mode keeps, per file and
   pattern, the hits at the smallest distance over all ranges.
-- an uncompressed FASTA file: ranges cut at record starts (each record whole in one task),
-  record indices made global afterwards;
-- FASTQ, gzip, BGZF and zstd files: one task per file, streamed by the input layer.
+- an uncompressed FASTA or FASTQ file: ranges cut at record starts (each record whole in one
+  task; a FASTQ record starts at an '@' line whose next line but one starts with '+'), record
+  indices made global afterwards;
+- a BGZF file (bgzip): ranges of whole BGZF blocks, each task decompressing its own blocks (and
+  the overlap's: the blocks after its range for exact search, before it for approximate search;
+  FASTA/FASTQ records starting in its range, read on through later blocks to their ends), so
+  one compressed file spreads over the cluster; offsets made global afterwards;
+- gzip (not BGZF) and zstd files: one task per file, streamed by the input layer.
 
 The matcher is sent to workers as its (small) definition and compiled once per worker process,
 not per task. Results are identical to `search_local` (one process): rows in input order, each
@@ -29,10 +34,13 @@ computed by each worker with all its threads).
 """
 from __future__ import annotations
 
+import gzip
 import mmap
 import os
 import pickle
+import struct
 import threading
+from typing import NamedTuple
 from collections.abc import Iterable, Sequence
 from typing import Any, Union
 
@@ -88,18 +96,55 @@ def _detect(path: str, format: str) -> tuple[str, bool]:
     return "plain", False
 
 
-def _fasta_cuts(path: str, size: int, blocksize: int) -> list[int]:
-    """Range boundaries at record starts ('>' after a newline) near each multiple of blocksize."""
+def _record_start(buf, i: int, fmt: str) -> bool | None:
+    """Whether a record starts at line start i of buf: FASTA '>'; FASTQ '@' with a '+' line two
+    lines on (a quality line may start with '@', its next line but one never with '+'). None:
+    buf ends too early to tell."""
+    if fmt == "fasta":
+        return buf[i : i + 1] == b">"
+    if buf[i : i + 1] != b"@":
+        return False
+    j = i
+    for _ in range(2):
+        j = buf.find(b"\n", j)
+        if j < 0:
+            return None
+        j += 1
+    if j >= len(buf):
+        return None
+    return buf[j : j + 1] == b"+"
+
+
+def _next_record(buf, pos: int, fmt: str) -> int | None:
+    """The first record start at or after pos (pos is a line start or just after a newline
+    search begins); len(buf) when none; None when buf ends too early to tell."""
+    i = pos
+    while i < len(buf):
+        if i == 0 or buf[i - 1 : i] == b"\n":
+            ok = _record_start(buf, i, fmt)
+            if ok is None:
+                return None
+            if ok:
+                return i
+        i = buf.find(b"\n", i)
+        if i < 0:
+            break
+        i += 1
+    return len(buf)
+
+
+def _record_cuts(path: str, size: int, blocksize: int, fmt: str) -> list[int]:
+    """Range boundaries at record starts near each multiple of blocksize."""
     cuts = [0]
     if size == 0:
         return [0, 0]
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         pos = blocksize
         while pos < size:
-            i = mm.find(b"\n>", max(pos - 1, cuts[-1]))
-            if i < 0:
+            i = mm.find(b"\n", max(pos - 1, cuts[-1]))
+            cut = _next_record(mm, i + 1, fmt) if i >= 0 else size
+            if cut is None or cut >= size:
                 break
-            cut = i + 1
             if cut > cuts[-1]:
                 cuts.append(cut)
             pos = max(cut, pos) + blocksize
@@ -107,27 +152,117 @@ def _fasta_cuts(path: str, size: int, blocksize: int) -> list[int]:
     return cuts
 
 
-def plan(paths: str | os.PathLike | Iterable[str | os.PathLike], blocksize: int = DEFAULT_BLOCKSIZE,
-         format: str = "auto") -> list[tuple[str, str, int, int]]:
-    """The tasks `search` makes: (path, kind, lo, hi) with kind 'range' (plain byte range),
-    'records' (FASTA byte range of whole records) or 'file' (the whole file, streamed)."""
+# BGZF (SAM spec 4.1): gzip members with a 'BC' extra subfield giving the block's size.
+def _bgzf_block_size(mm, at: int) -> int | None:
+    """The compressed size of the BGZF block at `at`, None if none starts there."""
+    head = mm[at : at + 18]
+    if len(head) < 18 or head[:4] != b"\x1f\x8b\x08\x04":
+        return None
+    xlen = struct.unpack_from("<H", head, 10)[0]
+    extra = mm[at + 12 : at + 12 + xlen]
+    k = 0
+    while k + 4 <= len(extra):
+        slen = struct.unpack_from("<H", extra, k + 2)[0]
+        if extra[k : k + 2] == b"BC" and slen == 2:
+            return struct.unpack_from("<H", extra, k + 4)[0] + 1
+        k += 4 + slen
+    return None
+
+
+def _is_bgzf(path: str) -> bool:
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        return _bgzf_block_size(mm, 0) is not None
+
+
+def _bgzf_blocks(path: str) -> list[tuple[int, int]]:
+    """(compressed start, uncompressed start) of every block, and (file size, total) last."""
+    out, at, u = [], 0, 0
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        size = len(mm)
+        while at < size:
+            n = _bgzf_block_size(mm, at)
+            if n is None or at + n > size:
+                raise warpmatch.InputError(f"{path}: not a valid BGZF block at byte {at}")
+            out.append((at, u))
+            u += struct.unpack_from("<I", mm, at + n - 4)[0]  # ISIZE
+            at += n
+    out.append((at, u))
+    return out
+
+
+class _Piece(NamedTuple):
+    path: str
+    kind: str  # 'range', 'records', 'bgzf' or 'file'
+    lo: int
+    hi: int
+    # bgzf only: compressed offsets of the blocks holding the overlap (back before lo, ahead
+    # after hi), the uncompressed offsets of back, lo and hi, and the content's format.
+    back: int = 0
+    ahead: int = 0
+    u_back: int = 0
+    u_lo: int = 0
+    u_hi: int = 0
+    fmt: str = "plain"
+
+
+def _pieces(paths, blocksize: int, format: str, overlap: int = 0) -> list[_Piece]:
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     if blocksize <= 0:
         raise warpmatch.InvalidArgument(f"blocksize = {blocksize}: must be > 0")
-    pieces = []
+    pieces: list[_Piece] = []
     for p in paths:
         path = os.fspath(p)
         fmt, compressed = _detect(path, format)
         size = os.path.getsize(path)
-        if compressed or fmt == "fastq" or size == 0:
-            pieces.append((path, "file", 0, size))
-        elif fmt == "fasta":
-            cuts = _fasta_cuts(path, size, blocksize)
-            pieces += [(path, "records", lo, hi) for lo, hi in zip(cuts, cuts[1:])]
+        if size == 0:
+            pieces.append(_Piece(path, "file", 0, size))
+        elif compressed and _is_bgzf(path):
+            pieces += _bgzf_pieces(path, blocksize, format, overlap)
+        elif compressed:
+            pieces.append(_Piece(path, "file", 0, size))
+        elif fmt in ("fasta", "fastq"):
+            cuts = _record_cuts(path, size, blocksize, fmt)
+            pieces += [_Piece(path, "records", lo, hi) for lo, hi in zip(cuts, cuts[1:])]
         else:
-            pieces += [(path, "range", lo, min(lo + blocksize, size)) for lo in range(0, size, blocksize)]
+            pieces += [_Piece(path, "range", lo, min(lo + blocksize, size)) for lo in range(0, size, blocksize)]
     return pieces
+
+
+def _bgzf_pieces(path: str, blocksize: int, format: str, overlap: int) -> list[_Piece]:
+    blocks = _bgzf_blocks(path)
+    fmt = format
+    if fmt == "auto":
+        with open(path, "rb") as f:
+            first = gzip.GzipFile(fileobj=f).read(1)
+        fmt = {b">": "fasta", b"@": "fastq"}.get(first, "plain")
+    # Cuts at block starts near each multiple of blocksize (compressed bytes).
+    cut_index = [0]
+    for i, (c, _) in enumerate(blocks[:-1]):
+        if c >= blocks[cut_index[-1]][0] + blocksize:
+            cut_index.append(i)
+    cut_index.append(len(blocks) - 1)
+    # Overlap: records need one byte before (is the range's first byte a line start?).
+    need = max(overlap, 1)
+    pieces = []
+    for a, b in zip(cut_index, cut_index[1:]):
+        back = a
+        while back > 0 and blocks[a][1] - blocks[back][1] < need:
+            back -= 1
+        ahead = b
+        while ahead < len(blocks) - 1 and blocks[ahead][1] - blocks[b][1] < overlap:
+            ahead += 1
+        pieces.append(_Piece(path, "bgzf", blocks[a][0], blocks[b][0], blocks[back][0], blocks[ahead][0],
+                             blocks[back][1], blocks[a][1], blocks[b][1], fmt))
+    return pieces
+
+
+def plan(paths: str | os.PathLike | Iterable[str | os.PathLike], blocksize: int = DEFAULT_BLOCKSIZE,
+         format: str = "auto") -> list[tuple[str, str, int, int]]:
+    """The tasks `search` makes: (path, kind, lo, hi) with kind 'range' (plain byte range),
+    'records' (FASTA/FASTQ byte range of whole records), 'bgzf' (a range of whole BGZF blocks,
+    compressed offsets) or 'file' (the whole file, streamed)."""
+    return [(p.path, p.kind, p.lo, p.hi) for p in _pieces(paths, blocksize, format)]
 
 
 # ---- tasks -----------------------------------------------------------------------------------
@@ -164,38 +299,109 @@ def _sort(df, approx: bool):
     return df.sort_values(key, kind="stable").reset_index(drop=True)
 
 
-def _scan_piece(blob: bytes, path: str, kind: str, lo: int, hi: int, format: str):
-    """One task: (DataFrame with piece-local record indices, records in the piece, local best)."""
+def _owned_range_hits(m, approx: bool, text, owned_lo: int, owned_hi: int, base: int):
+    """Hits of a plain-text range scanned with its overlap (text starts at offset `base`): exact
+    search keeps the starts in [owned_lo, owned_hi), approximate search the ends in (owned_lo,
+    owned_hi]; offsets made those of the whole text."""
+    hits = m.find(text)
+    if approx:
+        hits = hits[hits["end"] > owned_lo - base]
+    else:
+        hits = hits[hits["start"] < owned_hi - base]
+    hits = np.array(hits, copy=True)
+    hits["start"] += np.uint64(base)
+    hits["end"] += np.uint64(base)
+    return hits
+
+
+def _resume_at(data, pos: int) -> int:
+    """Where a record-start search over data that will grow resumes: the line start with three
+    complete lines after it (everything before was decided; FASTQ looks two lines ahead)."""
+    k = len(data)
+    for _ in range(4):
+        k = data.rfind(b"\n", pos, k)
+        if k < 0:
+            return pos
+    return k + 1
+
+
+def _bgzf_records(mm, piece: _Piece) -> bytes:
+    """The records of a BGZF FASTA/FASTQ file starting in the piece's uncompressed range, whole:
+    its blocks decompressed (from `back`, for the byte before the range), then later blocks
+    until the record after the last owned one starts (or the file ends)."""
+    data = bytearray(gzip.decompress(mm[piece.back : piece.hi]))
+    at, size = piece.hi, len(mm)
+
+    def more() -> bool:
+        nonlocal at
+        n = _bgzf_block_size(mm, at) if at < size else None
+        if n is None:
+            at = size
+            return False
+        data.extend(gzip.decompress(mm[at : at + n]))
+        at += n
+        return True
+
+    def next_start(pos: int) -> int:
+        while True:
+            r = _next_record(data, pos, piece.fmt)
+            if r is not None and (r < len(data) or at >= size):
+                return r
+            if r is None and at >= size:
+                return len(data)
+            pos = _resume_at(data, pos)
+            more()
+
+    pre, own_end = piece.u_lo - piece.u_back, piece.u_hi - piece.u_back
+    first = 0 if piece.u_lo == 0 else next_start(pre)
+    if first >= own_end:
+        return b""
+    return bytes(data[first : next_start(own_end)])
+
+
+def _scan_piece(blob: bytes, piece: _Piece, format: str):
+    """One task: (DataFrame with piece-local record indices, records in the piece)."""
     m = _matcher(blob)
     approx = isinstance(m, warpmatch.ApproxMatcher)
+    path, kind, lo, hi = piece.path, piece.kind, piece.lo, piece.hi
     if kind == "file":
         hits = m.find_file(path, format=format)
         return _sort(_frame(path, hits.records, hits, approx), approx), len(hits.records)
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        if kind == "bgzf":
+            if piece.fmt == "plain":
+                if approx:
+                    text, base = gzip.decompress(mm[piece.back : hi]), piece.u_back
+                else:
+                    text, base = gzip.decompress(mm[lo : piece.ahead]), piece.u_lo
+                hits = _owned_range_hits(m, approx, text, piece.u_lo, piece.u_hi, base)
+                return _sort(_frame(path, [""], hits, approx), approx), 1
+            records = _bgzf_records(mm, piece)
+            hits = m.find_file(records, format=piece.fmt) if records else None
+            if hits is None:
+                return _sort(_frame(path, [], _empty_hits(approx), approx), approx), 0
+            return _sort(_frame(path, hits.records, hits, approx), approx), len(hits.records)
         view = memoryview(mm)
         try:
             if kind == "records":
-                hits = m.find_file(view[lo:hi], format="fasta")
+                fmt = "fasta" if view[lo : lo + 1] == b">" else "fastq"
+                hits = m.find_file(view[lo:hi], format=fmt)
                 n = len(hits.records)
                 return _sort(_frame(path, hits.records, hits, approx), approx), n
             # a byte range of a plain file, with the matcher's overlap
-            size = len(mm)
             if approx:
                 vlo = max(0, lo - m.overlap)
-                hits = m.find(view[vlo:hi])
-                hits = hits[hits["end"] > lo - vlo]
-                base = vlo
+                hits = _owned_range_hits(m, approx, view[vlo:hi], lo, hi, vlo)
             else:
-                vhi = min(size, hi + m.overlap)
-                hits = m.find(view[lo:vhi])
-                hits = hits[hits["start"] < hi - lo]
-                base = lo
-            hits = np.array(hits, copy=True)
-            hits["start"] += np.uint64(base)
-            hits["end"] += np.uint64(base)
+                hits = _owned_range_hits(m, approx, view[lo : min(len(mm), hi + m.overlap)], lo, hi, lo)
             return _sort(_frame(path, [""], hits, approx), approx), 1
         finally:
             view.release()
+
+
+def _empty_hits(approx: bool) -> np.ndarray:
+    fields = [("record", "<u8"), ("pattern", "<u4"), ("strand", "S1"), ("start", "<u8"), ("end", "<u8")]
+    return np.zeros(0, dtype=fields + ([("distance", "<u4")] if approx else []))
 
 
 def _record_count(piece) -> int:
@@ -204,6 +410,11 @@ def _record_count(piece) -> int:
 
 def _offsets(counts: list[int]) -> list[int]:
     return [int(x) for x in np.concatenate([[0], np.cumsum(counts[:-1], dtype=np.int64)])] if counts else []
+
+
+def _is_text_range(piece: _Piece) -> bool:
+    """A range of one plain text split over tasks (best mode compares their distances)."""
+    return piece.kind == "range" or (piece.kind == "bgzf" and piece.fmt == "plain")
 
 
 def _best_by_path(pieces) -> dict[tuple[str, int], int]:
@@ -245,15 +456,15 @@ def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLi
     approx = isinstance(matcher, warpmatch.ApproxMatcher)
     best_mode = approx and matcher.best
     blob = pickle.dumps(matcher)
-    pieces = plan(paths, blocksize, format)
+    pieces = _pieces(paths, blocksize, format, matcher.overlap)
     scan = dask.delayed(_scan_piece, pure=True)
-    raw = [scan(blob, path, kind, lo, hi, format) for path, kind, lo, hi in pieces]
-    # Global record indices for FASTA files split at record starts.
+    raw = [scan(blob, piece, format) for piece in pieces]
+    # Global record indices for FASTA/FASTQ files split at record starts (plain or BGZF).
     offsets: list[Any] = [0] * len(pieces)
     by_path: dict[str, list[int]] = {}
-    for i, (path, kind, _, _) in enumerate(pieces):
-        if kind == "records":
-            by_path.setdefault(path, []).append(i)
+    for i, piece in enumerate(pieces):
+        if piece.kind == "records" or (piece.kind == "bgzf" and piece.fmt != "plain"):
+            by_path.setdefault(piece.path, []).append(i)
     for idx in by_path.values():
         if len(idx) > 1:
             offs = dask.delayed(_offsets)([dask.delayed(_record_count)(raw[i]) for i in idx])
@@ -261,9 +472,9 @@ def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLi
                 offsets[i] = offs[j]
     best = None
     if best_mode:
-        ranges = [raw[i] for i, p in enumerate(pieces) if p[1] == "range"]
+        ranges = [raw[i] for i, p in enumerate(pieces) if _is_text_range(p)]
         best = dask.delayed(_best_by_path)(ranges) if ranges else None
-    parts = [dask.delayed(_finish)(raw[i], offsets[i], best if pieces[i][1] == "range" else None)
+    parts = [dask.delayed(_finish)(raw[i], offsets[i], best if _is_text_range(pieces[i]) else None)
              for i in range(len(pieces))]
     meta = pd.DataFrame({c: pd.Series(dtype=t) for c, t in _columns(approx).items()})
     if not parts:
