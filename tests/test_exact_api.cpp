@@ -171,20 +171,20 @@ TEST(ExactApi, DeviceTextNeedsTheCudaBackendAndDeviceMemory) {
   multi_cpu.backend = Backend::cpu;
   const auto multi = warpmatch::MultiMatcher::compile({"GATT", "ACA"}, multi_cpu);
   const auto never = [](const Match&) { return true; };
-  EXPECT_THROW(exact.count(as_device), warpmatch::InvalidArgument);
-  EXPECT_THROW(exact.scan(as_device, never), warpmatch::InvalidArgument);
-  EXPECT_THROW(multi.count(as_device), warpmatch::InvalidArgument);
-  EXPECT_THROW(multi.count_per_pattern(as_device), warpmatch::InvalidArgument);
-  EXPECT_THROW(multi.scan(as_device, never), warpmatch::InvalidArgument);
+  EXPECT_THROW(exact.count_device_text(as_device), warpmatch::InvalidArgument);
+  EXPECT_THROW(exact.scan_device_text(as_device, never), warpmatch::InvalidArgument);
+  EXPECT_THROW(multi.count_device_text(as_device), warpmatch::InvalidArgument);
+  EXPECT_THROW(multi.count_per_pattern_device_text(as_device), warpmatch::InvalidArgument);
+  EXPECT_THROW(multi.scan_device_text(as_device, never), warpmatch::InvalidArgument);
   if (warpmatch::cuda_devices().empty()) return;
   ExactOptions gpu;
   gpu.backend = Backend::cuda;
   const auto on_gpu = ExactMatcher::compile(as_bytes("GATTACA"), gpu);
   try {
-    on_gpu.count(as_device);
+    on_gpu.count_device_text(as_device);
     ADD_FAILURE() << "host memory accepted as device text";
   } catch (const warpmatch::InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("not in CUDA device memory"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(on_gpu.count(warpmatch::DeviceSpan{}), 0u);  // empty: nothing to check or scan
+  EXPECT_EQ(on_gpu.count_device_text(warpmatch::DeviceSpan{}), 0u);  // empty: nothing to check or scan
 }

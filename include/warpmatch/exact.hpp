@@ -39,10 +39,10 @@ class ExactMatcher {
   /// Every occurrence in ascending order of start; stops when the sink returns false.
   /// Returns the number of matches delivered.
   std::uint64_t scan(ByteSpan text, const MatchSink& sink, ScanStats* stats = nullptr) const;
-  /// The same for text in the memory of the matcher's GPU (DeviceSpan, warpmatch/common.hpp);
-  /// InvalidArgument on the cpu backend.
-  std::uint64_t count(DeviceSpan text, ScanStats* stats = nullptr) const;
-  std::uint64_t scan(DeviceSpan text, const MatchSink& sink, ScanStats* stats = nullptr) const;
+  /// count and scan of text in the memory of the matcher's GPU (DeviceSpan, warpmatch/common.hpp;
+  /// own names: `count({p, n})` would be ambiguous); InvalidArgument on the cpu backend.
+  std::uint64_t count_device_text(DeviceSpan text, ScanStats* stats = nullptr) const;
+  std::uint64_t scan_device_text(DeviceSpan text, const MatchSink& sink, ScanStats* stats = nullptr) const;
   /// Convenience: all occurrences collected.
   std::vector<Match> find_all(ByteSpan text) const;
 

@@ -71,11 +71,11 @@ class MultiMatcher {
   /// Every occurrence in ascending (start, pattern) order; stops when the sink returns false.
   /// Returns the number of matches delivered.
   std::uint64_t scan(ByteSpan text, const MatchSink& sink, ScanStats* stats = nullptr) const;
-  /// count, count_per_pattern and scan for text in the memory of the matcher's GPU
-  /// (DeviceSpan, warpmatch/common.hpp); InvalidArgument on the cpu backend.
-  std::uint64_t count(DeviceSpan text, ScanStats* stats = nullptr) const;
-  std::vector<std::uint64_t> count_per_pattern(DeviceSpan text) const;
-  std::uint64_t scan(DeviceSpan text, const MatchSink& sink, ScanStats* stats = nullptr) const;
+  /// count, count_per_pattern and scan of text in the memory of the matcher's GPU (DeviceSpan,
+  /// warpmatch/common.hpp); InvalidArgument on the cpu backend.
+  std::uint64_t count_device_text(DeviceSpan text, ScanStats* stats = nullptr) const;
+  std::vector<std::uint64_t> count_per_pattern_device_text(DeviceSpan text) const;
+  std::uint64_t scan_device_text(DeviceSpan text, const MatchSink& sink, ScanStats* stats = nullptr) const;
   std::vector<Match> find_all(ByteSpan text) const;
 
   std::size_t pattern_count() const;

@@ -164,7 +164,7 @@ class PyExactMatcher {
   std::uint64_t count(nb::handle text) const {
     TextArg t(text, "text");
     nb::gil_scoped_release release;
-    return t.on_device() ? (single_ ? single_->count(t.device()) : set_->count(t.device()))
+    return t.on_device() ? (single_ ? single_->count_device_text(t.device()) : set_->count_device_text(t.device()))
                          : (single_ ? single_->count(t.host()) : set_->count(t.host()));
   }
 
@@ -173,8 +173,8 @@ class PyExactMatcher {
     std::vector<std::uint64_t> c;
     {
       nb::gil_scoped_release release;
-      if (single_) c = {t.on_device() ? single_->count(t.device()) : single_->count(t.host())};
-      else c = t.on_device() ? set_->count_per_pattern(t.device()) : set_->count_per_pattern(t.host());
+      if (single_) c = {t.on_device() ? single_->count_device_text(t.device()) : single_->count(t.host())};
+      else c = t.on_device() ? set_->count_per_pattern_device_text(t.device()) : set_->count_per_pattern(t.host());
     }
     return numpy_array(plain_dtype("<u8"), c.data(), c.size());
   }
@@ -188,7 +188,7 @@ class PyExactMatcher {
         hits.push_back(x);
         return max_matches == 0 || hits.size() < max_matches;
       };
-      if (t.on_device()) single_ ? single_->scan(t.device(), sink) : set_->scan(t.device(), sink);
+      if (t.on_device()) single_ ? single_->scan_device_text(t.device(), sink) : set_->scan_device_text(t.device(), sink);
       else single_ ? single_->scan(t.host(), sink) : set_->scan(t.host(), sink);
     }
     return numpy_array(exact_dtype(), hits.data(), hits.size());

@@ -148,11 +148,11 @@ std::uint64_t ExactMatcher::scan(ByteSpan text, const MatchSink& sink, ScanStats
   return delivered;
 }
 
-std::uint64_t ExactMatcher::count(DeviceSpan text, ScanStats* stats) const {
+std::uint64_t ExactMatcher::count_device_text(DeviceSpan text, ScanStats* stats) const {
   return count(core::device_resident_text(text, impl_->options, impl_->backend, "exact search"), stats);
 }
 
-std::uint64_t ExactMatcher::scan(DeviceSpan text, const MatchSink& sink, ScanStats* stats) const {
+std::uint64_t ExactMatcher::scan_device_text(DeviceSpan text, const MatchSink& sink, ScanStats* stats) const {
   return scan(core::device_resident_text(text, impl_->options, impl_->backend, "exact search"), sink,
               stats);
 }

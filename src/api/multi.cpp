@@ -295,17 +295,17 @@ std::uint64_t MultiMatcher::scan(ByteSpan text, const MatchSink& sink, ScanStats
   return delivered;
 }
 
-std::uint64_t MultiMatcher::count(DeviceSpan text, ScanStats* stats) const {
+std::uint64_t MultiMatcher::count_device_text(DeviceSpan text, ScanStats* stats) const {
   return count(core::device_resident_text(text, impl_->options, impl_->backend, "multi-pattern search"),
                stats);
 }
 
-std::vector<std::uint64_t> MultiMatcher::count_per_pattern(DeviceSpan text) const {
+std::vector<std::uint64_t> MultiMatcher::count_per_pattern_device_text(DeviceSpan text) const {
   return count_per_pattern(
       core::device_resident_text(text, impl_->options, impl_->backend, "multi-pattern search"));
 }
 
-std::uint64_t MultiMatcher::scan(DeviceSpan text, const MatchSink& sink, ScanStats* stats) const {
+std::uint64_t MultiMatcher::scan_device_text(DeviceSpan text, const MatchSink& sink, ScanStats* stats) const {
   return scan(core::device_resident_text(text, impl_->options, impl_->backend, "multi-pattern search"),
               sink, stats);
 }
