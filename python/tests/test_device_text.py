@@ -70,8 +70,22 @@ class FakeDeviceArray:
                                          **fields}
 
 
+class DLPackOnly:
+    """Another producer's array seen through DLPack only."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
 def dna(n: int, seed: int) -> bytes:
-    return np.random.default_rng(seed).choice(np.frombuffer(b"ACGT", np.uint8), n).tobytes()
+    codes = np.random.default_rng(seed).integers(0, 4, n, dtype=np.uint8)
+    return np.frombuffer(b"ACGT", np.uint8)[codes].tobytes()
 
 
 @requires_cudart
@@ -94,7 +108,7 @@ def test_device_text_several_chunks_and_sequence_search():
     both-strand IUPAC set (MultiMatcher) on the same device text."""
     text = dna(150 << 20, 2)
     d = CudaBytes(text, stream=1)
-    for kw in ({"patterns": b"GATTACAG"}, {"patterns": [b"ACGTAC", b"GGNA"], "strand": "both", "iupac": True}):
+    for kw in ({"patterns": b"GATTACAG"}, {"patterns": [b"ACGTACGTA", b"GGNACGTT"], "strand": "both", "iupac": True}):
         pats = kw.pop("patterns")
         gpu = warpmatch.ExactMatcher(pats, backend="cuda", **kw)
         cpu = warpmatch.ExactMatcher(pats, backend="cpu", **kw)
@@ -165,6 +179,9 @@ def test_device_text_from_cupy_or_torch():
         pass
     if not arrays:
         pytest.skip("neither CuPy nor PyTorch installed: CuPy/PyTorch test skipped")
+    # The DLPack path alone (CuPy and PyTorch also expose __cuda_array_interface__, taken first).
+    arrays += [DLPackOnly(a) for a in arrays]
     m = warpmatch.ExactMatcher([b"ACGTA", b"TTG"], backend="cuda")
     for a in arrays:
         assert m.counts(a).tolist() == want, type(a)
+        assert m.find(a).tolist() == warpmatch.ExactMatcher([b"ACGTA", b"TTG"], backend="cpu").find(text).tolist()
