@@ -116,8 +116,9 @@ if ((python_only)); then
   # numpy, pytest, pandas, pyarrow, toolz, cloudpickle, fsspec, click, psutil, msgpack,
   # sortedcontainers, jinja2, pyyaml, packaging, zipp are on the GPU machine (device KINDS.md).
   for name in edlib pyahocorasick dask distributed partd locket tblib zict tornado importlib_metadata; do
-    version=$("$venv/bin/python" -m pip show "$name" 2>/dev/null | awk '/^Version:/ {print $2}')
-    [[ -n $version ]] || version=$(build/pyenv/bin/python -m pip show "$name" 2>/dev/null | awk '/^Version:/ {print $2}')
+    version=$("$venv/bin/python" -m pip show "$name" 2>/dev/null | awk '/^Version:/ {print $2}' || true)
+    [[ -n $version || ! -x build/pyenv/bin/python ]] ||
+      version=$(build/pyenv/bin/python -m pip show "$name" 2>/dev/null | awk '/^Version:/ {print $2}' || true)
     "$venv/bin/python" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
       --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
       --platform manylinux2014_x86_64 -d "$pystage/wheels" "$name${version:+==$version}" ||
