@@ -19,8 +19,14 @@ nb::handle cached(const char* module, const char* attr) {
 }
 
 bool is_gpu_array(nb::handle obj) {
-  return nb::hasattr(obj, "__cuda_array_interface__") ||
-         (nb::hasattr(obj, "__dlpack_device__") && !PyObject_CheckBuffer(obj.ptr()));
+  if (nb::hasattr(obj, "__cuda_array_interface__")) return true;
+  if (!nb::hasattr(obj, "__dlpack_device__")) return false;
+  try {  // DLPack: CUDA (2) or CUDA managed (13) memory; a host array (NumPy: 1) is not one
+    const int type = nb::cast<int>(nb::borrow<nb::tuple>(obj.attr("__dlpack_device__")())[0]);
+    return type == 2 || type == 13;
+  } catch (const nb::python_error&) {
+    return !PyObject_CheckBuffer(obj.ptr());
+  }
 }
 
 }  // namespace
@@ -35,6 +41,12 @@ BytesArg::BytesArg(nb::handle obj, const char* what) {
     size_ = static_cast<std::size_t>(n);
     return;
   }
+  // Before the buffer protocol: CuPy's ndarray has it too, and it raises for device memory.
+  if (is_gpu_array(obj))
+    throw nb::type_error((std::string(what) + ": GPU-resident arrays (" + nb::type_name(obj.type()).c_str() +
+                          ") are accepted only as the text of ExactMatcher.count/counts/find; "
+                          "copy it to host memory here (e.g. cupy.asnumpy(x))")
+                             .c_str());
   if (PyObject_CheckBuffer(obj.ptr())) {
     auto view = std::make_unique<Py_buffer>();
     if (PyObject_GetBuffer(obj.ptr(), view.get(), PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
@@ -58,11 +70,6 @@ BytesArg::BytesArg(nb::handle obj, const char* what) {
     return;
   }
   const std::string type = nb::type_name(obj.type()).c_str();
-  if (is_gpu_array(obj))
-    throw nb::type_error((std::string(what) + ": GPU-resident arrays (" + type +
-                          ") are accepted only as the text of ExactMatcher.count/counts/find; "
-                          "copy it to host memory here (e.g. cupy.asnumpy(x))")
-                             .c_str());
   throw nb::type_error((std::string(what) + ": expected str or a bytes-like object (bytes, bytearray, "
                         "memoryview, mmap, numpy uint8 array), got " + type)
                            .c_str());
@@ -116,7 +123,9 @@ DeviceSpan cuda_array_interface_span(nb::handle obj, const char* what) {
 }  // namespace
 
 TextArg::TextArg(nb::handle obj, const char* what) {
-  if (!PyObject_CheckBuffer(obj.ptr()) && !PyUnicode_Check(obj.ptr())) {
+  // A GPU array before the buffer protocol: CuPy's ndarray has both, and its getbuffer raises
+  // for device memory (found on the H200 machine, where CuPy is installed).
+  if (!PyUnicode_Check(obj.ptr())) {
     if (nb::hasattr(obj, "__cuda_array_interface__")) {
       device_ = cuda_array_interface_span(obj, what);
       keep_ = nb::borrow(obj);
