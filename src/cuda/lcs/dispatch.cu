@@ -374,7 +374,11 @@ bool lcs_suffix_array_scan(ByteSpan a, ByteSpan b, std::uint64_t max_matches, in
   auto* summary = reinterpret_cast<ScanSummary*>(results);
   auto* runs = reinterpret_cast<std::uint64_t*>(results + sizeof(ScanSummary));
   std::uint8_t* scan_temp = arena.take<std::uint8_t>(scan_temp_bytes);
-  WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(summary, 0, sizeof(ScanSummary), s));
+  // The summary, and the run members the one wait below copies before it knows their count
+  // (never-written entries are read there; compute-sanitizer initcheck).
+  const std::int64_t eager = std::min(n, LcsPolicy::eager_run_members);
+  const std::size_t head_bytes = sizeof(ScanSummary) + static_cast<std::size_t>(eager) * 8;
+  WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(results, 0, head_bytes, s));
   kn::lcp_phi<<<blocks_for(n), kThreadsPerBlock, 0, s>>>(sa, n, plcp);
   check_launch("lcp_phi", device);
   const std::int64_t plcp_threads = (n + kn::kPlcpChunk - 1) / kn::kPlcpChunk;
@@ -390,8 +394,7 @@ bool lcs_suffix_array_scan(ByteSpan a, ByteSpan b, std::uint64_t max_matches, in
   stop.record(s);
 
   // The one wait: the summary and the first run members in one copy.
-  const std::int64_t eager = std::min(n, LcsPolicy::eager_run_members);
-  std::vector<std::uint8_t> head(sizeof(ScanSummary) + static_cast<std::size_t>(eager) * 8);
+  std::vector<std::uint8_t> head(head_bytes);
   WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(head.data(), results, head.size(), cudaMemcpyDeviceToHost, s));
   stream.synchronize();
   ScanSummary got{};
