@@ -138,14 +138,12 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
   print.show_cigar = flags.cigar;
   print.labels = std::move(labels);
   const std::unique_ptr<Sink> printer =
-      make_printer(flags.seq.hit_format(flags.quiet, flags.count, flags.json), std::move(print));
-  if (flags.line_buffered) printer->set_line_buffered();
+      flags.seq.make_hit_printer(flags.quiet, flags.count, flags.json, flags.line_buffered, std::move(print));
 
   Searcher::Summarize summarize;
   if ((flags.json && !flags.quiet) || flags.stats) {
     summarize = [&](SearchSummary& s) {
-      s.engine = {std::string(backend_name(matcher.backend())), matcher.algorithm(), matcher.device_label(),
-                  backend_reason};
+      s.engine = engine_of(matcher, backend_reason);
       s.json_job = {{"patterns", std::to_string(matcher.pattern_count())},
                     {"k", std::to_string(matcher.k())},
                     {"best", flags.best ? "true" : "false"}};

@@ -141,14 +141,12 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   print.include_zero = flags.include_zero;
   print.count_names_pattern = true;
   const std::unique_ptr<Sink> printer =
-      make_printer(flags.seq.hit_format(flags.quiet, flags.count, flags.json), std::move(print));
-  if (flags.line_buffered) printer->set_line_buffered();
+      flags.seq.make_hit_printer(flags.quiet, flags.count, flags.json, flags.line_buffered, std::move(print));
 
   Searcher::Summarize summarize;
   if ((flags.json && !flags.quiet) || flags.stats) {
     summarize = [&](SearchSummary& s) {
-      s.engine = {std::string(backend_name(matcher.backend())), matcher.algorithm(), matcher.device_label(),
-                  backend_reason};
+      s.engine = engine_of(matcher, backend_reason);
       s.stats_found = fmt::format("{} matches", s.totals.matches);
       s.rate_unit = "GB/s";
       if constexpr (kIsMulti<Matcher>) {

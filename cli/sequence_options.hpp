@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,7 +38,21 @@ struct SequenceFlags {
     if (tsv) return PrintFormat::tsv;
     return json ? PrintFormat::json : PrintFormat::plain;
   }
+  /// That printer with `print`'s options, line-buffered with --line-buffered.
+  std::unique_ptr<Sink> make_hit_printer(bool quiet, bool count, bool json, bool line_buffered,
+                                         PrintOptions print) const {
+    std::unique_ptr<Sink> printer = make_printer(hit_format(quiet, count, json), std::move(print));
+    if (line_buffered) printer->set_line_buffered();
+    return printer;
+  }
 };
+
+/// The engine of a search's --stats and JSON summary: the matcher's backend, algorithm and
+/// device, and why that backend.
+template <class Matcher>
+SearchEngine engine_of(const Matcher& matcher, const std::string& backend_reason) {
+  return {std::string(backend_name(matcher.backend())), matcher.algorithm(), matcher.device_label(), backend_reason};
+}
 
 /// Adds --strand, --iupac, --circular, --bed and --tsv (--bed, --tsv and --json exclude each other).
 void add_sequence_options(CLI::App* cmd, SequenceFlags& flags, CLI::Option* json);

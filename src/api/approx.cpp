@@ -7,6 +7,7 @@
 
 #include "api/backend_choice.hpp"
 #include "api/multi_device.hpp"
+#include "api/scan_stats.hpp"
 #include "api/tuning_hooks.hpp"
 #include "core/device_split.hpp"
 #include "core/approx_align.hpp"
@@ -327,14 +328,8 @@ std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanSta
       }
     }
   }
-  if (stats) {
-    stats->backend = im.backend;
-    stats->algorithm = im.algorithm;
-    stats->device = im.device_label;
-    stats->bytes = text.size();
-    stats->matches = delivered;
-    stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
+  api::fill_scan_stats(stats, im.backend, im.algorithm, im.device_label, text.size(), delivered,
+                       api::seconds_since(t0));
   return delivered;
 }
 

@@ -5,6 +5,7 @@
 
 #include "api/backend_choice.hpp"
 #include "api/multi_device.hpp"
+#include "api/scan_stats.hpp"
 #include "core/device_split.hpp"
 #include "core/exact_pattern.hpp"
 #include "cpu/exact_cpu.hpp"
@@ -66,21 +67,13 @@ struct ExactMatcher::Impl {
   }
 
   void fill_stats(ScanStats* stats, ByteSpan text, std::uint64_t matches, double seconds) const {
-    if (!stats) return;
-    stats->backend = backend;
-    stats->algorithm = algorithm;
-    stats->device = device_label;
-    stats->bytes = text.size();
-    stats->matches = matches;
-    stats->seconds = seconds;
+    api::fill_scan_stats(stats, backend, algorithm, device_label, text.size(), matches, seconds);
   }
 };
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+using api::seconds_since;
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "api/backend_choice.hpp"
+#include "api/scan_stats.hpp"
 #include "core/lcs_suffix.hpp"
 #include "cpu/lcs_cpu.hpp"
 #include "cuda/lcs/lcs_cuda.hpp"
@@ -93,9 +94,7 @@ LcsOptions on_first_listed_device(LcsOptions options) {
   return options;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+using api::seconds_since;
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 
 #include "api/backend_choice.hpp"
 #include "api/multi_device.hpp"
+#include "api/scan_stats.hpp"
 #include "api/tuning_hooks.hpp"
 #include "core/device_split.hpp"
 #include "core/multi_patterns.hpp"
@@ -124,22 +125,14 @@ struct MultiMatcher::Impl {
     return delivered;
   }
 
-  void fill_stats(ScanStats* s, ByteSpan text, std::uint64_t matches, double seconds) const {
-    if (!s) return;
-    s->backend = backend;
-    s->algorithm = algorithm;
-    s->device = device_label;
-    s->bytes = text.size();
-    s->matches = matches;
-    s->seconds = seconds;
+  void fill_stats(ScanStats* stats, ByteSpan text, std::uint64_t matches, double seconds) const {
+    api::fill_scan_stats(stats, backend, algorithm, device_label, text.size(), matches, seconds);
   }
 };
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+using api::seconds_since;
 
 // The CPU baseline packs as many keywords per 64-bit word as fit (the paper's M-BNDM);
 // windows are capped so that long patterns still share a word.

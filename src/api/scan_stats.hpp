@@ -1,0 +1,31 @@
+// The ScanStats every operation's front fills (include/warpmatch/common.hpp): one way to time
+// a call and to say what ran, so that a figure never depends on which front produced it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "warpmatch/common.hpp"
+
+namespace warpmatch::api {
+
+/// Wall seconds since `t0`.
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// The common part of a scan's stats; nothing when the caller asked for none (nullptr).
+inline void fill_scan_stats(ScanStats* stats, Backend backend, const std::string& algorithm,
+                            const std::string& device, std::uint64_t bytes, std::uint64_t matches,
+                            double seconds) {
+  if (!stats) return;
+  stats->backend = backend;
+  stats->algorithm = algorithm;
+  stats->device = device;
+  stats->bytes = bytes;
+  stats->matches = matches;
+  stats->seconds = seconds;
+}
+
+}  // namespace warpmatch::api
