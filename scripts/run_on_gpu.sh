@@ -27,8 +27,8 @@
 #                 -> $OUT/feed.log
 #         sanitize  (issue 16; first run on the H200 at 635d40a) compute-sanitizer's
 #                 memcheck, racecheck, initcheck and synccheck over the GPU tests, a bounded
-#                 subset for the slow tools (WM_SANITIZE_FILTER_<TOOL> overrides; memcheck takes
-#                 every CUDA suite, one run per suite), each run under WM_SANITIZE_TIMEOUT s
+#                 subset per tool (WM_SANITIZE_FILTER_<TOOL> overrides; WM_SANITIZE_MEMCHECK_ALL=1:
+#                 memcheck over every CUDA suite, one run per suite), each run under WM_SANITIZE_TIMEOUT s
 #                 (default 120; a run cut by it reports the tests it finished); needs
 #                 compute-sanitizer on PATH, in /usr/local/cuda/bin or carried as
 #                 .device/compute-sanitizer/  -> $OUT/sanitize.log (ERROR SUMMARY per tool);
@@ -305,6 +305,13 @@ step_sanitize() {
   small+=':MultiCuda.LongPatternsAndTextEnds:DistanceCuda.KnownVectorsEveryAlgorithm:DistanceCuda.EmptyIdenticalAndOneSided'
   small+=':LcsCuda.EmptyAndOneByteInputs:LcsCuda.AdversarialInputsMatchTheOracle'
   small+=':ApproxSetCuda.SmallTilesGroupsAndSegmentsGiveTheSameHits:MemCuda.*'
+  local memcheck_more='ApproxSetCuda.*:LcsCuda.*:ApproxCuda.ForcedTinyChunksAndPieceCountsCrossBoundaries'
+  memcheck_more+=':ApproxCuda.FloodsPeriodicTextsAndWordBoundaries:ApproxCuda.ManyPatternsInOneCallEqualCpu'
+  memcheck_more+=':ApproxCuda.LambdaPhageReadsEqualCpu:ApproxCuda.PublicApiGivesIdenticalHitsStartsAndCigarsOnBothBackends'
+  memcheck_more+=':CudaExact.RandomTextsOverAlphabets2And4And256MatchOracle:CudaExact.MultiMegabyteTextsMatchOracleWithDefaultAndSmallChunks'
+  memcheck_more+=':CudaExact.PeriodicTextMatchesOracle:MultiCuda.RandomSetsMatchHyperscanOverAlphabets'
+  memcheck_more+=':DistanceCuda.MyersStripesRandomAgainstCpuAllAlphabetsAndShapes:DistanceCuda.MyersStripesSeveralPassesAgainstCpu'
+  memcheck_more+=':DistanceCuda.PaperTilesEveryBlockSizeAgainstCpu:DistanceCuda.LambdaGenomeAgainstMutatedCopies'
   # One run per (tool, filter): memcheck takes each CUDA suite in a run of its own, so a slow
   # suite under the tool cannot hide the others' results.
   # WM_SANITIZE_TOOLS picks the tools (a whole pass outgrows one 600 s device call: run
@@ -312,9 +319,18 @@ step_sanitize() {
   local runs=() tools=${WM_SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}
   for tool in $tools; do
     local var="WM_SANITIZE_FILTER_${tool^^}"
-    if [[ $tool == memcheck && -z ${!var:-} ]]; then
+    if [[ $tool == memcheck && -z ${!var:-} && ${WM_SANITIZE_MEMCHECK_ALL:-0} == 1 ]]; then
+      # Every test of every CUDA suite, one run per suite (on the H200 four suites outgrow
+      # 120 s under memcheck: a cut run reports the tests it finished).
       local suite
       for suite in "${suites[@]}"; do runs+=("memcheck $suite.*"); done
+    elif [[ $tool == memcheck && -z ${!var:-} ]]; then
+      # The bounded default: the small list and, per suite, tests that finished within seconds
+      # under memcheck on the H200 (ApproxSetCuda and LcsCuda whole).
+      runs+=("memcheck $small:$memcheck_more")
+    elif [[ $tool == racecheck ]]; then
+      # ApproxSetCuda's test outgrew 48 s under racecheck on the H200: the rest.
+      runs+=("$tool ${!var:-${small/:ApproxSetCuda.SmallTilesGroupsAndSegmentsGiveTheSameHits/}}")
     else
       runs+=("$tool ${!var:-$small}")
     fi
