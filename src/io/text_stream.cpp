@@ -11,8 +11,11 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <thread>
 #include <vector>
+
+#include <sys/mman.h>
 
 #include "core/worker_pool.hpp"
 
@@ -28,6 +31,8 @@ constexpr std::size_t kParseBlock = std::size_t{64} << 20;
 // FASTA sequence of at least this much is freed of line breaks on all threads at once.
 constexpr std::size_t kBulkBytes = std::size_t{4} << 20;
 constexpr std::size_t kProbeBytes = std::size_t{64} << 10;  // what format detection looks at
+// A window's pages are faulted in ahead of its reads once it holds this much (populate_ahead).
+constexpr std::size_t kPopulateAfter = std::size_t{4} << 20;
 constexpr std::size_t kReadAheadSlot = std::size_t{16} << 20;
 constexpr int kReadAheadSlots = 4;
 constexpr std::uint64_t kFirstWindow = std::uint64_t{64} << 20;  // window buffer grows from this
@@ -505,6 +510,8 @@ struct TextStream::Impl {
     std::unique_ptr<std::uint8_t[]> bytes;
     std::size_t capacity = 0;
     std::string record;  // the record's name (the window's string_view points here)
+    std::size_t populated = 0;  // bytes from the start whose pages were asked for (populate_ahead)
+    std::jthread populator;     // after `bytes`: stopped and joined before they are freed
   };
   std::unique_ptr<RecordParser> parser;
   Buffer buffers[2];
@@ -552,8 +559,37 @@ struct TextStream::Impl {
   static void grow(Buffer& b, std::uint64_t capacity, std::size_t keep) {
     std::unique_ptr<std::uint8_t[]> bigger(new std::uint8_t[capacity]);
     if (keep) std::memcpy(bigger.get(), b.bytes.get(), keep);
+    b.populator = {};  // stopped and joined: it may still be touching the old pages
     b.bytes = std::move(bigger);
     b.capacity = capacity;
+    b.populated = keep;
+  }
+
+  // A window buffer's pages are faulted in by a thread of its own just ahead of the reads that
+  // fill them, not by the reads: the first touch of a fresh page (a fault and its zeroing) would
+  // otherwise run in the serial stage of a pipe, the builder's read(). Measured on the H200
+  // host, `cat 4 GiB | find -c`: 133,000 page faults in that thread, sys time 2.45 s against
+  // the bare pipe's 1.57 s. MADV_POPULATE_WRITE (Linux 5.14) maps pages without writing them,
+  // so it may run beside the reads into the same buffer; older kernels refuse it and the reads
+  // fault as before.
+  static void populate_ahead(Buffer& b, std::size_t filled, std::size_t upto) {
+#ifdef MADV_POPULATE_WRITE
+    upto = std::min(upto, b.capacity);
+    const std::size_t from = std::max(b.populated, filled);
+    b.populated = upto;
+    if (upto < from + (std::size_t{1} << 20)) return;  // a short rest faults cheaply enough
+    b.populator = std::jthread([p = b.bytes.get(), from, upto](std::stop_token stop) {
+      constexpr std::uintptr_t kPage = 4096;
+      constexpr std::size_t kStep = std::size_t{4} << 20;
+      for (std::size_t at = from; at < upto && !stop.stop_requested(); at += kStep) {
+        const auto lo = (reinterpret_cast<std::uintptr_t>(p + at) + kPage - 1) & ~(kPage - 1);
+        const auto hi = reinterpret_cast<std::uintptr_t>(p + std::min(upto, at + kStep)) & ~(kPage - 1);
+        if (hi > lo && ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_WRITE) != 0) return;
+      }
+    });
+#else
+    (void)b, (void)filled, (void)upto;
+#endif
   }
 
   // The window's record, place and bytes (its ownership is the caller's to set).
@@ -612,6 +648,9 @@ struct TextStream::Impl {
         // Grown as filled (not zeroed): a window as large as a whole record (approx --best)
         // takes only what the record needs.
         if (size == b.capacity) grow(b, next_capacity(b, cap), size);
+        // Once the record has given a few MiB (a flowing stream, not a small pipe, whose pages
+        // are not worth committing), the rest of the window is faulted in ahead of the reads.
+        if (record_offset + (size - carry) >= kPopulateAfter && b.populated < cap) populate_ahead(b, size, cap);
         // In steps, so a caller that stops early (-q, -m) does not wait for a whole window.
         const std::size_t step = std::min<std::size_t>(b.capacity - size, kParseBlock);
         const std::size_t got = parser->read_sequence(b.bytes.get() + size, step);
