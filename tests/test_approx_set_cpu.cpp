@@ -271,24 +271,3 @@ TEST(ApproxSetCpu, AnInstructionSetTheCpuLacksIsRefused) {
   if (!cpu::approx_set_isa_available("avx512")) EXPECT_THROW(cpu::ApproxSet({p}, "avx512"), warpmatch::InvalidArgument);
   EXPECT_STREQ(cpu::ApproxSet({p}, "sse").isa(), "sse");
 }
-
-// An unforced set on a text large enough for the AVX2-against-AVX-512 timing (scan_isa): the
-// set's first scan times both on a prefix and runs the faster; its ends equal the forced SSE
-// pass's (and so the oracle's, tested above), for an edit-distance and a Hamming set.
-TEST(ApproxSetCpu, TheTimedInstructionSetChoiceGivesTheSameEnds) {
-  std::mt19937_64 rng(20261126);
-  for (const bool hamming : {false, true}) {
-    SetCase sc;
-    sc.hamming = hamming;
-    const auto user = random_patterns(rng, 100, 24, false);
-    const auto set = compile_set(user, sc);
-    const Bytes text = hostile_text(rng, std::size_t{6} << 20, user);  // >= 256 samples of 16 KiB
-    std::vector<core::ApproxQuery> q(set.size());
-    for (auto& one : q) one.k = 2;
-    const auto timed = cpu::ApproxSet(set).scan(text, q, 2);
-    const auto again = cpu::ApproxSet(set).scan(text, q, 2);  // the choice kept from the first
-    const auto sse = cpu::ApproxSet(set, "sse").scan(text, q, 2);
-    EXPECT_EQ(timed, sse) << (hamming ? "hamming" : "edit distance");
-    EXPECT_EQ(again, sse) << (hamming ? "hamming" : "edit distance");
-  }
-}

@@ -2,15 +2,13 @@
 // the text, tasks of (block, slice of the set) run in parallel, each translating its block
 // once and running every pattern of its slice over it; hits are merged per pattern in text
 // order. The SIMD loops (approx_set_kernel.hpp) are compiled three times (SSE, AVX2,
-// AVX-512); the widest the CPU has runs, unless AVX2 times faster for the set (scan_isa).
+// AVX-512) and the widest the CPU has is picked once.
 #include "cpu/approx_set_cpu.hpp"
 
 #include <immintrin.h>
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
-#include <mutex>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -19,7 +17,6 @@
 #include "core/parallel.hpp"
 #include "core/text_classes.hpp"
 #include "cpu/approx_cpu.hpp"
-#include "cpu/tuning.hpp"
 
 #if defined(__clang__)
 #pragma clang diagnostic ignored "-Wpsabi"
@@ -237,7 +234,6 @@ struct ApproxSet::Compiled {
   std::vector<HammingTable> hamming;   // Hamming, any m
   std::vector<std::uint32_t> alone;    // edit distance, run one by one (cpu::approx_scan)
   Isa isa = Isa::sse;
-  bool forced = false;  // `isa` given to the constructor: never timed against another
 };
 
 ApproxSet::ApproxSet(std::vector<core::ApproxPattern> patterns, std::string_view isa) {
@@ -249,7 +245,6 @@ ApproxSet::ApproxSet(std::vector<core::ApproxPattern> patterns, std::string_view
     if (!approx_set_isa_available(isa))
       throw InvalidArgument("instruction set '" + std::string(isa) + "' is not available on this CPU");
     c->isa = isa == "avx512" ? Isa::avx512 : isa == "avx2" ? Isa::avx2 : Isa::sse;
-    c->forced = true;
   }
   const core::TextClasses& tc = c->classes;
   const bool codes_fit = tc.count <= 256;
@@ -360,63 +355,9 @@ void with_isa(Isa isa, Fn&& fn) {
 
 }  // namespace
 
-namespace {
-
-std::vector<std::vector<core::EndHit>> scan_set(const ApproxSet::Compiled& c, Isa isa, ByteSpan text,
-                                                const std::vector<core::ApproxQuery>& queries, int threads,
-                                                std::atomic<std::uint64_t>* bytes_done);
-
-/// The instruction set a scan of this set runs on: the forced one, else WARPMATCH_CPU_ISA,
-/// else on a CPU with AVX-512 the faster of AVX2 and AVX-512 for this shape of set, timed once
-/// per process on the first text large enough to hide the timing. AVX-512 is not always the
-/// faster: on the H200 machine's 16-core VM one 20-mer ran 0.39 GB/s per thread on AVX-512
-/// against 0.79 on AVX2, and sets of ten the same on both (seventh session's probe), while on
-/// the development VM AVX-512 ran sets 1.6x faster.
-Isa scan_isa(const ApproxSet::Compiled& c, ByteSpan text, const std::vector<core::ApproxQuery>& queries) {
-  if (c.forced || c.isa != Isa::avx512) return c.isa;
-  if (const std::string_view env = ApproxSetCpuPolicy::forced_isa(); !env.empty()) {
-    if (approx_set_isa_available(env)) return env == "avx512" ? Isa::avx512 : env == "avx2" ? Isa::avx2 : Isa::sse;
-  }
-  // The shape that decides it: how many independent Myers chains a loop has (1, 2, 3, 4+
-  // patterns), whether their words are 64-bit, and whether the set is Hamming.
-  const std::size_t shape = c.hamming.empty()
-                                ? std::min<std::size_t>(c.myers.size(), 4) * 2 + (c.myers.empty() ? 0 : c.myers.back().m > 32)
-                                : 10;
-  static std::atomic<int> chosen[11] = {};  // 0 = not yet timed, else 1 + Isa
-  if (const int got = chosen[shape].load(std::memory_order_relaxed)) return static_cast<Isa>(got - 1);
-  const std::size_t set_size = std::max<std::size_t>(1, c.myers.size() + c.hamming.size());
-  const std::size_t sample = std::clamp<std::size_t>(ApproxSetCpuPolicy::isa_sample_pattern_bytes / set_size,
-                                                     ApproxSetCpuPolicy::isa_sample_min, ApproxSetCpuPolicy::isa_sample_max);
-  if (text.size() < sample * ApproxSetCpuPolicy::isa_text_per_sample) return Isa::avx512;  // too small to time
-  static std::mutex timing;  // one timing at a time (threads scanning at once would skew it)
-  const std::lock_guard lock(timing);
-  if (const int got = chosen[shape].load()) return static_cast<Isa>(got - 1);
-  double best[2] = {1e300, 1e300};  // avx2, avx512: the lower of two runs each, interleaved
-  for (int round = 0; round < 2; ++round)
-    for (const Isa isa : {Isa::avx2, Isa::avx512}) {
-      const auto t0 = std::chrono::steady_clock::now();
-      scan_set(c, isa, text.first(sample), queries, 1, nullptr);
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      double& b = best[isa == Isa::avx512];
-      b = std::min(b, s);
-    }
-  const Isa pick = best[0] * ApproxSetCpuPolicy::avx512_margin < best[1] ? Isa::avx2 : Isa::avx512;
-  chosen[shape].store(1 + static_cast<int>(pick));
-  return pick;
-}
-
-}  // namespace
-
 std::vector<std::vector<core::EndHit>> ApproxSet::scan(ByteSpan text, const std::vector<core::ApproxQuery>& queries,
                                                        int threads, std::atomic<std::uint64_t>* bytes_done) const {
-  return scan_set(*compiled_, scan_isa(*compiled_, text, queries), text, queries, threads, bytes_done);
-}
-
-namespace {
-
-std::vector<std::vector<core::EndHit>> scan_set(const ApproxSet::Compiled& c, Isa isa, ByteSpan text,
-                                                const std::vector<core::ApproxQuery>& queries, int threads,
-                                                std::atomic<std::uint64_t>* bytes_done) {
+  const Compiled& c = *compiled_;
   const std::size_t np = c.patterns.size();
   std::vector<std::vector<core::EndHit>> out(np);
   const auto n = static_cast<std::int64_t>(text.size());
@@ -437,11 +378,11 @@ std::vector<std::vector<core::EndHit>> scan_set(const ApproxSet::Compiled& c, Is
   for (const HammingTable& t : c.hamming) longest_hamming = std::max<std::int64_t>(longest_hamming, t.m);
   for (const auto& q : queries) chunk_hint = std::max(chunk_hint, q.chunk_ends);
   // Few patterns: each runs over several lane groups at once (independent chains per loop).
-  const int jobs_per_loop = jobs_of_isa(isa);
+  const int jobs_per_loop = jobs_of_isa(c.isa);
   int groups = 1;
   while (groups < kMaxLaneGroups && c.myers.size() * static_cast<std::size_t>(groups) * 2 <= static_cast<std::size_t>(jobs_per_loop))
     groups *= 2;
-  const int lanes = lanes_of_isa(isa) * groups;
+  const int lanes = lanes_of_isa(c.isa) * groups;
   const std::int64_t lane_length =
       chunk_hint ? static_cast<std::int64_t>(chunk_hint) : std::max<std::int64_t>(2048 / groups, 8 * overlap);
   const std::int64_t block = lane_length * lanes;
@@ -460,7 +401,7 @@ std::vector<std::vector<core::EndHit>> scan_set(const ApproxSet::Compiled& c, Is
     const std::size_t first = (task % slices) * per_slice, last = std::min(set_size, first + per_slice);
     const std::int64_t block_lo = static_cast<std::int64_t>(bi) * block, block_hi = std::min(n, block_lo + block);
     std::vector<SetHit>& hits = task_hits[task];
-    with_isa(isa, [&](auto myers_jobs, auto hamming_pattern) {
+    with_isa(c.isa, [&](auto myers_jobs, auto hamming_pattern) {
       // Patterns [first, last) of the set in set order: the Myers ones, then the Hamming ones
       // (one matcher has only one kind).
       if (first < c.myers.size()) {
@@ -484,7 +425,7 @@ std::vector<std::vector<core::EndHit>> scan_set(const ApproxSet::Compiled& c, Is
         // Windows ending in columns [block_lo, block_hi): starts from block_lo - m + 1.
         const std::int64_t base = std::max<std::int64_t>(0, block_lo - longest_hamming + 1);
         const BlockBitmaps bm =
-            build_bitmaps(c, text, base, block_hi, static_cast<std::size_t>(hamming_words_of_isa(isa)) + 2, scratch);
+            build_bitmaps(c, text, base, block_hi, static_cast<std::size_t>(hamming_words_of_isa(c.isa)) + 2, scratch);
         for (std::size_t i = std::max(first, c.myers.size()) - c.myers.size(); i < last - c.myers.size(); ++i) {
           const HammingTable& t = c.hamming[i];
           const core::ApproxQuery& q = queries[t.index];
@@ -516,7 +457,5 @@ std::vector<std::vector<core::EndHit>> scan_set(const ApproxSet::Compiled& c, Is
   }
   return out;
 }
-
-}  // namespace
 
 }  // namespace warpmatch::cpu

@@ -40,9 +40,7 @@ class ApproxSet {
                                               int threads, std::atomic<std::uint64_t>* bytes_done = nullptr) const;
 
   std::size_t size() const;
-  /// The instruction set its loops run on ("sse", "avx2" or "avx512"): the forced one, else the
-  /// widest the CPU has; on AVX-512 CPUs a scan runs AVX2 instead where that times faster for
-  /// this shape of set (timed once per process; WARPMATCH_CPU_ISA forces one).
+  /// The instruction set its loops run on ("sse", "avx2" or "avx512").
   const char* isa() const;
 
   struct Compiled;  // tables built once (src/cpu/approx_set_cpu.cpp)

@@ -4,10 +4,7 @@
 // (SIMD widths, the bit-parallel word) stay next to the kernel.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <string_view>
 
 namespace warpmatch::cpu {
 
@@ -39,25 +36,6 @@ struct MultiCpuPolicy {
   // Starts per block: the batch walk's lists stay in L1/L2 (c5a456b: English words 0.78x ->
   // 1.92x Hyperscan on 16 threads, H200 host, with the level-by-level walk).
   static constexpr std::uint64_t block_starts = 2048;
-};
-
-struct ApproxSetCpuPolicy {
-  // On a CPU with AVX-512 the set pass times AVX2 against AVX-512 once per process and shape of
-  // set (approx_set_cpu.cpp, scan_isa) on a prefix of the first text of at least
-  // isa_text_per_sample samples: about isa_sample_pattern_bytes of (pattern x text) per run,
-  // two runs per instruction set, so the timing costs ~1 % of such a scan on one thread and
-  // ~2-4 ms in all. AVX-512 is kept unless it is slower by this margin.
-  static constexpr std::size_t isa_sample_pattern_bytes = std::size_t{1} << 20;
-  static constexpr std::size_t isa_sample_min = std::size_t{16} << 10;
-  static constexpr std::size_t isa_sample_max = std::size_t{256} << 10;
-  static constexpr std::size_t isa_text_per_sample = 256;
-  static constexpr double avx512_margin = 1.05;
-  // WARPMATCH_CPU_ISA=sse|avx2|avx512 forces the set pass's instruction set (benchmarks,
-  // checks); an unknown or unavailable one is ignored.
-  static std::string_view forced_isa() {
-    const char* env = std::getenv("WARPMATCH_CPU_ISA");
-    return env ? std::string_view(env) : std::string_view();
-  }
 };
 
 }  // namespace warpmatch::cpu
