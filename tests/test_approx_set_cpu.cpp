@@ -131,6 +131,13 @@ void expect_set_equals_oracle(const std::vector<core::ApproxPattern>& set, const
                                  << std::string(set[i].bytes.begin(), set[i].bytes.end()) << "' k " << queries[i].k
                                  << " text " << text.size();
   }
+  // The pigeonhole seed filter where the set and queries qualify (the set pass otherwise).
+  const auto got = cpu::ApproxSet(set, {}, cpu::SetRoute::seed_filter).scan(text, queries, threads);
+  ASSERT_EQ(got.size(), set.size());
+  for (std::size_t i = 0; i < set.size(); ++i)
+    ASSERT_EQ(got[i], want[i]) << what << " seed filter, pattern " << i << " '"
+                               << std::string(set[i].bytes.begin(), set[i].bytes.end()) << "' k " << queries[i].k
+                               << " text " << text.size();
 }
 
 std::vector<core::ApproxQuery> queries_for(const std::vector<core::ApproxPattern>& set, std::mt19937_64& rng,
@@ -270,4 +277,45 @@ TEST(ApproxSetCpu, AnInstructionSetTheCpuLacksIsRefused) {
   EXPECT_THROW(cpu::ApproxSet({p}, "neon"), warpmatch::InvalidArgument);
   if (!cpu::approx_set_isa_available("avx512")) EXPECT_THROW(cpu::ApproxSet({p}, "avx512"), warpmatch::InvalidArgument);
   EXPECT_STREQ(cpu::ApproxSet({p}, "sse").isa(), "sse");
+}
+
+// The seed filter (src/cpu/approx_seed_filter.cpp) where it qualifies (no IUPAC, every end
+// within k, k + 1 pieces of >= 4 bytes): against the DP oracle on small texts with low k (the
+// random trials above mostly draw k too high for it), and against the set pass on texts of
+// several 1 MiB blocks with hits planted across the block seams, duplicates and substrings in
+// the set, both strands, case-insensitive or not, edit distance and Hamming.
+TEST(ApproxSetCpu, SeedFilterEqualsTheOracleAndTheSetPassAcrossBlockSeams) {
+  std::mt19937_64 rng(20261126);
+  for (int trial = 0; trial < 24; ++trial) {
+    SetCase sc;
+    sc.hamming = trial % 2 == 1;
+    sc.case_insensitive = trial % 4 < 2;
+    sc.both_strands = trial % 3 == 0;
+    const std::vector<Bytes> user = random_patterns(rng, 1 + rng() % (trial < 12 ? 30 : 200), 12 + rng() % 53, false);
+    const auto set = compile_set(user, sc);
+    std::vector<core::ApproxQuery> q(set.size());
+    for (std::size_t i = 0; i < set.size(); ++i) q[i].k = static_cast<std::uint32_t>(rng() % std::min<std::size_t>(4, set[i].size() / 4));
+    const std::string what = "trial " + std::to_string(trial) + (sc.hamming ? " hamming" : " edit");
+    // Small: the oracle.
+    expect_set_equals_oracle(set, hostile_text(rng, 3000 + rng() % 5000, user), q, 2, what);
+    // Large: the set pass, with copies of patterns planted across the 1 MiB block seams.
+    Bytes text = hostile_text(rng, (std::size_t{5} << 19) + rng() % 1000, user);
+    for (std::size_t seam = std::size_t{1} << 20; seam < text.size(); seam += std::size_t{1} << 20)
+      for (int r = 0; r < 6; ++r) {
+        const Bytes& p = user[rng() % user.size()];
+        const std::size_t at = seam - p.size() + rng() % (p.size() + 1);
+        for (std::size_t j = 0; j < p.size() && at + j < text.size(); ++j)
+          text[at + j] = r % 2 == 1 && rng() % 12 == 0 ? static_cast<std::uint8_t>("ACGT"[rng() & 3]) : p[j];
+      }
+    const auto filtered = cpu::ApproxSet(set, {}, cpu::SetRoute::seed_filter).scan(text, q, 1 + trial % 3);
+    const auto pass = cpu::ApproxSet(set, {}, cpu::SetRoute::set_pass).scan(text, q, 2);
+    const auto automatic = cpu::ApproxSet(set).scan(text, q, 2);
+    std::size_t ends = 0;
+    for (std::size_t i = 0; i < set.size(); ++i) {
+      ASSERT_EQ(filtered[i], pass[i]) << what << " pattern " << i << " k " << q[i].k;
+      ASSERT_EQ(automatic[i], pass[i]) << what << " pattern " << i << " (automatic route)";
+      ends += pass[i].size();
+    }
+    EXPECT_GT(ends, 0u) << what;
+  }
 }

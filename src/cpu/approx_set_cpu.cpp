@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "core/parallel.hpp"
 #include "core/text_classes.hpp"
 #include "cpu/approx_cpu.hpp"
+#include "cpu/approx_seed_filter.hpp"
 
 #if defined(__clang__)
 #pragma clang diagnostic ignored "-Wpsabi"
@@ -234,10 +236,12 @@ struct ApproxSet::Compiled {
   std::vector<HammingTable> hamming;   // Hamming, any m
   std::vector<std::uint32_t> alone;    // edit distance, run one by one (cpu::approx_scan)
   Isa isa = Isa::sse;
+  SetRoute route = SetRoute::automatic;
 };
 
-ApproxSet::ApproxSet(std::vector<core::ApproxPattern> patterns, std::string_view isa) {
+ApproxSet::ApproxSet(std::vector<core::ApproxPattern> patterns, std::string_view isa, SetRoute route) {
   auto c = std::make_unique<Compiled>();
+  c->route = route;
   c->patterns = std::move(patterns);
   c->classes = core::classify_text(c->patterns);
   c->isa = best_isa();
@@ -353,21 +357,66 @@ void with_isa(Isa isa, Fn&& fn) {
   }
 }
 
+/// The set pass over `text` for the set's short patterns, their ends into out.
+void set_pass(const ApproxSet::Compiled& c, ByteSpan text, const std::vector<core::ApproxQuery>& queries, int threads,
+              std::atomic<std::uint64_t>* bytes_done, std::vector<std::vector<core::EndHit>>& out);
+
+/// Whether the seed filter beats the set pass on this text: both timed on one thread over the
+/// same sample from the text's middle (sized so the set pass does about 4 Mi pattern-bytes),
+/// the filter taken when it is clearly faster. A text too small to sample is left to the set
+/// pass, the cheaper to start.
+bool seed_filter_pays(const ApproxSet::Compiled& c, const SeedFilter& filter, ByteSpan text,
+                      const std::vector<core::ApproxQuery>& queries) {
+  const std::size_t set_size = c.myers.size() + c.hamming.size();
+  const std::size_t sample = std::clamp<std::size_t>((std::size_t{4} << 20) / std::max<std::size_t>(set_size, 1),
+                                                     std::size_t{64} << 10, std::size_t{1} << 20);
+  if (text.size() < 16 * sample) return false;
+  const ByteSpan part = text.subspan(text.size() / 2 - sample / 2, sample);
+  auto seconds = [](auto&& run) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::vector<std::vector<core::EndHit>> scratch(c.patterns.size());
+  const double pass = seconds([&] { set_pass(c, part, queries, 1, nullptr, scratch); });
+  for (auto& v : scratch) v.clear();
+  const double filtered = seconds([&] { filter.scan(part, 1, scratch); });
+  return filtered < 0.7 * pass;
+}
+
 }  // namespace
 
 std::vector<std::vector<core::EndHit>> ApproxSet::scan(ByteSpan text, const std::vector<core::ApproxQuery>& queries,
                                                        int threads, std::atomic<std::uint64_t>* bytes_done) const {
   const Compiled& c = *compiled_;
-  const std::size_t np = c.patterns.size();
-  std::vector<std::vector<core::EndHit>> out(np);
-  const auto n = static_cast<std::int64_t>(text.size());
+  std::vector<std::vector<core::EndHit>> out(c.patterns.size());
   if (threads <= 0) threads = hardware_threads();
   for (const std::uint32_t i : c.alone)  // long edit-distance patterns: alone, all threads
     out[i] = approx_scan(c.patterns[i], text, queries[i], ApproxAlgorithm::myers, threads);
-  if (n == 0 || (c.myers.empty() && c.hamming.empty())) {
+  if (text.empty() || (c.myers.empty() && c.hamming.empty())) {
     if (bytes_done) bytes_done->fetch_add(text.size(), std::memory_order_relaxed);
     return out;
   }
+  if (c.route != SetRoute::set_pass) {
+    std::vector<std::uint32_t> members;
+    for (const MyersTable& t : c.myers) members.push_back(t.index);
+    for (const HammingTable& t : c.hamming) members.push_back(t.index);
+    if (const auto filter = SeedFilter::build(c.patterns, members, queries);
+        filter && (c.route == SetRoute::seed_filter || seed_filter_pays(c, *filter, text, queries))) {
+      filter->scan(text, threads, out, bytes_done);
+      return out;
+    }
+  }
+  set_pass(c, text, queries, threads, bytes_done, out);
+  return out;
+}
+
+namespace {
+
+void set_pass(const ApproxSet::Compiled& c, ByteSpan text, const std::vector<core::ApproxQuery>& queries, int threads,
+              std::atomic<std::uint64_t>* bytes_done, std::vector<std::vector<core::EndHit>>& out) {
+  const std::size_t np = c.patterns.size();
+  const auto n = static_cast<std::int64_t>(text.size());
 
   // Block geometry: `lanes` lanes of `lane_length` owned columns, each restarted `overlap`
   // columns earlier (the longest m + k of the set); Hamming blocks read m - 1 bytes back.
@@ -455,7 +504,8 @@ std::vector<std::vector<core::EndHit>> ApproxSet::scan(ByteSpan text, const std:
     for (const core::EndHit& h : out[i]) low = std::min(low, h.distance);
     std::erase_if(out[i], [&](const core::EndHit& h) { return h.distance != low; });
   }
-  return out;
 }
+
+}  // namespace
 
 }  // namespace warpmatch::cpu

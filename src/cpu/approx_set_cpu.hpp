@@ -23,12 +23,18 @@ namespace warpmatch::cpu {
 /// Longest edit-distance pattern of the shared pass (one 64-bit word per lane).
 inline constexpr std::uint64_t kSetMaxEditPattern = 64;
 
+/// How a scan runs the set's short patterns: the set pass, the pigeonhole seed filter
+/// (approx_seed_filter.hpp) where the set and its queries qualify, or (automatic) whichever of
+/// the two times faster on a sample of the text. Tests force one.
+enum class SetRoute { automatic, set_pass, seed_filter };
+
 class ApproxSet {
  public:
   /// Every pattern has the same flags (one matcher's options); none is empty. `isa` ("sse",
   /// "avx2", "avx512"; tests and benchmarks) forces an instruction set instead of the widest
   /// this CPU has; one the CPU lacks is an InvalidArgument.
-  explicit ApproxSet(std::vector<core::ApproxPattern> patterns, std::string_view isa = {});
+  explicit ApproxSet(std::vector<core::ApproxPattern> patterns, std::string_view isa = {},
+                     SetRoute route = SetRoute::automatic);
   ~ApproxSet();
   ApproxSet(ApproxSet&&) noexcept;
   ApproxSet& operator=(ApproxSet&&) noexcept;
