@@ -4,16 +4,14 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstring>
-#include <map>
-#include <string>
 
 #include "core/exact_pattern.hpp"
 #include "core/multi_patterns.hpp"  // fold_ascii_word
 #include "core/myers_step.hpp"
 #include "core/parallel.hpp"
+#include "core/seed_plan.hpp"
 
 namespace warpmatch::cpu {
 
@@ -22,18 +20,6 @@ namespace {
 /// Ends a block owns: big enough that a block's set-up (its share of the reach) is negligible,
 /// small enough that a block's piece occurrences stay a few MiB in the densest case.
 constexpr std::uint64_t kBlockEnds = std::uint64_t{1} << 20;
-
-struct Member {
-  std::uint32_t index = 0;  // in the caller's pattern list
-  std::uint32_t m = 0, k = 0;
-  bool hamming = false;
-  std::array<std::uint64_t, 256> peq{};  // rows matching each text byte (the pattern's predicate)
-};
-
-struct PieceUse {
-  std::uint32_t member = 0;
-  std::uint32_t offset = 0;  // of the piece in the pattern
-};
 
 struct Candidate {
   std::uint32_t member = 0;
@@ -58,30 +44,14 @@ std::uint64_t key_at(const std::uint8_t* p, std::size_t bytes, bool fold) {
 // The pieces are found by their first q bytes (q = the shortest piece, at most 8): each text
 // position's q-byte key is hashed into a bitmap of the pieces' keys (one multiply, one bit test:
 // most positions of most texts end there), and a set bit is looked up in buckets of the pieces
-// sorted by hash, the rest of the piece compared byte by byte. A generic multi-literal scan
-// (cpu::multi_scan) measured 2x slower than the verification it feeds here (2-core
-// development host, 100 20-mers, k = 2), this about 5x faster than that scan.
+// sorted by hash, the rest of the piece compared byte by byte (core::SeedPlan). A generic
+// multi-literal scan (cpu::multi_scan) measured 2x slower than the verification it feeds here
+// (2-core development host, 100 20-mers, k = 2), this about 5x faster than that scan.
 struct SeedFilter::Tables {
-  std::vector<Member> members;
-  std::vector<std::vector<PieceUse>> uses;  // per distinct piece
-  std::vector<std::uint8_t> piece_bytes;    // the distinct pieces, concatenated (folded when ci)
-  std::vector<std::uint32_t> piece_offsets; // size pieces + 1
-  bool case_insensitive = false;
-  std::uint32_t q = 8;                      // key bytes
-  int bitmap_bits = 12, bucket_bits = 1;
-  std::vector<std::uint64_t> bitmap;        // bit hash(key) >> (64 - bitmap_bits) of every piece
-  std::vector<std::uint32_t> bucket_start;  // size 2^bucket_bits + 1, into `entries`
-  struct Entry {
-    std::uint64_t key = 0;
-    std::uint32_t piece = 0;
-  };
-  std::vector<Entry> entries;               // by bucket (hash(key) >> (64 - bucket_bits))
+  std::unique_ptr<const core::SeedPlan> plan;
   // Few pieces: their distinct first 4 bytes, compared with 8 positions at a time on AVX2
   // before the 8-byte key (next_candidate_avx2).
   std::vector<std::uint32_t> prefixes;  // empty when there are more than kMaxPrefixes
-  std::uint32_t max_m = 0, max_k = 0;
-
-  static std::uint64_t hash(std::uint64_t key) { return key * 0x9E3779B97F4A7C15ull; }
   /// Distinct 4-byte prefixes up to which comparing each pays (two instructions per prefix per
   /// 8 positions); a bitmap gather instead measured slower than the scalar loop on the AMD
   /// development host (microcoded gathers).
@@ -98,18 +68,18 @@ template <bool kFold>
 std::int64_t next_candidate(const SeedFilter::Tables& t, ByteSpan text, std::int64_t s, std::int64_t last,
                             std::uint64_t key_mask) {
   const std::uint8_t* tx = text.data();
-  const std::uint64_t* bitmap = t.bitmap.data();
-  const int shift = 64 - t.bitmap_bits;
+  const std::uint64_t* bitmap = t.plan->bitmap.data();
+  const int shift = 64 - t.plan->bitmap_bits;
   const auto n = static_cast<std::int64_t>(text.size());
   for (const std::int64_t fast_last = std::min(last, n - 8); s <= fast_last; ++s) {  // eight bytes readable
     std::uint64_t key;
     std::memcpy(&key, tx + s, 8);
     if constexpr (kFold) key = core::fold_ascii_word(key);
-    const std::uint64_t bit = (SeedFilter::Tables::hash(key & key_mask)) >> shift;
+    const std::uint64_t bit = core::seed_hash(key & key_mask) >> shift;
     if ((bitmap[bit >> 6] >> (bit & 63)) & 1) return s;
   }
   for (; s <= last; ++s) {  // the last few positions read only what the text has
-    const std::uint64_t bit = SeedFilter::Tables::hash(key_at(tx + s, static_cast<std::size_t>(std::min<std::int64_t>(8, n - s)), kFold) & key_mask) >> shift;
+    const std::uint64_t bit = core::seed_hash(key_at(tx + s, static_cast<std::size_t>(std::min<std::int64_t>(8, n - s)), kFold) & key_mask) >> shift;
     if ((bitmap[bit >> 6] >> (bit & 63)) & 1) return s;
   }
   return last + 1;
@@ -151,86 +121,31 @@ SeedFilter::~SeedFilter() = default;
 std::unique_ptr<SeedFilter> SeedFilter::build(const std::vector<core::ApproxPattern>& patterns,
                                               const std::vector<std::uint32_t>& members,
                                               const std::vector<core::ApproxQuery>& queries) {
-  if (members.empty()) return nullptr;
+  auto plan = core::plan_seeds(patterns, members, queries);
+  if (!plan) return nullptr;
   auto t = std::make_unique<Tables>();
-  std::map<std::string, std::uint32_t> piece_ids;
-  std::vector<std::string> literals;
-  bool case_insensitive = false;
-  for (const std::uint32_t i : members) {
-    const core::ApproxPattern& p = patterns[i];
-    const core::ApproxQuery& q = queries[i];
-    const auto m = static_cast<std::uint32_t>(p.size());
-    if (p.iupac || q.mode != core::ApproxMode::all_within_k || m > kMaxPattern || m == 0) return nullptr;
-    const std::uint32_t parts = q.k + 1;
-    if (m / parts < kMinPiece) return nullptr;
-    case_insensitive = p.case_insensitive;
-    Member mb{i, m, q.k, p.hamming, {}};
-    for (std::uint32_t r = 0; r < m; ++r)
-      for (unsigned b = 0; b < 256; ++b)
-        if (p.matches(p.bytes[r], static_cast<std::uint8_t>(b))) mb.peq[b] |= std::uint64_t{1} << r;
-    const auto member = static_cast<std::uint32_t>(t->members.size());
-    t->members.push_back(mb);
-    t->max_m = std::max(t->max_m, m);
-    t->max_k = std::max(t->max_k, q.k);
-    // k + 1 pieces as even as can be (the longer ones first).
-    for (std::uint32_t j = 0, offset = 0; j < parts; ++j) {
-      const std::uint32_t len = m / parts + (j < m % parts ? 1 : 0);
-      std::string piece(p.bytes.begin() + offset, p.bytes.begin() + offset + len);
-      const auto [it, added] = piece_ids.try_emplace(std::move(piece), static_cast<std::uint32_t>(literals.size()));
-      if (added) {
-        literals.push_back(it->first);
-        t->uses.emplace_back();
-      }
-      t->uses[it->second].push_back({member, offset});
-      offset += len;
-    }
-  }
-  t->case_insensitive = case_insensitive;
-  t->q = 8;
-  t->piece_offsets.push_back(0);
-  for (const std::string& piece : literals) {
-    t->q = std::min<std::uint32_t>(t->q, static_cast<std::uint32_t>(piece.size()));
-    t->piece_bytes.insert(t->piece_bytes.end(), piece.begin(), piece.end());
-    t->piece_offsets.push_back(static_cast<std::uint32_t>(t->piece_bytes.size()));
-  }
-  const auto count = static_cast<std::uint32_t>(literals.size());
-  t->bucket_bits = std::max(1, static_cast<int>(std::bit_width(count)));
-  t->bitmap_bits = std::clamp(static_cast<int>(std::bit_width(count)) + 5, 12, 24);  // ~1/32 of bits set
-  t->bitmap.assign((std::size_t{1} << t->bitmap_bits) / 64, 0);
-  t->bucket_start.assign((std::size_t{1} << t->bucket_bits) + 1, 0);
-  std::vector<Tables::Entry> entries;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    const std::uint64_t key = key_at(t->piece_bytes.data() + t->piece_offsets[i], t->q, false);  // already folded
-    const std::uint64_t h = Tables::hash(key);
-    const std::uint64_t bit = h >> (64 - t->bitmap_bits);
-    t->bitmap[bit / 64] |= std::uint64_t{1} << (bit % 64);
-    ++t->bucket_start[(h >> (64 - t->bucket_bits)) + 1];
-    entries.push_back({key, i});
-  }
-  for (std::size_t b = 1; b < t->bucket_start.size(); ++b) t->bucket_start[b] += t->bucket_start[b - 1];
-  t->entries.resize(count);
-  std::vector<std::uint32_t> fill(t->bucket_start.begin(), t->bucket_start.end() - 1);
-  for (const Tables::Entry& e : entries) t->entries[fill[Tables::hash(e.key) >> (64 - t->bucket_bits)]++] = e;
   std::vector<std::uint32_t> prefixes;
-  for (std::uint32_t i = 0; i < count; ++i) {
+  for (std::size_t i = 0; i < plan->pieces(); ++i) {
     std::uint32_t key4 = 0;
-    std::memcpy(&key4, t->piece_bytes.data() + t->piece_offsets[i], 4);  // pieces have >= kMinPiece = 4 bytes
+    std::memcpy(&key4, plan->piece_bytes.data() + plan->piece_offsets[i], 4);  // pieces have >= kMinPiece = 4 bytes
     prefixes.push_back(key4);
   }
   std::sort(prefixes.begin(), prefixes.end());
   prefixes.erase(std::unique(prefixes.begin(), prefixes.end()), prefixes.end());
   if (prefixes.size() <= Tables::kMaxPrefixes) t->prefixes = std::move(prefixes);
+  t->plan = std::move(plan);
   return std::unique_ptr<SeedFilter>(new SeedFilter(std::move(t)));
 }
 
 void SeedFilter::scan(ByteSpan text, int threads, std::vector<std::vector<core::EndHit>>& out,
                       std::atomic<std::uint64_t>* bytes_done) const {
   const Tables& t = *tables_;
+  const core::SeedPlan& plan = *t.plan;
   const auto n = static_cast<std::int64_t>(text.size());
   const std::uint64_t blocks = (static_cast<std::uint64_t>(n) + kBlockEnds - 1) / kBlockEnds;
   static const bool has_avx2 = __builtin_cpu_supports("avx2");
-  const std::uint64_t key_mask = t.q >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * t.q)) - 1;
-  const auto reach = static_cast<std::int64_t>(t.max_m + t.max_k);
+  const std::uint64_t key_mask = plan.key_mask();
+  const auto reach = static_cast<std::int64_t>(plan.max_m + plan.max_k);
   std::vector<std::vector<Hit>> block_hits(blocks);
   core::parallel_for(blocks, threads, [&](std::size_t b) {
     // Owned ends (e_lo, e_hi]. A piece at s of a pattern at offset o gives ends within k of
@@ -238,42 +153,45 @@ void SeedFilter::scan(ByteSpan text, int threads, std::vector<std::vector<core::
     const std::int64_t e_lo = static_cast<std::int64_t>(b * kBlockEnds);
     const std::int64_t e_hi = std::min<std::int64_t>(n, e_lo + static_cast<std::int64_t>(kBlockEnds));
     const std::int64_t s_lo = std::max<std::int64_t>(0, e_lo + 1 - reach);
-    const std::int64_t s_hi = e_hi + static_cast<std::int64_t>(t.max_k);
+    const std::int64_t s_hi = e_hi + static_cast<std::int64_t>(plan.max_k);
     std::vector<Candidate> windows, starts;
     // Every piece occurrence starting in [s_lo, s_hi], as the windows it gives.
     auto occurrence = [&](std::uint32_t piece, std::int64_t s) {
-      for (const PieceUse& u : t.uses[piece]) {
-        const Member& mb = t.members[u.member];
-        const std::int64_t at = s - u.offset;  // where the pattern would start unedited
-        const auto m = static_cast<std::int64_t>(mb.m), k = static_cast<std::int64_t>(mb.k);
+      for (std::uint32_t u = plan.use_start[piece]; u < plan.use_start[piece + 1]; ++u) {
+        const std::uint32_t member = plan.use_member[u];
+        const core::SeedPlan::Member& mb = plan.members[member];
+        const core::SeedWindow w = core::seed_window(s, plan.use_offset[u], mb.m, mb.k);
         if (mb.hamming) {
-          if (at >= 0 && at + m <= n && at + m > e_lo && at + m <= e_hi) starts.push_back({u.member, at, 0});
-        } else if (at + m + k > e_lo && at + m - k <= e_hi) {
-          windows.push_back({u.member, std::max<std::int64_t>(0, at - k), std::min(n, at + m + k)});
+          const std::int64_t end = w.start + mb.m;
+          if (w.start >= 0 && end <= n && end > e_lo && end <= e_hi) starts.push_back({member, w.start, 0});
+        } else if (w.last_end > e_lo && w.first_end <= e_hi) {
+          // The window of every alignment ending in [first_end, last_end] with <= k edits that
+          // holds the piece; overlapping ones are merged below.
+          windows.push_back({member, std::max<std::int64_t>(0, w.start - mb.k), std::min(n, w.last_end)});
         }
       }
     };
-    const std::int64_t last = std::min(s_hi, n - static_cast<std::int64_t>(t.q));
-    const int bucket_shift = 64 - t.bucket_bits;
+    const std::int64_t last = std::min(s_hi, n - static_cast<std::int64_t>(plan.q));
+    const int bucket_shift = 64 - plan.bucket_bits;
     for (std::int64_t s = s_lo; s <= last; ++s) {
       s = t.prefixes.empty() || !has_avx2
-              ? (t.case_insensitive ? next_candidate<true>(t, text, s, last, key_mask) : next_candidate<false>(t, text, s, last, key_mask))
-              : (t.case_insensitive ? next_candidate_avx2<true>(t, text, s, last, key_mask)
+              ? (plan.case_insensitive ? next_candidate<true>(t, text, s, last, key_mask) : next_candidate<false>(t, text, s, last, key_mask))
+              : (plan.case_insensitive ? next_candidate_avx2<true>(t, text, s, last, key_mask)
                                     : next_candidate_avx2<false>(t, text, s, last, key_mask));
       if (s > last) break;
       const std::uint8_t* at = text.data() + s;
       const std::uint64_t key =
-          key_at(at, static_cast<std::size_t>(std::min<std::int64_t>(8, n - s)), t.case_insensitive) & key_mask;
-      const std::uint64_t bucket = Tables::hash(key) >> bucket_shift;
-      for (std::uint32_t e = t.bucket_start[bucket]; e < t.bucket_start[bucket + 1]; ++e) {
-        if (t.entries[e].key != key) continue;
-        const std::uint32_t piece = t.entries[e].piece;
-        const std::uint32_t from = t.piece_offsets[piece], len = t.piece_offsets[piece + 1] - from;
+          key_at(at, static_cast<std::size_t>(std::min<std::int64_t>(8, n - s)), plan.case_insensitive) & key_mask;
+      const std::uint64_t bucket = core::seed_hash(key) >> bucket_shift;
+      for (std::uint32_t e = plan.bucket_start[bucket]; e < plan.bucket_start[bucket + 1]; ++e) {
+        if (plan.entry_key[e] != key) continue;
+        const std::uint32_t piece = plan.entry_piece[e];
+        const std::uint32_t from = plan.piece_offsets[piece], len = plan.piece_offsets[piece + 1] - from;
         if (s + len > n) continue;
         bool whole = true;
-        for (std::uint32_t j = t.q; j < len && whole; ++j) {
+        for (std::uint32_t j = plan.q; j < len && whole; ++j) {
           const std::uint8_t c = at[j];
-          whole = (t.case_insensitive ? core::fold_ascii(c) : c) == t.piece_bytes[from + j];
+          whole = (plan.case_insensitive ? core::fold_ascii(c) : c) == plan.piece_bytes[from + j];
         }
         if (whole) occurrence(piece, s);
       }
@@ -285,12 +203,13 @@ void SeedFilter::scan(ByteSpan text, int threads, std::vector<std::vector<core::
     for (std::size_t i = 0; i < windows.size();) {
       Candidate w = windows[i];
       for (++i; i < windows.size() && windows[i].member == w.member && windows[i].lo <= w.hi; ++i) w.hi = std::max(w.hi, windows[i].hi);
-      const Member& mb = t.members[w.member];
+      const core::SeedPlan::Member& mb = plan.members[w.member];
+      const std::uint64_t* peq = plan.peq.data() + std::size_t{w.member} * 256;
       std::uint64_t pv = ~std::uint64_t{0}, mv = 0;
       auto score = static_cast<std::int64_t>(mb.m);
       const core::AtRow last{static_cast<int>(mb.m) - 1};
       for (std::int64_t j = w.lo, stop = std::min(w.hi, e_hi); j < stop; ++j) {
-        const auto h = core::myers_step(pv, mv, mb.peq[text[static_cast<std::size_t>(j)]], core::MyersCarry<std::uint64_t>{}, last);
+        const auto h = core::myers_step(pv, mv, peq[text[static_cast<std::size_t>(j)]], core::MyersCarry<std::uint64_t>{}, last);
         score += static_cast<std::int64_t>(h.plus) - static_cast<std::int64_t>(h.minus);
         if (score <= static_cast<std::int64_t>(mb.k) && j + 1 > e_lo)
           hits.push_back({mb.index, static_cast<std::uint32_t>(score), static_cast<std::uint64_t>(j + 1)});
@@ -302,10 +221,11 @@ void SeedFilter::scan(ByteSpan text, int threads, std::vector<std::vector<core::
                              [](const Candidate& a, const Candidate& c) { return a.member == c.member && a.lo == c.lo; }),
                  starts.end());
     for (const Candidate& c : starts) {
-      const Member& mb = t.members[c.member];
+      const core::SeedPlan::Member& mb = plan.members[c.member];
+      const std::uint64_t* peq = plan.peq.data() + std::size_t{c.member} * 256;
       std::uint32_t mismatches = 0;
       for (std::uint32_t r = 0; r < mb.m && mismatches <= mb.k; ++r)
-        mismatches += ((mb.peq[text[static_cast<std::size_t>(c.lo) + r]] >> r) & 1) ^ 1;
+        mismatches += static_cast<std::uint32_t>(((peq[text[static_cast<std::size_t>(c.lo) + r]] >> r) & 1) ^ 1);
       if (mismatches <= mb.k) hits.push_back({mb.index, mismatches, static_cast<std::uint64_t>(c.lo) + mb.m});
     }
     if (bytes_done) bytes_done->fetch_add(static_cast<std::uint64_t>(e_hi - e_lo), std::memory_order_relaxed);

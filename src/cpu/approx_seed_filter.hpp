@@ -13,7 +13,8 @@
 //  - the text is cut into blocks owning their ends; a block looks for pieces wherever a window
 //    reaching its ends may start, so an end is found once, in its block.
 // Only for patterns whose bytes match by equality (not IUPAC), m <= 64, k + 1 pieces of at
-// least kMinPiece bytes, every end within k (not best mode). Whether it pays is measured
+// least 4 bytes, every end within k (not best mode): core::plan_seeds (src/core/seed_plan.hpp)
+// builds the pieces and their table, shared with the CUDA filter. Whether it pays is measured
 // (approx_set_cpu.cpp): it wins for few patterns or long pieces, loses when the pieces are so
 // short and many that they occur nearly everywhere.
 #pragma once
@@ -29,11 +30,6 @@ namespace warpmatch::cpu {
 
 class SeedFilter {
  public:
-  /// Shortest piece: shorter ones occur nearly everywhere in any text.
-  static constexpr std::uint32_t kMinPiece = 4;
-  /// Longest pattern: one 64-bit Myers word.
-  static constexpr std::uint32_t kMaxPattern = 64;
-
   /// The filter over patterns[members[i]] (each with queries[members[i]]), or null when one
   /// of them does not qualify (see above).
   static std::unique_ptr<SeedFilter> build(const std::vector<core::ApproxPattern>& patterns,
