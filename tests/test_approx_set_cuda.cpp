@@ -208,3 +208,49 @@ TEST(ApproxSetCuda, PublicApiIupacBothStrandsEqualCpu) {
         ASSERT_EQ(got, want) << (hamming ? "hamming" : "edit") << (best ? " best" : " all") << (folded ? " folded" : "");
       }
 }
+
+// The seed filter's route (src/cuda/approx/seed_filter.cu): forced on (WARPMATCH_APPROX_SEED_FILTER=1)
+// for sets that qualify (k <= m/4, no IUPAC), against the CPU one pattern at a time and against
+// the set kernel (forced off); then left to its estimate on a text large enough to sample,
+// where 300 20-mers at k = 2 take it. Floods (every end a hit) go through the re-run buffer.
+TEST(ApproxSetCuda, SeedFilterEqualsTheSetKernelAndTheCpu) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(20261126);
+  for (int round = 0; round < 8; ++round) {
+    const Bytes text = round == 7 ? Bytes(300000, 'A') : random_dna(rng, 20000 + rng() % 400000);
+    Set s = random_set(rng, round == 7 ? random_dna(rng, 1000) : text, 1 + rng() % 200, round % 2 == 1, false);
+    for (std::size_t i = 0; i < s.patterns.size(); ++i) {
+      if (s.patterns[i].size() < 12) s.patterns[i].bytes.resize(12, 'A');
+      if (round == 7) s.patterns[i].bytes.assign(s.patterns[i].size(), 'A');
+      s.queries[i].k = static_cast<std::uint32_t>(rng() % (s.patterns[i].size() / 4));
+    }
+    const std::string what = "round " + std::to_string(round);
+    std::vector<std::vector<core::EndHit>> filtered, set_kernel;
+    {
+      const ScopedEnv env(Vars{{"WARPMATCH_APPROX_SEED_FILTER", "1"}});
+      expect_set_equals_cpu(s, text, what + ", seed filter");
+      filtered = cu::approx_scan(s.patterns, s.queries, text, cu::ApproxAlgorithm::myers, 0, 0);
+    }
+    {
+      const ScopedEnv env(Vars{{"WARPMATCH_APPROX_SEED_FILTER", "0"}});
+      set_kernel = cu::approx_scan(s.patterns, s.queries, text, cu::ApproxAlgorithm::myers, 0, 0);
+    }
+    EXPECT_EQ(filtered, set_kernel) << what;
+  }
+  // The estimate's choice on 8 MiB (above the sampling floor): the same hits either way.
+  const Bytes big = random_dna(rng, std::size_t{8} << 20);
+  Set s;
+  for (int i = 0; i < 300; ++i) {
+    core::ApproxPattern p;
+    const std::size_t at = rng() % (big.size() - 20);
+    p.bytes.assign(big.begin() + static_cast<std::ptrdiff_t>(at), big.begin() + static_cast<std::ptrdiff_t>(at + 20));
+    p.bytes[rng() % 20] = "ACGT"[rng() % 4];
+    core::ApproxQuery q;
+    q.k = 2;
+    s.patterns.push_back(p);
+    s.queries.push_back(q);
+  }
+  const auto automatic = cu::approx_scan(s.patterns, s.queries, big, cu::ApproxAlgorithm::myers, 0, 0);
+  const ScopedEnv env(Vars{{"WARPMATCH_APPROX_SEED_FILTER", "0"}});
+  EXPECT_EQ(automatic, cu::approx_scan(s.patterns, s.queries, big, cu::ApproxAlgorithm::myers, 0, 0));
+}

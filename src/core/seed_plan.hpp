@@ -52,6 +52,10 @@ struct SeedPlan {
 std::unique_ptr<SeedPlan> plan_seeds(const std::vector<ApproxPattern>& patterns, const std::vector<std::uint32_t>& members,
                                      const std::vector<ApproxQuery>& queries);
 
+/// How many (piece occurrence, pattern using it) pairs `text` holds: the windows a filter would
+/// verify there (a cost estimate's input; a plain loop over the text).
+std::uint64_t count_seed_uses(const SeedPlan& plan, ByteSpan text);
+
 /// The table's hash of a q-byte key (little-endian, folded when case-insensitive).
 WARPMATCH_HD std::uint64_t seed_hash(std::uint64_t key) { return key * 0x9E3779B97F4A7C15ull; }
 

@@ -20,6 +20,7 @@
 #include "cuda/approx/approx_cuda.hpp"
 #include "cuda/approx/hamming.hpp"
 #include "cuda/approx/kernels.cuh"
+#include "cuda/approx/seed_filter.hpp"
 #include "cuda/approx/short_set.hpp"
 #include "cuda/approx/timing.hpp"
 #include "cuda/approx/tuning.hpp"
@@ -523,6 +524,17 @@ class ApproxDevicePatterns : detail::DeviceOwner {
     // one pass of the set kernel over the text (short_set.cu) instead of a launch per pattern.
     if (algorithm == ApproxAlgorithm::myers && short_set_applies(patterns)) {
       short_set = short_set_upload(patterns, queries, device);
+      // The seed filter beside it where the set qualifies (no IUPAC, every end within k, pieces
+      // of >= 4 bytes; not under the tile test hook); each scan picks one (seed_filter_pays).
+      const bool hooked = std::any_of(queries.begin(), queries.end(), [](const auto& q) { return q.chunk_ends != 0; });
+      if (!hooked && seed_filter_use() != SeedFilterUse::never) {
+        std::vector<std::uint32_t> all(patterns.size());
+        for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+        if (auto plan = core::plan_seeds(patterns, all, queries)) {
+          seed = seed_filter_upload(std::move(plan), device);
+          seed_queries = queries;
+        }
+      }
       return;
     }
     // Hamming search (substitutions only) has its own kernel; the option is the matcher's, so
@@ -545,7 +557,9 @@ class ApproxDevicePatterns : detail::DeviceOwner {
   ApproxAlgorithm algorithm;
   int wavefront_blocks;
   std::size_t count;
-  std::shared_ptr<const ShortSetDevice> short_set;        // the set kernel's route, or
+  std::shared_ptr<const ShortSetDevice> short_set;        // the set kernel's route (and
+  std::shared_ptr<const SeedFilterDevice> seed;           //  the seed filter's beside it), or
+  std::vector<core::ApproxQuery> seed_queries;            // what the filter was planned for
   std::shared_ptr<const HammingDevicePatterns> hamming;   // the Hamming kernel's, or
   std::vector<std::unique_ptr<const PatternTables>> tables;  // one kernel launch per pattern
   mutable detail::ScratchPool<ApproxRunner> scratches;
@@ -565,6 +579,13 @@ std::vector<std::vector<core::EndHit>> approx_scan(const ApproxDevicePatterns& u
                                                    const std::vector<core::ApproxQuery>& queries, ByteSpan text) {
   if (queries.size() != uploaded.count) throw InvalidArgument("approx_scan: one query per pattern");
   detail::DeviceGuard guard(uploaded.device);
+  if (uploaded.seed && std::equal(queries.begin(), queries.end(), uploaded.seed_queries.begin(),
+                                  uploaded.seed_queries.end(), [](const auto& a, const auto& b) {
+                                    return a.mode == b.mode && a.k == b.k && a.chunk_ends == b.chunk_ends;
+                                  }) &&
+      (seed_filter_use() == SeedFilterUse::always || seed_filter_pays(*uploaded.seed, text))) {
+    if (auto found = seed_filter_scan(*uploaded.seed, text, uploaded.count)) return std::move(*found);
+  }
   if (uploaded.short_set) return short_set_scan(*uploaded.short_set, queries, text);
   if (uploaded.hamming) return hamming_scan(*uploaded.hamming, queries, text);
   std::vector<std::vector<core::EndHit>> out(uploaded.count);

@@ -88,6 +88,30 @@ struct ShortSetTuning {
   std::uint64_t max_hit_capacity = ShortSetPolicy::max_hit_capacity;
 };
 
+/// The seed filter's route (seed_filter.cu). Its cost estimate, in Myers steps per text byte:
+/// the filter pays position_steps at every position plus one step per byte of every window it
+/// verifies, the set kernel one step per pattern; the filter is taken when `advantage` times its
+/// work is still below the set kernel's (its threads diverge and its reads are scattered: the
+/// factor is chosen, not yet measured). Texts under min_text_bytes stay with the set kernel.
+struct SeedFilterPolicy {
+  std::size_t min_text_bytes = std::size_t{4} << 20;
+  std::size_t sample_bytes = std::size_t{1} << 20;
+  double position_steps = 2;
+  double advantage = 2;
+  std::uint64_t chunk_ends = std::uint64_t{256} << 20;  // owned ends per launch
+  std::uint64_t hit_capacity = std::uint64_t{1} << 20;  // the first hit buffer (16 B a hit)
+  std::uint64_t max_hit_capacity = std::uint64_t{64} << 20;
+};
+
+/// WARPMATCH_APPROX_SEED_FILTER: 0 never takes the filter, 1 always where the set qualifies
+/// (tests, comparisons); unset: by the estimate.
+enum class SeedFilterUse { never, measured, always };
+inline SeedFilterUse seed_filter_use() {
+  if (const char* env = std::getenv("WARPMATCH_APPROX_SEED_FILTER"))
+    return std::strtol(env, nullptr, 10) != 0 ? SeedFilterUse::always : SeedFilterUse::never;
+  return SeedFilterUse::measured;
+}
+
 inline ShortSetTuning short_set_tuning() {
   ShortSetTuning t;
   // WARPMATCH_APPROX_SHORT_SET=0 sends short patterns to the one-pattern-per-launch kernels
