@@ -90,6 +90,7 @@ def test_exact_split_over_devices_equals_one_gpu():
     text = dna(80 << 20, 2)  # 32 MiB shares: split over both workers
     for pats in (b"GATTACAG", [b"ACGTACGTA", b"GGATCC", b"TTTTTTTT"]):
         one = warpmatch.ExactMatcher(pats, backend="cuda")
+        assert one.count(text) > 1000
         for devices in ([0, 0], "all"):
             split = warpmatch.ExactMatcher(pats, backend="cuda", devices=devices)
             assert "devices=[" in repr(split)
@@ -99,15 +100,22 @@ def test_exact_split_over_devices_equals_one_gpu():
 
 @requires_gpu
 def test_approx_split_over_devices_equals_one_gpu():
-    text = dna(6 << 20, 3)
     guides = [dna(20, 100 + i) for i in range(64)]  # 64 patterns: 1 MiB shares of text
+    text = bytearray(dna(6 << 20, 3))
+    for i, at in enumerate(range(1000, len(text) - 100, 20_000)):  # a guide every 20 kB, one base changed
+        g = bytearray(guides[i % len(guides)])
+        g[i % 20] = ord("A") if g[i % 20] != ord("A") else ord("C")
+        text[at : at + 20] = g
+    text = bytes(text)
     one = warpmatch.ApproxMatcher(guides, k=3, backend="cuda")
+    want = one.find(text)
+    assert len(want) >= 300
     for devices in ([0, 0], [0, 0, 0], "all"):
         split = warpmatch.ApproxMatcher(guides, k=3, backend="cuda", devices=devices)
-        assert split.find(text).tolist() == one.find(text).tolist()
+        assert split.find(text).tolist() == want.tolist()
     # Best mode runs on the first listed GPU: same hits.
-    best = warpmatch.ApproxMatcher(guides[:2], best=True, backend="cuda", devices=[0, 0])
-    assert best.find(text).tolist() == warpmatch.ApproxMatcher(guides[:2], best=True, backend="cuda").find(text).tolist()
+    best = warpmatch.ApproxMatcher(guides[:2], k=3, best=True, backend="cuda", devices=[0, 0])
+    assert best.find(text).tolist() == warpmatch.ApproxMatcher(guides[:2], k=3, best=True, backend="cuda").find(text).tolist()
 
 
 @requires_gpu
