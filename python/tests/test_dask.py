@@ -321,6 +321,9 @@ def test_edit_distances_partitioned(client):
     assert s.compute().tolist() == want.tolist()
     df = pd.DataFrame({"a": a, "b": b})
     assert wd.edit_distances(df, npartitions=3).compute().tolist() == warpmatch.edit_distances(a, b).tolist()
+    # devices reaches the workers' edit_distances (a GPU list with the cpu backend is refused there).
+    with pytest.raises(warpmatch.InvalidArgument, match="cpu backend"):
+        wd.edit_distances(a, b, npartitions=2, backend="cpu", devices=[0]).compute()
 
 
 def test_bad_arguments(files):

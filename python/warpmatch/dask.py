@@ -573,19 +573,21 @@ def search_local(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.
     return pd.concat(frames, ignore_index=True)
 
 
-def _distances_part(df, k, backend: str, threads: int):
+def _distances_part(df, k, backend: str, threads: int, devices):
     import pandas as pd
 
-    d = warpmatch.edit_distances(list(df["a"]), list(df["b"]), k=k, backend=backend, threads=threads)
+    d = warpmatch.edit_distances(list(df["a"]), list(df["b"]), k=k, backend=backend, threads=threads, devices=devices)
     return pd.Series(d, index=df.index, name="distance", dtype="int64")
 
 
 def edit_distances(seqs_a, seqs_b=None, k: int | None = None, npartitions: int | None = None,
-                   backend: str = "auto", threads: int = 0):
+                   backend: str = "auto", threads: int = 0, devices=None):
     """Edit distances of many pairs on a Dask cluster, as a lazy Dask Series (int64; -1 where a
     distance exceeds k), in pair order. Either two equal-length sequences of texts (split into
     `npartitions` batches; default 1 per 1000 pairs), or one Dask/pandas DataFrame with columns
-    'a' and 'b' (its partitions are the batches)."""
+    'a' and 'b' (its partitions are the batches). backend, threads and devices are
+    warpmatch.edit_distances' on each worker (devices, e.g. "all", is resolved there, where the
+    GPUs are: a bad value raises when the batches are computed)."""
     import dask.dataframe as dd
     import pandas as pd
 
@@ -602,5 +604,5 @@ def edit_distances(seqs_a, seqs_b=None, k: int | None = None, npartitions: int |
         frame = dd.from_pandas(pdf, npartitions=npartitions or max(1, len(a) // 1000), sort=False)
     if k is not None and k < 0:
         raise warpmatch.InvalidArgument(f"k = {k}: must be >= 0 (None for no bound)")
-    return frame.map_partitions(_distances_part, k, backend, threads,
+    return frame.map_partitions(_distances_part, k, backend, threads, devices,
                                 meta=pd.Series(dtype="int64", name="distance"))
