@@ -29,11 +29,14 @@
 #   .device-python/lib/                      its shared libraries the GPU machine may lack
 #   .device-python/wheels/                   test-only packages missing there (edlib, pyahocorasick,
 #                                            dask, distributed and their missing dependencies)
+#   .device-python/dask-cuda/                dask-cuda and its CUDA Python packages (~15 MB), for
+#                                            run_on_gpu.sh dask's LocalCUDACluster smoke run
 #   .device-python/MANIFEST.txt              what was staged, sizes
 #
 # built with a Python 3.12 found here (python3.12 on PATH or pyenv's; WARPMATCH_GPU_PYTHON names
 # another) in the venv build/pyenv-gpu, tried here with the suite (GPU tests skip), then:
 #   run(command="bash scripts/run_on_gpu.sh python", carry=[".device-python"], timeout_s=600)
+#   run(command="bash scripts/run_on_gpu.sh dask", carry=[".device-python"], timeout_s=600)
 #
 # Usage: scripts/build_for_gpu.sh [-j N] [--python]
 set -euo pipefail
@@ -125,6 +128,20 @@ if ((python_only)); then
       echo "  warning: no cp312 wheel of $name here; its tests will skip on the GPU machine"
   done
 
+  # run_on_gpu.sh dask's LocalCUDACluster smoke run: dask-cuda and what it imports beyond the
+  # machine's packages (nvidia-ml-py for pynvml; cuda-core, cuda-bindings 12, cuda-pathfinder
+  # for its device queries), ~15 MB; dask itself is in wheels/ above. rapids-dask-dependency
+  # (a pin of dask's version) is left out: installed --no-deps, and the step skips the smoke
+  # run, saying why, when dask_cuda does not import.
+  mkdir -p "$pystage/dask-cuda"
+  for spec in dask-cuda==26.10.0 nvidia-ml-py cuda-core==1.2.2 "cuda-bindings==12.*" cuda-pathfinder; do
+    "$venv/bin/python" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+      --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
+      --platform manylinux2014_x86_64 -d "$pystage/dask-cuda" "$spec" ||
+      echo "  warning: no cp312 wheel of $spec here; the dask step will skip its LocalCUDACluster run"
+  done
+  printf '  dask-cuda wheels: %s MiB\n' "$(mib "$(du -sb "$pystage/dask-cuda" | cut -f1)")"
+
   say "the staged wheels here (GPU tests skip: no GPU here)"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel" "$pystage"/wheels/*.whl
   "$venv/bin/python" -m pip install -q --disable-pip-version-check pandas pyarrow toolz cloudpickle fsspec click psutil \
@@ -149,6 +166,7 @@ if ((python_only)); then
   fi
   echo
   echo 'next: device tool run(command="bash scripts/run_on_gpu.sh python", carry=[".device-python"], timeout_s=600)'
+  echo '      device tool run(command="bash scripts/run_on_gpu.sh dask", carry=[".device-python"], timeout_s=600)'
   exit 0
 fi
 

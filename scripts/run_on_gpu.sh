@@ -43,6 +43,15 @@
 #                 (carry=[".device-python"]; needs no .device), installed into /tmp/wm-site for the
 #                 machine's python3, then pytest -rs (GPU tests must run: the step fails when
 #                 warpmatch sees no GPU) under WM_PYTHON_TIMEOUT s (default 400)  -> $OUT/python.log
+#         dask    (issue 13) bench/dask_scaling.py: warpmatch.dask on distributed.LocalClusters of
+#                 1, 2, 4, 8, 16 workers over a generated WM_DASK_BYTES (default 4G) file, an exact
+#                 and an approximate job (its first WM_DASK_APPROX_BYTES, default 1G), next to direct
+#                 single-process calls on all cores and on the GPU, then a dask-cuda LocalCUDACluster
+#                 smoke run (skipped, saying why, when dask_cuda does not import). The wheels
+#                 `scripts/build_for_gpu.sh --python` stages (carry=[".device-python"]; no .device
+#                 needed) installed offline into the venv /tmp/wm-dask-venv (system site packages:
+#                 the machine's pandas, numpy & co.); limit WM_DASK_TIMEOUT s (default 540; the
+#                 benchmark stops starting clusters past 60 % of it)  -> $OUT/dask_scaling.{log,json}
 #         all     info tests bench (the default)
 #   EXTRA BENCH ARGS go to every benchmark, e.g. `find -- --bytes 256M --repeats 3`.
 #   Environment: WM_TESTS_TIMEOUT (s, default 200), WM_BENCH_TIMEOUT (s, default 330),
@@ -67,8 +76,8 @@ while (($#)); do
   case "$1" in
     --) shift; extra=("$@"); break ;;
     all) steps+=(info tests bench) ;;
-    info|tests|bench|find|e2e|inputs|feed|sanitize|scaling|python) steps+=("$1") ;;
-    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, e2e, inputs, feed, sanitize, scaling, python, all)" >&2; exit 2 ;;
+    info|tests|bench|find|e2e|inputs|feed|sanitize|scaling|python|dask) steps+=("$1") ;;
+    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, e2e, inputs, feed, sanitize, scaling, python, dask, all)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -86,7 +95,7 @@ for z in "$D"/warpmatch.gz "$D"/warpmatch-bench.gz "$D"/warpmatch_tests.gz "$D"/
   [[ -f $z ]] && gzip -dc "$z" >"${z%.gz}"
 done
 only_python=1
-for s in "${steps[@]}"; do [[ $s == python ]] || only_python=0; done
+for s in "${steps[@]}"; do [[ $s == python || $s == dask ]] || only_python=0; done
 if ((!only_python)) && [[ ! -x $D/warpmatch && ! -f $D/warpmatch ]]; then
   echo "run_on_gpu.sh: $D/warpmatch is missing: run scripts/build_for_gpu.sh here first and" \
        "carry .device (carry=[\".device\"])" >&2
@@ -380,6 +389,46 @@ assert warpmatch.build_info()["cuda_compiled"] and warpmatch.devices(), "no GPU 
   return $rc
 }
 
+# The staged wheels installed offline into a fresh venv that also sees the machine's packages
+# (pandas, numpy, ...); pip's --target writes into its site-packages (the venv has no pip of its
+# own: Ubuntu's python3 may lack ensurepip). Falls back to a plain folder on PYTHONPATH.
+step_dask() {
+  local P="$root/.device-python" venv=/tmp/wm-dask-venv py site limit=${WM_DASK_TIMEOUT:-540} rc
+  if ! ls "$P"/warpmatch-*.whl >/dev/null 2>&1; then
+    echo "no $P/warpmatch-*.whl: run scripts/build_for_gpu.sh --python here and carry .device-python" >&2
+    return 2
+  fi
+  rm -rf "$venv"
+  if python3 -m venv --system-site-packages --without-pip "$venv" 2>"$OUT/dask_scaling.log"; then
+    py="$venv/bin/python"
+    site=$("$py" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+  else
+    echo "python3 -m venv failed (see above); installing into /tmp/wm-dask-site on PYTHONPATH instead"
+    py=python3 site=/tmp/wm-dask-site
+    rm -rf "$site"
+    export PYTHONPATH="$site"
+  fi
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" \
+    "$P"/warpmatch-*.whl "$P"/wheels/*.whl || return 3
+  if ls "$P"/dask-cuda/*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" \
+      "$P"/dask-cuda/*.whl || echo "dask-cuda wheels did not install: the LocalCUDACluster run will be skipped"
+  else
+    echo "no $P/dask-cuda/ wheels: the LocalCUDACluster run will be skipped"
+  fi
+  {
+    echo "python: $("$py" --version) ($py); staged: $(head -1 "$P/MANIFEST.txt" 2>/dev/null)"
+    # From /tmp: the installed package is imported, not the source tree's python/warpmatch.
+    (cd /tmp && WM_COMMIT=$(sed -n 's/^commit: //p' "$P/MANIFEST.txt" 2>/dev/null | head -1) \
+      LD_LIBRARY_PATH="$P/lib:$LD_LIBRARY_PATH" PYTHONUNBUFFERED=1 \
+      timeout --kill-after=20 "$limit" "$py" "$root/bench/dask_scaling.py" --bytes "${WM_DASK_BYTES:-4G}" \
+      --approx-bytes "${WM_DASK_APPROX_BYTES:-1G}" --budget "$limit" --json "$OUT/dask_scaling.json" "${extra[@]}")
+  } 2>&1 | grep --line-buffered -vE ' - (INFO|DEBUG) - ' |
+    tee -a "$OUT/dask_scaling.log"
+  rc=${PIPESTATUS[0]}
+  return $rc
+}
+
 for s in "${steps[@]}"; do
   banner "$s"
   t0=$SECONDS
@@ -401,6 +450,10 @@ if [[ -f $OUT/bench_e2e.log ]]; then
   echo "-- bench_e2e.log (targets):"
   sed -n '/^targets (PERF.md/,$p' "$OUT/bench_e2e.log" | head -40
   grep -E '^(!!!|warpmatch-bench e2e: error)' "$OUT/bench_e2e.log" | head -5
+fi
+if [[ -f $OUT/dask_scaling.log ]]; then
+  echo "-- dask_scaling.log:"
+  grep -E '^(dask_scaling|direct|job|exact|approx|target|LocalCUDACluster|!!!|---)' "$OUT/dask_scaling.log" | head -40
 fi
 if [[ -f $OUT/python.log ]]; then
   echo "-- python.log:"

@@ -665,3 +665,27 @@ TEST(ApproxSegments, BestModeOverManySegmentsFindsTheLaterMinimum) {
   EXPECT_EQ(whole[0].distance, 0u);
   EXPECT_EQ(warpmatch::tuning_hooks::compile_approx(bytes_of("GATTACA"), o, {.segment_ends = 100}).find_all(text), whole);
 }
+
+// Text in GPU memory (DeviceSpan) is scanned only by a matcher on the cuda backend, and only
+// from device memory: a cpu matcher, and on a GPU host memory dressed as device text, are
+// refused with InvalidArgument before any copy. (Scans of real device memory against host
+// text: python/tests/test_device_text.py.)
+TEST(ApproxCpu, DeviceTextNeedsTheCudaBackendAndDeviceMemory) {
+  const std::string host = "xxGATTACAxx";
+  const warpmatch::DeviceSpan as_device{reinterpret_cast<const std::uint8_t*>(host.data()), host.size()};
+  ApproxOptions o = options_k(1);
+  o.backend = warpmatch::Backend::cpu;
+  const auto on_cpu = ApproxMatcher::compile(warpmatch::as_bytes("GATTACA"), o);
+  const auto never = [](const ApproxMatch&) { return true; };
+  try {
+    on_cpu.scan_device_text(as_device, never);
+    ADD_FAILURE() << "a cpu matcher accepted device text";
+  } catch (const warpmatch::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("approximate search"), std::string::npos) << e.what();
+  }
+  if (warpmatch::cuda_devices().empty()) return;
+  o.backend = warpmatch::Backend::cuda;
+  const auto on_gpu = ApproxMatcher::compile(warpmatch::as_bytes("GATTACA"), o);
+  EXPECT_THROW(on_gpu.scan_device_text(as_device, never), warpmatch::InvalidArgument);
+  EXPECT_EQ(on_gpu.scan_device_text(warpmatch::DeviceSpan{}, never), 0u);  // empty: no hits
+}

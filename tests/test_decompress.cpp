@@ -218,3 +218,37 @@ TEST(ZstdFrames, ParallelFramesEqualTheSerialDecode) {
   before_bad = drain(*head, rng);
   EXPECT_GE(got.size(), before_bad.size());
 }
+
+// zstd_frames (warpmatch.dask's planning): each frame's offset, stored size and content size
+// from the headers alone, skippable frames marked, sizes left out reported as unknown; a cut
+// frame is an InputError naming the offset.
+TEST(ZstdFrames, IndexFromTheHeaders) {
+  std::mt19937_64 rng(17);
+  const std::string a = pooled_text(rng, 70000), b = pooled_text(rng, 5), c = pooled_text(rng, 300000);
+  const std::string fa = zstd_with(a, 3, 20, true), fb = zstd_with(b, 1, 10, true), fc = zstd_with(c, 5, 22, false);
+  const std::string skip = skippable_frame("1234");
+  const std::string stored = skip + fa + fb + fc;
+  const std::vector<io::ZstdFrame> frames = io::zstd_frames("t.zst", as_bytes(stored));
+  ASSERT_EQ(frames.size(), 4u);
+  const std::uint64_t offsets[] = {0, skip.size(), skip.size() + fa.size(), skip.size() + fa.size() + fb.size()};
+  const std::uint64_t stored_sizes[] = {skip.size(), fa.size(), fb.size(), fc.size()};
+  const std::uint64_t contents[] = {0, a.size(), b.size(), io::ZstdFrame::kUnknownSize};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(frames[i].offset, offsets[i]) << i;
+    EXPECT_EQ(frames[i].compressed_size, stored_sizes[i]) << i;
+    EXPECT_EQ(frames[i].content_size, contents[i]) << i;
+    EXPECT_EQ(frames[i].skippable, i == 0) << i;
+  }
+  const auto first_two = io::zstd_frames("t.zst", as_bytes(stored), 2);
+  ASSERT_EQ(first_two.size(), 2u);
+  EXPECT_EQ(first_two[1].offset, frames[1].offset);
+  EXPECT_TRUE(io::zstd_frames("t.zst", {}).empty());
+  try {
+    io::zstd_frames("t.zst", as_bytes(stored).first(stored.size() - 10));
+    ADD_FAILURE() << "a cut frame was accepted";
+  } catch (const io::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.zst: no whole zstd frame at byte " + std::to_string(offsets[3])),
+              std::string::npos)
+        << e.what();
+  }
+}

@@ -109,6 +109,11 @@ class ApproxMatcher {
   /// Every hit (see the header comment); returns the number delivered to the sink.
   std::uint64_t scan(ByteSpan text, const ApproxSink& sink, ScanStats* stats = nullptr,
                      ScanProgress* progress = nullptr) const;
+  /// scan of text in the memory of the matcher's GPU (DeviceSpan, warpmatch/common.hpp): the
+  /// kernels copy it device-to-device; starts and CIGARs are recovered on the host from copies
+  /// of only the m + distance bytes before each delivered hit's end. InvalidArgument on the cpu
+  /// backend, for host memory or another GPU's. Same hits as scan() of the same bytes.
+  std::uint64_t scan_device_text(DeviceSpan text, const ApproxSink& sink, ScanStats* stats = nullptr) const;
   /// Convenience: all hits collected.
   std::vector<ApproxMatch> find_all(ByteSpan text) const;
 

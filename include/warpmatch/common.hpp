@@ -22,9 +22,11 @@ inline ByteSpan as_bytes(std::string_view s) {
 
 /// Text in the memory of a CUDA device (cudaMalloc, CuPy, PyTorch or Numba arrays), for the
 /// scans that take it (ExactMatcher and MultiMatcher: count_device_text, scan_device_text;
-/// MultiMatcher::count_per_pattern_device_text): the CUDA backend reads it there, chunk by
-/// chunk device-to-device into its padded buffers, never through the host (a split over
-/// Execution::devices copies the other GPUs' shares peer-to-peer). The memory must be device
+/// MultiMatcher::count_per_pattern_device_text; ApproxMatcher::scan_device_text): the CUDA
+/// backend reads it there, chunk by chunk device-to-device into its padded buffers, never
+/// through the host (a split over Execution::devices copies the other GPUs' shares
+/// peer-to-peer); approximate search copies to the host only the few bytes before each hit
+/// that its start and CIGAR recovery read. The memory must be device
 /// or managed memory of one of the matcher's GPUs; a matcher on the cpu backend, host memory
 /// or another GPU's memory is an InvalidArgument. Results are those of the same bytes on the host.
 struct DeviceSpan {

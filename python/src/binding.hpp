@@ -76,6 +76,12 @@ nb::object as_hits(nb::object array, nb::object records, nb::object cigars);
 
 /// Backend from "auto" / "cpu" / "cuda" (InvalidArgument otherwise).
 Backend backend_arg(const std::string& name);
+/// Execution::devices from the `devices` keyword: None -> {} (`device` alone), "all" -> every
+/// GPU the runtime lists, or a sequence of ints. InvalidArgument for another string, an empty
+/// sequence, a negative ordinal, "all" with backend "cpu" or devices with device != 0;
+/// TypeError for other types. Ordinals the runtime does not list and a list with backend
+/// "cpu" are the library's InvalidArgument at compile.
+std::vector<int> devices_arg(nb::handle devices, const std::string& backend, int device);
 /// A non-negative count from an optional Python int: -1 for None; InvalidArgument when negative.
 std::int64_t optional_bound(const nb::object& value, const char* name);
 

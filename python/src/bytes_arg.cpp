@@ -44,7 +44,7 @@ BytesArg::BytesArg(nb::handle obj, const char* what) {
   // Before the buffer protocol: CuPy's ndarray has it too, and it raises for device memory.
   if (is_gpu_array(obj))
     throw nb::type_error((std::string(what) + ": GPU-resident arrays (" + nb::type_name(obj.type()).c_str() +
-                          ") are accepted only as the text of ExactMatcher.count/counts/find; "
+                          ") are accepted only as the text of ExactMatcher.count/counts/find and ApproxMatcher.find; "
                           "copy it to host memory here (e.g. cupy.asnumpy(x))")
                              .c_str());
   if (PyObject_CheckBuffer(obj.ptr())) {
@@ -221,6 +221,43 @@ nb::object as_hits(nb::object array, nb::object records, nb::object cigars) {
 }
 
 Backend backend_arg(const std::string& name) { return parse_backend(name); }
+
+std::vector<int> devices_arg(nb::handle devices, const std::string& backend, int device) {
+  if (devices.is_none()) return {};
+  const bool cpu = backend_arg(backend) == Backend::cpu;
+  if (device != 0)
+    throw InvalidArgument("devices and device = " + std::to_string(device) +
+                          " were both given: devices lists every GPU of the call (device is for one GPU)");
+  if (PyUnicode_Check(devices.ptr())) {
+    if (nb::cast<std::string>(devices) != "all")
+      throw InvalidArgument("devices = '" + nb::cast<std::string>(devices) +
+                            "': expected None, 'all' or a sequence of GPU ordinals");
+    if (cpu)
+      throw InvalidArgument("devices = 'all' was given with backend 'cpu', which runs on CPU threads instead "
+                            "(use threads=, or backend 'auto' or 'cuda')");
+    // Every GPU the runtime lists; none on a machine without one, where 'auto' then runs on
+    // the CPU and 'cuda' reports BackendUnavailable as without devices.
+    std::vector<int> all;
+    for (const DeviceInfo& d : cuda_devices()) all.push_back(d.ordinal);
+    return all;
+  }
+  if (!PySequence_Check(devices.ptr()) || PyBytes_Check(devices.ptr()) || PyByteArray_Check(devices.ptr()))
+    throw nb::type_error((std::string("devices: expected None, 'all' or a sequence of GPU ordinals, got ") +
+                          nb::type_name(devices.type()).c_str()).c_str());
+  std::vector<int> out;
+  for (nb::handle item : nb::borrow<nb::sequence>(devices)) {
+    if (!PyLong_Check(item.ptr()) || PyBool_Check(item.ptr()))
+      throw nb::type_error((std::string("devices: GPU ordinals are ints, got ") + nb::type_name(item.type()).c_str())
+                               .c_str());
+    const long v = PyLong_AsLong(item.ptr());
+    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+    if (v < 0 || v > 0x7fffffff) throw InvalidArgument("devices: GPU ordinal " + std::to_string(v) + " is out of range");
+    out.push_back(static_cast<int>(v));
+  }
+  if (out.empty()) throw InvalidArgument("devices: an empty sequence (None runs on `device` alone)");
+  // The library rejects a list with the cpu backend and ordinals the runtime does not list.
+  return out;
+}
 
 std::int64_t optional_bound(const nb::object& value, const char* name) {
   if (value.is_none()) return -1;

@@ -91,6 +91,14 @@ Strand strand_arg(const std::string& s) {
   }
 }
 
+/// ", devices=[0, 1]" for a repr when a device list is in use, else "".
+std::string devices_repr(const std::vector<int>& devices) {
+  if (devices.empty()) return "";
+  std::string out = ", devices=[";
+  for (std::size_t i = 0; i < devices.size(); ++i) out += (i ? ", " : "") + std::to_string(devices[i]);
+  return out + "]";
+}
+
 nb::list bytes_list(const std::vector<std::string>& v) {
   nb::list out;
   for (const auto& s : v) out.append(nb::bytes(s.data(), s.size()));
@@ -147,7 +155,7 @@ nb::object file_hits(const std::vector<FileRow>& rows, const std::vector<std::st
 class PyExactMatcher {
  public:
   PyExactMatcher(nb::handle pattern_or_patterns, bool ignore_case, const std::string& backend, int threads,
-                 int device, const std::string& strand, bool iupac) {
+                 int device, const std::string& strand, bool iupac, nb::handle devices) {
     std::vector<BytesArg> args = texts_arg(pattern_or_patterns, "pattern", multi_);
     for (const auto& a : args) patterns_.push_back(a.str());
     ignore_case_ = ignore_case;
@@ -157,6 +165,8 @@ class PyExactMatcher {
     backend_ = backend;
     threads_ = threads;
     device_ = device;
+    devices_ = devices_arg(devices, backend, device);
+    devices_requested_ = nb::borrow(devices);
     compile();
   }
 
@@ -231,13 +241,13 @@ class PyExactMatcher {
   bool iupac() const { return iupac_; }
 
   nb::tuple state() const {
-    return nb::make_tuple(patterns(), ignore_case_, backend_, threads_, device_, strand_, iupac_);
+    return nb::make_tuple(patterns(), ignore_case_, backend_, threads_, device_, strand_, iupac_, devices_requested_);
   }
   std::string repr() const {
     return "warpmatch.ExactMatcher(" + std::to_string(patterns_.size()) + " pattern" +
            (patterns_.size() == 1 ? "" : "s") + ", ignore_case=" + (ignore_case_ ? "True" : "False") +
            (strand_ != "+" ? ", strand='" + strand_ + "'" : "") + (iupac_ ? ", iupac=True" : "") +
-           ", backend='" + backend() + "', algorithm='" + algorithm() + "')";
+           ", backend='" + backend() + "', algorithm='" + algorithm() + "'" + devices_repr(devices_) + ")";
   }
 
  private:
@@ -254,6 +264,7 @@ class PyExactMatcher {
       o.iupac = iupac_;
       o.threads = threads_;
       o.device = device_;
+      o.devices = devices_;
       set_.emplace(MultiMatcher::compile(patterns_, o));
     } else {
       ExactOptions o;
@@ -261,6 +272,7 @@ class PyExactMatcher {
       o.case_insensitive = ignore_case_;
       o.threads = threads_;
       o.device = device_;
+      o.devices = devices_;
       single_.emplace(ExactMatcher::compile(as_bytes(patterns_[0]), o));
     }
   }
@@ -274,6 +286,8 @@ class PyExactMatcher {
   std::string backend_ = "auto";  // as requested: a pickled "auto" matcher resolves again where it lands
   int threads_ = 0;
   int device_ = 0;
+  std::vector<int> devices_;         // resolved (Execution::devices)
+  nb::object devices_requested_;     // as given: a pickled "all" resolves again where it lands
   std::optional<ExactMatcher> single_;
   std::optional<MultiMatcher> set_;
 };
@@ -283,7 +297,7 @@ class PyApproxMatcher {
  public:
   PyApproxMatcher(nb::handle pattern_or_patterns, nb::object k, bool best, bool cigar, bool ignore_case,
                   const std::string& backend, int threads, int device, const std::string& strand, bool iupac,
-                  bool hamming) {
+                  bool hamming, nb::handle devices) {
     std::vector<BytesArg> args = texts_arg(pattern_or_patterns, "pattern", multi_);
     for (const auto& a : args) patterns_.emplace_back(a.span().begin(), a.span().end());
     k_arg_ = k;
@@ -299,21 +313,26 @@ class PyApproxMatcher {
     opt_.backend = backend_arg(backend);
     opt_.threads = threads;
     opt_.device = device;
+    opt_.devices = devices_arg(devices, backend, device);
+    devices_requested_ = nb::borrow(devices);
     nb::gil_scoped_release release;
     matcher_.emplace(ApproxMatcher::compile(patterns_, opt_));
   }
 
+  // Host or GPU-resident text (TextArg): the library's scan or scan_device_text.
   nb::object find(nb::handle text) const {
-    BytesArg t(text, "text");
+    TextArg t(text, "text");
     std::vector<ApproxRow> rows;
     std::vector<std::string> cigars;
     {
       nb::gil_scoped_release release;
-      matcher_->scan(t.span(), [&](const ApproxMatch& h) {
+      const ApproxSink sink = [&](const ApproxMatch& h) {
         rows.push_back({h.pattern, h.distance, h.start, h.end, h.strand});
         if (cigar()) cigars.push_back(h.cigar);
         return true;
-      });
+      };
+      if (t.on_device()) matcher_->scan_device_text(t.device(), sink);
+      else matcher_->scan(t.host(), sink);
     }
     nb::object array = numpy_array(approx_dtype(), rows.data(), rows.size());
     if (!cigar()) return array;
@@ -376,14 +395,14 @@ class PyApproxMatcher {
   std::string algorithm() const { return matcher_->algorithm(); }
   nb::tuple state() const {
     return nb::make_tuple(patterns(), k_arg_, opt_.best, cigar(), opt_.case_insensitive, backend_,
-                          opt_.threads, opt_.device, strand_, opt_.iupac, opt_.hamming);
+                          opt_.threads, opt_.device, strand_, opt_.iupac, opt_.hamming, devices_requested_);
   }
   std::string repr() const {
     return "warpmatch.ApproxMatcher(" + std::to_string(patterns_.size()) + " pattern" +
            (patterns_.size() == 1 ? "" : "s") + ", k=" + (k_arg_.is_none() ? "None" : std::to_string(opt_.k)) +
            ", best=" + (opt_.best ? "True" : "False") + (strand_ != "+" ? ", strand='" + strand_ + "'" : "") +
            (opt_.iupac ? ", iupac=True" : "") + (opt_.hamming ? ", hamming=True" : "") + ", backend='" + backend() +
-           "')";
+           "'" + devices_repr(opt_.devices) + ")";
   }
 
  private:
@@ -392,6 +411,7 @@ class PyApproxMatcher {
   nb::object k_arg_;
   std::string strand_ = "+";
   std::string backend_ = "auto";
+  nb::object devices_requested_;  // as given (see PyExactMatcher)
   ApproxOptions opt_;
   std::optional<ApproxMatcher> matcher_;
 };
@@ -399,7 +419,7 @@ class PyApproxMatcher {
 constexpr const char* kExactDoc = R"(Exact search of one pattern or a set of patterns, compiled once.
 
 ExactMatcher(pattern_or_patterns, ignore_case=False, backend="auto", threads=0, device=0,
-             strand="+", iupac=False)
+             strand="+", iupac=False, devices=None)
 
 pattern_or_patterns: one pattern (str as UTF-8, or any bytes-like object) or a sequence of
     them. Every byte value is a character (NUL included). A set reports every occurrence of
@@ -408,6 +428,13 @@ pattern_or_patterns: one pattern (str as UTF-8, or any bytes-like object) or a s
 ignore_case: ASCII letters only; other bytes compare exactly.
 backend: "auto" (CUDA when a GPU is present, else the CPU), "cpu" or "cuda".
 threads: CPU threads (0 = all). device: CUDA device ordinal.
+devices: several GPUs for each scan: None (device alone), "all" (every GPU warpmatch.devices()
+    lists; none on a machine without one, where backend "auto" runs on the CPU) or a sequence
+    of ordinals (one may repeat). The text is split over them with the patterns' overlap and
+    the results merged in the one-GPU order, identical to one GPU's; a text too small to gain
+    runs on the first. With backend "cpu" (which takes threads instead), with device != 0, an
+    empty sequence or an ordinal no GPU has: InvalidArgument (a ValueError); TypeError for a
+    value that is neither None, a str nor a sequence of ints.
 strand: "+" (the patterns as given), "-" (their reverse complements) or "both"; a '-' hit has
     strand b'-' and forward coordinates (start < end). Patterns must then be nucleotides or
     IUPAC codes. iupac: pattern IUPAC codes (N R Y S W K M B D H V) match their bases; a text
@@ -433,7 +460,8 @@ C-contiguous with single-byte items, on the matcher's device.
 constexpr const char* kApproxDoc = R"(Approximate search: every end position within k edits, or the best ones.
 
 ApproxMatcher(pattern_or_patterns, k=None, best=False, cigar=False, ignore_case=False,
-              backend="auto", threads=0, device=0, strand="+", iupac=False, hamming=False)
+              backend="auto", threads=0, device=0, strand="+", iupac=False, hamming=False,
+              devices=None)
 
 Semi-global Levenshtein distance (edlib's HW mode): a hit is an end e (exclusive) with
 dist(e) = min over s of ED(pattern, text[s:e]) <= k; start is the largest s reaching that
@@ -444,6 +472,11 @@ from the text, 'D' a text byte absent from the pattern): find() then returns a H
 whose .cigars lists them row by row.
 
 strand and iupac: as for ExactMatcher (a '-' hit's CIGAR is in the forward direction).
+backend, threads, device and devices: as for ExactMatcher; over several GPUs the text's ends
+are split (all-hits mode) with an overlap of m + k; best mode runs on the first listed GPU.
+On the cuda backend find() also takes text already in GPU memory (__cuda_array_interface__ or
+CUDA DLPack, as ExactMatcher): the kernels copy it device-to-device; starts and CIGARs are
+recovered on the host from only the m + k bytes before each hit's end.
 hamming=True: substitutions only (no indels): every window of len(pattern) bytes with at most
 k mismatches, distance = mismatches.
 
@@ -463,9 +496,9 @@ its '-' hits), each pattern's in ascending end.
 
 void bind_matchers(nb::module_& m) {
   nb::class_<PyExactMatcher>(m, "ExactMatcher", kExactDoc)
-      .def(nb::init<nb::handle, bool, const std::string&, int, int, const std::string&, bool>(),
+      .def(nb::init<nb::handle, bool, const std::string&, int, int, const std::string&, bool, nb::handle>(),
            "pattern_or_patterns"_a, "ignore_case"_a = false, "backend"_a = "auto", "threads"_a = 0, "device"_a = 0,
-           "strand"_a = "+", "iupac"_a = false)
+           "strand"_a = "+", "iupac"_a = false, "devices"_a.none() = nb::none())
       .def("count", &PyExactMatcher::count, "text"_a,
            "Number of occurrences of all patterns, overlapping ones included.\n\n"
            ">>> warpmatch.ExactMatcher('aa').count('aaaa')\n3")
@@ -502,16 +535,16 @@ void bind_matchers(nb::module_& m) {
            [](PyExactMatcher& self, const nb::tuple& s) {
              new (&self) PyExactMatcher(s[0], nb::cast<bool>(s[1]), nb::cast<std::string>(s[2]),
                                         nb::cast<int>(s[3]), nb::cast<int>(s[4]), nb::cast<std::string>(s[5]),
-                                        nb::cast<bool>(s[6]));
+                                        nb::cast<bool>(s[6]), s[7]);
            })
       .def("__repr__", &PyExactMatcher::repr);
 
   nb::class_<PyApproxMatcher>(m, "ApproxMatcher", kApproxDoc)
       .def(nb::init<nb::handle, nb::object, bool, bool, bool, const std::string&, int, int, const std::string&, bool,
-                    bool>(),
+                    bool, nb::handle>(),
            "pattern_or_patterns"_a, "k"_a = nb::none(), "best"_a = false, "cigar"_a = false,
            "ignore_case"_a = false, "backend"_a = "auto", "threads"_a = 0, "device"_a = 0, "strand"_a = "+",
-           "iupac"_a = false, "hamming"_a = false)
+           "iupac"_a = false, "hamming"_a = false, "devices"_a.none() = nb::none())
       .def("find", &PyApproxMatcher::find, "text"_a,
            "Every hit as a structured array with fields pattern (u4), strand (S1), start (u8), end (u8),\n"
            "distance (u4); with cigar=True a Hits array whose .cigars holds the alignments.\n\n"
@@ -539,7 +572,7 @@ void bind_matchers(nb::module_& m) {
              new (&self) PyApproxMatcher(s[0], nb::borrow(s[1]), nb::cast<bool>(s[2]), nb::cast<bool>(s[3]),
                                          nb::cast<bool>(s[4]), nb::cast<std::string>(s[5]), nb::cast<int>(s[6]),
                                          nb::cast<int>(s[7]), nb::cast<std::string>(s[8]), nb::cast<bool>(s[9]),
-                                         nb::cast<bool>(s[10]));
+                                         nb::cast<bool>(s[10]), s[11]);
            })
       .def("__repr__", &PyApproxMatcher::repr);
 }

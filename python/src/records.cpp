@@ -5,6 +5,8 @@
 #include <nanobind/stl/string.h>
 
 #include "binding.hpp"
+#include "io/byte_source.hpp"
+#include "io/decompress.hpp"
 #include "io/input.hpp"
 
 namespace warpmatch::python {
@@ -50,6 +52,44 @@ PyInput open_py(nb::handle path_obj, const std::string& format) {
   return PyInput{std::make_shared<const io::Input>(io::Input::open(path, f))};
 }
 
+// warpmatch.dask's planning and tasks: a zstd file's frames from its headers, and the
+// decompression of a run of whole frames (or gzip members) with the library's decoders.
+nb::list zstd_frames_py(nb::handle data_obj, std::size_t max_frames) {
+  const BytesArg data(data_obj, "data");
+  std::vector<io::ZstdFrame> frames;
+  {
+    nb::gil_scoped_release release;
+    frames = io::zstd_frames("(zstd data)", data.span(), max_frames);
+  }
+  nb::list out;
+  for (const auto& f : frames)
+    out.append(nb::make_tuple(f.offset, f.compressed_size,
+                              f.content_size == io::ZstdFrame::kUnknownSize ? nb::none() : nb::cast(f.content_size),
+                              f.skippable));
+  return out;
+}
+
+nb::bytes decompress_py(nb::handle data_obj, int threads) {
+  const BytesArg data(data_obj, "data");
+  std::string out;
+  {
+    nb::gil_scoped_release release;
+    const io::Compression kind = io::detect_compression(data.span());
+    if (kind == io::Compression::none) throw InvalidArgument("decompress: the data is neither gzip nor zstd");
+    auto source = io::decompressing_source("(compressed data)", kind, std::make_unique<io::MemorySource>(data.span()),
+                                           threads);
+    std::size_t size = 0;
+    while (true) {
+      if (out.size() - size < (std::size_t{1} << 20)) out.resize(std::max<std::size_t>(out.size() * 2, size + (1 << 20)));
+      const std::size_t n = source->read(reinterpret_cast<std::uint8_t*>(out.data()) + size, out.size() - size);
+      if (n == 0) break;
+      size += n;
+    }
+    out.resize(size);
+  }
+  return nb::bytes(out.data(), out.size());
+}
+
 }  // namespace
 
 void bind_records(nb::module_& m) {
@@ -89,6 +129,11 @@ void bind_records(nb::module_& m) {
                std::string(io::format_name(x.input->format())) + "', records=" + std::to_string(x.size()) + ")";
       });
 
+  m.def("_zstd_frames", &zstd_frames_py, "data"_a, "max_frames"_a = 0,
+        "Internal (warpmatch.dask): the zstd frames of data from its first byte, as (offset,\n"
+        "compressed_size, content_size or None when the header omits it, skippable) tuples.");
+  m.def("_decompress", &decompress_py, "data"_a, "threads"_a = 1,
+        "Internal (warpmatch.dask): gzip, BGZF or zstd data decompressed whole by the input layer.");
   m.def("open", &open_py, "path"_a, "format"_a = "auto",
         "Opens a file (path '-' is standard input) through warpmatch's input layer and returns its\n"
         "records: plain text is one record (a regular file is memory-mapped, not read), FASTA and\n"

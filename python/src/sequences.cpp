@@ -61,7 +61,7 @@ PyDistance edit_distance_py(nb::handle a, nb::handle b, nb::object k, bool align
 }
 
 nb::object edit_distances_py(nb::handle seqs_a, nb::handle seqs_b, nb::object k, bool cross,
-                             const std::string& backend, int threads, int device) {
+                             const std::string& backend, int threads, int device, nb::handle devices) {
   bool multi_a = false, multi_b = false;
   const std::vector<BytesArg> a = texts_arg(seqs_a, "seqs_a", multi_a);
   const std::vector<BytesArg> b = texts_arg(seqs_b, "seqs_b", multi_b);
@@ -70,7 +70,8 @@ nb::object edit_distances_py(nb::handle seqs_a, nb::handle seqs_b, nb::object k,
   if (!cross && a.size() != b.size())
     throw InvalidArgument("edit_distances: " + std::to_string(a.size()) + " sequences in seqs_a but " +
                           std::to_string(b.size()) + " in seqs_b (pairs need equal lengths; cross=True pairs every a with every b)");
-  const DistanceOptions o = distance_options(k, false, backend, threads, device);
+  DistanceOptions o = distance_options(k, false, backend, threads, device);
+  o.devices = devices_arg(devices, backend, device);
   if (cross) {
     // The library's matrix: on CUDA each string is uploaded once and the pairs are formed on
     // the device, instead of |a| x |b| pairs crossing the bus.
@@ -171,10 +172,13 @@ void bind_sequences(nb::module_& m) {
         "EditDistance(distance=3, cigar='1X3=1X1=1D')\n"
         ">>> warpmatch.edit_distance('kitten', 'sitting', k=2).distance is None\nTrue");
   m.def("edit_distances", &edit_distances_py, "seqs_a"_a, "seqs_b"_a, "k"_a = nb::none(), "cross"_a = false,
-        "backend"_a = "auto", "threads"_a = 0, "device"_a = 0,
+        "backend"_a = "auto", "threads"_a = 0, "device"_a = 0, "devices"_a.none() = nb::none(),
         "Edit distances of many pairs at once (all threads, or the GPU), as an int64 array:\n"
         "distance(seqs_a[i], seqs_b[i]) for equal-length sequences, or with cross=True the\n"
-        "len(seqs_a) x len(seqs_b) matrix of every a against every b. -1 where a distance exceeds k.\n\n"
+        "len(seqs_a) x len(seqs_b) matrix of every a against every b. -1 where a distance exceeds k.\n"
+        "devices: None (device alone), 'all' or a sequence of GPU ordinals: the pairs (or the\n"
+        "matrix's rows) are split over those GPUs, results identical to one GPU's (see\n"
+        "ExactMatcher for the rules; with backend 'cpu' an InvalidArgument).\n\n"
         ">>> warpmatch.edit_distances(['abc', 'kitten'], ['abd', 'sitting']).tolist()\n[1, 3]\n"
         ">>> warpmatch.edit_distances(['a', 'ab'], ['b', 'ab', 'abc'], cross=True).tolist()\n"
         "[[1, 1, 2], [1, 0, 1]]");

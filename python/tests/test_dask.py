@@ -1,9 +1,11 @@
 """warpmatch.dask on a distributed.LocalCluster (2 worker processes): the same rows as one
-process, for plain files split into byte ranges, FASTA split at records, gzip/FASTQ whole."""
+process, for plain files split into byte ranges, FASTA split at records, BGZF at blocks, zstd at
+frames, gzip and single-frame zstd whole."""
 from __future__ import annotations
 
 import gzip
 import random
+import shutil
 
 import numpy as np
 import pytest
@@ -189,23 +191,122 @@ def test_bgzf_split_at_blocks_and_fastq_at_records(client, bgzf_files):
         assert raw[lo : lo + 4] == b"\x1f\x8b\x08\x04"  # block starts
 
 
-@pytest.mark.parametrize("name", ["plain.txt.bgz", "genome.fa.bgz", "reads.fq", "reads.fq.bgz"])
-def test_bgzf_and_fastq_ranges_equal_one_process(client, bgzf_files, name):
-    d, plain, _ = bgzf_files
-    path = d / name
-    matchers = [warpmatch.ExactMatcher([b"ACGTA", b"GATTACA", b"TTTTTT"], threads=1),
+def assert_split_equals_one_process(path, min_tasks: int, plain: bytes | None):
+    """search over 1000-byte blocks (at least min_tasks tasks; 1: exactly one) equals search_local
+    for an exact, an approximate and a best-mode matcher; plain: the file's text, whose exact
+    hits are also checked against str.find."""
+    patterns = [b"ACGTA", b"GATTACA", b"TTTTTT"]
+    matchers = [warpmatch.ExactMatcher(patterns, threads=1),
                 warpmatch.ApproxMatcher([b"GATTACAGAT", b"CCGGTTAA"], k=2, threads=1),
                 warpmatch.ApproxMatcher(b"GATTACAGATTACA", best=True, threads=1)]
     for m in matchers:
         ddf = wd.search(m, path, blocksize=1_000)
-        assert ddf.npartitions > 3
+        assert ddf.npartitions >= min_tasks and (min_tasks > 1 or ddf.npartitions == 1)
         got = ddf.compute()
         frames_equal(got, wd.search_local(m, path))
         assert len(got) > 0
-    if name == "plain.txt.bgz":
+    if plain is not None:
         got = wd.search(matchers[0], path, blocksize=2_500).compute()
-        want = sorted((s, i) for i, p in enumerate([b"ACGTA", b"GATTACA", b"TTTTTT"]) for s in find_all(plain, p))
+        want = sorted((s, i) for i, p in enumerate(patterns) for s in find_all(plain, p))
         assert list(zip(got["start"].tolist(), got["pattern"].tolist())) == want
+
+
+@pytest.mark.parametrize("name", ["plain.txt.bgz", "genome.fa.bgz", "reads.fq", "reads.fq.bgz"])
+def test_bgzf_and_fastq_ranges_equal_one_process(client, bgzf_files, name):
+    d, plain, _ = bgzf_files
+    assert_split_equals_one_process(d / name, 4, plain if name == "plain.txt.bgz" else None)
+
+
+def zstd_of(data: bytes, rng: random.Random, tmp, content_size: bool = True) -> bytes:
+    """data as concatenated zstd frames of random sizes (a few smaller than any overlap), made by
+    the zstd command line over one file per frame (a file's frame states its size; with
+    content_size=False, --no-content-size leaves it out, as zstd fed through a pipe does)."""
+    import subprocess
+
+    tmp.mkdir(exist_ok=True)
+    names, i = [], 0
+    while i < len(data):
+        n = rng.choice([1, 5, rng.randint(300, 6000), rng.randint(300, 6000)])
+        name = tmp / f"frame{len(names):05d}"
+        name.write_bytes(data[i : i + n])
+        names.append(name)
+        i += n
+    flags = [] if content_size else ["--no-content-size"]
+    subprocess.run(["zstd", "-q", "-f", "-3", *flags, *map(str, names)], check=True)
+    return b"".join((tmp / (n.name + ".zst")).read_bytes() for n in names)
+
+
+requires_zstd_cli = pytest.mark.skipif(shutil.which("zstd") is None or shutil.which("pzstd") is None,
+                                       reason="no zstd/pzstd command line to make multi-frame test files: skipped")
+
+
+@pytest.fixture(scope="module")
+def zstd_files(files, bgzf_files):
+    import subprocess
+
+    d, plain, recs = files
+    _, _, fq = bgzf_files
+    rng = random.Random(11)
+    fa = (d / "genome.fa").read_bytes()
+    (d / "plain.txt.zst").write_bytes(zstd_of(plain, rng, d / "z1"))
+    (d / "genome.fa.zst").write_bytes(zstd_of(fa, rng, d / "z2"))
+    (d / "reads.fq.zst").write_bytes(zstd_of(fq, rng, d / "z3"))
+    (d / "nosize.txt.zst").write_bytes(zstd_of(plain, rng, d / "z4", content_size=False))
+    (d / "one.txt.zst").write_bytes(subprocess.run(["zstd", "-q", "-c", str(d / "plain.txt")], check=True,
+                                                   capture_output=True).stdout)
+    # pzstd starts every file with a skippable frame (input this small: one data frame).
+    (d / "pzstd.fa.zst").write_bytes(subprocess.run(["pzstd", "-q", "-p", "2", "-c", str(d / "genome.fa")],
+                                                    check=True, capture_output=True).stdout)
+    return d, plain, fq
+
+
+@requires_zstd_cli
+def test_zstd_frames_and_decompress_through_the_library(zstd_files):
+    d, plain, _ = zstd_files
+    raw = (d / "plain.txt.zst").read_bytes()
+    frames = warpmatch._core._zstd_frames(raw)
+    assert len(frames) > 20 and frames[0][0] == 0
+    assert all(a[0] + a[1] == b[0] for a, b in zip(frames, frames[1:]))  # back to back
+    assert frames[-1][0] + frames[-1][1] == len(raw)
+    assert sum(f[2] for f in frames) == len(plain) and not any(f[3] for f in frames)
+    assert warpmatch._core._decompress(raw) == plain
+    assert warpmatch._core._decompress(raw[frames[3][0] : frames[7][0]]) == \
+        plain[sum(f[2] for f in frames[:3]) : sum(f[2] for f in frames[:7])]
+    assert warpmatch._core._zstd_frames(raw, 2) == frames[:2]
+    assert all(f[2] is None for f in warpmatch._core._zstd_frames((d / "nosize.txt.zst").read_bytes()))
+    skippable = warpmatch._core._zstd_frames((d / "pzstd.fa.zst").read_bytes())
+    assert skippable[0][3] and skippable[0][2] == 0
+    assert warpmatch._core._decompress(gzip.compress(b"ab") + gzip.compress(b"cd")) == b"abcd"
+    with pytest.raises(warpmatch.InputError, match="no whole zstd frame at byte"):
+        warpmatch._core._zstd_frames(raw[: frames[2][0] + 3])
+    with pytest.raises(warpmatch.InvalidArgument, match="neither gzip nor zstd"):
+        warpmatch._core._decompress(b"plain text")
+
+
+@requires_zstd_cli
+def test_zstd_split_at_frames_only_when_they_can_be(zstd_files):
+    d, _, _ = zstd_files
+    names = ["plain.txt.zst", "genome.fa.zst", "reads.fq.zst", "nosize.txt.zst", "one.txt.zst", "pzstd.fa.zst"]
+    kinds = {}
+    for path, kind, lo, hi in wd.plan([d / n for n in names], blocksize=1_000):
+        kinds.setdefault(path.rsplit("/", 1)[1], []).append((kind, lo, hi))
+    for n in ("plain.txt.zst", "genome.fa.zst", "reads.fq.zst"):
+        assert len(kinds[n]) > 2 and {k for k, _, _ in kinds[n]} == {"zstd"}, n
+        frame_starts = {f[0] for f in warpmatch._core._zstd_frames((d / n).read_bytes())}
+        assert all(lo in frame_starts for _, lo, _ in kinds[n])
+    # Frames without sizes, one frame, pzstd's skippable frame and one frame: one task each.
+    size = {n: (d / n).stat().st_size for n in names}
+    for n in ("nosize.txt.zst", "one.txt.zst", "pzstd.fa.zst"):
+        assert kinds[n] == [("file", 0, size[n])], n
+
+
+@requires_zstd_cli
+@pytest.mark.parametrize("name", ["plain.txt.zst", "genome.fa.zst", "reads.fq.zst", "nosize.txt.zst",
+                                  "one.txt.zst", "pzstd.fa.zst"])
+def test_zstd_split_results_equal_whole_file(client, zstd_files, name):
+    d, plain, _ = zstd_files
+    split = name in ("plain.txt.zst", "genome.fa.zst", "reads.fq.zst")
+    assert_split_equals_one_process(d / name, 3 if split else 1, plain if name.endswith(".txt.zst") else None)
 
 
 def test_edit_distances_partitioned(client):
@@ -220,6 +321,9 @@ def test_edit_distances_partitioned(client):
     assert s.compute().tolist() == want.tolist()
     df = pd.DataFrame({"a": a, "b": b})
     assert wd.edit_distances(df, npartitions=3).compute().tolist() == warpmatch.edit_distances(a, b).tolist()
+    # devices reaches the workers' edit_distances (a GPU list with the cpu backend is refused there).
+    with pytest.raises(warpmatch.InvalidArgument, match="cpu backend"):
+        wd.edit_distances(a, b, npartitions=2, backend="cpu", devices=[0]).compute()
 
 
 def test_bad_arguments(files):

@@ -1,6 +1,6 @@
-"""GPU-resident text (__cuda_array_interface__, DLPack) given to ExactMatcher.count/counts/find:
-scanned on the device without a host round trip, with the results of the same bytes on the
-host. Device arrays are made without CuPy: cudaMalloc/cudaMemcpy through ctypes over
+"""GPU-resident text (__cuda_array_interface__, DLPack) given to ExactMatcher.count/counts/find
+and ApproxMatcher.find: scanned on the device without a host round trip, with the results of
+the same bytes on the host. Device arrays are made without CuPy: cudaMalloc/cudaMemcpy through ctypes over
 libcudart, wrapped in a class exposing __cuda_array_interface__. The argument checks run
 everywhere (a fake interface over host memory); the scans skip, visibly, without a GPU."""
 from __future__ import annotations
@@ -139,6 +139,8 @@ def test_device_text_on_a_cpu_matcher_is_refused():
         for op in (m.count, m.counts, m.find):
             with pytest.raises(warpmatch.InvalidArgument, match="cuda backend"):
                 op(fake)
+    with pytest.raises(warpmatch.InvalidArgument, match="approximate search: text in GPU memory needs a matcher on the cuda"):
+        warpmatch.ApproxMatcher(b"ACGT", k=1, backend="cpu").find(fake)
 
 
 def test_bad_cuda_array_interfaces():
@@ -151,11 +153,13 @@ def test_bad_cuda_array_interfaces():
     del no_data.__cuda_array_interface__["data"]
     with pytest.raises(TypeError, match="missing"):
         m.count(no_data)
+    with pytest.raises(TypeError, match="single-byte items"):
+        warpmatch.ApproxMatcher(b"ACGT", k=1, backend="cpu").find(FakeDeviceArray(typestr="<u4"))
     # Operations that need host text say so.
     with pytest.raises(TypeError, match="GPU-resident"):
-        warpmatch.ApproxMatcher(b"ACGT", k=1, backend="cpu").find(FakeDeviceArray())
-    with pytest.raises(TypeError, match="GPU-resident"):
         warpmatch.edit_distance(FakeDeviceArray(), b"ACGT")
+    with pytest.raises(TypeError, match="GPU-resident"):
+        warpmatch.ApproxMatcher(b"ACGT", k=1, backend="cpu").find_file(FakeDeviceArray())
 
 
 def test_device_text_from_cupy_or_torch():
@@ -185,3 +189,58 @@ def test_device_text_from_cupy_or_torch():
     for a in arrays:
         assert m.counts(a).tolist() == want, type(a)
         assert m.find(a).tolist() == warpmatch.ExactMatcher([b"ACGTA", b"TTG"], backend="cpu").find(text).tolist()
+
+
+def planted(n: int, seed: int, pieces: list[bytes], every: int) -> bytes:
+    """Random DNA with `pieces` written every `every` bytes (each with one substitution), so
+    approximate searches find hits across the whole text."""
+    text = bytearray(dna(n, seed))
+    rng = np.random.default_rng(seed + 1)
+    for i, at in enumerate(range(every // 2, n - 200, every)):
+        piece = bytearray(pieces[i % len(pieces)])
+        piece[int(rng.integers(len(piece)))] = ord("ACGT"[int(rng.integers(4))])
+        text[at : at + len(piece)] = piece
+    return bytes(text)
+
+
+GUIDE = b"GATTACAGATTACCATGCAT"
+LONG = dna(150, 7)  # longer than the short-pattern set's 64: one Myers launch per pattern
+
+
+@requires_cudart
+@pytest.mark.parametrize("kw", [
+    {"patterns": GUIDE, "k": 2, "cigar": True},                              # short-pattern set kernel
+    {"patterns": [GUIDE, b"ACGTTGCA"], "k": 1, "strand": "both"},            # a set on both strands
+    {"patterns": LONG, "k": 6, "cigar": True},                               # per-pattern Myers kernel
+    {"patterns": LONG, "best": True},                                        # best mode: the bound's head copied
+    {"patterns": [GUIDE, b"ACGTTGCAAC"], "k": 2, "hamming": True, "cigar": True},  # Hamming kernel
+])
+def test_approx_device_text_equals_host(kw):
+    """ApproxMatcher.find of device text equals find of the same bytes on the host, on a text
+    of several 2^23-end segments, from an unaligned pointer too: starts and CIGARs come from the
+    hits' windows copied back."""
+    kw = dict(kw)
+    pats = kw.pop("patterns")
+    text = planted(20 << 20, 4, [GUIDE, LONG], 40_000)
+    gpu = warpmatch.ApproxMatcher(pats, backend="cuda", **kw)
+    want = gpu.find(text)
+    assert len(want) > 0
+    for offset in (0, 5):
+        got = gpu.find(CudaBytes(text, offset=offset, stream=2))
+        assert got.tolist() == want.tolist(), (kw, offset)
+        if kw.get("cigar"):
+            assert got.cigars == want.cigars
+    # The host text's hits are the CPU backend's (a small slice: the CPU is the oracle here).
+    piece = text[: 2 << 20]
+    cpu_hits = warpmatch.ApproxMatcher(pats, backend="cpu", **kw).find(piece)
+    assert gpu.find(CudaBytes(piece)).tolist() == cpu_hits.tolist()
+
+
+@requires_cudart
+def test_approx_device_text_empty_and_refused_host_memory():
+    m = warpmatch.ApproxMatcher(GUIDE, k=2, backend="cuda")
+    assert m.find(CudaBytes(b"")).size == 0
+    assert m.find(CudaBytes(b"GATTACA")).tolist() == m.find(b"GATTACA").tolist()  # shorter than the pattern
+    host = np.frombuffer(GUIDE, np.uint8)
+    with pytest.raises(ValueError, match="not in CUDA device memory"):
+        m.find(FakeDeviceArray(shape=(len(GUIDE),), data=(host.ctypes.data, True)))

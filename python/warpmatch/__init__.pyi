@@ -18,8 +18,12 @@ Text = Union[str, bytes, bytearray, memoryview, mmap.mmap, npt.NDArray[np.uint8]
 BackendName = Literal["auto", "cpu", "cuda", "gpu"]
 FormatName = Literal["auto", "plain", "fasta", "fastq"]
 StrandName = Literal["+", "-", "both"]
+# Several GPUs for one call (Execution::devices): None = `device` alone, "all" = every GPU
+# devices() lists, or GPU ordinals (one may repeat). Not with backend="cpu" (InvalidArgument).
+Devices = Union[None, Literal["all"], Sequence[int]]
 PathLike = Union[str, os.PathLike[str]]
-# GPU-resident text for ExactMatcher.count/counts/find (matchers on the cuda backend): any object
+# GPU-resident text for ExactMatcher.count/counts/find and ApproxMatcher.find (matchers on the cuda
+# backend): any object
 # exposing __cuda_array_interface__ (CuPy, Numba, PyTorch CUDA tensors) or DLPack on a CUDA device,
 # C-contiguous with single-byte items; scanned on the GPU without a copy through the host.
 DeviceText = Any
@@ -61,6 +65,7 @@ class ExactMatcher:
         device: int = 0,
         strand: StrandName = "+",
         iupac: bool = False,
+        devices: Devices = None,
     ) -> None: ...
     def count(self, text: Text | DeviceText) -> int: ...
     def counts(self, text: Text | DeviceText) -> npt.NDArray[np.uint64]: ...
@@ -101,8 +106,9 @@ class ApproxMatcher:
         strand: StrandName = "+",
         iupac: bool = False,
         hamming: bool = False,
+        devices: Devices = None,
     ) -> None: ...
-    def find(self, text: Text) -> np.ndarray:
+    def find(self, text: Text | DeviceText) -> np.ndarray:
         """Structured array: pattern (u4), strand (S1), start (u8), end (u8), distance (u4); with cigar=True a
         Hits whose .cigars lists the alignments."""
     def find_file(self, source: PathLike | Text, format: FormatName = "auto", window_bytes: int = 0) -> Hits: ...
@@ -141,7 +147,7 @@ def edit_distance(
 ) -> EditDistance: ...
 def edit_distances(
     seqs_a: Sequence[Text], seqs_b: Sequence[Text], k: int | None = None, cross: bool = False,
-    backend: BackendName = "auto", threads: int = 0, device: int = 0,
+    backend: BackendName = "auto", threads: int = 0, device: int = 0, devices: Devices = None,
 ) -> npt.NDArray[np.int64]:
     """1-D for pairs, (len(seqs_a), len(seqs_b)) with cross=True; -1 where over k."""
 

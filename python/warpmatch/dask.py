@@ -21,7 +21,18 @@ How inputs are split into tasks:
   the overlap's: the blocks after its range for exact search, before it for approximate search;
   FASTA/FASTQ records starting in its range, read on through later blocks to their ends), so
   one compressed file spreads over the cluster; offsets made global afterwards;
-- gzip (not BGZF) and zstd files: one task per file, streamed by the input layer.
+- a zstd file of several frames (pzstd, ``zstd -T0 --format`` with a block size, concatenated
+  .zst files): ranges of whole frames, split as BGZF blocks are. The frames are found from
+  their headers alone (the library's io layer: ZSTD_findFrameCompressedSize), so planning reads
+  no data; every frame must state its decompressed size (ZSTD_getFrameContentSize), which is
+  what places a frame in the text;
+- one task per file, streamed by the input layer: a zstd file of one frame (a frame's blocks
+  refer back to its earlier data: it cannot be entered in the middle), or of frames without
+  their sizes (a ``zstd`` fed through a pipe writes none: a frame's place in the text would
+  take decompressing all before it); and gzip that is not BGZF, also of several members
+  (``cat a.gz b.gz``): a gzip member does not record its compressed length, so its end is
+  found only by inflating it, and planning would decompress the whole file serially, as much
+  work as the one task does.
 
 The matcher is sent to workers as its (small) definition and compiled once per worker process,
 not per task. Results are identical to `search_local` (one process): rows in input order, each
@@ -84,7 +95,7 @@ def _detect(path: str, format: str) -> tuple[str, bool]:
     """(format, compressed) from the file's first bytes, as the input layer detects them."""
     with open(path, "rb") as f:
         head = f.read(4)
-    compressed = head[:2] == b"\x1f\x8b" or head == b"\x28\xb5\x2f\xfd"
+    compressed = head[:2] == b"\x1f\x8b" or _zstd_magic(head)
     if format != "auto":
         return format, compressed
     if compressed:
@@ -94,6 +105,13 @@ def _detect(path: str, format: str) -> tuple[str, bool]:
     if head[:1] == b"@":
         return "fastq", False
     return "plain", False
+
+
+def _zstd_magic(head: bytes) -> bool:
+    """A zstd frame, or a skippable frame (pzstd's files start with one), at the start (the
+    input layer's detect_compression)."""
+    return len(head) >= 4 and (head[:4] == b"\x28\xb5\x2f\xfd" or
+                               (struct.unpack_from("<I", head)[0] & 0xFFFFFFF0) == 0x184D2A50)
 
 
 def _record_start(buf, i: int, fmt: str) -> bool | None:
@@ -174,6 +192,51 @@ def _is_bgzf(path: str) -> bool:
         return _bgzf_block_size(mm, 0) is not None
 
 
+def _is_zstd(path: str) -> bool:
+    with open(path, "rb") as f:
+        return _zstd_magic(f.read(4))
+
+
+def _zstd_frame_size(mm, at: int) -> int | None:
+    """The compressed size of the zstd frame at `at`, None if none starts there."""
+    if at >= len(mm):
+        return None
+    with memoryview(mm) as whole, whole[at:] as rest:
+        try:
+            return warpmatch._core._zstd_frames(rest, 1)[0][1]
+        except warpmatch.InputError:
+            return None
+
+
+def _zstd_blocks(path: str) -> list[tuple[int, int]] | None:
+    """(compressed start, uncompressed start) of every frame, and (file size, total) last, as
+    _bgzf_blocks gives blocks; None when a frame does not state its decompressed size or when
+    there are fewer than two frames of data (one task then)."""
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm, memoryview(mm) as view:
+        frames = warpmatch._core._zstd_frames(view)
+        size = len(mm)
+    out, u = [], 0
+    for offset, _, content, _ in frames:
+        if content is None:
+            return None
+        out.append((offset, u))
+        u += content
+    out.append((size, u))
+    if sum(1 for _, _, content, skippable in frames if not skippable and content) < 2:
+        return None
+    return out
+
+
+def _block_size(kind: str, mm, at: int) -> int | None:
+    """The compressed size of the BGZF block or zstd frame at `at` (None: none there)."""
+    return _bgzf_block_size(mm, at) if kind == "bgzf" else _zstd_frame_size(mm, at)
+
+
+def _decompress(kind: str, data) -> bytes:
+    """Whole BGZF blocks (gzip members) or zstd frames decompressed."""
+    return gzip.decompress(data) if kind == "bgzf" else warpmatch._core._decompress(data)
+
+
 def _bgzf_blocks(path: str) -> list[tuple[int, int]]:
     """(compressed start, uncompressed start) of every block, and (file size, total) last."""
     out, at, u = [], 0, 0
@@ -192,11 +255,12 @@ def _bgzf_blocks(path: str) -> list[tuple[int, int]]:
 
 class _Piece(NamedTuple):
     path: str
-    kind: str  # 'range', 'records', 'bgzf' or 'file'
+    kind: str  # 'range', 'records', 'bgzf', 'zstd' or 'file'
     lo: int
     hi: int
-    # bgzf only: compressed offsets of the blocks holding the overlap (back before lo, ahead
-    # after hi), the uncompressed offsets of back, lo and hi, and the content's format.
+    # bgzf and zstd only (blocks: BGZF blocks or zstd frames): compressed offsets of the blocks
+    # holding the overlap (back before lo, ahead after hi), the uncompressed offsets of back,
+    # lo and hi, and the content's format.
     back: int = 0
     ahead: int = 0
     u_back: int = 0
@@ -218,7 +282,9 @@ def _pieces(paths, blocksize: int, format: str, overlap: int = 0) -> list[_Piece
         if size == 0:
             pieces.append(_Piece(path, "file", 0, size))
         elif compressed and _is_bgzf(path):
-            pieces += _bgzf_pieces(path, blocksize, format, overlap)
+            pieces += _block_pieces(path, "bgzf", _bgzf_blocks(path), blocksize, format, overlap)
+        elif compressed and _is_zstd(path) and (frames := _zstd_blocks(path)) is not None:
+            pieces += _block_pieces(path, "zstd", frames, blocksize, format, overlap)
         elif compressed:
             pieces.append(_Piece(path, "file", 0, size))
         elif fmt in ("fasta", "fastq"):
@@ -229,12 +295,18 @@ def _pieces(paths, blocksize: int, format: str, overlap: int = 0) -> list[_Piece
     return pieces
 
 
-def _bgzf_pieces(path: str, blocksize: int, format: str, overlap: int) -> list[_Piece]:
-    blocks = _bgzf_blocks(path)
+def _block_pieces(path: str, kind: str, blocks: list[tuple[int, int]], blocksize: int, format: str,
+                  overlap: int) -> list[_Piece]:
+    """Pieces of whole blocks (kind 'bgzf': BGZF blocks, 'zstd': zstd frames) given as
+    (compressed start, uncompressed start) pairs, the file's end last."""
     fmt = format
     if fmt == "auto":
-        with open(path, "rb") as f:
-            first = gzip.GzipFile(fileobj=f).read(1)
+        first = b""
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            for (c, u), (c_next, u_next) in zip(blocks, blocks[1:]):
+                if u_next > u:  # the first block with data
+                    first = _decompress(kind, mm[c:c_next])[:1]
+                    break
         fmt = {b">": "fasta", b"@": "fastq"}.get(first, "plain")
     # Cuts at block starts near each multiple of blocksize (compressed bytes).
     cut_index = [0]
@@ -252,7 +324,7 @@ def _bgzf_pieces(path: str, blocksize: int, format: str, overlap: int) -> list[_
         ahead = b
         while ahead < len(blocks) - 1 and blocks[ahead][1] - blocks[b][1] < overlap:
             ahead += 1
-        pieces.append(_Piece(path, "bgzf", blocks[a][0], blocks[b][0], blocks[back][0], blocks[ahead][0],
+        pieces.append(_Piece(path, kind, blocks[a][0], blocks[b][0], blocks[back][0], blocks[ahead][0],
                              blocks[back][1], blocks[a][1], blocks[b][1], fmt))
     return pieces
 
@@ -261,7 +333,8 @@ def plan(paths: str | os.PathLike | Iterable[str | os.PathLike], blocksize: int 
          format: str = "auto") -> list[tuple[str, str, int, int]]:
     """The tasks `search` makes: (path, kind, lo, hi) with kind 'range' (plain byte range),
     'records' (FASTA/FASTQ byte range of whole records), 'bgzf' (a range of whole BGZF blocks,
-    compressed offsets) or 'file' (the whole file, streamed)."""
+    compressed offsets), 'zstd' (a range of whole zstd frames, compressed offsets) or 'file'
+    (the whole file, streamed)."""
     return [(p.path, p.kind, p.lo, p.hi) for p in _pieces(paths, blocksize, format)]
 
 
@@ -325,20 +398,20 @@ def _resume_at(data, pos: int) -> int:
     return k + 1
 
 
-def _bgzf_records(mm, piece: _Piece) -> bytes:
-    """The records of a BGZF FASTA/FASTQ file starting in the piece's uncompressed range, whole:
-    its blocks decompressed (from `back`, for the byte before the range), then later blocks
-    until the record after the last owned one starts (or the file ends)."""
-    data = bytearray(gzip.decompress(mm[piece.back : piece.hi]))
+def _block_records(mm, piece: _Piece) -> bytes:
+    """The records of a BGZF or zstd FASTA/FASTQ file starting in the piece's uncompressed
+    range, whole: its blocks decompressed (from `back`, for the byte before the range), then
+    later blocks until the record after the last owned one starts (or the file ends)."""
+    data = bytearray(_decompress(piece.kind, mm[piece.back : piece.hi]))
     at, size = piece.hi, len(mm)
 
     def more() -> bool:
         nonlocal at
-        n = _bgzf_block_size(mm, at) if at < size else None
+        n = _block_size(piece.kind, mm, at) if at < size else None
         if n is None:
             at = size
             return False
-        data.extend(gzip.decompress(mm[at : at + n]))
+        data.extend(_decompress(piece.kind, mm[at : at + n]))
         at += n
         return True
 
@@ -368,15 +441,15 @@ def _scan_piece(blob: bytes, piece: _Piece, format: str):
         hits = m.find_file(path, format=format)
         return _sort(_frame(path, hits.records, hits, approx), approx), len(hits.records)
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        if kind == "bgzf":
+        if kind in ("bgzf", "zstd"):
             if piece.fmt == "plain":
                 if approx:
-                    text, base = gzip.decompress(mm[piece.back : hi]), piece.u_back
+                    text, base = _decompress(kind, mm[piece.back : hi]), piece.u_back
                 else:
-                    text, base = gzip.decompress(mm[lo : piece.ahead]), piece.u_lo
+                    text, base = _decompress(kind, mm[lo : piece.ahead]), piece.u_lo
                 hits = _owned_range_hits(m, approx, text, piece.u_lo, piece.u_hi, base)
                 return _sort(_frame(path, [""], hits, approx), approx), 1
-            records = _bgzf_records(mm, piece)
+            records = _block_records(mm, piece)
             hits = m.find_file(records, format=piece.fmt) if records else None
             if hits is None:
                 return _sort(_frame(path, [], _empty_hits(approx), approx), approx), 0
@@ -414,7 +487,7 @@ def _offsets(counts: list[int]) -> list[int]:
 
 def _is_text_range(piece: _Piece) -> bool:
     """A range of one plain text split over tasks (best mode compares their distances)."""
-    return piece.kind == "range" or (piece.kind == "bgzf" and piece.fmt == "plain")
+    return piece.kind == "range" or (piece.kind in ("bgzf", "zstd") and piece.fmt == "plain")
 
 
 def _best_by_path(pieces) -> dict[tuple[str, int], int]:
@@ -459,11 +532,11 @@ def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLi
     pieces = _pieces(paths, blocksize, format, matcher.overlap)
     scan = dask.delayed(_scan_piece, pure=True)
     raw = [scan(blob, piece, format) for piece in pieces]
-    # Global record indices for FASTA/FASTQ files split at record starts (plain or BGZF).
+    # Global record indices for FASTA/FASTQ files split at record starts (plain, BGZF or zstd).
     offsets: list[Any] = [0] * len(pieces)
     by_path: dict[str, list[int]] = {}
     for i, piece in enumerate(pieces):
-        if piece.kind == "records" or (piece.kind == "bgzf" and piece.fmt != "plain"):
+        if piece.kind == "records" or (piece.kind in ("bgzf", "zstd") and piece.fmt != "plain"):
             by_path.setdefault(piece.path, []).append(i)
     for idx in by_path.values():
         if len(idx) > 1:
@@ -500,19 +573,21 @@ def search_local(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.
     return pd.concat(frames, ignore_index=True)
 
 
-def _distances_part(df, k, backend: str, threads: int):
+def _distances_part(df, k, backend: str, threads: int, devices):
     import pandas as pd
 
-    d = warpmatch.edit_distances(list(df["a"]), list(df["b"]), k=k, backend=backend, threads=threads)
+    d = warpmatch.edit_distances(list(df["a"]), list(df["b"]), k=k, backend=backend, threads=threads, devices=devices)
     return pd.Series(d, index=df.index, name="distance", dtype="int64")
 
 
 def edit_distances(seqs_a, seqs_b=None, k: int | None = None, npartitions: int | None = None,
-                   backend: str = "auto", threads: int = 0):
+                   backend: str = "auto", threads: int = 0, devices=None):
     """Edit distances of many pairs on a Dask cluster, as a lazy Dask Series (int64; -1 where a
     distance exceeds k), in pair order. Either two equal-length sequences of texts (split into
     `npartitions` batches; default 1 per 1000 pairs), or one Dask/pandas DataFrame with columns
-    'a' and 'b' (its partitions are the batches)."""
+    'a' and 'b' (its partitions are the batches). backend, threads and devices are
+    warpmatch.edit_distances' on each worker (devices, e.g. "all", is resolved there, where the
+    GPUs are: a bad value raises when the batches are computed)."""
     import dask.dataframe as dd
     import pandas as pd
 
@@ -529,5 +604,5 @@ def edit_distances(seqs_a, seqs_b=None, k: int | None = None, npartitions: int |
         frame = dd.from_pandas(pdf, npartitions=npartitions or max(1, len(a) // 1000), sort=False)
     if k is not None and k < 0:
         raise warpmatch.InvalidArgument(f"k = {k}: must be >= 0 (None for no bound)")
-    return frame.map_partitions(_distances_part, k, backend, threads,
+    return frame.map_partitions(_distances_part, k, backend, threads, devices,
                                 meta=pd.Series(dtype="int64", name="distance"))

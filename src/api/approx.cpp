@@ -40,6 +40,11 @@ struct ApproxMatcher::Impl {
   std::vector<int> workers;  // cuda: the GPUs a segment is split over (Execution::devices)
   std::string device_label;
 
+  /// scan and scan_device_text: `text` is in GPU memory when on_device (the cuda backend's
+  /// kernels copy it device-to-device; recovery reads copies of the hits' windows).
+  std::uint64_t scan(ByteSpan text, bool on_device, const ApproxSink& sink, ScanStats* stats,
+                     ScanProgress* progress) const;
+
   /// compile() with the knobs (a member: it may call ApproxMatcher's private constructor).
   static ApproxMatcher compile(const std::vector<std::vector<std::uint8_t>>& patterns,
                                const ApproxOptions& options, const tuning_hooks::ApproxKnobs& knobs);
@@ -141,6 +146,66 @@ std::vector<core::EndHit> best_of_clusters(const std::vector<core::EndHit>& hits
   }
   return kept;
 }
+
+/// The text bytes the host reads to recover hits' starts and CIGARs: the scanned text itself,
+/// or for a text in GPU memory (scan_device_text) copies of only the m + d bytes before each
+/// hit's end (all recover_start and recover_cigar read), fetched batch by batch with nearby
+/// windows merged into one copy.
+class HitText {
+ public:
+  HitText(ByteSpan text, bool on_device) : text_(text), on_device_(on_device) {}
+
+  /// Text as recovery sees it for one hit: `text` holds text[base, base + text.size()).
+  struct View {
+    ByteSpan text;
+    std::uint64_t base = 0;
+  };
+
+  /// Makes the windows of hits[first, first + count) of a pattern of length m readable.
+  void fetch(const std::vector<core::EndHit>& hits, std::size_t first, std::size_t count, std::uint64_t m) {
+    if (!on_device_) return;
+    constexpr std::uint64_t kMergeGap = 4096;  // one copy for windows this close: copies cost ~10 us
+    pieces_.clear();
+    piece_of_.assign(count, 0);
+    std::vector<cuda::DeviceToHostCopy> copies;
+    std::uint64_t bytes = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      const core::EndHit& h = hits[first + i];
+      const std::uint64_t lo = h.end - std::min<std::uint64_t>(h.end, m + h.distance);
+      if (pieces_.empty() || lo > pieces_.back().hi + kMergeGap) {
+        pieces_.push_back({lo, h.end, 0});
+      } else {
+        pieces_.back().lo = std::min(pieces_.back().lo, lo);
+        pieces_.back().hi = std::max(pieces_.back().hi, h.end);
+      }
+      piece_of_[i] = pieces_.size() - 1;
+    }
+    for (Piece& p : pieces_) {
+      p.at = bytes;
+      bytes += p.hi - p.lo;
+    }
+    host_.resize(bytes);
+    for (const Piece& p : pieces_) copies.push_back({host_.data() + p.at, text_.data() + p.lo, p.hi - p.lo});
+    cuda::copy_to_host(copies);
+  }
+
+  /// Hit i of the last fetch (host text: the whole text).
+  View view(std::size_t i) const {
+    if (!on_device_) return {text_, 0};
+    const Piece& p = pieces_[piece_of_[i]];
+    return {ByteSpan(host_).subspan(p.at, p.hi - p.lo), p.lo};
+  }
+
+ private:
+  struct Piece {
+    std::uint64_t lo, hi, at;  // text[lo, hi) at host_[at]
+  };
+  ByteSpan text_;
+  bool on_device_;
+  std::vector<Piece> pieces_;
+  std::vector<std::size_t> piece_of_;
+  std::vector<std::uint8_t> host_;
+};
 
 // End positions per segment: a segment's hits are found, delivered, then freed, so memory is
 // bounded by a segment (16 bytes per end at most: all of them can be hits) whatever the text,
@@ -248,8 +313,18 @@ ApproxMatcher ApproxMatcher::Impl::compile(const std::vector<std::vector<std::ui
 
 std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanStats* stats,
                                   ScanProgress* progress) const {
+  return impl_->scan(text, /*on_device=*/false, sink, stats, progress);
+}
+
+std::uint64_t ApproxMatcher::scan_device_text(DeviceSpan text, const ApproxSink& sink, ScanStats* stats) const {
+  const ByteSpan on_device = core::device_resident_text(text, impl_->options, impl_->backend, "approximate search");
+  return impl_->scan(on_device, /*on_device=*/true, sink, stats, nullptr);
+}
+
+std::uint64_t ApproxMatcher::Impl::scan(ByteSpan text, bool on_device, const ApproxSink& sink, ScanStats* stats,
+                                        ScanProgress* progress) const {
   const auto t0 = std::chrono::steady_clock::now();
-  const Impl& im = *impl_;
+  const Impl& im = *this;
   const ApproxOptions& opt = im.options;
   const std::size_t np = im.patterns.size();
   const std::uint64_t n = text.size();
@@ -293,6 +368,7 @@ std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanSta
   constexpr std::size_t kBatch = 4096;  // hits recovered in parallel before delivery
   std::vector<ClusterCarry> carry(np);
   std::vector<ApproxMatch> batch;
+  HitText hit_text(text, on_device);
   for (std::uint64_t b = 0; b < n && !stopped; b += segment) {
     const std::uint64_t e = std::min(n, b + segment);
     const bool last = e == n;
@@ -307,6 +383,7 @@ std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanSta
         std::size_t count = std::min(kBatch, hits.size() - a);
         if (opt.max_hits) count = std::min<std::uint64_t>(count, opt.max_hits - delivered);
         batch.assign(count, ApproxMatch{});
+        if (want_start) hit_text.fetch(hits, a, count, pattern.size());
         const int workers = (want_start && count > 16) ? im.threads : 1;
         core::parallel_for(count, workers, [&](std::size_t i) {
           const core::EndHit& h = hits[a + i];
@@ -315,8 +392,10 @@ std::uint64_t ApproxMatcher::scan(ByteSpan text, const ApproxSink& sink, ScanSta
           out.strand = im.strand[pi];
           out.end = h.end;
           out.distance = h.distance;
-          if (want_start) out.start = core::recover_start(pattern, text, h.end, h.distance);
-          if (want_cigar) out.cigar = core::recover_cigar(pattern, text, out.start, h.end, h.distance);
+          if (!want_start) return;
+          const HitText::View v = hit_text.view(i);
+          out.start = v.base + core::recover_start(pattern, v.text, h.end - v.base, h.distance);
+          if (want_cigar) out.cigar = core::recover_cigar(pattern, v.text, out.start - v.base, h.end - v.base, h.distance);
         });
         for (const ApproxMatch& match : batch) {
           ++delivered;

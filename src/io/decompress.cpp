@@ -793,6 +793,30 @@ Compression detect_compression(ByteSpan head) {
   return Compression::none;
 }
 
+std::vector<ZstdFrame> zstd_frames(std::string_view name, ByteSpan data, std::size_t max_frames) {
+  std::vector<ZstdFrame> frames;
+  std::uint64_t at = 0;
+  while (at < data.size() && (max_frames == 0 || frames.size() < max_frames)) {
+    const std::uint8_t* p = data.data() + at;
+    const std::size_t left = data.size() - at;
+    const std::size_t stored = ZSTD_findFrameCompressedSize(p, left);
+    if (ZSTD_isError(stored))
+      throw InputError(std::string(name) + ": no whole zstd frame at byte " + std::to_string(at) + " (" +
+                       ZSTD_getErrorName(stored) + ")");
+    ZstdFrame f;
+    f.offset = at;
+    f.compressed_size = stored;
+    f.skippable = left >= 4 && (le32(p) & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START;
+    if (!f.skippable) {
+      const unsigned long long size = ZSTD_getFrameContentSize(p, left);
+      f.content_size = size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ? ZstdFrame::kUnknownSize : size;
+    }
+    frames.push_back(f);
+    at += stored;
+  }
+  return frames;
+}
+
 std::unique_ptr<ByteSource> decompressing_source(std::string name, Compression kind,
                                                  std::unique_ptr<ByteSource> raw, int threads) {
   switch (kind) {

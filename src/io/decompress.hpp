@@ -7,9 +7,11 @@
 // and the compressed byte offset.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "io/byte_source.hpp"
 
@@ -21,6 +23,23 @@ std::string_view compression_name(Compression c);
 /// What the first bytes of an input say (at least 18 bytes for BGZF to be recognised; zstd also
 /// when they are a skippable frame's, as pzstd's files start).
 Compression detect_compression(ByteSpan head);
+
+/// One frame of a zstd file, found from the headers alone (ZSTD_findFrameCompressedSize reads
+/// the frame and block headers, not the data): where it starts and how many compressed bytes
+/// it holds, and its decompressed size (0 for a skippable frame; kUnknownSize when the header
+/// does not say, as for a streamed `zstd` without --content-size).
+struct ZstdFrame {
+  static constexpr std::uint64_t kUnknownSize = ~std::uint64_t{0};
+  std::uint64_t offset = 0;
+  std::uint64_t compressed_size = 0;
+  std::uint64_t content_size = 0;
+  bool skippable = false;
+};
+
+/// The frames of zstd data from its first byte, up to `max_frames` (0 = all). Throws
+/// InputError naming `name` and the offset when the data is not a sequence of whole frames
+/// (truncated or corrupt headers). Splitting a file into tasks (warpmatch.dask) plans with it.
+std::vector<ZstdFrame> zstd_frames(std::string_view name, ByteSpan data, std::size_t max_frames = 0);
 
 /// Wraps `raw` (named `name` in messages) in the decoder for `kind`; `threads` decode BGZF
 /// blocks or small zstd frames in parallel (0 = all cores). `none` returns `raw` itself.

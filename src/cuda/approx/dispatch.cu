@@ -25,6 +25,7 @@
 #include "cuda/approx/timing.hpp"
 #include "cuda/approx/tuning.hpp"
 #include "cuda/runtime/device_runtime.cuh"
+#include "cuda/runtime/devices.hpp"
 #include "cuda/runtime/scratch_pool.hpp"
 
 namespace warpmatch::cuda {
@@ -168,12 +169,14 @@ class ApproxRunner {
 
   bool myers() const { return algorithm_ != ApproxAlgorithm::wavefront; }
 
-  /// Copies text[from, to) to the device (from pinned or pageable memory) on the stream.
-  void load_text(const std::uint8_t* host, std::uint64_t bytes) {
+  /// Copies text[from, to) to the device on the stream: from pinned or pageable host memory,
+  /// or device-to-device from a DeviceSpan's text (cudaMemcpyDefault; peer-to-peer from
+  /// another of the matcher's GPUs).
+  void load_text(const std::uint8_t* source, std::uint64_t bytes) {
     text_.reserve(bytes + kTextPadding);
     text_bytes_ = bytes;
     if (bytes)
-      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(text_.get(), host, bytes, cudaMemcpyHostToDevice, stream_.get()));
+      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(text_.get(), source, bytes, cudaMemcpyDefault, stream_.get()));
     // The kernels read the last 16-byte block whole: zeros after the text, never memory no
     // copy has written (compute-sanitizer initcheck).
     WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(text_.get() + bytes, 0, kTextPadding, stream_.get()));
@@ -596,9 +599,22 @@ std::vector<std::vector<core::EndHit>> approx_scan(const ApproxDevicePatterns& u
   std::vector<DevicePattern> patterns;
   patterns.reserve(uploaded.count);
   std::uint64_t overlap = 0;
+  // bound_best reads the text's first m + 256 bytes on the host: a DeviceSpan's are copied
+  // here first (only they: the rest goes device-to-device).
+  std::vector<std::uint8_t> head_copy;
+  ByteSpan head = text;
+  const bool best_mode = std::any_of(queries.begin(), queries.end(),
+                                     [](const core::ApproxQuery& q) { return q.mode == core::ApproxMode::best; });
+  if (best_mode && detail::is_device_memory(text.data())) {
+    std::uint64_t longest = 0;
+    for (const auto& t : uploaded.tables) longest = std::max<std::uint64_t>(longest, t->pattern.size());
+    head_copy.resize(std::min<std::uint64_t>(text.size(), longest + 256));
+    copy_to_host({{head_copy.data(), text.data(), head_copy.size()}});
+    head = head_copy;
+  }
   for (std::size_t p = 0; p < uploaded.count; ++p) {
     patterns.push_back({*uploaded.tables[p], queries[p]});
-    runner->bound_best(patterns.back(), text);
+    runner->bound_best(patterns.back(), head);
     overlap = std::max(overlap, core::approx_overlap(uploaded.tables[p]->pattern.size(), queries[p].k));
   }
   std::vector<std::uint32_t> best(uploaded.count, UINT_MAX);

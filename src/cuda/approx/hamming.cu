@@ -100,7 +100,8 @@ std::vector<std::vector<core::EndHit>> hamming_scan(const HammingDevicePatterns&
     // Windows starting in [first, first + kSegmentStarts): their bytes, up to the longest pattern.
     const std::uint64_t bytes = std::min(n - first, kSegmentStarts + longest - 1);
     s.text.reserve(bytes);
-    WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(s.text.get(), text.data() + first, bytes, cudaMemcpyHostToDevice, stream));
+    // cudaMemcpyDefault: host text, or a DeviceSpan's copied device-to-device.
+    WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(s.text.get(), text.data() + first, bytes, cudaMemcpyDefault, stream));
     for (std::size_t pi = 0; pi < count; ++pi) {
       const std::uint64_t m = patterns.lengths[pi];
       if (bytes < m) continue;

@@ -179,12 +179,13 @@ class ShortSetRunner {
   std::uint32_t overlap() const { return plan_.overlap; }
   Stream& stream() { return stream_; }
 
-  /// Copies `bytes` of host text (a device segment) to the device.
-  void load_text(const std::uint8_t* host, std::uint64_t bytes) {
+  /// Copies `bytes` of text (a device segment) to the device: from host memory, or
+  /// device-to-device from a DeviceSpan's text (cudaMemcpyDefault).
+  void load_text(const std::uint8_t* source, std::uint64_t bytes) {
     text_.reserve(bytes + 16);
     text_bytes_ = bytes;
     if (bytes)
-      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(text_.get(), host, bytes, cudaMemcpyHostToDevice, stream_.get()));
+      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(text_.get(), source, bytes, cudaMemcpyDefault, stream_.get()));
     // Whole words are read past the text's end: zeros there (compute-sanitizer initcheck).
     WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(text_.get() + bytes, 0, 16, stream_.get()));
   }

@@ -21,6 +21,7 @@ std::string runtime_version() { return ""; }
 std::vector<DeviceInfo> devices() { return {}; }
 std::vector<DeviceLink> device_links() { return {}; }
 void require_text_on_device(DeviceSpan, const std::vector<int>&, std::string_view) { unavailable(); }
+void copy_to_host(const std::vector<DeviceToHostCopy>&) { unavailable(); }
 
 class ExactDevicePattern {};
 std::shared_ptr<const ExactDevicePattern> exact_upload(const core::ExactPattern&, ExactAlgorithm, int) {

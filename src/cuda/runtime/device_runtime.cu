@@ -200,6 +200,15 @@ bool copies_directly(const void* p) {
   return a.type == cudaMemoryTypeHost || a.type == cudaMemoryTypeManaged || a.type == cudaMemoryTypeDevice;
 }
 
+bool is_device_memory(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeDevice;
+}
+
 void require_device(int device) {
   const auto& list = device_list();
   if (list.empty())
@@ -244,6 +253,18 @@ void require_text_on_device(DeviceSpan text, const std::vector<int>& devices, st
                                 : text.stream <= 1 ? cudaStreamLegacy
                                                    : reinterpret_cast<cudaStream_t>(text.stream);
   WARPMATCH_CUDA_CHECK(home, cudaStreamSynchronize(producer));
+}
+
+void copy_to_host(const std::vector<DeviceToHostCopy>& pieces) {
+  if (pieces.empty()) return;
+  int device = 0;
+  WARPMATCH_CUDA_CHECK(-1, cudaGetDevice(&device));
+  // Queued on this thread's default stream, one wait for all (a copy to pageable memory
+  // returns only when done anyway; pinned or not, the wait covers every piece).
+  for (const DeviceToHostCopy& c : pieces)
+    if (c.bytes)
+      WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(c.host, c.device, c.bytes, cudaMemcpyDefault, cudaStreamPerThread));
+  WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamPerThread));
 }
 
 }  // namespace warpmatch::cuda

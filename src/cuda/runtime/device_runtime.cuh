@@ -284,6 +284,8 @@ bool is_pinned(const void* p);
 /// Whether cudaMemcpyAsync(cudaMemcpyDefault) reads `p` without a staging copy: page-locked
 /// or managed host memory, or device memory (a DeviceSpan's text, copied device-to-device).
 bool copies_directly(const void* p);
+/// Whether `p` is device memory of some GPU (not host-readable; managed memory is not).
+bool is_device_memory(const void* p);
 
 /// Median of timings (0 for none; the mean of the middle two for an even count).
 using core::median;

@@ -4,6 +4,7 @@
 // otherwise (compiled() is false, devices() is empty).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,17 @@ std::vector<DeviceLink> device_links();
 /// the GPUs `devices`: what a scan of a DeviceSpan requires. Then waits for text.stream, so
 /// the text is complete before a pipeline's own streams copy it. `what` names the caller.
 void require_text_on_device(DeviceSpan text, const std::vector<int>& devices, std::string_view what);
+
+/// One copy of device-resident text bytes to host memory (copy_to_host).
+struct DeviceToHostCopy {
+  std::uint8_t* host = nullptr;
+  const std::uint8_t* device = nullptr;
+  std::uint64_t bytes = 0;
+};
+/// Copies each piece (memory of any GPU, or managed), then waits for all: the few bytes the
+/// host needs of a DeviceSpan's text (approximate search's start and CIGAR recovery).
+/// Throws DeviceError.
+void copy_to_host(const std::vector<DeviceToHostCopy>& pieces);
 
 /// Throws BackendUnavailable saying how to get a CUDA build. Defined only in a build without
 /// CUDA (cuda_unavailable.cpp), for code that has nothing CUDA to call there.
