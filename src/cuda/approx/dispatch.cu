@@ -11,6 +11,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdlib>
 #include <memory>
@@ -563,6 +564,7 @@ class ApproxDevicePatterns : detail::DeviceOwner {
   std::shared_ptr<const ShortSetDevice> short_set;        // the set kernel's route (and
   std::shared_ptr<const SeedFilterDevice> seed;           //  the seed filter's beside it), or
   std::vector<core::ApproxQuery> seed_queries;            // what the filter was planned for
+  mutable std::atomic<int> seed_choice{0};                 // 0 undecided, 1 the filter, 2 the set kernel
   std::shared_ptr<const HammingDevicePatterns> hamming;   // the Hamming kernel's, or
   std::vector<std::unique_ptr<const PatternTables>> tables;  // one kernel launch per pattern
   mutable detail::ScratchPool<ApproxRunner> scratches;
@@ -585,9 +587,15 @@ std::vector<std::vector<core::EndHit>> approx_scan(const ApproxDevicePatterns& u
   if (uploaded.seed && std::equal(queries.begin(), queries.end(), uploaded.seed_queries.begin(),
                                   uploaded.seed_queries.end(), [](const auto& a, const auto& b) {
                                     return a.mode == b.mode && a.k == b.k && a.chunk_ends == b.chunk_ends;
-                                  }) &&
-      (seed_filter_use() == SeedFilterUse::always || seed_filter_pays(*uploaded.seed, text))) {
-    if (auto found = seed_filter_scan(*uploaded.seed, text, uploaded.count)) return std::move(*found);
+                                  })) {
+    // The filter or the set kernel: decided once, on the first text large enough to sample.
+    int choice = seed_filter_use() == SeedFilterUse::always ? 1 : uploaded.seed_choice.load(std::memory_order_relaxed);
+    if (choice == 0 && text.size() >= SeedFilterPolicy{}.min_text_bytes) {
+      choice = seed_filter_pays(*uploaded.seed, text) ? 1 : 2;
+      uploaded.seed_choice.store(choice, std::memory_order_relaxed);
+    }
+    if (choice == 1)
+      if (auto found = seed_filter_scan(*uploaded.seed, text, uploaded.count)) return std::move(*found);
   }
   if (uploaded.short_set) return short_set_scan(*uploaded.short_set, queries, text);
   if (uploaded.hamming) return hamming_scan(*uploaded.hamming, queries, text);

@@ -16,6 +16,7 @@
 #include "cuda/approx/seed_filter_kernels.cuh"
 #include "cuda/approx/tuning.hpp"
 #include "cuda/runtime/device_runtime.cuh"
+#include "cuda/runtime/scratch_pool.hpp"
 
 namespace warpmatch::cuda {
 
@@ -23,6 +24,17 @@ namespace {
 
 using detail::DeviceBuffer;
 using kernels::SeedHit;
+
+/// A scan's device buffers, kept in the filter's pool for the next scan (the API scans a long
+/// text in 8 Mi-end segments: one allocation for all of them).
+struct SeedScratch {
+  explicit SeedScratch(int device, std::uint64_t capacity)
+      : text(device), hits(device, capacity), count(device, 1), capacity(capacity) {}
+  DeviceBuffer<std::uint8_t> text;
+  DeviceBuffer<SeedHit> hits;
+  DeviceBuffer<unsigned long long> count;
+  unsigned long long capacity;
+};
 
 }  // namespace
 
@@ -56,6 +68,7 @@ class SeedFilterDevice {
 
   int device;
   std::unique_ptr<const core::SeedPlan> plan;
+  mutable detail::ScratchPool<SeedScratch> scratches;
 
  private:
   template <class T>
@@ -106,10 +119,11 @@ std::optional<std::vector<std::vector<core::EndHit>>> seed_filter_scan(const See
   if (n == 0) return out;
   const kernels::SeedTables tables = filter.tables();
   const auto max_m = static_cast<std::int64_t>(plan.max_m), max_k = static_cast<std::int64_t>(plan.max_k);
-  DeviceBuffer<std::uint8_t> dtext(filter.device);
-  DeviceBuffer<SeedHit> dhits(filter.device, policy.hit_capacity);
-  DeviceBuffer<unsigned long long> dcount(filter.device, 1);
-  unsigned long long capacity = policy.hit_capacity;
+  const auto scratch = filter.scratches.take([&] { return std::make_unique<SeedScratch>(filter.device, policy.hit_capacity); });
+  DeviceBuffer<std::uint8_t>& dtext = scratch->text;
+  DeviceBuffer<SeedHit>& dhits = scratch->hits;
+  DeviceBuffer<unsigned long long>& dcount = scratch->count;
+  unsigned long long& capacity = scratch->capacity;
   std::vector<SeedHit> hits;
   int multiprocessors = 0;
   WARPMATCH_CUDA_CHECK(filter.device,

@@ -92,10 +92,12 @@ struct ShortSetTuning {
 /// the filter pays position_steps at every position plus one step per byte of every window it
 /// verifies, the set kernel one step per pattern; the filter is taken when `advantage` times its
 /// work is still below the set kernel's (its threads diverge and its reads are scattered: the
-/// factor is chosen, not yet measured). Texts under min_text_bytes stay with the set kernel.
+/// factor is chosen, not yet measured). Texts under min_text_bytes stay with the set kernel;
+/// the first larger one decides for the matcher's later scans (dispatch.cu: the API scans a
+/// long text in segments, which need not be sampled each).
 struct SeedFilterPolicy {
   std::size_t min_text_bytes = std::size_t{4} << 20;
-  std::size_t sample_bytes = std::size_t{1} << 20;
+  std::size_t sample_bytes = std::size_t{256} << 10;
   double position_steps = 2;
   double advantage = 2;
   std::uint64_t chunk_ends = std::uint64_t{256} << 20;  // owned ends per launch
