@@ -341,8 +341,11 @@ class RecordParser {
         line_start_ = false;
       }
       if (len_ - pos_ >= kBulkBytes && cap - done >= kBulkBytes) {
+        const std::size_t at = pos_;
         done += remove_line_breaks(out + done, cap - done);
-        continue;
+        if (pos_ != at) continue;
+        // No line break within reach (an unwrapped sequence line longer than what fits):
+        // copy_line takes the line's bytes (this looped forever on a mapped one-line genome).
       }
       bool ended = false;
       const std::size_t n = copy_line(out + done, cap - done, ended, may_wait);
