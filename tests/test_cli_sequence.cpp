@@ -338,3 +338,39 @@ TEST_F(CliSequence, OfftargetEqualsBruteForceOverEveryWindowAndBulgePlacement) {
   EXPECT_EQ(run({"offtarget", "-g", "ACGTACGT", "--pam-side", "4", gen.string()}).status, 2);
   EXPECT_EQ(run({"offtarget", "-g", "ACGTACGT", (dir_ / "missing.fa").string()}).status, 2);
 }
+
+// offtarget streams a record in windows: with windows of 1 to 301 bytes it prints the bytes one
+// window over the whole record prints, sites in the same order (by start, then end, guide,
+// strand, bulge), also where a longer site (a DNA bulge's) starts before a shorter one that
+// ends first. A repetitive genome gives many overlapping sites of every bulge kind.
+TEST_F(CliSequence, OfftargetStreamedInSmallWindowsPrintsWhatOneWholeRecordWindowPrints) {
+  std::mt19937_64 rng(29);
+  const std::string repeat = "ACGTACGTAGG";
+  // Sites of ACGTACGTAC at [3, 17) (a DNA bulge) and [4, 16) (an RNA bulge): nested.
+  std::string genome = "TCAAAACTACGTGCGGGAGTACTCTGGCATAGCGGACGACAAGTGGAATCCACTACCGAGTACTCGTCGGAACGCAATGAAAAAGA";
+  genome += random_dna(rng, 200);
+  for (int i = 0; i < 30; ++i) genome += repeat;
+  genome += random_dna(rng, 2800) + rc("ACGTACGTACAGG") + random_dna(rng, 100);
+  for (int i = 0; i < 20; ++i) genome += "TTTGACGTACGTAC";  // Cas12a-like sites (5' PAM)
+  genome += random_dna(rng, 50);
+  const auto gen = file("genome.fa", ">chr1\n" + genome.substr(0, 400) + "\n" + genome.substr(400) + "\n>chr2\n" +
+                                         genome.substr(150, 300) + "\n");
+  for (const std::vector<std::string>& job :
+       {std::vector<std::string>{"-g", "ACGTACGTAC", "-k", "3", "--dna-bulges", "2", "--rna-bulges", "2"},
+        {"-g", "ACGTACGTAC", "-g", "GTACGTAGTA", "-k", "2", "--pam", "TTTV", "--pam-side", "5", "--dna-bulges", "1",
+         "--rna-bulges", "1"}}) {
+    auto args = job;
+    args.insert(args.begin(), "offtarget");
+    args.push_back(gen.string());
+    const auto whole = run_both(args);
+    ASSERT_EQ(whole.status, 0) << whole.err;
+    EXPECT_GT(std::count(whole.out.begin(), whole.out.end(), '\n'), 30) << whole.out;
+    for (const std::string window : {"1", "2", "3", "7", "31", "301"}) {
+      auto a = args;
+      a.insert(a.end() - 1, {"--window", window});
+      const auto streamed = run_both(a);
+      EXPECT_EQ(streamed.status, 0) << streamed.err;
+      EXPECT_EQ(streamed.out, whole.out) << "window " << window;
+    }
+  }
+}
