@@ -222,11 +222,12 @@ int run_approx(const ApproxFlags& flags) {
   options.iupac = flags.seq.iupac;
   options.hamming = flags.hamming;
   // Counting and -q print no hit: no start or alignment is recovered (so -c is never slower
-  // than listing).
+  // than listing); but --circular tells a junction's crossing hits by their starts (with
+  // every start 0, -c counted the junction's hits inside the record's head again).
   const bool lists_hits = !flags.count && !flags.quiet;
-  options.report = !lists_hits                  ? Report::ends
-                   : flags.cigar || flags.json ? Report::cigar  // JSON lines always carry the alignment
-                                               : Report::starts;
+  options.report = !lists_hits && !flags.seq.circular ? Report::ends
+                   : lists_hits && (flags.cigar || flags.json) ? Report::cigar  // JSON lines carry the alignment
+                                                                : Report::starts;
   tuning_hooks::ApproxKnobs knobs;
   knobs.wavefront_blocks = flags.blocks;  // the paper's D (Table 1 re-measured)
   ApproxMatcher matcher = [&] {
