@@ -154,6 +154,10 @@ class Bench {
   void probe(const fs::path& scratch);
   void generate(const std::vector<std::string>& ids);
   void plan(const std::vector<std::string>& ids);
+  /// Job 8 searches a FASTA of its own (--primers-genome-bytes given, another size).
+  bool separate_primers_genome() const {
+    return o_.primers_genome_bytes != 0 && o_.primers_genome_bytes != o_.sequence_bytes;
+  }
   std::vector<std::string> wm(const std::string& sub, const std::string& backend,
                               std::vector<std::string> args, bool stats) const;
   Row wm_row(const std::string& backend, const std::string& sub, const std::vector<std::string>& args,
@@ -173,6 +177,7 @@ class Bench {
   fs::path words_path_, tiny_path_;
   std::optional<FastaInfo> fasta_;
   std::optional<FastaInfo> sequence_fasta_;  // jobs 8-9
+  std::optional<FastaInfo> primers_fasta_;   // job 8 with --primers-genome-bytes, else unset
   std::optional<FastaInfo> set_genome_fasta_;  // job 10
   fs::path primers_path_, guides_path_, set_guides_path_;
   std::vector<Compressed> compressed_;
@@ -256,14 +261,20 @@ void Bench::generate(const std::vector<std::string>& ids) {
     OutFile(tiny_path_).append(s + "\n");
   }
   if (wants({"primers", "offtarget"})) {
-    sequence_fasta_ = write_fasta(dir_ / "sequence_genome.fa", o_.sequence_bytes, threads);
+    if (separate_primers_genome()) {
+      primers_fasta_ = write_fasta(dir_ / "primers_genome.fa", o_.primers_genome_bytes, threads);
+      fmt::print("  primers job: FASTA of {}\n", fmt_size(primers_fasta_->bytes));
+    }
+    if (!separate_primers_genome() || wants({"offtarget"}))
+      sequence_fasta_ = write_fasta(dir_ / "sequence_genome.fa", o_.sequence_bytes, threads);
     // Degenerate primers of 11-12 nt (both strands: ~hundreds of sites per primer in 64 MiB).
     primers_path_ = dir_ / "primers.fa";
     OutFile(primers_path_).append(">p1\nGGATCNRTAC\n>p2\nCCRGGTTNACG\n>p3\nGANTCACGTGA\n>p4\nTGRYACGATCG\n"
                                   ">p5\nAAGCTTNNGCA\n>p6\nGTCGACWSAGT\n>p7\nCTGCAGKMTCA\n>p8\nGAATTCHDACG\n");
     guides_path_ = dir_ / "guides.fa";
     write_guides(guides_path_, o_.guides, 2026);
-    fmt::print("  sequence jobs: FASTA of {}, 8 degenerate primers, {} guides\n", fmt_size(sequence_fasta_->bytes), o_.guides);
+    if (sequence_fasta_)
+      fmt::print("  sequence jobs: FASTA of {}, 8 degenerate primers, {} guides\n", fmt_size(sequence_fasta_->bytes), o_.guides);
   }
   if (wants({"guides"})) {
     set_genome_fasta_ = write_fasta(dir_ / "guide_genome.fa", o_.set_genome_bytes, threads);
@@ -442,9 +453,10 @@ void Bench::plan(const std::vector<std::string>& ids) {
       j.rows.push_back(std::move(sz));
       j.targets = {{"auto", Metric::inprocess_ms, 5, false, "in-process <= 5 ms (--stats)"}};
     } else if (id == "primers") {
-      j.bytes = sequence_fasta_->bytes;
+      const FastaInfo& genome = primers_fasta_ ? *primers_fasta_ : *sequence_fasta_;
+      j.bytes = genome.bytes;
       j.title = fmt::format("8 IUPAC primers, both strands, {}", fmt_size(j.bytes));
-      const std::string file = sequence_fasta_->path.string();
+      const std::string file = genome.path.string();
       for (const auto& b : kBackends)
         j.rows.push_back(wm_row(b, "find", {"-c", "--strand", "both", "--iupac", "-f", primers_path_.string(), file},
                                 Parse::pattern_counts, "occurrences"));
@@ -519,7 +531,7 @@ json Bench::to_json(bool complete, int exit_status) const {
   json j = support::run_record("e2e", env_.commit);
   j["schema_version"] = 1;
   j["complete"] = complete;
-  j["options"] = {{"text_bytes", o_.text_bytes}, {"fasta_bytes", o_.fasta_bytes}, {"pairs", o_.pairs}, {"sequence_bytes", o_.sequence_bytes}, {"guides", o_.guides}, {"set_guides", o_.set_guides}, {"set_genome_bytes", o_.set_genome_bytes},
+  j["options"] = {{"text_bytes", o_.text_bytes}, {"fasta_bytes", o_.fasta_bytes}, {"pairs", o_.pairs}, {"sequence_bytes", o_.sequence_bytes}, {"primers_genome_bytes", o_.primers_genome_bytes}, {"guides", o_.guides}, {"set_guides", o_.set_guides}, {"set_genome_bytes", o_.set_genome_bytes},
                   {"repeats", o_.repeats},       {"threads", o_.threads},         {"dir", dir_.string()},
                   {"keep", o_.keep},             {"words_file", o_.words_file},   {"rows", o_.rows},
                   {"skip_gpu", o_.skip_gpu},     {"run_timeout_s", o_.run_timeout_s}};
@@ -655,7 +667,8 @@ int Bench::run() {
   const double need = (want_text ? o_.text_bytes : 0) +
                       (want_fasta ? o_.fasta_bytes * (1.0 + 0.35 * (wants("gz") + wants("bgzf") + wants("zst"))) : 0) +
                       (wants("pairs") ? o_.pairs * 410.0 : 0) +
-                      ((wants("primers") || wants("offtarget")) ? o_.sequence_bytes * 1.0 : 0) +
+                      ((wants("primers") && separate_primers_genome()) ? o_.primers_genome_bytes * 1.0 : 0) +
+                      (((wants("primers") && !separate_primers_genome()) || wants("offtarget")) ? o_.sequence_bytes * 1.0 : 0) +
                       (wants("guides") ? o_.set_genome_bytes * 1.02 : 0);
   struct statvfs vfs {};
   if (::statvfs(dir_.c_str(), &vfs) == 0) {

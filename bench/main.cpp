@@ -210,6 +210,7 @@ Runner add_e2e(CLI::App& app) {
   auto bytes = std::make_shared<std::string>("8G");
   auto fasta_bytes = std::make_shared<std::string>("1G");
   auto sequence_bytes = std::make_shared<std::string>("64M");
+  auto primers_genome_bytes = std::make_shared<std::string>();
   auto set_genome_bytes = std::make_shared<std::string>("3000000000");
   CLI::App* b = app.add_subcommand(
       "e2e", "The command line end to end (process start to exit, peak memory) vs rg, seqkit, zcat|rg");
@@ -221,6 +222,9 @@ Runner add_e2e(CLI::App& app) {
   b->add_option("--pairs", opt->pairs, "Pairs of 100-300 bytes for `distance --pairs` (job 7)")
       ->check(CLI::PositiveNumber);
   b->add_option("--sequence-bytes", *sequence_bytes, "Random-ACGT FASTA of jobs 8-9 (primers, offtarget)");
+  b->add_option("--primers-genome-bytes", *primers_genome_bytes,
+                "Random-ACGT FASTA of job 8 alone (primers vs seqkit locate -d, ~3 MB/s: 256M takes "
+                "minutes); default: the --sequence-bytes one");
   b->add_option("--guides", opt->guides, "Guides of job 9 (offtarget, 20 nt, NGG, <= 4 mismatches)")
       ->check(CLI::PositiveNumber);
   b->add_option("--set-guides", opt->set_guides, "Guides of job 10 (20 nt, approx -k 3 --strand both -f)")
@@ -248,16 +252,19 @@ Runner add_e2e(CLI::App& app) {
       "Jobs: 1 one rare word in the text (auto, cpu, cuda vs rg -F -c); 2 the same through a pipe;\n"
       "3 1000 words with -f; 4 one 8-mer in the FASTA (vs seqkit locate -P); 5 the FASTA as .gz,\n"
       "BGZF and .zst (vs zcat | rg); 6 a 100-byte file; 7 distance --pairs (vs StringZilla if importable);\n"
-      "8 eight IUPAC primers on both strands (vs seqkit locate -d); 9 offtarget of --guides guides;\n"
+      "8 eight IUPAC primers on both strands (vs seqkit locate -d; --primers-genome-bytes sizes its FASTA\n"
+      "apart from job 9's); 9 offtarget of --guides guides;\n"
       "10 --set-guides guides within 3 edits on both strands of a --set-genome-bytes genome (approx -f).\n"
       "Examples:\n"
       "  warpmatch-bench e2e --json e2e.json\n"
-      "  warpmatch-bench e2e --bytes 256M --fasta-bytes 64M --repeats 1 --rows 1,4,6");
-  return [opt, bytes, fasta_bytes, sequence_bytes, set_genome_bytes] {
+      "  warpmatch-bench e2e --bytes 256M --fasta-bytes 64M --repeats 1 --rows 1,4,6\n"
+      "  warpmatch-bench e2e --rows primers --primers-genome-bytes 256M --repeats 1");
+  return [opt, bytes, fasta_bytes, sequence_bytes, primers_genome_bytes, set_genome_bytes] {
     opt->set_genome_bytes = parse_size(*set_genome_bytes);
     opt->text_bytes = parse_size(*bytes);
     opt->fasta_bytes = parse_size(*fasta_bytes);
     opt->sequence_bytes = parse_size(*sequence_bytes);
+    if (!primers_genome_bytes->empty()) opt->primers_genome_bytes = parse_size(*primers_genome_bytes);
     return run_bench_e2e(*opt);
   };
 }

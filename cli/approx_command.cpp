@@ -121,8 +121,10 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
   plan.owns = Ownership::ends;
   plan.circular = flags.seq.circular;
   // The junction holds the last m + k bytes (every alignment ending past the record's end
-  // starts there) and m + k of its start; the stream's overlap is at least that.
+  // starts there) and m + k of its start; the stream's overlap is at least that. In best
+  // mode k is the bound (m when unset): no best hit is longer than m + k.
   plan.circular_reach = plan.stream.overlap;
+  plan.best = flags.best;
   plan.quiet = flags.quiet;
   plan.count = flags.count;
   plan.max_per_input = flags.max_hits;
@@ -183,9 +185,8 @@ int run_approx(const ApproxFlags& flags) {
   }
   if (files.empty()) files.push_back("-");
   for (const auto& p : patterns) labels.texts.emplace_back(p.begin(), p.end());
-  if (flags.seq.circular && (flags.best || flags.best_of_cluster)) {
-    std::fprintf(stderr, "warpmatch: --circular works with -k (all hits within K), not with --best or "
-                         "--best-per-cluster\n");
+  if (flags.seq.circular && flags.best_of_cluster) {
+    std::fprintf(stderr, "warpmatch: --circular works with -k and --best, not with --best-per-cluster\n");
     return 2;
   }
   if (flags.k == kKUnset && !flags.best) {
@@ -221,11 +222,12 @@ int run_approx(const ApproxFlags& flags) {
   options.iupac = flags.seq.iupac;
   options.hamming = flags.hamming;
   // Counting and -q print no hit: no start or alignment is recovered (so -c is never slower
-  // than listing).
+  // than listing); but --circular tells a junction's crossing hits by their starts (with
+  // every start 0, -c counted the junction's hits inside the record's head again).
   const bool lists_hits = !flags.count && !flags.quiet;
-  options.report = !lists_hits                  ? Report::ends
-                   : flags.cigar || flags.json ? Report::cigar  // JSON lines always carry the alignment
-                                               : Report::starts;
+  options.report = !lists_hits && !flags.seq.circular ? Report::ends
+                   : lists_hits && (flags.cigar || flags.json) ? Report::cigar  // JSON lines carry the alignment
+                                                                : Report::starts;
   tuning_hooks::ApproxKnobs knobs;
   knobs.wavefront_blocks = flags.blocks;  // the paper's D (Table 1 re-measured)
   ApproxMatcher matcher = [&] {
@@ -293,7 +295,8 @@ CommandRunner add_approx_command(CLI::App& app) {
       "largest start attaining DISTANCE). CIGAR (SAM's convention, the pattern the query, the text\n"
       "the reference): '=' equal bytes, 'X' a mismatch, 'I' a pattern byte absent from the text,\n"
       "'D' a text byte absent from the pattern. -c counts every input, 0 included; -q exits 0 at\n"
-      "the first hit, even when an input failed. Exit status: 0 hit, 1 no hit, 2 error.\n" +
+      "the first hit, even when an input failed. Exit status: 0 hit, 1 no hit, 2 error. --best with\n"
+      "--circular: the best distance of each pattern and strand over the record read circularly.\n" +
       std::string(kSequenceHelp) +
       "Examples:\n"
       "  warpmatch approx -k 3 --hamming --strand both --iupac --bed --patterns guides.fa g.fa\n"

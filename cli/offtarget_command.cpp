@@ -280,9 +280,14 @@ int run_offtarget(const OfftargetFlags& flags) {
   SearchPlan plan;
   plan.inputs = {flags.genome};
   plan.stream.threads = flags.threads;
-  plan.stream.overlap = longest;
+  // A window owns the sites starting in it (every site of a start is inside the window, whose
+  // overlap is the longest site less one): sites come out in (start, end, guide, ...) order
+  // whatever the windows, as one window over the whole record gives them. (Owning ends would
+  // put a longer site, a DNA bulge's, starting before the window's last sites but ending
+  // after them, into the next window.)
+  plan.stream.overlap = longest - 1;
   plan.stream.window_bytes = std::max<std::uint64_t>(parse_size(flags.window), 1);
-  plan.owns = Ownership::ends;
+  plan.owns = Ownership::starts;
   plan.pattern_count = guides.size();
   plan.progress = !flags.no_progress;
   plan.work_per_byte = patterns.size();

@@ -2,7 +2,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
+#include <map>
 #include <thread>
+#include <utility>
 
 #include "sequence_options.hpp"
 
@@ -86,8 +89,12 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
   CircularJunction junction(plan_.circular_reach);
   for (io::TextWindow w; !stop_input_ && !stop_all_ && input.next(w);) {
     const Location where{input.name(), fastx ? std::optional<std::string_view>(w.record) : std::nullopt};
-    search_window(w, where, scanner, progress, input.stored_offset());
-    if (plan_.circular && !stop_input_ && !stop_all_ && junction.add(w)) search_junction(junction, where, scanner);
+    if (plan_.circular && plan_.best) {
+      search_circular_best(w, junction, where, scanner, progress, input.stored_offset());
+    } else {
+      search_window(w, where, scanner, progress, input.stored_offset());
+      if (plan_.circular && !stop_input_ && !stop_all_ && junction.add(w)) search_junction(junction, where, scanner);
+    }
     totals_.bytes += plan_.owns == Ownership::starts ? w.owned : w.data.size() - w.repeated;
     if (w.input_paused) sink_.flush();  // seen while a slow pipe waits (Output)
     progress.advance_to(input.stored_offset());
@@ -98,9 +105,10 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
 
 // The window's own hits at record offsets (or, -c, only their counts).
 void Searcher::search_window(const io::TextWindow& w, const Location& where, const WindowScanner& scanner,
-                             Progress& progress, std::uint64_t stored_offset) {
+                             Progress& progress, std::uint64_t stored_offset, const Keep& keep) {
   const auto t0 = std::chrono::steady_clock::now();
-  const bool count_only = plan_.count && plan_.max_per_input < 0 && !plan_.quiet;  // -q stops at the first
+  // -q stops at the first; a filter needs every hit.
+  const bool count_only = plan_.count && plan_.max_per_input < 0 && !plan_.quiet && !keep;
   if (const auto counted = count_only ? scanner.count(w, per_pattern_) : std::nullopt) {
     input_matches_ += *counted;
   } else {
@@ -111,7 +119,7 @@ void Searcher::search_window(const io::TextWindow& w, const Location& where, con
     bool first = true;
     scanner.scan(w.data, [&](const Hit& local) {
       const bool owned = plan_.owns == Ownership::starts ? local.start < w.owned : local.end > w.repeated;
-      if (!owned) return true;
+      if (!owned || (keep && !keep(local))) return true;
       if (first) {
         ticker.stop();  // the progress line must not mix with the output
         progress.erase();
@@ -143,6 +151,54 @@ void Searcher::search_junction(const CircularJunction& junction, const Location&
     hit.matched = text.subspan(local.start, local.end - local.start);
     return deliver(hit);
   }, nullptr);
+}
+
+// --circular --best: the best hits of the record read circularly, for each pattern and strand
+// those at the smallest distance among the record's own hits and the junction's crossing hits.
+// A best-mode search gives each (pattern, strand) the minimum of the text searched: the
+// junction's minimum (of all its hits) is at most its crossing hits' and at least the
+// circular minimum (a junction hit that does not cross is a hit of the record, or of the
+// record repeated, at no smaller distance), so the record's hits are kept when their distance
+// is at most the junction's minimum and the crossing hits when theirs is at most the record's.
+// The junction is searched first (its hits held: at most 2 x reach per pattern), then the
+// record, then the crossing hits are delivered, after the record's as in all-hits mode.
+void Searcher::search_circular_best(const io::TextWindow& w, CircularJunction& junction, const Location& where,
+                                    const WindowScanner& scanner, Progress& progress, std::uint64_t stored_offset) {
+  // Best mode reads whole records: this window is the record's only one.
+  if (!junction.add(w)) {
+    search_window(w, where, scanner, progress, stored_offset);  // an empty record
+    return;
+  }
+  using Key = std::pair<std::uint32_t, char>;  // the pattern and strand of a best-mode minimum
+  std::map<Key, std::uint32_t> junction_best, record_best;
+  std::vector<Hit> crossing;
+  std::deque<std::string> cigars;  // the crossing hits' CIGARs (a hit's view dies with the scan's)
+  const ByteSpan text = junction.text();
+  scanner.scan(text, [&](const Hit& local) {
+    junction_best.try_emplace(Key{local.pattern, local.strand}, local.distance.value_or(0));
+    if (const auto at = junction.crossing(local.start, local.end)) {
+      Hit hit = local;
+      hit.where = where;
+      hit.start = at->first;
+      hit.end = at->second;
+      hit.matched = text.subspan(local.start, local.end - local.start);
+      hit.cigar = cigars.emplace_back(local.cigar);
+      crossing.push_back(hit);
+    }
+    return true;
+  }, nullptr);
+  search_window(w, where, scanner, progress, stored_offset, [&](const Hit& local) {
+    const std::uint32_t d = local.distance.value_or(0);
+    record_best.try_emplace(Key{local.pattern, local.strand}, d);
+    const auto j = junction_best.find(Key{local.pattern, local.strand});
+    return j == junction_best.end() || d <= j->second;
+  });
+  for (const Hit& hit : crossing) {
+    if (stop_input_ || stop_all_) return;
+    const auto r = record_best.find(Key{hit.pattern, hit.strand});
+    if (r != record_best.end() && hit.distance.value_or(0) > r->second) continue;
+    if (!deliver(hit)) return;
+  }
 }
 
 // One hit at record coordinates; false stops the scan (-q, -m).

@@ -36,6 +36,10 @@ struct SearchPlan {
   Ownership owns = Ownership::starts;
   bool circular = false;            // --circular: also the hits across each record's end->start
   std::uint64_t circular_reach = 0; // bytes of the junction on each side (m - 1; m + k)
+  /// approx --best: the matcher reports each pattern's (and strand's) minimal distance only.
+  /// With --circular the minimum is taken over the record read circularly (its windows must
+  /// be whole records).
+  bool best = false;
   bool quiet = false;               // -q: stop everything at the first hit
   bool count = false;               // -c: count hits, list none
   std::int64_t max_per_input = -1;  // -m / --max-hits (-1: no limit; 0: search nothing)
@@ -87,9 +91,13 @@ class Searcher {
 
  private:
   void search_input(io::TextStream& input, const WindowScanner& scanner);
+  /// Whether a hit the window owns is delivered (--circular --best: at its best distance).
+  using Keep = std::function<bool(const Hit&)>;
   void search_window(const io::TextWindow& w, const Location& where, const WindowScanner& scanner,
-                     Progress& progress, std::uint64_t stored_offset);
+                     Progress& progress, std::uint64_t stored_offset, const Keep& keep = {});
   void search_junction(const CircularJunction& junction, const Location& where, const WindowScanner& scanner);
+  void search_circular_best(const io::TextWindow& w, CircularJunction& junction, const Location& where,
+                            const WindowScanner& scanner, Progress& progress, std::uint64_t stored_offset);
   bool deliver(const Hit& hit);
   void finish_input(const std::string& name);
 

@@ -94,6 +94,34 @@ TEST_F(BenchE2ETest, EveryJobRunsAndEveryCountAgrees) {
     EXPECT_EQ(e.path().filename().string().rfind("warpmatch-e2e-", 0), std::string::npos) << e.path();
 }
 
+// --primers-genome-bytes: job 8 (primers vs seqkit locate -d) searches a FASTA of its own
+// size, job 9 (offtarget) still the --sequence-bytes one; with job 8 alone only its FASTA is made.
+TEST_F(BenchE2ETest, PrimersGenomeBytesSizesJobEightApart) {
+  const auto json_path = dir_ / "e2e.json";
+  const auto r = bench_e2e({"--rows", "primers,offtarget", "--sequence-bytes", "1M", "--primers-genome-bytes", "3M",
+                            "--guides", "5", "--repeats", "1", "--dir", dir_.string(), "--json", json_path.string()});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const json j = json::parse(warpmatch_test::read_file(json_path));
+  EXPECT_EQ(j["options"]["primers_genome_bytes"], 3u << 20);
+  ASSERT_EQ(j["jobs"].size(), 2u);
+  for (const auto& job : j["jobs"]) {
+    const auto bytes = job["bytes"].get<std::uint64_t>();
+    if (job["id"] == "primers") {
+      EXPECT_GT(bytes, 2u << 20) << job.dump();
+      EXPECT_LE(bytes, 3u << 20) << job.dump();
+    } else {
+      EXPECT_LE(bytes, 1u << 20) << job.dump();
+    }
+  }
+  EXPECT_EQ(j["disagreements"], 0);
+  EXPECT_EQ(j["failures"], 0);
+  const auto alone = bench_e2e({"--rows", "primers", "--primers-genome-bytes", "2M", "--seqkit", "none", "--repeats",
+                                "1", "--dir", dir_.string(), "--json", json_path.string()});
+  ASSERT_EQ(alone.status, 0) << alone.out << alone.err;
+  EXPECT_EQ(alone.out.find("sequence jobs: FASTA"), std::string::npos) << alone.out;
+  EXPECT_NE(alone.out.find("primers job: FASTA of "), std::string::npos) << alone.out;
+}
+
 TEST_F(BenchE2ETest, RowsSelectsJobsAndRejectsUnknownOnes) {
   const auto json_path = dir_ / "e2e.json";
   const auto r = bench_e2e({"--rows", "6", "--repeats", "1", "--dir", dir_.string(), "--json",

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <random>
 #include <string>
 
 #include "cli_test_support.hpp"
@@ -147,6 +148,41 @@ TEST_F(CliHostile, LcsAndDistanceOfAGzipBombStopAtTheirLimitWithAClearError) {
   // find and approx stream the bomb in bounded memory.
   const CliResult find = shell("\"$WM\" find -c aaaa bomb.gz", &rss);
   EXPECT_EQ(find.out, std::to_string((64u << 20) - 3) + "\n") << find.err;
+}
+
+// offtarget over a single-record genome file of 256 MiB (a chromosome): the record is searched
+// window by window and the parsed pages of the mapped file are given back, so peak memory
+// stays far below the record's size (it was the whole file's: 2.4 GiB for a 2 GiB genome).
+// A 1 MiB chunk with one planted site, copied 256 times: 256 sites, in order.
+TEST_F(CliHostile, OfftargetOfALargeSingleRecordGenomeIsStreamedInBoundedMemory) {
+  const std::string guide = "GAGTCCGAGCAGAAGAAGAA";
+  constexpr std::size_t kChunk = std::size_t{1} << 20, kCopies = 256, kSiteAt = 1000;
+  std::mt19937_64 rng(11);
+  std::string bases(kChunk, 'A');
+  for (auto& c : bases) c = "ACGT"[rng() % 4];
+  bases.replace(kSiteAt, guide.size() + 3, guide + "AGG");
+  std::string chunk;
+  for (std::size_t i = 0; i < kChunk; i += 60) chunk += bases.substr(i, 60) + "\n";
+  file("chunk.txt", chunk);
+  ASSERT_EQ(shell("{ echo '>chr1 one record'; for i in $(seq " + std::to_string(kCopies) +
+                  "); do cat chunk.txt; done; } > genome.fa").status, 0);
+  std::string want;
+  for (std::size_t i = 0; i < kCopies; ++i) {
+    const std::size_t start = i * kChunk + kSiteAt;
+    want += "chr1\t" + std::to_string(start) + "\t" + std::to_string(start + guide.size() + 3) + "\t" + guide + "\t0\t+\n";
+  }
+  long rss = 0;
+  const std::string search = " -k 1 --window 16M --bed -g " + guide + " genome.fa";
+  const CliResult cpu = shell("\"$WM\" offtarget --backend cpu" + search, &rss);
+  ASSERT_EQ(cpu.status, 0) << cpu.err;
+  EXPECT_EQ(cpu.out, want);
+  // Two 16 MiB windows (one searched, one built), the parse's 32 MiB release step, the program.
+  EXPECT_LT(rss, warpmatch_test::kMemoryScale * 128L * 1024) << "peak " << rss << " KiB for a 256 MiB record";
+  if (!warpmatch::cuda_devices().empty()) {
+    const CliResult cuda = shell("\"$WM\" offtarget --backend cuda" + search);
+    EXPECT_EQ(cuda.status, 0) << cuda.err;
+    EXPECT_EQ(cuda.out, cpu.out);
+  }
 }
 
 // --- low: option values ---------------------------------------------------------------------

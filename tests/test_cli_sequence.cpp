@@ -193,6 +193,87 @@ TEST_F(CliSequence, CircularEqualsLinearSearchOfRecordFollowedByItsHead) {
   EXPECT_NE(wrap.out.find("r0\t3006\t3015\t0\t0\t+"), std::string::npos) << wrap.out;
 }
 
+// approx --best --circular equals a best-mode search of each record followed by its first
+// m - 1 + k bases (the record repeated when shorter; k the bound, m when unset), keeping the
+// hits that start inside the record: a hit starting after the record's end repeats one inside
+// it at the same distance, so it never lowers the minimum. Records whose best hit is inside,
+// across the junction, or both at one distance; several patterns, both strands, Hamming.
+TEST_F(CliSequence, CircularBestEqualsBestOfRecordFollowedByItsHead) {
+  std::mt19937_64 rng(23);
+  const std::string pattern = "GATTACAGG";
+  std::vector<std::string> records = {
+      "TACAGG" + random_dna(rng, 3000) + "GAT",                                     // only across
+      "CAGG" + random_dna(rng, 30) + "GATTACAGG" + random_dna(rng, 30) + "GATTA",  // inside and across
+      "GATTTCAGG" + random_dna(rng, 40) + "GATT",                                   // inside beats across
+      "TACAGGGATTA", "ACAGG", "G", random_dna(rng, 200)};
+  const auto patterns = file("p.txt", pattern + "\nCCTGTAATC\nACGTTGCAAC\n");
+  std::string circular;
+  for (std::size_t i = 0; i < records.size(); ++i) circular += ">r" + std::to_string(i) + "\n" + records[i] + "\n";
+  const auto c = file("c.fa", circular);
+  struct Job { std::vector<std::string> args; std::size_t k; };
+  const std::size_t m = pattern.size();
+  for (const Job& job : {Job{{"--best", pattern}, m}, Job{{"--best", "-k", "3", "--strand", "both", pattern}, 3},
+                         Job{{"--best", "-k", "4", "--hamming", "--strand", "both", pattern}, 4},
+                         Job{{"--best", "-k", "2", "--patterns", patterns.string()}, 2}}) {
+    std::string linear;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      std::string extended = records[i];
+      for (std::size_t j = 0; j < m - 1 + job.k; ++j) extended.push_back(records[i][j % records[i].size()]);
+      linear += ">r" + std::to_string(i) + "\n" + extended + "\n";
+    }
+    const auto l = file("l.fa", linear);
+    auto args = job.args;
+    args.insert(args.begin(), {"approx", "--json", "-h"});
+    args.push_back(l.string());
+    const auto want_run = run(args);
+    ASSERT_EQ(want_run.status, 0) << want_run.err;
+    std::vector<std::string> want;
+    for (auto j : warpmatch_test::json_lines(want_run.out)) {
+      if (j["type"] != "match") continue;
+      const std::size_t rec = std::stoul(j["record"].get<std::string>().substr(1));
+      j.erase("path");
+      if (j["start"].get<std::uint64_t>() < records[rec].size()) want.push_back(j.dump());
+    }
+    std::sort(want.begin(), want.end());
+    args.back() = c.string();
+    args.push_back("--circular");
+    for (const std::string window : {"256M", "7"}) {  // best mode reads whole records whatever --window says
+      auto a = args;
+      a.insert(a.end(), {"--window", window});
+      const auto got_run = run_both(a);
+      ASSERT_EQ(got_run.status, 0) << got_run.err;
+      std::vector<std::string> got;
+      for (auto j : warpmatch_test::json_lines(got_run.out)) {
+        if (j["type"] != "match") continue;
+        j.erase("path");
+        got.push_back(j.dump());
+      }
+      std::sort(got.begin(), got.end());
+      EXPECT_EQ(got, want) << job.args[job.args.size() - 1] << " window " << window;
+    }
+  }
+  // -c counts what is listed, all hits and best (it once counted a junction hit lying in the
+  // record's head, whose start it did not recover, as crossing).
+  for (const std::vector<std::string>& job : {std::vector<std::string>{"-k", "2"}, {"--best"}, {"--best", "-k", "3", "--strand", "both"}}) {
+    auto listing = job, counting = job;
+    listing.insert(listing.begin(), {"approx", "--circular", "-h"});
+    listing.insert(listing.end(), {pattern, c.string()});
+    counting.insert(counting.begin(), {"approx", "--circular", "-c"});
+    counting.insert(counting.end(), {pattern, c.string()});
+    const auto listed = run_both(listing), counted = run_both(counting);
+    EXPECT_EQ(counted.out, std::to_string(std::count(listed.out.begin(), listed.out.end(), '\n')) + "\n") << job[0];
+  }
+  // A record's best hit across the junction alone (end > record length), and tied with one inside.
+  const auto best = run_both({"approx", "--best", "--circular", "--bed", pattern, c.string()});
+  EXPECT_NE(best.out.find("r0\t3006\t3015\t0\t0\t+\n"), std::string::npos) << best.out;
+  EXPECT_NE(best.out.find("r1\t34\t43\t0\t0\t+\n"), std::string::npos) << best.out;
+  EXPECT_NE(best.out.find("r1\t73\t82\t0\t0\t+\n"), std::string::npos) << best.out;
+  std::string r2;  // across the junction at 2 edits or more: the hit inside at 1 wins
+  for (const auto& line : sorted_lines(best.out))
+    if (line.rfind("r2\t", 0) == 0) r2 += line + "\n";
+  EXPECT_EQ(r2, "r2\t0\t9\t0\t1\t+\n");
+}
+
 TEST_F(CliSequence, BadSequenceInputsAreClearErrors) {
   const auto f = file("g.fa", ">x\nACGTACGT\n");
   const auto bad_byte = run({"find", "--strand", "both", "ACXT", f.string()});
@@ -205,7 +286,7 @@ TEST_F(CliSequence, BadSequenceInputsAreClearErrors) {
        {std::vector<std::string>{"find", "--strand", "x", "ACGT", f.string()},
         {"find", "--bed", "--json", "ACGT", f.string()},
         {"find", "--bed", "--tsv", "ACGT", f.string()},
-        {"approx", "--best", "--circular", "ACGT", f.string()},
+        {"approx", "-k", "1", "--best-per-cluster", "--circular", "ACGT", f.string()},
         {"find", "--iupac", std::string(12, 'N'), f.string()}}) {
     const auto r = run(args);
     EXPECT_EQ(r.status, 2) << args[1] << " " << args[2];
@@ -337,4 +418,40 @@ TEST_F(CliSequence, OfftargetEqualsBruteForceOverEveryWindowAndBulgePlacement) {
   EXPECT_EQ(run({"offtarget", "-g", "ACGTXACGT", gen.string()}).status, 2);
   EXPECT_EQ(run({"offtarget", "-g", "ACGTACGT", "--pam-side", "4", gen.string()}).status, 2);
   EXPECT_EQ(run({"offtarget", "-g", "ACGTACGT", (dir_ / "missing.fa").string()}).status, 2);
+}
+
+// offtarget streams a record in windows: with windows of 1 to 301 bytes it prints the bytes one
+// window over the whole record prints, sites in the same order (by start, then end, guide,
+// strand, bulge), also where a longer site (a DNA bulge's) starts before a shorter one that
+// ends first. A repetitive genome gives many overlapping sites of every bulge kind.
+TEST_F(CliSequence, OfftargetStreamedInSmallWindowsPrintsWhatOneWholeRecordWindowPrints) {
+  std::mt19937_64 rng(29);
+  const std::string repeat = "ACGTACGTAGG";
+  // Sites of ACGTACGTAC at [3, 17) (a DNA bulge) and [4, 16) (an RNA bulge): nested.
+  std::string genome = "TCAAAACTACGTGCGGGAGTACTCTGGCATAGCGGACGACAAGTGGAATCCACTACCGAGTACTCGTCGGAACGCAATGAAAAAGA";
+  genome += random_dna(rng, 200);
+  for (int i = 0; i < 30; ++i) genome += repeat;
+  genome += random_dna(rng, 2800) + rc("ACGTACGTACAGG") + random_dna(rng, 100);
+  for (int i = 0; i < 20; ++i) genome += "TTTGACGTACGTAC";  // Cas12a-like sites (5' PAM)
+  genome += random_dna(rng, 50);
+  const auto gen = file("genome.fa", ">chr1\n" + genome.substr(0, 400) + "\n" + genome.substr(400) + "\n>chr2\n" +
+                                         genome.substr(150, 300) + "\n");
+  for (const std::vector<std::string>& job :
+       {std::vector<std::string>{"-g", "ACGTACGTAC", "-k", "3", "--dna-bulges", "2", "--rna-bulges", "2"},
+        {"-g", "ACGTACGTAC", "-g", "GTACGTAGTA", "-k", "2", "--pam", "TTTV", "--pam-side", "5", "--dna-bulges", "1",
+         "--rna-bulges", "1"}}) {
+    auto args = job;
+    args.insert(args.begin(), "offtarget");
+    args.push_back(gen.string());
+    const auto whole = run_both(args);
+    ASSERT_EQ(whole.status, 0) << whole.err;
+    EXPECT_GT(std::count(whole.out.begin(), whole.out.end(), '\n'), 30) << whole.out;
+    for (const std::string window : {"1", "2", "3", "7", "31", "301"}) {
+      auto a = args;
+      a.insert(a.end() - 1, {"--window", window});
+      const auto streamed = run_both(a);
+      EXPECT_EQ(streamed.status, 0) << streamed.err;
+      EXPECT_EQ(streamed.out, whole.out) << "window " << window;
+    }
+  }
 }

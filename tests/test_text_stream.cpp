@@ -389,6 +389,31 @@ TEST_F(TempDir, LargeFastaBulkLineRemovalEqualsWholeInput) {
   }
 }
 
+// Unwrapped FASTA (one line per record, as `seqkit seq -w 0` writes it) with lines longer than
+// the bulk line removal's 4 MiB and than a window: windows of 5 MiB and whole-record windows
+// (approx --best) equal the whole input, the file's last line with and without its line break
+// (the mapped file's bulk step found no line break in reach and looped forever).
+TEST_F(TempDir, UnwrappedFastaLinesLongerThanAWindow) {
+  std::mt19937_64 rng(79);
+  for (const char* end : {"\n", ""}) {
+    const std::string fa = ">one\n" + random_dna(rng, 9u << 20) + "\n>two\n" + random_dna(rng, 100) + "\n>three\n" +
+                           random_dna(rng, 6u << 20) + end;
+    const std::vector<Record> want = whole("x", fa);
+    ASSERT_EQ(want.size(), 3u);
+    const std::string path = write("long.fa", fa);
+    for (const std::uint64_t window : {std::uint64_t{5} << 20, std::uint64_t{1} << 62}) {
+      io::StreamOptions o;
+      o.window_bytes = o.mapped_window_bytes = window;
+      o.overlap = 9;
+      o.threads = 2;
+      TextStream mapped = TextStream::open(path, o);
+      EXPECT_EQ(reassemble(mapped, o.overlap), want) << "mapped, window " << window << ", end '" << end << "'";
+      TextStream copied = TextStream::from_bytes("x", as_bytes(fa), o);
+      EXPECT_EQ(reassemble(copied, o.overlap), want) << "read(), window " << window << ", end '" << end << "'";
+    }
+  }
+}
+
 // ---- interactive inputs: a writer that pauses ------------------------------------------------
 
 namespace {

@@ -27,6 +27,18 @@ std::size_t MemorySource::read(std::uint8_t* out, std::size_t capacity) {
   return n;
 }
 
+void MemorySource::release_before(std::size_t offset) {
+  if (!file_mapping_) return;
+  // The mapping starts on a page; only whole pages before `offset` go.
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t to = std::min(offset, bytes_.size()) / page * page;
+  if (to <= released_) return;
+  // MADV_DONTNEED on a private mapping no one wrote to: the file's pages are read again on a
+  // later access, never zeros. A failure only leaves the pages resident.
+  ::madvise(const_cast<std::uint8_t*>(bytes_.data()) + released_, to - released_, MADV_DONTNEED);
+  released_ = to;
+}
+
 FdSource::FdSource(std::string name, int fd, bool owned)
     : name_(std::move(name)), fd_(fd), owned_(owned), cancel_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 
@@ -278,7 +290,7 @@ RawInput open_raw(const std::string& path) {
       });
       raw.is_mapped = true;
       raw.size_hint = len;
-      raw.source = std::make_unique<MemorySource>(raw.mapped, raw.mapping);
+      raw.source = std::make_unique<MemorySource>(raw.mapped, raw.mapping, /*file_mapping=*/true);
       return raw;
     }
   }

@@ -47,21 +47,29 @@ class ByteSource {
   virtual void cancel() {}
 };
 
-/// Bytes already in memory (a mapped file, a test buffer). `owner` keeps them alive.
+/// Bytes already in memory (a mapped file, a test buffer). `owner` keeps them alive;
+/// `file_mapping`: they are a private read-only mapping of a file (see release_before).
 class MemorySource final : public ByteSource {
  public:
-  MemorySource(ByteSpan bytes, std::shared_ptr<const void> owner = nullptr)
-      : bytes_(bytes), owner_(std::move(owner)) {}
+  MemorySource(ByteSpan bytes, std::shared_ptr<const void> owner = nullptr, bool file_mapping = false)
+      : bytes_(bytes), owner_(std::move(owner)), file_mapping_(file_mapping) {}
   std::size_t read(std::uint8_t* out, std::size_t capacity) override;
   std::uint64_t raw_offset() const override { return pos_; }
   /// The bytes not read yet, without a copy (decoders that take whole buffers use this).
   ByteSpan rest() const { return bytes_.subspan(pos_); }
   void skip(std::size_t n) { pos_ += n; }
+  /// A mapped file read front to back in place: its whole pages before `offset` leave the
+  /// process's resident memory (they stay in the page cache; reading them again faults them
+  /// back in from the file), so a file larger than memory is never resident as a whole.
+  /// Nothing for other bytes.
+  void release_before(std::size_t offset);
 
  private:
   ByteSpan bytes_;
   std::shared_ptr<const void> owner_;
   std::size_t pos_ = 0;
+  bool file_mapping_ = false;
+  std::size_t released_ = 0;  // bytes_[0, released_) released
 };
 
 /// read() on a file descriptor (pipes, stdin, FIFOs, terminals, files that cannot be mapped).
