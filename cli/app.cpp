@@ -26,6 +26,19 @@ CLI::Validator device_check() {
       "INT");
 }
 
+CLI::Validator device_memory_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          if (parse_size(text) == 0) return "must be at least 1 byte (got '" + text + "')";
+          return {};
+        } catch (const std::exception& e) {
+          return e.what();
+        }
+      },
+      "SIZE");
+}
+
 CLI::Validator device_list_check() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

@@ -46,6 +46,7 @@ struct ApproxFlags {
   std::string format = "auto";
   int threads = 0;
   int device = 0;
+  std::string device_memory;  // --device-memory SIZE ("": none given)
   std::string devices;  // --devices: several GPUs (all|LIST)
   int blocks = 0;
   bool hamming = false;
@@ -216,6 +217,7 @@ int run_approx(const ApproxFlags& flags) {
   options.case_insensitive = flags.ignore_case;
   options.threads = flags.threads;
   options.device = flags.device;
+  apply_device_memory(flags.device_memory, options);
   apply_device_list(flags.devices, flags.backend, options);
   options.best_of_cluster = flags.best_of_cluster;
   options.strand = flags.seq.parsed_strand();
@@ -274,7 +276,7 @@ CommandRunner add_approx_command(CLI::App& app) {
   cmd->add_flag("-c,--count", flags->count, "Print only the number of hits per input");
   cmd->add_flag("-H,--with-filename", flags->with_filename, "Prefix each line with the input name");
   cmd->add_flag("-h,--no-filename", flags->no_filename, "Never prefix lines with the input name");
-  add_backend_options(cmd, flags->backend, flags->threads, flags->device);
+  add_backend_options(cmd, flags->backend, flags->threads, flags->device, flags->device_memory);
   add_devices_option(cmd, flags->devices);
   cmd->add_option("--algo", flags->algorithm,
                   "auto; cpu: myers, dp (reference); cuda: myers, wavefront (seed paper 000)");

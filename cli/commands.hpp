@@ -15,6 +15,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/size_text.hpp"
 #include "warpmatch/common.hpp"
 
 namespace warpmatch::cli {
@@ -50,14 +51,24 @@ constexpr int kMaxThreads = 4096;
 /// option is given: "--device: no CUDA device 99 (0 visible)").
 CLI::Validator device_check();
 
-/// --backend, -j/--threads and --device: the same on every operation's command.
-inline void add_backend_options(CLI::App* cmd, std::string& backend, int& threads, int& device) {
+/// --device-memory SIZE: a size of at least one byte ("512M"; "--device-memory: must be at
+/// least 1 byte (got '0')").
+CLI::Validator device_memory_check();
+
+/// --backend, -j/--threads, --device and --device-memory: the same on every operation's command.
+/// `device_memory`: "" unless given (apply_device_memory).
+inline void add_backend_options(CLI::App* cmd, std::string& backend, int& threads, int& device,
+                                std::string& device_memory) {
   cmd->add_option("--backend", backend, "cpu, cuda or auto (the GPU when present)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   cmd->add_option("-j,--threads", threads, "CPU threads (0 = all cores; at most 4096)")
       ->check(integer_in(0, kMaxThreads));
   cmd->add_option("--device", device, "CUDA device ordinal (a GPU that `warpmatch info` lists)")
       ->check(device_check());
+  cmd->add_option("--device-memory", device_memory,
+                  "Most GPU memory warpmatch may take (e.g. 512M, 2G; default: the GPU's, or "
+                  "WARPMATCH_DEVICE_MEMORY_LIMIT); streaming searches use smaller chunks to fit it")
+      ->check(device_memory_check());
 }
 
 /// --devices all|LIST: one command over several GPUs (Execution::devices). The check accepts
@@ -83,6 +94,13 @@ void apply_device_list(const std::string& devices, const std::string& backend_fl
   if (!options.devices.empty() && backend_flag == "auto") options.backend = Backend::cuda;
 }
 
+/// Applies --device-memory to an operation's options (Execution::device_memory_limit; no
+/// flag: 0, the environment's cap or none).
+template <class Options>
+void apply_device_memory(const std::string& device_memory, Options& options) {
+  options.device_memory_limit = device_memory.empty() ? 0 : core::parse_size(device_memory);
+}
+
 struct CommandEntry {
   std::string name;
   int order;  // position in --help
@@ -98,9 +116,9 @@ struct CommandRegistration {
   }
 };
 
-/// Parses sizes like "4096", "64K", "256M", "1G" (binary multiples; cli/parse_size.cpp, also
-/// compiled into warpmatch-bench).
-std::uint64_t parse_size(const std::string& text);
+/// Parses sizes like "4096", "64K", "256M", "1G" (binary multiples; src/core/size_text.cpp,
+/// shared with warpmatch-bench and the library's WARPMATCH_DEVICE_MEMORY_LIMIT).
+using core::parse_size;
 
 /// A CLI11 check for a size option (--window): the parse error names the option, before any
 /// input is opened.

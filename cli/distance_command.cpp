@@ -34,6 +34,7 @@ struct DistanceFlags {
   std::string algorithm = "auto";
   int threads = 0;
   int device = 0;
+  std::string device_memory;  // --device-memory SIZE ("": none given)
   std::string devices;  // --devices: several GPUs (all|LIST)
   int block_size = 0;
 };
@@ -165,6 +166,7 @@ int run_distance(const DistanceFlags& flags) {
   options.report = flags.align ? Report::cigar : Report::ends;
   options.threads = flags.threads;
   options.device = flags.device;
+  apply_device_memory(flags.device_memory, options);
   apply_device_list(flags.devices, flags.backend, options);
   tuning_hooks::DistanceKnobs knobs;
   knobs.tile_size = flags.block_size;  // the paper's block size (its tiles re-measured)
@@ -271,7 +273,7 @@ CommandRunner add_distance_command(CLI::App& app) {
       ->expected(2);
   cmd->add_flag("--json", flags->json, "One JSON object per pair (--all-vs-all: one object with the matrix)");
   cmd->add_flag("--stats", flags->stats, "Print pairs, cells, time, GCUPS, backend and device to stderr");
-  add_backend_options(cmd, flags->backend, flags->threads, flags->device);
+  add_backend_options(cmd, flags->backend, flags->threads, flags->device, flags->device_memory);
   add_devices_option(cmd, flags->devices);
   cmd->add_option("--algo", flags->algorithm,
                   "auto; cpu: myers (bit-parallel, default), dp (reference); cuda: myers (default), tiles (seed paper 001)");

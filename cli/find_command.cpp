@@ -46,6 +46,7 @@ struct FindFlags {
   std::string format = "auto";
   int threads = 0;
   int device = 0;
+  std::string device_memory;  // --device-memory SIZE ("": none given)
   std::string devices;  // --devices: several GPUs (all|LIST)
   std::int64_t max_count = -1;
   std::string window = "256M";  // --window: text bytes per streamed window
@@ -254,6 +255,7 @@ int run_multi(const FindFlags& flags) {
   options.case_insensitive = flags.ignore_case;
   options.threads = flags.threads;
   options.device = flags.device;
+  apply_device_memory(flags.device_memory, options);
   apply_device_list(flags.devices, flags.backend, options);
   options.strand = flags.seq.parsed_strand();
   options.iupac = flags.seq.iupac;
@@ -294,6 +296,7 @@ int run_find(FindFlags flags) {
   options.case_insensitive = flags.ignore_case;
   options.threads = flags.threads;
   options.device = flags.device;
+  apply_device_memory(flags.device_memory, options);
   apply_device_list(flags.devices, flags.backend, options);
   const ExactMatcher matcher = compile_with_fallback(options, flags.backend == "auto", [&](const ExactOptions& o) {
     return ExactMatcher::compile(as_bytes(flags.pattern), o);
@@ -337,7 +340,7 @@ CommandRunner add_find_command(CLI::App& app) {
   cmd->add_flag("-h,--no-filename", flags->no_filename, "Never prefix lines with the input name");
   cmd->add_option("-m,--max-count", flags->max_count, "Stop after N matches per input (-1 = no limit, as grep)")
       ->check(integer_in(-1));
-  add_backend_options(cmd, flags->backend, flags->threads, flags->device);
+  add_backend_options(cmd, flags->backend, flags->threads, flags->device, flags->device_memory);
   add_devices_option(cmd, flags->devices);
   cmd->add_option("--algo", flags->algorithm,
                   "auto; one pattern: cpu fast, naive; cuda fast, firstlast, bf (seed paper 003); "

@@ -26,6 +26,7 @@ struct LcsFlags {
   std::string algorithm = "auto";
   int threads = 0;
   int device = 0;
+  std::string device_memory;  // --device-memory SIZE ("": none given)
 };
 
 constexpr double kLcsBytesPerInputByte = 45;
@@ -53,6 +54,7 @@ int run_lcs(const LcsFlags& flags) {
   options.algorithm = flags.algorithm;
   options.threads = flags.threads;
   options.device = flags.device;
+  apply_device_memory(flags.device_memory, options);
   options.max_matches = flags.max_matches;
   const std::unique_ptr<Sink> printer = make_printer(flags.json ? PrintFormat::json : PrintFormat::plain);
 
@@ -100,7 +102,7 @@ CommandRunner add_lcs_command(CLI::App& app) {
       ->check(integer_in(1));
   cmd->add_flag("--json", flags->json, "JSON lines: one lcs object, or one object per MEM");
   cmd->add_flag("--stats", flags->stats, "Print sizes, time, backend and device to stderr");
-  add_backend_options(cmd, flags->backend, flags->threads, flags->device);
+  add_backend_options(cmd, flags->backend, flags->threads, flags->device, flags->device_memory);
   cmd->add_option("--algo", flags->algorithm,
                   "auto, suffix-array, diagonal (seed paper 004, O(mn)), dp (cpu, O(mn))");
   cmd->footer(

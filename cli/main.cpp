@@ -39,6 +39,9 @@ int main(int argc, char** argv) {
     // parent) needs no message: with SIGPIPE at its default the process ends quietly anyway.
     if (e.error_number() != EPIPE) std::fprintf(stderr, "warpmatch: %s\n", e.what());
     return 2;
+  } catch (const warpmatch::DeviceOutOfMemory& e) {
+    std::fprintf(stderr, "warpmatch: %s\n", out_of_memory_text(e).c_str());
+    return 2;
   } catch (const warpmatch::Error& e) {
     std::fprintf(stderr, "warpmatch: %s\n", e.what());
     return 2;

@@ -40,6 +40,7 @@ struct OfftargetFlags {
   std::string backend = "auto";
   int threads = 0;
   int device = 0;
+  std::string device_memory;  // --device-memory SIZE ("": none given)
   std::string devices;  // --devices: several GPUs (all|LIST)
   std::string window = "256M";
   bool no_progress = false;
@@ -274,6 +275,7 @@ int run_offtarget(const OfftargetFlags& flags) {
   options.strand = Strand::both;
   options.threads = flags.threads;
   options.device = flags.device;
+  apply_device_memory(flags.device_memory, options);
   apply_device_list(flags.devices, flags.backend, options);
   const ApproxMatcher matcher = ApproxMatcher::compile(patterns, options);
 
@@ -329,7 +331,7 @@ CommandRunner add_offtarget_command(CLI::App& app) {
   CLI::Option* json = cmd->add_flag("--json", flags->json, "One JSON object per site");
   bed->excludes(json);
   cmd->add_flag("--stats", flags->stats, "Print guides, placements, bytes, sites and backend to stderr");
-  add_backend_options(cmd, flags->backend, flags->threads, flags->device);
+  add_backend_options(cmd, flags->backend, flags->threads, flags->device, flags->device_memory);
   add_devices_option(cmd, flags->devices);
   cmd->add_option("--window", flags->window, "Genome bytes searched per window (default 256M)")->check(size_check());
   cmd->add_flag("--no-progress", flags->no_progress, "Never draw the progress line (drawn on a terminal for long scans)");

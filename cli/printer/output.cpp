@@ -113,7 +113,20 @@ void append_json_string(fmt::memory_buffer& out, std::string_view s) {
   out.push_back('"');
 }
 
+std::string out_of_memory_text(const DeviceOutOfMemory& error) {
+  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+  std::string text = "GPU out of memory";
+  if (error.needed_bytes() > 0 && error.limit_bytes() > 0)
+    text += ": needs " + std::to_string((error.needed_bytes() + kMiB - 1) / kMiB) + " MiB, limit " +
+            std::to_string(error.limit_bytes() / kMiB) + " MiB";
+  return text + "; try --backend cpu or a larger --device-memory (" + error.what() + ")";
+}
+
 void report_input_error(const std::string& path, const std::exception& error) {
+  if (const auto* oom = dynamic_cast<const DeviceOutOfMemory*>(&error)) {
+    std::fprintf(stderr, "warpmatch: %s: %s\n", path.c_str(), out_of_memory_text(*oom).c_str());
+    return;
+  }
   const std::string what = error.what();
   const bool names_input =
       what.rfind(path, 0) == 0 || (path == "-" && what.rfind("(standard input)", 0) == 0);

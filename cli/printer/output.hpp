@@ -59,8 +59,14 @@ class Output {
 };
 
 /// The stderr line for an input that failed (exit status 2 follows): `warpmatch: PATH: what`,
-/// without repeating the path when the message already starts with it (InputError does).
+/// without repeating the path when the message already starts with it (InputError does); a
+/// DeviceOutOfMemory as out_of_memory_text says it.
 void report_input_error(const std::string& path, const std::exception& error);
+
+/// What the GPU running out of memory (or the cap) means for the user: "GPU out of memory:
+/// needs N MiB, limit M MiB; try --backend cpu or a larger --device-memory (<library's
+/// message>)". The library's own message names no flag.
+std::string out_of_memory_text(const DeviceOutOfMemory& error);
 
 /// Bytes as readable text: printable ASCII as is, '\\' as "\\\\", others as "\\xNN"
 /// (tab, newline and carriage return as \t \n \r).

@@ -62,6 +62,15 @@ struct Execution {
   /// takes `threads`). Operations without a split (lcs, one pair's distance, approximate
   /// search in best mode) run on the first listed GPU.
   std::vector<int> devices;
+  /// The most device memory, in bytes, warpmatch may hold on each GPU while this call (a
+  /// compile or a scan) allocates: everything the library holds there counts (compiled
+  /// tables, scan buffers, those kept by other matchers for their next scan). 0 = the
+  /// environment's WARPMATCH_DEVICE_MEMORY_LIMIT ("512M", "2G"; bytes with a K/M/G suffix)
+  /// when set, else only the GPU's own memory. An allocation past it throws DeviceOutOfMemory,
+  /// as the GPU running out does; streaming scans (exact, multi-pattern and approximate
+  /// search) first size their chunks to what is left (down to 1 MiB). The cpu backend
+  /// ignores it.
+  std::uint64_t device_memory_limit = 0;
 };
 
 /// How much an operation reports (edlib's task): each level adds to the one before, and
@@ -123,10 +132,28 @@ class BackendUnavailable : public Error {
  public:
   using Error::Error;
 };
-/// A CUDA runtime failure, out-of-memory included.
+/// A CUDA runtime failure.
 class DeviceError : public Error {
  public:
   using Error::Error;
+};
+/// Device memory ran out: the GPU's (cudaErrorMemoryAllocation) or the cap of
+/// Execution::device_memory_limit / WARPMATCH_DEVICE_MEMORY_LIMIT. Nothing is left half
+/// done on the device; matches delivered before it stand.
+class DeviceOutOfMemory : public DeviceError {
+ public:
+  /// `requested`: the allocation that failed; `held`: bytes warpmatch held on the device
+  /// then; `limit`: the cap, or for the GPU's own failure what it had (held + free); 0 = unknown.
+  DeviceOutOfMemory(const std::string& what, std::uint64_t requested, std::uint64_t held, std::uint64_t limit)
+      : DeviceError(what), requested_(requested), held_(held), limit_(limit) {}
+  std::uint64_t requested_bytes() const { return requested_; }
+  std::uint64_t held_bytes() const { return held_; }
+  /// Bytes the call would have needed at that point: held + requested.
+  std::uint64_t needed_bytes() const { return held_ + requested_; }
+  std::uint64_t limit_bytes() const { return limit_; }
+
+ private:
+  std::uint64_t requested_, held_, limit_;
 };
 
 /// What this build and machine offer (used by `warpmatch info` and `auto`).

@@ -98,6 +98,7 @@ struct ApproxMatcher::Impl {
     const ByteSpan piece = text.subspan(from, own_end - from);
     std::vector<std::vector<core::EndHit>> out;
     if (backend == Backend::cuda) {
+      const cuda::DeviceMemoryLimitScope cap(options.device_memory_limit);
       out = cuda::approx_scan(*device_patterns[worker], queries, piece);
     } else if (cpu_set) {
       out = cpu_set->scan(piece, queries, threads);
@@ -304,6 +305,7 @@ ApproxMatcher ApproxMatcher::Impl::compile(const std::vector<std::vector<std::ui
     impl->device_label = core::cuda_devices_label(impl->workers);
     std::vector<core::ApproxQuery> queries;
     for (const auto& p : impl->patterns) queries.push_back(impl->query_for(p));
+    const cuda::DeviceMemoryLimitScope cap(options.device_memory_limit);
     for (const int device : impl->workers)
       impl->device_patterns.push_back(
           cuda::approx_upload(impl->patterns, queries, impl->cuda_algorithm, knobs.wavefront_blocks, device));

@@ -97,6 +97,7 @@ DistanceResult edit_distance(ByteSpan a, ByteSpan b, const DistanceOptions& opti
 DistanceResult tuning_hooks::edit_distance(ByteSpan a, ByteSpan b, const DistanceOptions& options,
                                            const DistanceKnobs& knobs, ScanStats* stats) {
   const auto t0 = std::chrono::steady_clock::now();
+  const cuda::DeviceMemoryLimitScope cap(options.device_memory_limit);
   check_tile_size(knobs.tile_size);
   const Plan plan = resolve(options);
   const bool want_alignment = options.report == Report::cigar;
@@ -127,6 +128,7 @@ DistanceResult tuning_hooks::edit_distance(ByteSpan a, ByteSpan b, const Distanc
 std::vector<DistanceResult> edit_distance_batch(std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
                                                 const DistanceOptions& options, ScanStats* stats) {
   const auto t0 = std::chrono::steady_clock::now();
+  const cuda::DeviceMemoryLimitScope cap(options.device_memory_limit);
   const Plan plan = resolve(options);
   const bool want_alignment = options.report == Report::cigar;
   std::vector<DistanceResult> results;
@@ -167,6 +169,7 @@ std::vector<DistanceResult> edit_distance_batch(std::span<const std::pair<ByteSp
 std::vector<std::int64_t> edit_distance_matrix(std::span<const ByteSpan> a, std::span<const ByteSpan> b,
                                                const DistanceOptions& options, ScanStats* stats) {
   const auto t0 = std::chrono::steady_clock::now();
+  const cuda::DeviceMemoryLimitScope cap(options.device_memory_limit);
   if (options.report == Report::cigar) throw InvalidArgument("edit_distance_matrix gives distances only (no alignments)");
   if (!a.empty() && b.size() > (std::uint64_t{1} << 40) / a.size())
     throw InvalidArgument("edit_distance_matrix: " + std::to_string(a.size()) + " x " + std::to_string(b.size()) +

@@ -31,6 +31,7 @@ struct ExactMatcher::Impl {
   /// A text of at least the pattern's length.
   std::uint64_t run(ByteSpan text, bool count_only, const core::StartsSink& sink) const {
     if (backend != Backend::cuda) return cpu::exact_scan(pattern, text, cpu_algorithm, threads, count_only, sink);
+    const cuda::DeviceMemoryLimitScope cap(options.device_memory_limit);
     // Shares overlap by m - 1 bytes: a share reads exactly the starts it owns.
     const std::vector<core::Chunk> shares = core::plan_device_shares(
         text.size(), workers.size(), pattern.size() - 1,
@@ -108,6 +109,7 @@ ExactMatcher ExactMatcher::compile(ByteSpan pattern, const ExactOptions& options
   impl->workers = core::execution_devices(options, impl->backend);
   if (impl->backend == Backend::cuda) {
     impl->device_label = core::cuda_devices_label(impl->workers);
+    const cuda::DeviceMemoryLimitScope cap(options.device_memory_limit);
     for (const int device : impl->workers)
       impl->device_patterns.push_back(cuda::exact_upload(impl->pattern, impl->cuda_algorithm, device));
   } else {

@@ -9,6 +9,7 @@
 #include "core/lcs_suffix.hpp"
 #include "cpu/lcs_cpu.hpp"
 #include "cuda/lcs/lcs_cuda.hpp"
+#include "cuda/runtime/tuning.hpp"
 #include "warpmatch/lcs.hpp"
 
 namespace warpmatch {
@@ -100,6 +101,7 @@ using api::seconds_since;
 
 LcsResult longest_common_substring(ByteSpan a, ByteSpan b, const LcsOptions& requested) {
   const auto t0 = std::chrono::steady_clock::now();
+  const cuda::DeviceMemoryLimitScope cap(requested.device_memory_limit);
   const LcsOptions options = on_first_listed_device(requested);
   LcsPlan p = plan(options, /*mems=*/false);
   LcsResult out;
@@ -129,6 +131,7 @@ LcsResult longest_common_substring(ByteSpan a, ByteSpan b, const LcsOptions& req
 MemResult maximal_exact_matches(ByteSpan a, ByteSpan b, std::uint64_t min_length,
                                 const LcsOptions& requested) {
   const auto t0 = std::chrono::steady_clock::now();
+  const cuda::DeviceMemoryLimitScope cap(requested.device_memory_limit);
   const LcsOptions options = on_first_listed_device(requested);
   if (min_length == 0)
     throw InvalidArgument("minimum MEM length must be at least 1 (got 0)");

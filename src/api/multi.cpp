@@ -87,6 +87,7 @@ struct MultiMatcher::Impl {
   /// cuda: the per-pattern counts of a non-empty text.
   std::vector<std::uint64_t> cuda_count_per_pattern(ByteSpan text) const {
     const std::vector<core::Chunk> shares = text_shares(text);
+    const cuda::DeviceMemoryLimitScope cap(options.device_memory_limit);
     if (shares.size() <= 1) return cuda::multi_count_per_pattern(*device_tables[0], text);
     return split_counts<std::vector<std::uint64_t>>(text, shares, [](const cuda::MultiDeviceTables& t, ByteSpan b) {
       return cuda::multi_count_per_pattern(t, b);
@@ -95,6 +96,7 @@ struct MultiMatcher::Impl {
 
   std::uint64_t run(ByteSpan text, bool count_only, const core::MatchBatchSink& sink) const {
     if (backend != Backend::cuda) return cpu::multi_scan(cpu_tables(), text, cpu_algorithm, threads, count_only, sink);
+    const cuda::DeviceMemoryLimitScope cap(options.device_memory_limit);
     const std::vector<core::Chunk> shares = text_shares(text);
     if (shares.size() <= 1) return cuda::multi_scan(*device_tables[0], text, count_only, sink);
     auto piece = [&](const core::Chunk& c, std::uint64_t from) { return text.subspan(from, c.read_end - from); };
@@ -234,6 +236,7 @@ MultiMatcher MultiMatcher::Impl::compile(const std::vector<std::string>& pattern
     if (cfg.threads_per_block) launch.threads_per_block = cfg.threads_per_block;
     launch.blocks = cfg.blocks;
     if (cfg.keywords_per_thread) launch.keywords_per_thread = cfg.keywords_per_thread;
+    const cuda::DeviceMemoryLimitScope cap(options.device_memory_limit);
     for (const int device : workers)
       impl->device_tables.push_back(
           cuda::multi_upload(impl->set, needs_index ? &impl->index : nullptr, cuda_algorithm, launch, device));

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "cuda/runtime/tuning.hpp"
+
 namespace warpmatch::multi_device {
 
 /// The smallest share a device gets; below it a call stays on fewer devices, so two GPUs
@@ -31,13 +33,16 @@ struct SplitPolicy {
 
 /// Runs job(i) for every i in [0, count): i = 0 on the calling thread (so a job may deliver
 /// straight to the caller's sink), each other on a host thread of its own. Waits for all,
-/// then rethrows the failure of the lowest index.
+/// then rethrows the failure of the lowest index. Every job runs under the caller's
+/// device-memory cap (cuda::DeviceMemoryLimitScope).
 template <class Job>
 void run_per_device(std::size_t count, const Job& job) {
   std::vector<std::exception_ptr> errors(count);
   std::vector<std::thread> threads;
   threads.reserve(count > 0 ? count - 1 : 0);
+  const std::uint64_t cap = cuda::DeviceMemoryLimitScope::current();
   auto guarded = [&](std::size_t i) {
+    const cuda::DeviceMemoryLimitScope scope(cap);
     try {
       job(i);
     } catch (...) {

@@ -25,6 +25,7 @@
 #include "cuda/approx/short_set.hpp"
 #include "cuda/approx/timing.hpp"
 #include "cuda/approx/tuning.hpp"
+#include "cuda/runtime/tuning.hpp"
 #include "cuda/runtime/device_runtime.cuh"
 #include "cuda/runtime/devices.hpp"
 #include "cuda/runtime/scratch_pool.hpp"
@@ -160,6 +161,11 @@ class ApproxRunner {
         text_(device), dist_(device), index_(device), gathered_(device), block_min_(device),
         scalars_(device, 3), hits_(device), staged_scalars_(device), staged_hits_(device), temp_(device),
         stream_(device) {
+    // The kernels read the last 16-byte block whole (masked past the text's end).
+    text_.zero_on_growth(stream_.get());
+    // fetch_hits copies the buffer's first staged_hits entries before it knows the count
+    // (one synchronisation instead of two).
+    hits_.zero_on_growth(stream_.get(), ApproxPolicy::staged_hits);
     WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device));
     staged_scalars_.reserve(3);
     staged_hits_.reserve(ApproxPolicy::staged_hits);
@@ -178,9 +184,6 @@ class ApproxRunner {
     text_bytes_ = bytes;
     if (bytes)
       WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(text_.get(), source, bytes, cudaMemcpyDefault, stream_.get()));
-    // The kernels read the last 16-byte block whole: zeros after the text, never memory no
-    // copy has written (compute-sanitizer initcheck).
-    WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(text_.get() + bytes, 0, kTextPadding, stream_.get()));
   }
 
   /// Best mode (Myers): sets dp.best_bound to the minimum over the text's first m + 256
@@ -261,17 +264,8 @@ class ApproxRunner {
     return blocks * kernels::kMyersLaneThreads;
   }
 
-  /// Room for `count` hits. fetch_hits copies the buffer's first staged_hits entries before
-  /// it knows the count (one synchronisation instead of two): they are zeroed when the buffer
-  /// is allocated, so that copy never reads memory no kernel wrote (compute-sanitizer initcheck).
-  void reserve_hits(std::uint64_t count) {
-    const std::uint64_t* before = hits_.get();
-    hits_.reserve(count);
-    if (hits_.get() != before)
-      WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(hits_.get(), 0,
-                                                    std::min<std::size_t>(ApproxPolicy::staged_hits, hits_.size()) * 8,
-                                                    stream_.get()));
-  }
+  /// Room for `count` hits (their staged prefix zeroed when allocated: see the constructor).
+  void reserve_hits(std::uint64_t count) { hits_.reserve(count); }
 
   /// Myers: the hits of the last launch (unordered), with the minimum and the overflow flag
   /// in staged_scalars_; re-runs the launch (`relaunch`) with a larger buffer if they
@@ -487,6 +481,15 @@ class ApproxRunner {
 
 /// Runs every pattern on one device segment [seg_from, seg_own_end) of the text whose owned
 /// ends start at seg_own_begin; best[] and out[] carry state across segments.
+/// Owned ends per device segment: the policy's (WARPMATCH_APPROX_SEGMENT_ENDS: tests' seams),
+/// fewer when the device has less left (its free memory or the device-memory cap's
+/// remainder): a segment takes its text and up to one 8-byte hit per end, and half of what
+/// is left is kept for the rest (wavefront buffers, CUB's temporary storage).
+std::uint64_t segment_ends_that_fit(int device) {
+  const std::uint64_t room = detail::device_memory_available(device) / 2 / (1 + 8);
+  return std::min(approx_tuning().segment_ends, std::max(room, RuntimePolicy::min_chunk_bytes));
+}
+
 void run_segment(ApproxRunner& runner, std::vector<DevicePattern>& patterns,
                  std::uint64_t seg_from, std::uint64_t seg_own_begin, std::uint64_t seg_own_end,
                  std::vector<std::uint32_t>& best, std::vector<std::vector<core::EndHit>>& out) {
@@ -627,8 +630,9 @@ std::vector<std::vector<core::EndHit>> approx_scan(const ApproxDevicePatterns& u
   }
   std::vector<std::uint32_t> best(uploaded.count, UINT_MAX);
   const std::uint64_t n = text.size();
-  const std::uint64_t segment = approx_tuning().segment_ends;  // WARPMATCH_APPROX_SEGMENT_ENDS: tests' seams
+  const std::uint64_t segment = segment_ends_that_fit(uploaded.device);
   for (std::uint64_t own_begin = 0; own_begin < n; own_begin += segment) {
+    detail::chunk_fault_point(uploaded.device);
     const std::uint64_t own_end = std::min(n, own_begin + segment);
     const std::uint64_t from = own_begin > overlap ? own_begin - overlap : 0;
     runner->load_text(text.data() + from, own_end - from);

@@ -23,6 +23,7 @@
 #include "cuda/exact/kernels.cuh"
 #include "cuda/exact/timing.hpp"
 #include "cuda/exact/tuning.hpp"
+#include "cuda/runtime/tuning.hpp"
 
 namespace warpmatch::cuda {
 
@@ -260,12 +261,9 @@ class ExactPipeline {
     for (std::size_t i = 0; i < used_; ++i) {
       Slot& s = slots_[i];
       s.staging_used = false;
-      const std::size_t held = s.text.size();
+      // The kernels load whole vectors past a chunk's end (masked).
+      s.text.zero_on_growth(s.stream.get());
       s.text.reserve(buffer);
-      // The kernels load whole vectors past a chunk's end (masked): zeroed when allocated, no
-      // load ever sees uninitialised memory (compute-sanitizer initcheck).
-      if (s.text.size() != held)
-        WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(s.text.get(), 0, s.text.size(), s.stream.get()));
       if (!direct_) s.staging.reserve(chunk_ + m_ - 1);
       kernels_.prepare(s.scratch);
       if (!count_only_) prepare_report(s);
@@ -284,7 +282,10 @@ class ExactPipeline {
   std::uint64_t run(const core::StartsSink& sink) {
     if (chunks_.empty()) return 0;
     if (count_only_) {
-      for (std::size_t i = 0; i < chunks_.size(); ++i) front(slot_of(i), chunks_[i], i);
+      for (std::size_t i = 0; i < chunks_.size(); ++i) {
+        detail::chunk_fault_point(device_);
+        front(slot_of(i), chunks_[i], i);
+      }
       for (std::size_t i = 0; i < used_; ++i) slots_[i].stream.synchronize();
       std::vector<unsigned long long> totals(chunks_.size());
       WARPMATCH_CUDA_CHECK(device_, cudaMemcpy(totals.data(), chunk_totals_.get(),
@@ -317,11 +318,10 @@ class ExactPipeline {
     // of one 32-bit hit per position (bf: twice, for the sort, plus its temporary storage).
     const std::uint64_t per_byte =
         count_only_ ? 1 : (kernels_.algorithm() == ExactAlgorithm::bf ? 13 : 5);
-    std::size_t free_bytes = 0, total_bytes = 0;
-    WARPMATCH_CUDA_CHECK(device_, cudaMemGetInfo(&free_bytes, &total_bytes));
-    const std::uint64_t budget = free_bytes / 2 / ExactPolicy::slots;
+    // What the device has left: its free memory, no more than the device-memory cap leaves.
+    const std::uint64_t budget = detail::device_memory_available(device_) / 2 / ExactPolicy::slots;
     const std::uint64_t cap = budget > m_ ? (budget - m_) / per_byte : 0;
-    if (!forced) c = std::min(c, std::max<std::uint64_t>(cap, ExactPolicy::kMiB));
+    if (!forced) c = std::min(c, std::max<std::uint64_t>(cap, RuntimePolicy::min_chunk_bytes));
     c = std::min(c, ExactPolicy::max_chunk);
     c = std::min<std::uint64_t>(c, text_.size());
     return std::max<std::uint64_t>(c, 1);
@@ -394,6 +394,7 @@ class ExactPipeline {
 
   /// Writes the chunk's hits in order, brings them back and feeds the sink.
   bool back(Slot& s, const core::StartsSink& sink) {
+    detail::chunk_fault_point(device_);
     const cudaStream_t st = s.stream.get();
     s.counted.synchronize();
     const bool fast = kernels_.algorithm() != ExactAlgorithm::bf;

@@ -72,9 +72,7 @@ std::uint64_t lcs_suffix_array_device_bytes(std::uint64_t text_bytes) {
 std::uint64_t lcs_device_free_bytes(int device) {
   detail::require_device(device);
   DeviceGuard guard(device);
-  std::size_t free_bytes = 0, total = 0;
-  WARPMATCH_CUDA_CHECK(device, cudaMemGetInfo(&free_bytes, &total));
-  return free_bytes;
+  return detail::device_memory_available(device);  // the cap counts (device_runtime.cuh)
 }
 
 namespace {
@@ -114,16 +112,16 @@ cudaMemPool_t scratch_pool(int device) {
 /// stream order on destruction: declare it after the Stream it uses.
 class Arena {
  public:
-  Arena(int device, std::size_t bytes, cudaStream_t stream) : stream_(stream), size_(bytes) {
-    void* p = nullptr;
-    const cudaError_t e = cudaMallocFromPoolAsync(&p, bytes, scratch_pool(device), stream);
-    if (e != cudaSuccess) {
-      cudaGetLastError();  // out of memory is not sticky; clear it for later calls
-      detail::throw_cuda_error(e, ("cudaMallocFromPoolAsync(" + std::to_string(bytes) + " bytes)").c_str(), device);
-    }
-    base_ = static_cast<std::uint8_t*>(p);
+  Arena(int device, std::size_t bytes, cudaStream_t stream) : device_(device), stream_(stream), size_(bytes) {
+    cudaMemPool_t pool = scratch_pool(device);
+    base_ = static_cast<std::uint8_t*>(detail::allocate_counted(device, bytes, "cudaMallocFromPoolAsync", [&](void** p) {
+      return cudaMallocFromPoolAsync(p, bytes, pool, stream);
+    }));
   }
-  ~Arena() { cudaFreeAsync(base_, stream_); }
+  ~Arena() {
+    cudaFreeAsync(base_, stream_);
+    detail::free_counted(device_, size_);
+  }
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 
@@ -140,6 +138,7 @@ class Arena {
   void reset(std::size_t mark) { used_ = mark; }
 
  private:
+  int device_;
   cudaStream_t stream_;
   std::size_t size_;
   std::uint8_t* base_ = nullptr;

@@ -14,7 +14,8 @@ namespace warpmatch::cuda {
 /// keys and 32-bit values double-buffered, ranks, CUB temporary storage): about 37 bytes per
 /// input byte. Texts must also be shorter than 2^32 - 1 bytes (32-bit ranks and indices).
 std::uint64_t lcs_suffix_array_device_bytes(std::uint64_t text_bytes);
-/// Free memory of the device now; throws DeviceError / BackendUnavailable.
+/// Device memory lcs may take now: the GPU's free memory, no more than the device-memory cap
+/// leaves; throws DeviceError / BackendUnavailable.
 std::uint64_t lcs_device_free_bytes(int device);
 
 /// Suffix array of `text` by prefix doubling on CUB radix sort. `device_ms` (optional)

@@ -17,6 +17,7 @@
 #include "cuda/multi/kernels.cuh"
 #include "cuda/multi/timing.hpp"
 #include "cuda/multi/tuning.hpp"
+#include "cuda/runtime/tuning.hpp"
 
 namespace warpmatch::cuda {
 
@@ -444,26 +445,25 @@ class MultiPipeline {
   MultiPipeline(const MultiDeviceTables& tables, MultiScratch& scratch, ByteSpan text, bool count_only,
                 unsigned long long* per_pattern = nullptr)
       : t_(tables), device_(tables.device), text_(text), count_only_(count_only), per_pattern_(per_pattern) {
-    const std::uint64_t chunk = t_.launch.chunk_bytes ? t_.launch.chunk_bytes : MultiPolicy::chunk_bytes;
     overlap_ = t_.max_length - 1;
+    const std::uint64_t chunk = t_.launch.chunk_bytes ? t_.launch.chunk_bytes : chunk_bytes_that_fit();
     chunks_ = core::plan_chunks(text.size(), chunk, overlap_);
     // Page-locked host text or device-resident text (DeviceSpan): copied from directly.
     direct_ = copies_directly(text.data()) && copies_directly(text.data() + text.size() - 1);
     const std::uint64_t buffer = std::min<std::uint64_t>(text.size(), chunk + overlap_) + kTextPadding;
     // The scratch's buffers only grow: a smaller scan after a larger one allocates nothing.
+    // The first hit buffer: no more entries than a chunk has positions (grown on overflow).
+    const std::uint64_t hit_capacity = std::min<std::uint64_t>(MultiPolicy::initial_hit_capacity, chunk);
     for (int i = 0; i < 2 && i < static_cast<int>(chunks_.size()); ++i) {
       slots_.push_back(scratch.slots[i].get());
       Slot& s = *slots_.back();
-      const std::size_t held = s.text.size();
+      // Kernels read whole words past a chunk's end (masked).
+      s.text.zero_on_growth(s.stream.get());
       s.text.reserve(buffer);
-      // Kernels read whole words past a chunk's end (masked): zeroed when allocated, no read
-      // of the buffer ever sees uninitialised memory (compute-sanitizer initcheck).
-      if (s.text.size() != held)
-        WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(s.text.get(), 0, s.text.size(), s.stream.get()));
       if (!direct_) s.staging.reserve(buffer);
       s.counter.reserve(1);
       s.host_counter.reserve(1);
-      if (!count_only_ && s.capacity < MultiPolicy::initial_hit_capacity) grow(s, MultiPolicy::initial_hit_capacity);
+      if (!count_only_ && s.capacity < hit_capacity) grow(s, hit_capacity);
     }
   }
 
@@ -485,6 +485,15 @@ class MultiPipeline {
   }
 
  private:
+  /// The policy's chunk, smaller when the device has less left (its free memory or the
+  /// device-memory cap's remainder): each of the two slots takes about a quarter of it for its
+  /// text and, reporting, its hit buffers (16 bytes per hit, as many as positions at worst).
+  std::uint64_t chunk_bytes_that_fit() const {
+    const std::uint64_t per_byte = count_only_ ? 1 : 1 + 16;
+    const std::uint64_t room = detail::device_memory_available(device_) / 4 / per_byte;
+    return std::min(MultiPolicy::chunk_bytes, std::max(room, RuntimePolicy::min_chunk_bytes));
+  }
+
   void grow(Slot& s, std::uint64_t capacity) {
     s.hits.reserve(capacity);
     s.sorted.reserve(capacity);
@@ -520,6 +529,7 @@ class MultiPipeline {
   }
 
   bool finish(Slot& s, const core::MatchBatchSink& sink, std::uint64_t& total) {
+    detail::chunk_fault_point(device_);
     s.stream.synchronize();
     std::uint64_t found = *s.host_counter.get();
     if (count_only_) {

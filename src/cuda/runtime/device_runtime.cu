@@ -1,6 +1,8 @@
 // CUDA runtime plumbing: error messages, device discovery, build information.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -11,6 +13,7 @@
 #include "core/host_copy.hpp"
 #include "core/parallel.hpp"
 #include "cuda/runtime/devices.hpp"
+#include "cuda/runtime/tuning.hpp"
 
 namespace warpmatch::cuda {
 
@@ -78,19 +81,109 @@ std::string device_name(int device) {
   return "";
 }
 
+namespace {
+
+/// "<call> failed on CUDA device <n> (<name>): <reason> [<detail>]".
+std::string failure_text(const std::string& call, int device, const std::string& reason, const std::string& detail) {
+  std::string msg = call + " failed on CUDA device " + std::to_string(device);
+  const std::string name = device_name(device);
+  if (!name.empty()) msg += " (" + name + ")";
+  return msg + ": " + reason + " [" + detail + "]";
+}
+
+std::string sized_call(const char* call, std::size_t bytes) {
+  return std::string(call) + "(" + std::to_string(bytes) + " bytes)";
+}
+
+struct MemoryLedger {
+  std::mutex mutex;
+  std::map<int, std::uint64_t> held;  // bytes per device ordinal
+};
+MemoryLedger& memory_ledger() {
+  static MemoryLedger* ledger = new MemoryLedger;  // never destroyed: buffers outlive statics
+  return *ledger;
+}
+
+/// Free bytes of `device` (cudaMemGetInfo on it; 0 when the query fails).
+std::uint64_t device_free_bytes(int device) {
+  int previous = -1;
+  if (cudaGetDevice(&previous) != cudaSuccess) previous = -1;
+  if (previous != device) cudaSetDevice(device);
+  std::size_t free_bytes = 0, total = 0;
+  if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
+    cudaGetLastError();
+    free_bytes = 0;
+  }
+  if (previous >= 0 && previous != device) cudaSetDevice(previous);
+  return free_bytes;
+}
+
+}  // namespace
+
 void throw_cuda_error(cudaError_t error, const char* call, int device) {
   // A failed call also leaves its error as the thread's last error: clear it, or the next
   // launch check (cudaGetLastError) would report this failure again under another name.
   cudaGetLastError();
-  std::string msg = std::string(call) + " failed on CUDA device " + std::to_string(device);
-  const std::string name = device_name(device);
-  if (!name.empty()) msg += " (" + name + ")";
-  msg += ": ";
-  msg += cudaGetErrorString(error);
-  msg += " [";
-  msg += cudaGetErrorName(error);
-  msg += "]";
+  const std::string msg = failure_text(call, device, cudaGetErrorString(error), cudaGetErrorName(error));
+  if (error == cudaErrorMemoryAllocation) throw DeviceOutOfMemory(msg, 0, device_memory_held(device), 0);
   throw DeviceError(msg);
+}
+
+std::uint64_t device_memory_held(int device) {
+  MemoryLedger& ledger = memory_ledger();
+  std::lock_guard lock(ledger.mutex);
+  const auto it = ledger.held.find(device);
+  return it == ledger.held.end() ? 0 : it->second;
+}
+
+std::uint64_t device_memory_available(int device) {
+  const std::uint64_t free_bytes = device_free_bytes(device);
+  const std::uint64_t limit = cuda::device_memory_limit();
+  if (limit == 0) return free_bytes;
+  const std::uint64_t held = device_memory_held(device);
+  return std::min(free_bytes, limit > held ? limit - held : 0);
+}
+
+void charge_device_memory(int device, std::size_t bytes, const char* call) {
+  const std::uint64_t limit = cuda::device_memory_limit();
+  MemoryLedger& ledger = memory_ledger();
+  std::unique_lock lock(ledger.mutex);
+  std::uint64_t& held = ledger.held[device];
+  if (limit != 0 && (bytes > limit || held > limit - bytes)) {
+    const std::uint64_t held_now = held;
+    lock.unlock();
+    throw DeviceOutOfMemory(failure_text(sized_call(call, bytes), device, cudaGetErrorString(cudaErrorMemoryAllocation),
+                                         "the device memory limit of " + std::to_string(limit) + " bytes, " +
+                                             std::to_string(held_now) + " held"),
+                            bytes, held_now, limit);
+  }
+  held += bytes;
+}
+
+void refund_device_memory(int device, std::size_t bytes) noexcept {
+  MemoryLedger& ledger = memory_ledger();
+  std::lock_guard lock(ledger.mutex);
+  std::uint64_t& held = ledger.held[device];
+  held -= std::min<std::uint64_t>(held, bytes);
+}
+
+void throw_allocation_error(cudaError_t error, const char* call, int device, std::size_t bytes) {
+  cudaGetLastError();  // out of memory is not sticky; clear it for later calls
+  const std::string msg = failure_text(sized_call(call, bytes), device, cudaGetErrorString(error), cudaGetErrorName(error));
+  if (error != cudaErrorMemoryAllocation) throw DeviceError(msg);
+  // What the GPU had for warpmatch: what it held plus what was still free.
+  const std::uint64_t held = device_memory_held(device);
+  throw DeviceOutOfMemory(msg, bytes, held, held + device_free_bytes(device));
+}
+
+void chunk_fault_point(int device) {
+  const std::optional<std::uint64_t> after = cuda::fault_inject_after_chunks();
+  if (!after) return;
+  static std::atomic<std::uint64_t> chunks{0};
+  if (chunks.fetch_add(1, std::memory_order_relaxed) == *after)
+    throw DeviceError(failure_text("scan chunk " + std::to_string(*after + 1), device,
+                                   "fault injected by WARPMATCH_FAULT_INJECT (a testing hook)",
+                                   "scan-error-after-chunks:" + std::to_string(*after)));
 }
 
 void parallel_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
@@ -160,7 +253,8 @@ void StagingBuffer::release() noexcept {
   bytes_ = 0;
 }
 
-AsyncDeviceBuffer::AsyncDeviceBuffer(int device, cudaStream_t stream, std::size_t bytes) : stream_(stream) {
+AsyncDeviceBuffer::AsyncDeviceBuffer(int device, cudaStream_t stream, std::size_t bytes)
+    : device_(device), stream_(stream), bytes_(std::max<std::size_t>(bytes, 1)) {
   static std::mutex mutex;
   static std::vector<int> kept;  // devices whose pool keeps freed memory
   {
@@ -173,13 +267,9 @@ AsyncDeviceBuffer::AsyncDeviceBuffer(int device, cudaStream_t stream, std::size_
       kept.push_back(device);
     }
   }
-  void* p = nullptr;
-  const cudaError_t e = cudaMallocAsync(&p, std::max<std::size_t>(bytes, 1), stream);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    throw_cuda_error(e, ("cudaMallocAsync(" + std::to_string(bytes) + " bytes)").c_str(), device);
-  }
-  ptr_ = static_cast<std::uint8_t*>(p);
+  ptr_ = static_cast<std::uint8_t*>(allocate_counted(device, bytes_, "cudaMallocAsync", [&](void** p) {
+    return cudaMallocAsync(p, bytes_, stream);
+  }));
 }
 
 bool is_pinned(const void* p) {

@@ -32,6 +32,46 @@ inline void check_launch(const char* kernel, int device) {
 
 #define WARPMATCH_CUDA_CHECK(device, call) ::warpmatch::cuda::detail::check((call), #call, (device))
 
+// ---- the device-memory ledger ----------------------------------------------------------------
+// Every device allocation of the library (DeviceBuffer, AsyncDeviceBuffer, lcs's arena) goes
+// through allocate_counted / free_counted, which count the bytes held on each GPU, so that the
+// cap (cuda::device_memory_limit(): Execution::device_memory_limit, else
+// WARPMATCH_DEVICE_MEMORY_LIMIT) fails an allocation exactly as the GPU running out does.
+
+/// Bytes warpmatch holds on `device` now.
+std::uint64_t device_memory_held(int device);
+/// Device memory a scan may still take on `device`: the GPU's free memory, no more than the
+/// cap leaves (0 when it is reached).
+std::uint64_t device_memory_available(int device);
+/// Counts `bytes` to `device`; throws DeviceOutOfMemory (as a failed "<call>(<bytes> bytes)")
+/// when the cap would be exceeded.
+void charge_device_memory(int device, std::size_t bytes, const char* call);
+void refund_device_memory(int device, std::size_t bytes) noexcept;
+/// An allocation "<call>(<bytes> bytes)" failed with `error` (its charge refunded): throws
+/// DeviceOutOfMemory for cudaErrorMemoryAllocation, else as throw_cuda_error.
+[[noreturn]] void throw_allocation_error(cudaError_t error, const char* call, int device, std::size_t bytes);
+
+/// Charges `bytes`, then allocate(void**) -> cudaError_t; the charge is refunded and the
+/// failure thrown when it fails.
+template <class Allocate>
+void* allocate_counted(int device, std::size_t bytes, const char* call, Allocate&& allocate) {
+  charge_device_memory(device, bytes, call);
+  void* p = nullptr;
+  const cudaError_t e = allocate(&p);
+  if (e != cudaSuccess) {
+    refund_device_memory(device, bytes);
+    throw_allocation_error(e, call, device, bytes);
+  }
+  return p;
+}
+/// After freeing what allocate_counted returned (`bytes` as charged).
+inline void free_counted(int device, std::size_t bytes) noexcept { refund_device_memory(device, bytes); }
+
+/// The fault-injection hook (cuda/runtime/tuning.hpp, WARPMATCH_FAULT_INJECT): a streaming
+/// scan calls it before it hands each chunk's results on; it throws DeviceError for the one
+/// chunk the hook names. Costs an atomic increment only while the hook is set.
+void chunk_fault_point(int device);
+
 /// Throws BackendUnavailable when no GPU is visible, InvalidArgument for a bad ordinal.
 void require_device(int device);
 /// The GPU's name for messages ("" when unknown); never throws.
@@ -79,7 +119,8 @@ class DeviceOwner {
   int previous_ = -1;
 };
 
-/// Device memory for `count` elements of T (uninitialised). reserve() only ever grows.
+/// Device memory for `count` elements of T (uninitialised unless zero_on_growth() asks).
+/// reserve() only ever grows.
 template <class T>
 class DeviceBuffer {
  public:
@@ -87,45 +128,65 @@ class DeviceBuffer {
   DeviceBuffer(int device, std::size_t count) : device_(device) { reserve(count); }
   ~DeviceBuffer() { release(); }
   DeviceBuffer(DeviceBuffer&& o) noexcept
-      : device_(o.device_), ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+      : device_(o.device_), ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)),
+        bytes_(std::exchange(o.bytes_, 0)), zero_stream_(o.zero_stream_), zero_count_(o.zero_count_) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {
       release();
       device_ = o.device_;
       ptr_ = std::exchange(o.ptr_, nullptr);
       count_ = std::exchange(o.count_, 0);
+      bytes_ = std::exchange(o.bytes_, 0);
+      zero_stream_ = o.zero_stream_;
+      zero_count_ = o.zero_count_;
     }
     return *this;
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
-  /// Ensures room for at least `count` elements; old contents are not kept.
-  void reserve(std::size_t count) {
-    if (count <= count_ && ptr_) return;
+  /// From now on every allocation zeroes its first `count` elements (all of them by
+  /// default) on `stream`: for kernels that load whole vectors past what was written and
+  /// copies that fetch a prefix before its length is known, so that none reads memory
+  /// nothing wrote (compute-sanitizer initcheck). Stale bytes of an earlier, longer use
+  /// stay: those loads are masked, only their definedness matters.
+  void zero_on_growth(cudaStream_t stream, std::size_t count = SIZE_MAX) {
+    zero_stream_ = stream;
+    zero_count_ = count;
+  }
+
+  /// Ensures room for at least `count` elements; old contents are not kept. Returns whether
+  /// it allocated.
+  bool reserve(std::size_t count) {
+    if (count <= count_ && ptr_) return false;
     release();
-    void* p = nullptr;
     const std::size_t bytes = std::max<std::size_t>(1, count) * sizeof(T);
-    const cudaError_t e = cudaMalloc(&p, bytes);
-    if (e != cudaSuccess) {
-      cudaGetLastError();  // out of memory is not sticky; clear it for later calls
-      throw_cuda_error(e, ("cudaMalloc(" + std::to_string(bytes) + " bytes)").c_str(), device_);
-    }
-    ptr_ = static_cast<T*>(p);
+    ptr_ = static_cast<T*>(allocate_counted(device_, bytes, "cudaMalloc", [&](void** p) { return cudaMalloc(p, bytes); }));
     count_ = count;
+    bytes_ = bytes;
+    if (zero_count_)
+      WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(ptr_, 0, std::min(count_, zero_count_) * sizeof(T), zero_stream_));
+    return true;
   }
   T* get() const { return ptr_; }
   std::size_t size() const { return count_; }
 
  private:
   void release() noexcept {
-    if (ptr_) cudaFree(ptr_);
+    if (ptr_) {
+      cudaFree(ptr_);
+      free_counted(device_, bytes_);
+    }
     ptr_ = nullptr;
     count_ = 0;
+    bytes_ = 0;
   }
   int device_;
   T* ptr_ = nullptr;
   std::size_t count_ = 0;
+  std::size_t bytes_ = 0;
+  cudaStream_t zero_stream_ = nullptr;
+  std::size_t zero_count_ = 0;  // elements zeroed per allocation; 0 = none
 };
 
 /// Page-locked host memory (cudaMallocHost): the DMA engines read it at full PCIe speed.
@@ -204,14 +265,19 @@ class AsyncDeviceBuffer {
  public:
   AsyncDeviceBuffer(int device, cudaStream_t stream, std::size_t bytes);
   ~AsyncDeviceBuffer() {
-    if (ptr_) cudaFreeAsync(ptr_, stream_);
+    if (ptr_) {
+      cudaFreeAsync(ptr_, stream_);
+      free_counted(device_, bytes_);
+    }
   }
   AsyncDeviceBuffer(const AsyncDeviceBuffer&) = delete;
   AsyncDeviceBuffer& operator=(const AsyncDeviceBuffer&) = delete;
   std::uint8_t* get() const { return ptr_; }
 
  private:
+  int device_;
   cudaStream_t stream_;
+  std::size_t bytes_;
   std::uint8_t* ptr_ = nullptr;
 };
 
