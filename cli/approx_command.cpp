@@ -3,8 +3,10 @@
 // parsed into ApproxFlags; run_approx() resolves them once (patterns, matcher, plan, printer)
 // and hands the inputs to the searcher (cli/searcher.hpp).
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,9 +98,11 @@ class ApproxScanner : public WindowScanner {
   const ApproxMatcher& matcher_;
 };
 
-// The flags resolved into the searcher's plan and the printer, then the search.
+// The flags resolved into the searcher's plan and the printer, then the search. compile_cpu
+// (--backend auto): the matcher the search goes on with when the GPU runs out of memory.
 int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<std::string> files,
-           const std::string& backend_reason, PatternLabels labels) {
+           const std::string& backend_reason, PatternLabels labels,
+           const std::function<ApproxMatcher()>& compile_cpu) {
   SearchPlan plan;
   plan.stream.format = io::parse_format(flags.format);
   plan.stream.threads = flags.threads;
@@ -156,7 +160,8 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
       s.rate_unit = "GCUPS";
     };
   }
-  return Searcher(std::move(plan), *printer).run(ApproxScanner(matcher), summarize, flags.stats);
+  Searcher searcher(std::move(plan), *printer);
+  return run_with_cpu_fallback<ApproxScanner>(searcher, matcher, compile_cpu, summarize, flags.stats);
 }
 
 int run_approx(const ApproxFlags& flags) {
@@ -232,6 +237,10 @@ int run_approx(const ApproxFlags& flags) {
                                                                 : Report::starts;
   tuning_hooks::ApproxKnobs knobs;
   knobs.wavefront_blocks = flags.blocks;  // the paper's D (Table 1 re-measured)
+  // auto: the CPU when the GPU cannot be used or has no memory for the search (a note says so);
+  // not when the algorithm decided the backend (the CPU has no 'wavefront').
+  const bool automatic = flags.backend == "auto" && !algorithm_decides;
+  const auto compile_cpu = [&] { return tuning_hooks::compile_approx(patterns, on_cpu(options), knobs); };
   ApproxMatcher matcher = [&] {
     try {
       return tuning_hooks::compile_approx(patterns, options, knobs);
@@ -240,11 +249,15 @@ int run_approx(const ApproxFlags& flags) {
       if (flags.backend != "auto" || options.backend != Backend::cuda) throw;
       options.backend = Backend::cpu;
       return tuning_hooks::compile_approx(patterns, options, knobs);
+    } catch (const DeviceOutOfMemory& e) {
+      if (!automatic || options.backend != Backend::cuda) throw;
+      note_cpu_fallback(e);
+      return compile_cpu();
     }
   }();
   return search(flags, matcher, std::move(files),
                 algorithm_decides && flags.backend == "auto" ? "--algo " + flags.algorithm : choice.reason,
-                std::move(labels));
+                std::move(labels), automatic ? std::function<ApproxMatcher()>(compile_cpu) : nullptr);
 }
 
 CommandRunner add_approx_command(CLI::App& app) {

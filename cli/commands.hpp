@@ -94,6 +94,15 @@ void apply_device_list(const std::string& devices, const std::string& backend_fl
   if (!options.devices.empty() && backend_flag == "auto") options.backend = Backend::cuda;
 }
 
+/// The options on the CPU backend (and no GPU list): where --backend auto goes when the GPU
+/// runs out of memory.
+template <class Options>
+Options on_cpu(Options options) {
+  options.backend = Backend::cpu;
+  options.devices.clear();
+  return options;
+}
+
 /// Applies --device-memory to an operation's options (Execution::device_memory_limit; no
 /// flag: 0, the environment's cap or none).
 template <class Options>

@@ -4,6 +4,7 @@
 // (cli/searcher.hpp), which prints through the printer (cli/printer/). One FindScanner serves
 // both matchers (ExactMatcher, MultiMatcher).
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -112,9 +113,12 @@ class FindScanner : public WindowScanner {
 
 // The flags resolved into the searcher's plan and the printer, then the search.
 // pattern_ids maps the matcher's pattern index to the one printed (multi only).
+// compile_cpu (--backend auto): the matcher the search goes on with when the GPU runs out of
+// memory; empty otherwise.
 template <class Matcher>
 int search(const FindFlags& flags, const Matcher& matcher, const std::string& backend_reason,
-           std::vector<std::uint64_t> pattern_ids, PatternLabels labels) {
+           std::vector<std::uint64_t> pattern_ids, PatternLabels labels,
+           const std::function<Matcher()>& compile_cpu) {
   SearchPlan plan;
   plan.inputs = flags.files;
   plan.stream.format = io::parse_format(flags.format);
@@ -164,11 +168,13 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
       }
     };
   }
-  return Searcher(std::move(plan), *printer).run(FindScanner<Matcher>(matcher), summarize, flags.stats);
+  Searcher searcher(std::move(plan), *printer);
+  return run_with_cpu_fallback<FindScanner<Matcher>>(searcher, matcher, compile_cpu, summarize, flags.stats);
 }
 
 // Compiles for the chosen backend; under auto, a GPU that looked present but cannot be used
-// (driver files without a working device) falls back to the CPU. `compile(options)` builds it.
+// (driver files without a working device) or that has no memory for the patterns' tables
+// falls back to the CPU. `compile(options)` builds it.
 template <class Options, class Compile>
 auto compile_with_fallback(Options options, bool automatic, const Compile& compile) {
   try {
@@ -177,7 +183,20 @@ auto compile_with_fallback(Options options, bool automatic, const Compile& compi
     if (!automatic || options.backend != Backend::cuda) throw;
     options.backend = Backend::cpu;
     return compile(options);
+  } catch (const DeviceOutOfMemory& e) {
+    if (!automatic || options.backend != Backend::cuda) throw;
+    note_cpu_fallback(e);
+    return compile(on_cpu(options));
   }
+}
+
+// --backend auto: how the search compiles for the CPU if the GPU runs out of memory while
+// it searches (CpuFallbackScanner); empty for a backend the user chose.
+template <class Options, class Compile>
+auto cpu_fallback(const Options& options, bool automatic, const Compile& compile)
+    -> std::function<decltype(compile(options))()> {
+  if (!automatic) return {};
+  return [options, &compile] { return compile(on_cpu(options)); };
 }
 
 // Patterns of -e (indices 0.., in order) then of each -f file (its line index, offset by
@@ -259,10 +278,11 @@ int run_multi(const FindFlags& flags) {
   apply_device_list(flags.devices, flags.backend, options);
   options.strand = flags.seq.parsed_strand();
   options.iupac = flags.seq.iupac;
-  const MultiMatcher matcher = compile_with_fallback(options, flags.backend == "auto", [&](const MultiOptions& o) {
-    return tuning_hooks::compile_multi(patterns, o, flags.mbndm);
-  });
-  return search(flags, matcher, choice.reason, std::move(ids), std::move(labels));
+  const auto compile = [&](const MultiOptions& o) { return tuning_hooks::compile_multi(patterns, o, flags.mbndm); };
+  const bool automatic = flags.backend == "auto";
+  const MultiMatcher matcher = compile_with_fallback(options, automatic, compile);
+  return search(flags, matcher, choice.reason, std::move(ids), std::move(labels),
+                cpu_fallback(options, automatic, compile));
 }
 
 int run_find(FindFlags flags) {
@@ -298,12 +318,12 @@ int run_find(FindFlags flags) {
   options.device = flags.device;
   apply_device_memory(flags.device_memory, options);
   apply_device_list(flags.devices, flags.backend, options);
-  const ExactMatcher matcher = compile_with_fallback(options, flags.backend == "auto", [&](const ExactOptions& o) {
-    return ExactMatcher::compile(as_bytes(flags.pattern), o);
-  });
+  const auto compile = [&](const ExactOptions& o) { return ExactMatcher::compile(as_bytes(flags.pattern), o); };
+  const bool automatic = flags.backend == "auto";
+  const ExactMatcher matcher = compile_with_fallback(options, automatic, compile);
   PatternLabels labels;
   labels.texts.push_back(flags.pattern);
-  return search(flags, matcher, choice.reason, {}, std::move(labels));
+  return search(flags, matcher, choice.reason, {}, std::move(labels), cpu_fallback(options, automatic, compile));
 }
 
 CommandRunner add_find_command(CLI::App& app) {

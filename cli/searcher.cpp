@@ -2,11 +2,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <map>
 #include <thread>
 #include <utility>
 
+#include "cuda/runtime/devices.hpp"
 #include "sequence_options.hpp"
 
 namespace warpmatch::cli {
@@ -76,6 +78,9 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
     if (stats) print_stats(sink_, summary);
   }
   sink_.flush();
+  // --stats: once, that device memory made the GPU scan in smaller chunks than its policy's.
+  if (const std::string note = stats ? cuda::device_memory_note() : ""; !note.empty())
+    std::fprintf(stderr, "warpmatch: note: %s\n", note.c_str());
   if (plan_.quiet && totals_.matches > 0) return 0;  // grep -q: a match wins over errors
   if (totals_.errors > 0) return 2;
   return totals_.matches > 0 ? 0 : 1;
@@ -199,6 +204,47 @@ void Searcher::search_circular_best(const io::TextWindow& w, CircularJunction& j
     if (r != record_best.end() && hit.distance.value_or(0) > r->second) continue;
     if (!deliver(hit)) return;
   }
+}
+
+void note_cpu_fallback(const DeviceOutOfMemory& error) {
+  std::fprintf(stderr, "warpmatch: note: %s; --backend auto goes on on the CPU (%s)\n",
+               out_of_memory_summary(error).c_str(), error.what());
+}
+
+void CpuFallbackScanner::fall_back(const DeviceOutOfMemory& error) const {
+  note_cpu_fallback(error);
+  cpu_ = &make_cpu_();
+}
+
+void CpuFallbackScanner::scan(ByteSpan text, const Emit& emit, ScanProgress* progress) const {
+  std::uint64_t given = 0;
+  if (!cpu_) {
+    try {
+      gpu_.scan(text, [&](const Hit& hit) {
+        ++given;
+        return emit(hit);
+      }, progress);
+      return;
+    } catch (const DeviceOutOfMemory& e) {
+      fall_back(e);
+    }
+  }
+  cpu_->scan(text, [&](const Hit& hit) {
+    if (given == 0) return emit(hit);
+    --given;  // given by the GPU before it ran out
+    return true;
+  }, progress);
+}
+
+std::optional<std::uint64_t> CpuFallbackScanner::count(const io::TextWindow& w, std::span<std::uint64_t> per_pattern) const {
+  if (!cpu_) {
+    try {
+      return gpu_.count(w, per_pattern);  // adds to per_pattern only once the window is counted
+    } catch (const DeviceOutOfMemory& e) {
+      fall_back(e);
+    }
+  }
+  return cpu_->count(w, per_pattern);
 }
 
 // One hit at record coordinates; false stops the scan (-q, -m).

@@ -65,6 +65,28 @@ class WindowScanner {
   }
 };
 
+/// --backend auto on a GPU: the GPU matcher's scanner until the GPU runs out of memory
+/// (DeviceOutOfMemory, the cap's included), then a CPU one that `make_cpu` makes once, with a
+/// note on stderr. The window that ran out is searched again on the CPU, skipping the hits
+/// the GPU already gave (both backends give a window's hits in the same order), so the
+/// output is what one backend prints.
+class CpuFallbackScanner : public WindowScanner {
+ public:
+  using MakeCpu = std::function<const WindowScanner&()>;
+  CpuFallbackScanner(const WindowScanner& gpu, MakeCpu make_cpu) : gpu_(gpu), make_cpu_(std::move(make_cpu)) {}
+  void scan(ByteSpan text, const Emit& emit, ScanProgress* progress) const override;
+  std::optional<std::uint64_t> count(const io::TextWindow& w, std::span<std::uint64_t> per_pattern) const override;
+
+ private:
+  void fall_back(const DeviceOutOfMemory& error) const;
+  const WindowScanner& gpu_;
+  MakeCpu make_cpu_;
+  mutable const WindowScanner* cpu_ = nullptr;
+};
+
+/// The note of --backend auto leaving the GPU after `error` (stderr, once per switch).
+void note_cpu_fallback(const DeviceOutOfMemory& error);
+
 /// A matcher's hit at the matcher's coordinates, for WindowScanner::scan.
 inline Hit local_hit(std::uint32_t pattern, std::uint64_t start, std::uint64_t end, char strand) {
   Hit hit;
@@ -84,7 +106,8 @@ class Searcher {
   Searcher(SearchPlan plan, Sink& sink) : plan_(std::move(plan)), sink_(sink) {}
 
   /// Searches every input, then prints the summary (when `summarize` is given; --stats
-  /// lines too with `stats`); returns the exit status: 0 a hit, 1 none, 2 an input failed
+  /// lines too with `stats`, and on stderr whether device memory made the GPU scan in
+  /// smaller chunks); returns the exit status: 0 a hit, 1 none, 2 an input failed
   /// (with -q a hit wins over errors, as grep).
   int run(const WindowScanner& scanner, const Summarize& summarize = {}, bool stats = false);
   const SearchTotals& totals() const { return totals_; }
@@ -110,5 +133,22 @@ class Searcher {
   bool stop_input_ = false;  // -m reached for the current input
   bool stop_all_ = false;    // -q saw a hit
 };
+
+/// Searcher::run with Scanner(matcher), behind a CpuFallbackScanner when `compile_cpu` is
+/// given and the matcher runs on the GPU (--backend auto): its CPU side is
+/// Scanner(compile_cpu()), compiled only once the GPU has run out of memory.
+template <class Scanner, class Matcher>
+int run_with_cpu_fallback(Searcher& searcher, const Matcher& matcher, const std::function<Matcher()>& compile_cpu,
+                          const Searcher::Summarize& summarize, bool stats) {
+  const Scanner scanner(matcher);
+  std::optional<Matcher> cpu_matcher;
+  std::optional<Scanner> cpu_scanner;
+  const CpuFallbackScanner fallback(scanner, [&]() -> const WindowScanner& {
+    cpu_matcher.emplace(compile_cpu());
+    return cpu_scanner.emplace(*cpu_matcher);
+  });
+  const bool falls_back = compile_cpu && matcher.backend() == Backend::cuda;
+  return searcher.run(falls_back ? static_cast<const WindowScanner&>(fallback) : scanner, summarize, stats);
+}
 
 }  // namespace warpmatch::cli

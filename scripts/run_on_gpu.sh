@@ -307,7 +307,7 @@ step_sanitize() {
       tee -a "$OUT/sanitize.log"
     return 1
   fi
-  local suites=(ApproxCuda ApproxSetCuda CudaExact MultiCuda DistanceCuda LcsCuda MemCuda)
+  local suites=(ApproxCuda ApproxSetCuda CudaExact MultiCuda DistanceCuda LcsCuda MemCuda CudaFaults)
   # racecheck / initcheck / synccheck are 10-100x slower than memcheck: one small test per kernel family.
   local small='ApproxCuda.PaperExampleAbabaInAaabbbaaHasDistanceOne:ApproxCuda.PatternLongerThanTextAndTinyTexts'
   small+=':CudaExact.EdgeSizesEmptyOneByteAndPatternLongerThanText:CudaExact.FloodGivesOneMatchPerPosition'

@@ -113,13 +113,24 @@ void append_json_string(fmt::memory_buffer& out, std::string_view s) {
   out.push_back('"');
 }
 
-std::string out_of_memory_text(const DeviceOutOfMemory& error) {
+namespace {
+/// "N MiB" (rounded up), or "N bytes" under one MiB.
+std::string mib_text(std::uint64_t bytes) {
   constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+  if (bytes < kMiB) return std::to_string(bytes) + " bytes";
+  return std::to_string((bytes + kMiB - 1) / kMiB) + " MiB";
+}
+}  // namespace
+
+std::string out_of_memory_summary(const DeviceOutOfMemory& error) {
   std::string text = "GPU out of memory";
   if (error.needed_bytes() > 0 && error.limit_bytes() > 0)
-    text += ": needs " + std::to_string((error.needed_bytes() + kMiB - 1) / kMiB) + " MiB, limit " +
-            std::to_string(error.limit_bytes() / kMiB) + " MiB";
-  return text + "; try --backend cpu or a larger --device-memory (" + error.what() + ")";
+    text += ": needs " + mib_text(error.needed_bytes()) + ", limit " + mib_text(error.limit_bytes());
+  return text;
+}
+
+std::string out_of_memory_text(const DeviceOutOfMemory& error) {
+  return out_of_memory_summary(error) + "; try --backend cpu or a larger --device-memory (" + error.what() + ")";
 }
 
 void report_input_error(const std::string& path, const std::exception& error) {

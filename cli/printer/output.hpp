@@ -67,6 +67,8 @@ void report_input_error(const std::string& path, const std::exception& error);
 /// needs N MiB, limit M MiB; try --backend cpu or a larger --device-memory (<library's
 /// message>)". The library's own message names no flag.
 std::string out_of_memory_text(const DeviceOutOfMemory& error);
+/// Its first part: "GPU out of memory: needs N MiB, limit M MiB" (sizes under a MiB in bytes).
+std::string out_of_memory_summary(const DeviceOutOfMemory& error);
 
 /// Bytes as readable text: printable ASCII as is, '\\' as "\\\\", others as "\\xNN"
 /// (tab, newline and carriage return as \t \n \r).

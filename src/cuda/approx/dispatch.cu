@@ -485,9 +485,12 @@ class ApproxRunner {
 /// fewer when the device has less left (its free memory or the device-memory cap's
 /// remainder): a segment takes its text and up to one 8-byte hit per end, and half of what
 /// is left is kept for the rest (wavefront buffers, CUB's temporary storage).
-std::uint64_t segment_ends_that_fit(int device) {
-  const std::uint64_t room = detail::device_memory_available(device) / 2 / (1 + 8);
-  return std::min(approx_tuning().segment_ends, std::max(room, RuntimePolicy::min_chunk_bytes));
+std::uint64_t segment_ends_that_fit(int device, std::uint64_t text_bytes) {
+  const std::uint64_t policy = approx_tuning().segment_ends;
+  const std::uint64_t fits =
+      std::max(detail::device_memory_available(device) / 2 / (1 + 8), RuntimePolicy::min_chunk_bytes);
+  if (fits < std::min(policy, text_bytes)) detail::note_smaller_chunks(device, "approximate search", fits, policy);
+  return std::min(policy, fits);
 }
 
 void run_segment(ApproxRunner& runner, std::vector<DevicePattern>& patterns,
@@ -630,7 +633,7 @@ std::vector<std::vector<core::EndHit>> approx_scan(const ApproxDevicePatterns& u
   }
   std::vector<std::uint32_t> best(uploaded.count, UINT_MAX);
   const std::uint64_t n = text.size();
-  const std::uint64_t segment = segment_ends_that_fit(uploaded.device);
+  const std::uint64_t segment = segment_ends_that_fit(uploaded.device, n);
   for (std::uint64_t own_begin = 0; own_begin < n; own_begin += segment) {
     detail::chunk_fault_point(uploaded.device);
     const std::uint64_t own_end = std::min(n, own_begin + segment);

@@ -251,11 +251,12 @@ class ExactPipeline {
     // in device memory (DeviceSpan) is copied from directly; anything else goes through
     // pinned staging buffers.
     direct_ = copies_directly(text.data()) && copies_directly(text.data() + text.size() - 1);
-    chunk_ = choose_chunk_bytes();
-    chunks_ = core::plan_chunks(text.size(), chunk_, m_ - 1);
-    while (!chunks_.empty() && positions_in(chunks_.back(), m_) == 0) chunks_.pop_back();
-    used_ = std::min(slots_.size(), chunks_.size());
+    plan(choose_chunk_bytes());
+  }
 
+  /// Grows the scratch's buffers for the planned chunks; DeviceOutOfMemory when they do not
+  /// fit (then halve_chunks() and a fresh scratch may).
+  void allocate() {
     // The scratch's buffers only grow: a smaller scan after a larger one allocates nothing.
     const std::uint64_t buffer = round_up(chunk_ + m_ - 1, 16) + kTextPadding;
     for (std::size_t i = 0; i < used_; ++i) {
@@ -269,6 +270,15 @@ class ExactPipeline {
       if (!count_only_) prepare_report(s);
     }
     if (count_only_) chunk_totals_.reserve(std::max<std::size_t>(1, chunks_.size()));
+  }
+
+  /// After allocate() ran out of device memory: plans chunks half as large, down to
+  /// RuntimePolicy::min_chunk_bytes; false when already there.
+  bool halve_chunks() {
+    std::uint64_t chunk = chunk_;
+    if (!detail::halve_chunk(chunk, device_, "exact search")) return false;
+    plan(chunk);
+    return true;
   }
 
   ~ExactPipeline() {
@@ -308,6 +318,13 @@ class ExactPipeline {
  private:
   Slot& slot_of(std::size_t chunk_index) { return slots_[chunk_index % used_]; }
 
+  void plan(std::uint64_t chunk) {
+    chunk_ = chunk;
+    chunks_ = core::plan_chunks(text_.size(), chunk_, m_ - 1);
+    while (!chunks_.empty() && positions_in(chunks_.back(), m_) == 0) chunks_.pop_back();
+    used_ = std::min(slots_.size(), chunks_.size());
+  }
+
   std::uint64_t choose_chunk_bytes() const {
     std::uint64_t c = exact_chunk_override();
     const bool forced = c != 0;
@@ -321,7 +338,10 @@ class ExactPipeline {
     // What the device has left: its free memory, no more than the device-memory cap leaves.
     const std::uint64_t budget = detail::device_memory_available(device_) / 2 / ExactPolicy::slots;
     const std::uint64_t cap = budget > m_ ? (budget - m_) / per_byte : 0;
-    if (!forced) c = std::min(c, std::max<std::uint64_t>(cap, RuntimePolicy::min_chunk_bytes));
+    const std::uint64_t fits = std::max<std::uint64_t>(cap, RuntimePolicy::min_chunk_bytes);
+    if (!forced && fits < std::min<std::uint64_t>(c, text_.size()))
+      detail::note_smaller_chunks(device_, "exact search", fits, c);
+    if (!forced) c = std::min(c, fits);
     c = std::min(c, ExactPolicy::max_chunk);
     c = std::min<std::uint64_t>(c, text_.size());
     return std::max<std::uint64_t>(c, 1);
@@ -483,6 +503,16 @@ std::uint64_t exact_scan(const ExactDevicePattern& pattern, ByteSpan text, bool 
   DeviceGuard guard(pattern.device);
   const auto scratch = pattern.scratches.take([&] { return std::make_unique<ExactScratch>(pattern.device); });
   ExactPipeline pipeline(pattern, *scratch, text, count_only);
+  for (;;) {
+    try {
+      pipeline.allocate();
+      break;
+    } catch (const DeviceOutOfMemory&) {
+      // Smaller chunks may fit: give back what the scratch holds, then try half the size.
+      if (!pipeline.halve_chunks()) throw;
+      *scratch = ExactScratch(pattern.device);
+    }
+  }
   return pipeline.run(sink);
 }
 

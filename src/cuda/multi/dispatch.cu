@@ -442,28 +442,27 @@ class MultiPipeline {
  public:
   // `per_pattern` (count only): the device array of one counter per pattern id that the
   // kernels add each occurrence to.
-  MultiPipeline(const MultiDeviceTables& tables, MultiScratch& scratch, ByteSpan text, bool count_only,
+  MultiPipeline(const MultiDeviceTables& tables, ByteSpan text, bool count_only,
                 unsigned long long* per_pattern = nullptr)
       : t_(tables), device_(tables.device), text_(text), count_only_(count_only), per_pattern_(per_pattern) {
     overlap_ = t_.max_length - 1;
-    const std::uint64_t chunk = t_.launch.chunk_bytes ? t_.launch.chunk_bytes : chunk_bytes_that_fit();
-    chunks_ = core::plan_chunks(text.size(), chunk, overlap_);
+    plan(t_.launch.chunk_bytes ? t_.launch.chunk_bytes : chunk_bytes_that_fit());
     // Page-locked host text or device-resident text (DeviceSpan): copied from directly.
     direct_ = copies_directly(text.data()) && copies_directly(text.data() + text.size() - 1);
-    const std::uint64_t buffer = std::min<std::uint64_t>(text.size(), chunk + overlap_) + kTextPadding;
-    // The scratch's buffers only grow: a smaller scan after a larger one allocates nothing.
-    // The first hit buffer: no more entries than a chunk has positions (grown on overflow).
-    const std::uint64_t hit_capacity = std::min<std::uint64_t>(MultiPolicy::initial_hit_capacity, chunk);
-    for (int i = 0; i < 2 && i < static_cast<int>(chunks_.size()); ++i) {
-      slots_.push_back(scratch.slots[i].get());
-      Slot& s = *slots_.back();
-      // Kernels read whole words past a chunk's end (masked).
-      s.text.zero_on_growth(s.stream.get());
-      s.text.reserve(buffer);
-      if (!direct_) s.staging.reserve(buffer);
-      s.counter.reserve(1);
-      s.host_counter.reserve(1);
-      if (!count_only_ && s.capacity < hit_capacity) grow(s, hit_capacity);
+  }
+
+  /// allocate(), halving the chunks while they do not fit (fresh slots each time: what the
+  /// scratch held is given back first).
+  void allocate_fitting(MultiScratch& scratch) {
+    for (;;) {
+      try {
+        allocate(scratch);
+        return;
+      } catch (const DeviceOutOfMemory&) {
+        if (!halve_chunks()) throw;
+        slots_.clear();
+        for (auto& s : scratch.slots) s = std::make_unique<Slot>(device_);
+      }
     }
   }
 
@@ -485,13 +484,50 @@ class MultiPipeline {
   }
 
  private:
+  /// Grows the scratch's slots for the planned chunks; DeviceOutOfMemory when they do not fit.
+  void allocate(MultiScratch& scratch) {
+    const std::uint64_t buffer = std::min<std::uint64_t>(text_.size(), chunk_ + overlap_) + kTextPadding;
+    // The first hit buffer: no more entries than a chunk has positions (grown on overflow).
+    const std::uint64_t hit_capacity = std::min<std::uint64_t>(MultiPolicy::initial_hit_capacity, chunk_);
+    slots_.clear();
+    // The scratch's buffers only grow: a smaller scan after a larger one allocates nothing.
+    for (int i = 0; i < 2 && i < static_cast<int>(chunks_.size()); ++i) {
+      slots_.push_back(scratch.slots[i].get());
+      Slot& s = *slots_.back();
+      // Kernels read whole words past a chunk's end (masked).
+      s.text.zero_on_growth(s.stream.get());
+      s.text.reserve(buffer);
+      if (!direct_) s.staging.reserve(buffer);
+      s.counter.reserve(1);
+      s.host_counter.reserve(1);
+      if (!count_only_ && s.capacity < hit_capacity) grow(s, hit_capacity);
+    }
+  }
+
+  /// After allocate() ran out of device memory: plans chunks half as large, down to
+  /// RuntimePolicy::min_chunk_bytes; false when already there.
+  bool halve_chunks() {
+    std::uint64_t chunk = chunk_;
+    if (!detail::halve_chunk(chunk, device_, "multi-pattern search")) return false;
+    plan(chunk);
+    return true;
+  }
+
   /// The policy's chunk, smaller when the device has less left (its free memory or the
   /// device-memory cap's remainder): each of the two slots takes about a quarter of it for its
   /// text and, reporting, its hit buffers (16 bytes per hit, as many as positions at worst).
   std::uint64_t chunk_bytes_that_fit() const {
     const std::uint64_t per_byte = count_only_ ? 1 : 1 + 16;
     const std::uint64_t room = detail::device_memory_available(device_) / 4 / per_byte;
-    return std::min(MultiPolicy::chunk_bytes, std::max(room, RuntimePolicy::min_chunk_bytes));
+    const std::uint64_t fits = std::max(room, RuntimePolicy::min_chunk_bytes);
+    if (fits < std::min<std::uint64_t>(MultiPolicy::chunk_bytes, text_.size()))
+      detail::note_smaller_chunks(device_, "multi-pattern search", fits, MultiPolicy::chunk_bytes);
+    return std::min(MultiPolicy::chunk_bytes, fits);
+  }
+
+  void plan(std::uint64_t chunk) {
+    chunk_ = chunk;
+    chunks_ = core::plan_chunks(text_.size(), chunk_, overlap_);
   }
 
   void grow(Slot& s, std::uint64_t capacity) {
@@ -578,6 +614,7 @@ class MultiPipeline {
   unsigned long long* per_pattern_ = nullptr;
   bool direct_ = false;
   std::uint64_t overlap_ = 0;
+  std::uint64_t chunk_ = 0;
   std::vector<core::Chunk> chunks_;
   std::vector<Slot*> slots_;  // the scratch's, as many as this scan uses
 };
@@ -589,7 +626,8 @@ std::uint64_t multi_scan(const MultiDeviceTables& tables, ByteSpan text, bool co
   if (text.empty()) return 0;
   DeviceGuard guard(tables.device);
   const auto scratch = tables.scratches.take([&] { return std::make_unique<MultiScratch>(tables.device); });
-  MultiPipeline pipeline(tables, *scratch, text, count_only);
+  MultiPipeline pipeline(tables, text, count_only);
+  pipeline.allocate_fitting(*scratch);
   return pipeline.run(sink);
 }
 
@@ -605,7 +643,8 @@ std::vector<std::uint64_t> multi_count_per_pattern(const MultiDeviceTables& tabl
   Stream& zero = scratch->slots[0]->stream;  // synchronised below: the chunks run on both streams
   WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(per_pattern.get(), 0, patterns * sizeof(unsigned long long), zero.get()));
   zero.synchronize();
-  MultiPipeline pipeline(tables, *scratch, text, /*count_only=*/true, per_pattern.get());
+  MultiPipeline pipeline(tables, text, /*count_only=*/true, per_pattern.get());
+  pipeline.allocate_fitting(*scratch);
   pipeline.run({});  // returns with every chunk's stream synchronised
   static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
   WARPMATCH_CUDA_CHECK(device, cudaMemcpy(counts.data(), per_pattern.get(), patterns * sizeof(std::uint64_t),

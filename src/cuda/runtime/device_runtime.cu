@@ -176,6 +176,41 @@ void throw_allocation_error(cudaError_t error, const char* call, int device, std
   throw DeviceOutOfMemory(msg, bytes, held, held + device_free_bytes(device));
 }
 
+namespace {
+struct MemoryNote {
+  std::mutex mutex;
+  std::string text;
+};
+MemoryNote& memory_note() {
+  static MemoryNote* note = new MemoryNote;
+  return *note;
+}
+std::string mib_text(std::uint64_t bytes) {
+  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+  return bytes >= kMiB ? std::to_string((bytes + kMiB - 1) / kMiB) + " MiB" : std::to_string(bytes) + " bytes";
+}
+}  // namespace
+
+void note_smaller_chunks(int device, const char* operation, std::uint64_t chunk, std::uint64_t wanted) {
+  MemoryNote& note = memory_note();
+  std::lock_guard lock(note.mutex);
+  if (!note.text.empty()) return;
+  const std::uint64_t limit = cuda::device_memory_limit();
+  note.text = std::string(operation) + " on CUDA device " + std::to_string(device) + ": chunks of " +
+              mib_text(chunk) + " instead of " + mib_text(wanted) + ", to fit the device memory left (" +
+              (limit ? "a limit of " + mib_text(limit) + ", " + mib_text(device_memory_held(device)) + " held"
+                     : mib_text(device_free_bytes(device)) + " free on the GPU") +
+              ")";
+}
+
+bool halve_chunk(std::uint64_t& chunk, int device, const char* operation) {
+  if (chunk <= RuntimePolicy::min_chunk_bytes) return false;
+  const std::uint64_t before = chunk;
+  chunk = std::max(chunk / 2, RuntimePolicy::min_chunk_bytes);
+  note_smaller_chunks(device, operation, chunk, before);
+  return true;
+}
+
 void chunk_fault_point(int device) {
   const std::optional<std::uint64_t> after = cuda::fault_inject_after_chunks();
   if (!after) return;
@@ -310,6 +345,12 @@ void require_device(int device) {
 }
 
 }  // namespace detail
+
+std::string device_memory_note() {
+  detail::MemoryNote& note = detail::memory_note();
+  std::lock_guard lock(note.mutex);
+  return note.text;
+}
 
 void require_text_on_device(DeviceSpan text, const std::vector<int>& devices, std::string_view what) {
   for (const int d : devices) detail::require_device(d);

@@ -67,6 +67,16 @@ void* allocate_counted(int device, std::size_t bytes, const char* call, Allocate
 /// After freeing what allocate_counted returned (`bytes` as charged).
 inline void free_counted(int device, std::size_t bytes) noexcept { refund_device_memory(device, bytes); }
 
+/// A streaming scan of `operation` runs in chunks of `chunk` bytes instead of `wanted`
+/// because the device memory left (the GPU's free memory or the cap's remainder) is short:
+/// kept, the first time in the process, for cuda::device_memory_note().
+void note_smaller_chunks(int device, const char* operation, std::uint64_t chunk, std::uint64_t wanted);
+
+/// After a streaming scan's setup ran out of device memory: halves `chunk` (down to
+/// RuntimePolicy::min_chunk_bytes, noted as above) and returns true, or false when it is
+/// already there.
+bool halve_chunk(std::uint64_t& chunk, int device, const char* operation);
+
 /// The fault-injection hook (cuda/runtime/tuning.hpp, WARPMATCH_FAULT_INJECT): a streaming
 /// scan calls it before it hands each chunk's results on; it throws DeviceError for the one
 /// chunk the hook names. Costs an atomic increment only while the hook is set.

@@ -22,6 +22,12 @@ std::vector<DeviceInfo> devices();
 /// throws (empty with fewer than two GPUs or without CUDA).
 std::vector<DeviceLink> device_links();
 
+/// The first time in this process that a streaming scan (exact, multi-pattern or approximate
+/// search) ran in smaller chunks than its policy's because device memory was short, what it
+/// did: "exact search on CUDA device 0: chunks of 1 MiB instead of 64 MiB, to fit the device
+/// memory left (...)"; "" until then (and without CUDA). For the CLI's one note under --stats.
+std::string device_memory_note();
+
 /// Throws InvalidArgument unless all of `text` lies in device (or managed) memory of one of
 /// the GPUs `devices`: what a scan of a DeviceSpan requires. Then waits for text.stream, so
 /// the text is complete before a pipeline's own streams copy it. `what` names the caller.
