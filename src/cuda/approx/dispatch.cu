@@ -25,10 +25,10 @@
 #include "cuda/approx/short_set.hpp"
 #include "cuda/approx/timing.hpp"
 #include "cuda/approx/tuning.hpp"
-#include "cuda/runtime/tuning.hpp"
 #include "cuda/runtime/device_runtime.cuh"
 #include "cuda/runtime/devices.hpp"
 #include "cuda/runtime/scratch_pool.hpp"
+#include "cuda/runtime/tuning.hpp"
 
 namespace warpmatch::cuda {
 
@@ -479,8 +479,6 @@ class ApproxRunner {
   Stream stream_;
 };
 
-/// Runs every pattern on one device segment [seg_from, seg_own_end) of the text whose owned
-/// ends start at seg_own_begin; best[] and out[] carry state across segments.
 /// Owned ends per device segment: the policy's (WARPMATCH_APPROX_SEGMENT_ENDS: tests' seams),
 /// fewer when the device has less left (its free memory or the device-memory cap's
 /// remainder): a segment takes its text and up to one 8-byte hit per end, and half of what
@@ -493,6 +491,8 @@ std::uint64_t segment_ends_that_fit(int device, std::uint64_t text_bytes) {
   return std::min(policy, fits);
 }
 
+/// Runs every pattern on one device segment [seg_from, seg_own_end) of the text whose owned
+/// ends start at seg_own_begin; best[] and out[] carry state across segments.
 void run_segment(ApproxRunner& runner, std::vector<DevicePattern>& patterns,
                  std::uint64_t seg_from, std::uint64_t seg_own_begin, std::uint64_t seg_own_end,
                  std::vector<std::uint32_t>& best, std::vector<std::vector<core::EndHit>>& out) {

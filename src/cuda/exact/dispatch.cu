@@ -19,11 +19,11 @@
 #include "core/chunking.hpp"
 #include "cuda/runtime/device_runtime.cuh"
 #include "cuda/runtime/scratch_pool.hpp"
+#include "cuda/runtime/tuning.hpp"
 #include "cuda/exact/exact_cuda.hpp"
 #include "cuda/exact/kernels.cuh"
 #include "cuda/exact/timing.hpp"
 #include "cuda/exact/tuning.hpp"
-#include "cuda/runtime/tuning.hpp"
 
 namespace warpmatch::cuda {
 

@@ -13,11 +13,11 @@
 #include "core/multi_pair_filter.hpp"
 #include "cuda/runtime/device_runtime.cuh"
 #include "cuda/runtime/scratch_pool.hpp"
+#include "cuda/runtime/tuning.hpp"
 #include "cuda/multi/multi_cuda.hpp"
 #include "cuda/multi/kernels.cuh"
 #include "cuda/multi/timing.hpp"
 #include "cuda/multi/tuning.hpp"
-#include "cuda/runtime/tuning.hpp"
 
 namespace warpmatch::cuda {
 
