@@ -47,18 +47,24 @@ inline void exact(ByteSpan p, ByteSpan t) {
     if (got[i].start != want[i] || got[i].end != want[i] + p.size()) disagree("exact: position");
 }
 
-inline void multi(ByteSpan p, ByteSpan t, std::uint8_t param) {
-  std::vector<std::string> patterns;
+/// A pattern set from one input block: its non-empty lines.
+inline std::vector<std::string> lines_of(ByteSpan p) {
+  std::vector<std::string> lines;
   std::string cur;
   for (const std::uint8_t c : p) {
     if (c == '\n') {
-      if (!cur.empty()) patterns.push_back(cur);
+      if (!cur.empty()) lines.push_back(cur);
       cur.clear();
     } else {
       cur.push_back(static_cast<char>(c));
     }
   }
-  if (!cur.empty()) patterns.push_back(cur);
+  if (!cur.empty()) lines.push_back(cur);
+  return lines;
+}
+
+inline void multi(ByteSpan p, ByteSpan t, std::uint8_t param) {
+  const std::vector<std::string> patterns = lines_of(p);
   if (patterns.empty()) return;
   MultiOptions o;
   o.backend = Backend::cpu;

@@ -11,7 +11,7 @@ seconds="${1:-60}"
 cmake --preset fuzz > /dev/null
 cmake --build --preset fuzz -j "$(nproc)"
 status=0
-for target in input ops cli; do
+for target in input ops cli kernels; do
   work="build/fuzz/corpus/$target"
   mkdir -p "$work"
   echo "fuzz: $target for ${seconds}s"

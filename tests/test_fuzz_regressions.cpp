@@ -1,5 +1,5 @@
-// The fuzz targets' checks (fuzz/fuzz_*.hpp) in the test suite (issue 16): every seed of
-// fuzz/corpus is replayed (so the ASan + UBSan `debug` run checks them too), and every
+// The fuzz targets' checks (fuzz/fuzz_*.hpp, fuzz/kernels/) in the test suite (issue 16): every
+// seed of fuzz/corpus is replayed (so the ASan + UBSan `debug` run checks them too), and every
 // finding of scripts/fuzz.sh is a test here named after what broke, with its input.
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../fuzz/fuzz_input.hpp"
+#include "../fuzz/fuzz_kernels.hpp"
 #include "../fuzz/fuzz_ops.hpp"
 
 namespace {
@@ -43,6 +44,7 @@ void input(std::string_view data) { fuzz_input_one(reinterpret_cast<const std::u
 TEST(FuzzRegressions, SeedCorporaAgreeWithTheirReferences) {
   replay("input", fuzz_input_one);
   replay("ops", fuzz_ops_one);
+  replay("kernels", fuzz_kernels_one);
 }
 
 // fuzz_input, first minutes: a stream's second record began by moving 0 carried bytes from a

@@ -30,6 +30,14 @@
 #include <memory>
 #include <vector>
 
+// The scheduler's own loops and comparisons carry no coverage instrumentation: under a fuzzer
+// they took a third of the time and fed it features of the emulation rather than the kernels.
+#if defined(__clang__)
+#define WARPMATCH_EMU_SCHEDULER __attribute__((no_sanitize("coverage")))
+#else
+#define WARPMATCH_EMU_SCHEDULER
+#endif
+
 namespace emu {
 
 struct Dim {
@@ -41,11 +49,11 @@ struct Barrier {
   unsigned expected = 0, arrived = 0;
   std::uint64_t generation = 0;
   void wait();
-  void leave() {  // a participant exited
+  WARPMATCH_EMU_SCHEDULER void leave() {  // a participant exited
     --expected;
     if (arrived > 0 && arrived == expected) release();
   }
-  void release() {
+  WARPMATCH_EMU_SCHEDULER void release() {
     arrived = 0;
     ++generation;
   }
@@ -59,9 +67,16 @@ struct Barrier {
 #define WARPMATCH_EMU_ASAN 1
 #endif
 #endif
-#if defined(__x86_64__) && !defined(WARPMATCH_EMU_ASAN)
+#if defined(WARPMATCH_EMU_ASAN)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(__x86_64__)
 // x86-64: a plain stack switch (callee-saved registers, then rsp). glibc's swapcontext makes
-// a sigprocmask system call per switch, which made barriers of 1024 threads dominate.
+// a sigprocmask system call per switch, which made barriers of 1024 threads dominate; under
+// AddressSanitizer its swapcontext interceptor also cleared the shadow of the whole 256 KiB
+// target stack per switch (two thirds of the fuzz target's time). AddressSanitizer is told
+// about each switch through its fiber annotations instead.
 extern "C" void emu_switch_stack(void** save_sp, void* load_sp);
 asm(R"(
   .text
@@ -87,22 +102,52 @@ emu_switch_stack:
 )");
 struct Context {
   void* sp = nullptr;
+  const void* stack = nullptr;  // lowest address and size of its stack (AddressSanitizer's)
+  std::size_t stack_size = 0;
 };
-inline void switch_context(Context& from, Context& to) { emu_switch_stack(&from.sp, to.sp); }
+/// Switches from `from` (the running context) to `to`; `leaving`: from never runs again.
+WARPMATCH_EMU_SCHEDULER inline void switch_context(Context& from, Context& to, bool leaving = false) {
+#if defined(WARPMATCH_EMU_ASAN)
+  void* fake_stack = nullptr;
+  __sanitizer_start_switch_fiber(leaving ? nullptr : &fake_stack, to.stack, to.stack_size);
+  emu_switch_stack(&from.sp, to.sp);
+  // Back here, switched to from `to`: where its stack lies, as AddressSanitizer saw it.
+  __sanitizer_finish_switch_fiber(fake_stack, &to.stack, &to.stack_size);
+#else
+  (void)leaving;
+  emu_switch_stack(&from.sp, to.sp);
+#endif
+}
 /// A context that starts entry() (which never returns) on `stack` at its first switch.
-inline void make_context(Context& c, char* stack, std::size_t size, void (*entry)()) {
+WARPMATCH_EMU_SCHEDULER inline void make_context(Context& c, char* stack, std::size_t size, void (*entry)()) {
   auto* top = reinterpret_cast<void**>(reinterpret_cast<std::uintptr_t>(stack + size) & ~std::uintptr_t{15});
   *--top = nullptr;                            // entry's return address (it never returns)
   *--top = reinterpret_cast<void*>(entry);     // where emu_switch_stack's ret goes
   for (int r = 0; r < 6; ++r) *--top = nullptr;  // rbp, rbx, r12-r15
   c.sp = top;
+  c.stack = stack;
+  c.stack_size = size;
+#if defined(WARPMATCH_EMU_ASAN)
+  // A reused stack: the frames its last fiber never returned from (the entry and its final
+  // switch) left their redzones poisoned near the top.
+  constexpr std::size_t kTop = 16 * 1024;
+  __asan_unpoison_memory_region(stack + size - kTop, kTop);
+#endif
+}
+/// First thing on a new context's stack: completes the switch that started it.
+inline void context_started(Context& from) {
+#if defined(WARPMATCH_EMU_ASAN)
+  __sanitizer_finish_switch_fiber(nullptr, &from.stack, &from.stack_size);
+#else
+  (void)from;
+#endif
 }
 #else
-// Elsewhere (and under AddressSanitizer, which follows swapcontext): ucontext.
+// Elsewhere: ucontext (AddressSanitizer follows swapcontext).
 struct Context {
   ucontext_t uc{};
 };
-inline void switch_context(Context& from, Context& to) { swapcontext(&from.uc, &to.uc); }
+inline void switch_context(Context& from, Context& to, bool = false) { swapcontext(&from.uc, &to.uc); }
 inline void make_context(Context& c, char* stack, std::size_t size, void (*entry)()) {
   getcontext(&c.uc);
   c.uc.uc_stack.ss_sp = stack;
@@ -110,6 +155,7 @@ inline void make_context(Context& c, char* stack, std::size_t size, void (*entry
   c.uc.uc_link = nullptr;
   makecontext(&c.uc, entry, 0);
 }
+inline void context_started(Context&) {}
 #endif
 
 struct Block;
@@ -154,9 +200,9 @@ inline constexpr std::size_t kFiberStack = 256 * 1024;
 inline std::vector<std::unique_ptr<char[]>> stacks;  // reused by every block and launch
 
 /// Back to the scheduler; it resumes the block's other threads, then this one.
-inline void yield() { switch_context(current->context, scheduler); }
+WARPMATCH_EMU_SCHEDULER inline void yield() { switch_context(current->context, scheduler); }
 
-inline void Barrier::wait() {
+WARPMATCH_EMU_SCHEDULER inline void Barrier::wait() {
   const std::uint64_t at = generation;
   if (++arrived == expected) {
     release();
@@ -174,17 +220,18 @@ inline unsigned warp() { return current->thread.x / 32; }
 /// Lanes of this thread's warp (the block's last warp may be partial).
 inline unsigned warp_lanes() { return std::min(32u, block_dim.x - 32 * warp()); }
 
-[[noreturn]] inline void fiber_main() {
+[[noreturn]] WARPMATCH_EMU_SCHEDULER inline void fiber_main() {
+  context_started(scheduler);
   (*body)();
   block().all.leave();
   block().warps[warp()].leave();
   current->done = true;
-  switch_context(current->context, scheduler);  // never resumed
+  switch_context(current->context, scheduler, true);  // never resumed
   std::abort();
 }
 
 /// Starts the fibers of `blk` (threads of kernel `body`).
-inline void start_block(Block& blk) {
+WARPMATCH_EMU_SCHEDULER inline void start_block(Block& blk) {
   while (stacks.size() < blk.fibers.size()) stacks.emplace_back(new char[kFiberStack]);  // untouched until used
   for (unsigned t = 0; t < blk.fibers.size(); ++t) {
     Fiber& f = blk.fibers[t];
@@ -199,7 +246,7 @@ struct Round {
   bool live = false;     // some fiber has not returned
   bool resumed = false;  // some fiber ran
 };
-inline Round run_block_round(Block& blk) {
+WARPMATCH_EMU_SCHEDULER inline Round run_block_round(Block& blk) {
   Round round;
   for (Fiber& f : blk.fibers) {
     if (f.done) continue;
@@ -222,7 +269,7 @@ inline Round run_block_round(Block& blk) {
 /// Runs `kernel_body` as a grid of grid.x * grid.y blocks (x fastest) of `threads` threads
 /// (one dimension), one block after another; after_block(blockIdx) runs after each block,
 /// while its shared memory (the test's arrays) still holds what the block left there.
-inline void launch(Dim grid, unsigned threads, const std::function<void()>& kernel_body,
+WARPMATCH_EMU_SCHEDULER inline void launch(Dim grid, unsigned threads, const std::function<void()>& kernel_body,
                    const std::function<void(Dim)>& after_block = {}) {
   grid_dim = {grid.x, std::max(grid.y, 1u), 1};
   block_dim = {threads, 1, 1};
@@ -242,7 +289,7 @@ inline void launch(unsigned grid, unsigned threads, const std::function<void()>&
 /// A cooperative launch: all `grid` blocks resident at once (kernels whose blocks wait on each
 /// other), resumed block by block in rounds. Each block keeps its own copy of the `shared`
 /// regions, swapped in while its threads run.
-inline void launch_cooperative(unsigned grid, unsigned threads, const std::function<void()>& kernel_body,
+WARPMATCH_EMU_SCHEDULER inline void launch_cooperative(unsigned grid, unsigned threads, const std::function<void()>& kernel_body,
                                const std::vector<SharedRegion>& shared) {
   grid_dim = {grid, 1, 1};
   block_dim = {threads, 1, 1};
@@ -276,13 +323,13 @@ inline void launch_cooperative(unsigned grid, unsigned threads, const std::funct
 /// This lane's slot set for its next warp exchange. Two sets, used in turn: a lane that
 /// reaches exchange e + 1 writes the other set, and it cannot reach e + 2 before every lane
 /// has read exchange e's values (one barrier per exchange).
-inline std::uint64_t* exchange_slots() {
+WARPMATCH_EMU_SCHEDULER inline std::uint64_t* exchange_slots() {
   return block().slots.data() + 64 * warp() + 32 * (current->exchanges++ & 1);
 }
 
 /// Every lane of the warp posts `value`, then reads lane source_of(lane)'s.
 template <class T, class Source>
-T exchange(T value, Source&& source_of) {
+WARPMATCH_EMU_SCHEDULER T exchange(T value, Source&& source_of) {
   static_assert(sizeof(T) <= sizeof(std::uint64_t));
   std::uint64_t* slots = exchange_slots();
   std::memcpy(&slots[lane()], &value, sizeof(T));
@@ -294,7 +341,7 @@ T exchange(T value, Source&& source_of) {
 
 /// Every lane of the warp posts `value`; all get op over the warp's lanes.
 template <class T, class Op>
-T reduce(T value, Op&& op) {
+WARPMATCH_EMU_SCHEDULER T reduce(T value, Op&& op) {
   std::uint64_t* slots = exchange_slots();
   slots[lane()] = value;
   block().warps[warp()].wait();
@@ -305,7 +352,9 @@ T reduce(T value, Op&& op) {
 
 }  // namespace emu
 
-#define __global__
+// Kernels are inline here: a kernel header may then be compiled into several translation units
+// of one program (its emulation test and the fuzz regression replay) without duplicate symbols.
+#define __global__ inline
 #define __device__
 #define __host__
 #define __forceinline__ inline
