@@ -22,16 +22,17 @@
 #include "cuda/approx/short_set_kernels.cuh"
 #undef kernels
 
+// The kernel's dynamic shared memory (128 KiB).
 namespace warpmatch::cuda::approx_set_kernel_emulation {
-inline uint4 shared_raw[1 << 13];  // the kernel's dynamic shared memory (128 KiB)
-}  // namespace warpmatch::cuda::approx_set_kernel_emulation
+inline uint4 shared_raw[1 << 13];
+}
 
 namespace approx_set_emulation {
 
-namespace core = warpmatch::core;
-namespace logic = warpmatch::cuda::logic;
-namespace kk = warpmatch::cuda::approx_set_kernel_emulation;
 using Bytes = std::vector<std::uint8_t>;
+namespace core = warpmatch::core;
+namespace kk = warpmatch::cuda::approx_set_kernel_emulation;
+namespace logic = warpmatch::cuda::logic;  // the planning the host shares with short_set.cu
 
 /// The knobs the emulation shrinks to put hits on seams.
 struct Knobs {
