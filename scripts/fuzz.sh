@@ -21,7 +21,7 @@ for target in input ops cli kernels; do
   echo "fuzz: $target for ${target_seconds}s"
   if ! "build/fuzz/fuzz_$target" -max_total_time="$target_seconds" -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
       -print_final_stats=1 -artifact_prefix=build/fuzz/ "$work" "fuzz/corpus/$target" 2>&1 |
-      grep -E "^(#[0-9]+ +DONE|Done|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|fuzz_|SUMMARY|artifact_prefix|Test unit written)"; then
+      grep -E "^(#[0-9]+[[:space:]]+DONE|Done|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|fuzz_|SUMMARY|artifact_prefix|Test unit written)"; then
     :
   fi
   if [ "${PIPESTATUS[0]}" -ne 0 ]; then
