@@ -7,12 +7,13 @@
 //   scan kernels, MBNDM) against the CPU backend's "naive" double loop; approximate search (Myers
 //   with a lane group or a thread per chunk, best mode's host side, the wavefront) against the
 //   plain DP's end distances; the short-pattern set kernel (edit distance or Hamming) against the
-//   plain DP per pattern; LCS (the suffix-array path, the diagonal path) against the CPU "dp".
+//   plain DP per pattern, and so is the seed filter's kernel; LCS (the suffix-array path, the
+//   diagonal path) against the CPU "dp".
 // The input chooses the launch geometry where the kernels leave it to the launcher: grids of 1 to
 // 8 blocks, chunks that own only part of their buffer, chunk and piece sizes of a few columns,
 // lane counts, shared or global Eq tables, set tiles, sub-ranges, block sizes, table budgets and
-// segments of a few bytes, PLCP chunks and budgets. Each input is a few kernel launches over at
-// most 4 KiB of text.
+// segments of a few bytes, PLCP chunks and budgets, seed-filter chunks. Each input is a few
+// kernel launches over at most 4 KiB of text.
 //
 // Layout: byte 0 picks the kernel, bytes 1-4 its parameters, byte 5 the pattern block's length;
 // then the pattern block (a pattern, or lines for a set, or A for LCS), then the text (or B).
@@ -44,6 +45,7 @@ void fuzz_exact_kernels(const KernelInput& in);
 void fuzz_multi_kernels(const KernelInput& in);
 void fuzz_approx_kernels(const KernelInput& in, ApproxKernel kernel);
 void fuzz_approx_set_kernel(const KernelInput& in);
+void fuzz_approx_seed_kernel(const KernelInput& in);
 void fuzz_lcs_kernels(const KernelInput& in);
 
 }  // namespace fuzz_kernels_detail
@@ -61,14 +63,15 @@ inline int fuzz_kernels_one(const std::uint8_t* data, std::size_t size) {
     in.text.insert(in.text.begin() + static_cast<std::ptrdiff_t>(at), run, in.a);
   }
   namespace fk = fuzz_kernels_detail;
-  switch (data[0] % 7) {
+  switch (data[0] % 8) {
     case 0: fk::fuzz_exact_kernels(in); break;
     case 1: fk::fuzz_multi_kernels(in); break;
     case 2: fk::fuzz_approx_kernels(in, fk::ApproxKernel::lanes); break;
     case 3: fk::fuzz_approx_kernels(in, fk::ApproxKernel::threads); break;
     case 4: fk::fuzz_approx_kernels(in, fk::ApproxKernel::wavefront); break;
     case 5: fk::fuzz_approx_set_kernel(in); break;
-    default: fk::fuzz_lcs_kernels(in); break;
+    case 6: fk::fuzz_lcs_kernels(in); break;
+    default: fk::fuzz_approx_seed_kernel(in); break;
   }
   return 0;
 }

@@ -13,74 +13,16 @@
 #include <string>
 #include <vector>
 
-#include "core/approx_align.hpp"
 #include "core/exact_pattern.hpp"
 #include "core/nucleotide.hpp"
-#include "core/seed_plan.hpp"
 #include "cpu/approx_set_cpu.hpp"
+#include "support/approx_seed_emulation.hpp"
 #include "warpmatch/sequence.hpp"
-#include "support/cuda_host_shim.hpp"
-#define kernels approx_seed_kernel_emulation
-#include "cuda/approx/seed_filter_kernels.cuh"
-#undef kernels
 
-namespace core = warpmatch::core;
+using namespace approx_seed_emulation;
 namespace cpu = warpmatch::cpu;
-namespace kk = warpmatch::cuda::approx_seed_kernel_emulation;
-using Bytes = std::vector<std::uint8_t>;
 
 namespace {
-
-/// seed_filter_scan's host side, the kernel emulated: chunks of `chunk` owned ends.
-std::vector<std::vector<core::EndHit>> emulated_seed_scan(const core::SeedPlan& plan, const Bytes& text,
-                                                          std::size_t patterns, std::int64_t chunk, unsigned grid,
-                                                          unsigned threads) {
-  const kk::SeedTables t{plan.bitmap.data(),      plan.bucket_start.data(), plan.entry_key.data(),
-                         plan.entry_piece.data(), plan.piece_offsets.data(), plan.piece_bytes.data(),
-                         plan.use_start.data(),   plan.use_member.data(),   plan.use_offset.data(),
-                         plan.members.data(),     plan.peq.data(),          plan.q,
-                         64 - plan.bitmap_bits,   64 - plan.bucket_bits,    plan.case_insensitive};
-  const auto n = static_cast<std::int64_t>(text.size());
-  const auto max_m = static_cast<std::int64_t>(plan.max_m), max_k = static_cast<std::int64_t>(plan.max_k);
-  std::vector<kk::SeedHit> hits;
-  for (std::int64_t e_lo = 0; e_lo < n; e_lo += chunk) {
-    kk::SeedChunk c{};
-    c.n = n;
-    c.e_lo = e_lo;
-    c.e_hi = std::min(n, e_lo + chunk);
-    c.s_lo = std::max<std::int64_t>(0, e_lo + 1 - max_m - max_k);
-    c.s_hi = std::min<std::int64_t>(n - static_cast<std::int64_t>(plan.q), c.e_hi + max_k);
-    c.base = std::max<std::int64_t>(0, c.s_lo - max_m - 2 * max_k);
-    const std::int64_t top = std::min<std::int64_t>(n, std::max(c.e_hi, c.s_hi + max_m));
-    c.bytes = top - c.base;
-    if (c.s_hi < c.s_lo) continue;
-    // Only the chunk's bytes, so a read outside them is an AddressSanitizer finding.
-    const Bytes piece(text.begin() + c.base, text.begin() + top);
-    c.text = piece.data();
-    std::vector<kk::SeedHit> found(64);
-    unsigned long long count = 0;
-    for (;;) {
-      count = 0;
-      const kk::SeedSink sink{found.data(), found.size(), &count};
-      emu::launch(grid, threads, [&] { kk::seed_filter_kernel(t, c, sink); });
-      if (count <= found.size()) break;
-      found.resize(count);  // re-run larger, as the host side does
-    }
-    hits.insert(hits.end(), found.begin(), found.begin() + static_cast<std::ptrdiff_t>(count));
-  }
-  std::sort(hits.begin(), hits.end(), [](const kk::SeedHit& a, const kk::SeedHit& b) {
-    return a.member != b.member ? a.member < b.member : a.end != b.end ? a.end < b.end : a.distance < b.distance;
-  });
-  std::vector<std::vector<core::EndHit>> out(patterns);
-  for (std::size_t i = 0; i < hits.size(); ++i) {
-    if (i > 0 && hits[i].member == hits[i - 1].member && hits[i].end == hits[i - 1].end) {
-      EXPECT_EQ(hits[i].distance, hits[i - 1].distance) << "an end reported with two distances";
-      continue;
-    }
-    out[plan.members[hits[i].member].index].push_back({hits[i].end, hits[i].distance});
-  }
-  return out;
-}
 
 Bytes random_dna(std::mt19937_64& rng, std::size_t n) {
   Bytes b(n);
