@@ -38,6 +38,10 @@ struct KernelInput {
 
 enum class ApproxKernel { lanes, threads, wavefront };
 
+/// Patterns of a set an input may give the approximate set kernels: the DP reference costs
+/// m x n per pattern.
+inline constexpr std::size_t kMaxSetPatterns = 16;
+
 // One kernel family each (fuzz/kernels/<family>.cpp, compiled apart: each instantiates many
 // kernel templates). A disagreement throws fuzz_ops_detail::Disagreement, a failed check of
 // the emulation emu::CheckFailed.

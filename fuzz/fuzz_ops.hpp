@@ -47,8 +47,8 @@ inline void exact(ByteSpan p, ByteSpan t) {
     if (got[i].start != want[i] || got[i].end != want[i] + p.size()) disagree("exact: position");
 }
 
-/// A pattern set from one input block: its non-empty lines.
-inline std::vector<std::string> lines_of(ByteSpan p) {
+/// A pattern set from one input block: its non-empty lines, the first max_lines of them.
+inline std::vector<std::string> lines_of(ByteSpan p, std::size_t max_lines = SIZE_MAX) {
   std::vector<std::string> lines;
   std::string cur;
   for (const std::uint8_t c : p) {
@@ -60,6 +60,7 @@ inline std::vector<std::string> lines_of(ByteSpan p) {
     }
   }
   if (!cur.empty()) lines.push_back(cur);
+  if (lines.size() > max_lines) lines.resize(max_lines);
   return lines;
 }
 

@@ -16,8 +16,7 @@ using fuzz_ops_detail::disagree;
 
 void fuzz_approx_seed_kernel(const KernelInput& in) {
   namespace se = approx_seed_emulation;
-  std::vector<std::string> lines = fuzz_ops_detail::lines_of(warpmatch::ByteSpan(in.block));
-  if (lines.size() > 16) lines.resize(16);  // the DP reference costs m x n per pattern
+  const std::vector<std::string> lines = fuzz_ops_detail::lines_of(warpmatch::ByteSpan(in.block), kMaxSetPatterns);
   const bool hamming = (in.a & 1) != 0, folded = (in.a & 4) != 0;
   std::vector<se::core::ApproxPattern> patterns;
   std::vector<se::core::ApproxQuery> queries(lines.size());

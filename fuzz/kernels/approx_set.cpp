@@ -13,8 +13,7 @@ using fuzz_ops_detail::disagree;
 
 void fuzz_approx_set_kernel(const KernelInput& in) {
   namespace as = approx_set_emulation;
-  std::vector<std::string> lines = fuzz_ops_detail::lines_of(warpmatch::ByteSpan(in.block));
-  if (lines.size() > 16) lines.resize(16);  // the DP reference costs m x n per pattern
+  const std::vector<std::string> lines = fuzz_ops_detail::lines_of(warpmatch::ByteSpan(in.block), kMaxSetPatterns);
   const bool hamming = (in.a & 1) != 0, iupac = (in.a & 2) != 0, folded = (in.a & 4) != 0;
   std::vector<as::core::ApproxPattern> patterns;
   std::vector<as::core::ApproxQuery> queries;

@@ -35,18 +35,10 @@ inline std::vector<std::vector<core::EndHit>> emulated_seed_scan(const core::See
   const auto max_m = static_cast<std::int64_t>(plan.max_m), max_k = static_cast<std::int64_t>(plan.max_k);
   std::vector<kk::SeedHit> hits;
   for (std::int64_t e_lo = 0; e_lo < n; e_lo += chunk) {
-    kk::SeedChunk c{};
-    c.n = n;
-    c.e_lo = e_lo;
-    c.e_hi = std::min(n, e_lo + chunk);
-    c.s_lo = std::max<std::int64_t>(0, e_lo + 1 - max_m - max_k);
-    c.s_hi = std::min<std::int64_t>(n - static_cast<std::int64_t>(plan.q), c.e_hi + max_k);
-    c.base = std::max<std::int64_t>(0, c.s_lo - max_m - 2 * max_k);
-    const std::int64_t top = std::min<std::int64_t>(n, std::max(c.e_hi, c.s_hi + max_m));
-    c.bytes = top - c.base;
+    kk::SeedChunk c = kk::seed_chunk(n, e_lo, chunk, static_cast<std::int64_t>(plan.q), max_m, max_k);
     if (c.s_hi < c.s_lo) continue;
     // Only the chunk's bytes, so a read outside them is an AddressSanitizer finding.
-    const Bytes piece(text.begin() + c.base, text.begin() + top);
+    const Bytes piece(text.begin() + c.base, text.begin() + c.base + c.bytes);
     c.text = piece.data();
     std::vector<kk::SeedHit> found(64);
     unsigned long long count = 0;

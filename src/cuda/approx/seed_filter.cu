@@ -129,16 +129,9 @@ std::optional<std::vector<std::vector<core::EndHit>>> seed_filter_scan(const See
   WARPMATCH_CUDA_CHECK(filter.device,
                        cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, filter.device));
   for (std::int64_t e_lo = 0; e_lo < n; e_lo += static_cast<std::int64_t>(policy.chunk_ends)) {
-    kernels::SeedChunk c{};
-    c.n = n;
-    c.e_lo = e_lo;
-    c.e_hi = std::min<std::int64_t>(n, e_lo + static_cast<std::int64_t>(policy.chunk_ends));
     // Pieces whose windows reach ends (e_lo, e_hi]; the bytes those windows and pieces read.
-    c.s_lo = std::max<std::int64_t>(0, e_lo + 1 - max_m - max_k);
-    c.s_hi = std::min<std::int64_t>(n - static_cast<std::int64_t>(plan.q), c.e_hi + max_k);
-    c.base = std::max<std::int64_t>(0, c.s_lo - max_m - 2 * max_k);
-    const std::int64_t top = std::min<std::int64_t>(n, std::max(c.e_hi, c.s_hi + max_m));
-    c.bytes = top - c.base;
+    kernels::SeedChunk c = kernels::seed_chunk(n, e_lo, static_cast<std::int64_t>(policy.chunk_ends),
+                                               static_cast<std::int64_t>(plan.q), max_m, max_k);
     if (c.s_hi < c.s_lo) continue;
     dtext.reserve(static_cast<std::size_t>(c.bytes));
     WARPMATCH_CUDA_CHECK(filter.device, cudaMemcpy(dtext.get(), text.data() + c.base, static_cast<std::size_t>(c.bytes),

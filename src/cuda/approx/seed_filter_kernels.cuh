@@ -46,6 +46,24 @@ struct SeedChunk {
   std::int64_t e_lo, e_hi;   // ends owned: (e_lo, e_hi]
 };
 
+/// The chunk owning ends (e_lo, min(n, e_lo + chunk_ends)]: the piece starts whose windows
+/// reach those ends and the bytes [base, base + bytes) those windows and pieces read (text is
+/// left to the caller). s_hi < s_lo: no piece, nothing to launch. Shared by the host side of
+/// seed_filter.cu and its emulation.
+inline SeedChunk seed_chunk(std::int64_t n, std::int64_t e_lo, std::int64_t chunk_ends, std::int64_t q,
+                            std::int64_t max_m, std::int64_t max_k) {
+  SeedChunk c{};
+  c.n = n;
+  c.e_lo = e_lo;
+  c.e_hi = e_lo + chunk_ends < n ? e_lo + chunk_ends : n;
+  c.s_lo = e_lo + 1 - max_m - max_k > 0 ? e_lo + 1 - max_m - max_k : 0;
+  c.s_hi = n - q < c.e_hi + max_k ? n - q : c.e_hi + max_k;
+  c.base = c.s_lo - max_m - 2 * max_k > 0 ? c.s_lo - max_m - 2 * max_k : 0;
+  const std::int64_t reach = c.e_hi > c.s_hi + max_m ? c.e_hi : c.s_hi + max_m;
+  c.bytes = (n < reach ? n : reach) - c.base;
+  return c;
+}
+
 struct SeedHit {
   unsigned long long end;
   unsigned int member;
