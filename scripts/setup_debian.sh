@@ -11,6 +11,7 @@ packages=(
   ripgrep bowtie2-examples wamerican libedlib-dev libhyperscan-dev libdivsufsort-dev
   libdeflate-dev libisal-dev libzstd-dev
   seqkit tabix zstd
+  time  # /usr/bin/time: the CLI tests' peak-memory measurements
   # fuzzing (scripts/fuzz.sh): clang with libFuzzer
   clang libclang-rt-14-dev
   # the Python package (built in a venv: Debian's system Python is externally managed)

@@ -137,8 +137,9 @@ TEST_F(CliFaults, NothingFitsSaysSoNamingTheInputAndTheLimit) {
   // Exact search needs device memory only to scan: the message names the input.
   const CliResult r = run({"find", "--backend", "cuda", "--device-memory", "4K", "GATTACAGATTACA", f.string()});
   EXPECT_TRUE(has(r.err, f.string() + ": GPU out of memory: needs ")) << r.err;
-  const CliResult d = run({"distance", "--backend", "cuda", "--device-memory", "4K", "-s", planted(100000, 1),
-                           planted(100000, 2)});
+  // (Files, not -s strings: two 100 kB arguments made exec fail, status 127, on the GPU machine.)
+  const auto a = file("a.seq", planted(100000, 1)), b = file("b.seq", planted(100000, 2));
+  const CliResult d = run({"distance", "--backend", "cuda", "--device-memory", "4K", a.string(), b.string()});
   EXPECT_EQ(d.status, 2) << d.err;
   EXPECT_TRUE(has(d.err, "GPU out of memory: needs ")) << d.err;
 }
