@@ -389,25 +389,17 @@ assert warpmatch.build_info()["cuda_compiled"] and warpmatch.devices(), "no GPU 
   return $rc
 }
 
-# The staged wheels installed offline into a fresh venv that also sees the machine's packages
-# (pandas, numpy, ...); pip's --target writes into its site-packages (the venv has no pip of its
-# own: Ubuntu's python3 may lack ensurepip). Falls back to a plain folder on PYTHONPATH.
+# The staged wheels installed offline into a folder on PYTHONPATH, beside the machine's own
+# packages (pandas, numpy, ...), as the python step does: a --system-site-packages venv did not
+# see the machine's numpy (its first run on the H200 machine).
 step_dask() {
-  local P="$root/.device-python" venv=/tmp/wm-dask-venv py site limit=${WM_DASK_TIMEOUT:-540} rc
+  local P="$root/.device-python" py=python3 site=/tmp/wm-dask-site limit=${WM_DASK_TIMEOUT:-540} rc
   if ! ls "$P"/warpmatch-*.whl >/dev/null 2>&1; then
     echo "no $P/warpmatch-*.whl: run scripts/build_for_gpu.sh --python here and carry .device-python" >&2
     return 2
   fi
-  rm -rf "$venv"
-  if python3 -m venv --system-site-packages --without-pip "$venv" 2>"$OUT/dask_scaling.log"; then
-    py="$venv/bin/python"
-    site=$("$py" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
-  else
-    echo "python3 -m venv failed (see above); installing into /tmp/wm-dask-site on PYTHONPATH instead"
-    py=python3 site=/tmp/wm-dask-site
-    rm -rf "$site"
-    export PYTHONPATH="$site"
-  fi
+  rm -rf "$site"
+  export PYTHONPATH="$site"
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" \
     "$P"/warpmatch-*.whl "$P"/wheels/*.whl || return 3
   if ls "$P"/dask-cuda/*.whl >/dev/null 2>&1; then
