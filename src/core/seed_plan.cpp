@@ -1,7 +1,6 @@
 // The seed filter's plan; see seed_plan.hpp.
 #include "core/seed_plan.hpp"
 
-#include "core/exact_pattern.hpp"  // fold_ascii
 
 #include <algorithm>
 #include <bit>
@@ -93,7 +92,7 @@ std::unique_ptr<SeedPlan> plan_seeds(const std::vector<ApproxPattern>& patterns,
 std::uint64_t count_seed_uses(const SeedPlan& plan, ByteSpan text) {
   std::uint64_t uses = 0;
   const std::size_t n = text.size();
-  const int bitmap_shift = 64 - plan.bitmap_bits, bucket_shift = 64 - plan.bucket_bits;
+  const int bitmap_shift = 64 - plan.bitmap_bits;
   for (std::size_t s = 0; s + plan.q <= n; ++s) {
     std::uint64_t key = 0;
     for (std::uint32_t j = 0; j < plan.q; ++j)
@@ -101,16 +100,8 @@ std::uint64_t count_seed_uses(const SeedPlan& plan, ByteSpan text) {
     const std::uint64_t h = seed_hash(key);
     const std::uint64_t bit = h >> bitmap_shift;
     if (!((plan.bitmap[bit / 64] >> (bit % 64)) & 1)) continue;
-    const std::uint64_t bucket = h >> bucket_shift;
-    for (std::uint32_t e = plan.bucket_start[bucket]; e < plan.bucket_start[bucket + 1]; ++e) {
-      if (plan.entry_key[e] != key) continue;
-      const std::uint32_t piece = plan.entry_piece[e];
-      const std::uint32_t from = plan.piece_offsets[piece], len = plan.piece_offsets[piece + 1] - from;
-      bool whole = s + len <= n;
-      for (std::uint32_t j = plan.q; j < len && whole; ++j)
-        whole = (plan.case_insensitive ? fold_ascii(text[s + j]) : text[s + j]) == plan.piece_bytes[from + j];
-      if (whole) uses += plan.use_start[piece + 1] - plan.use_start[piece];
-    }
+    for_each_piece_at(plan, text, s, key,
+                      [&](std::uint32_t piece) { uses += plan.use_start[piece + 1] - plan.use_start[piece]; });
   }
   return uses;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/approx_pattern.hpp"
+#include "core/exact_pattern.hpp"  // fold_ascii
 #include "core/host_device.hpp"
 
 namespace warpmatch::core {
@@ -52,12 +53,32 @@ struct SeedPlan {
 std::unique_ptr<SeedPlan> plan_seeds(const std::vector<ApproxPattern>& patterns, const std::vector<std::uint32_t>& members,
                                      const std::vector<ApproxQuery>& queries);
 
+/// The table's hash of a q-byte key (little-endian, folded when case-insensitive).
+WARPMATCH_HD std::uint64_t seed_hash(std::uint64_t key) { return key * 0x9E3779B97F4A7C15ull; }
+
+/// Calls fn(piece) for every piece of the plan that occurs at text position s, whose first q
+/// bytes (folded when case-insensitive) make `key`: the bucket probe and the comparison of the
+/// piece's remaining bytes, shared by the CPU filter and the host's cost sample.
+template <class Fn>
+void for_each_piece_at(const SeedPlan& plan, ByteSpan text, std::size_t s, std::uint64_t key, Fn&& fn) {
+  const std::uint64_t bucket = seed_hash(key) >> (64 - plan.bucket_bits);
+  for (std::uint32_t e = plan.bucket_start[bucket]; e < plan.bucket_start[bucket + 1]; ++e) {
+    if (plan.entry_key[e] != key) continue;
+    const std::uint32_t piece = plan.entry_piece[e];
+    const std::uint32_t from = plan.piece_offsets[piece], len = plan.piece_offsets[piece + 1] - from;
+    if (s + len > text.size()) continue;
+    bool whole = true;
+    for (std::uint32_t j = plan.q; j < len && whole; ++j) {
+      const std::uint8_t c = text[s + j];
+      whole = (plan.case_insensitive ? fold_ascii(c) : c) == plan.piece_bytes[from + j];
+    }
+    if (whole) fn(piece);
+  }
+}
+
 /// How many (piece occurrence, pattern using it) pairs `text` holds: the windows a filter would
 /// verify there (a cost estimate's input; a plain loop over the text).
 std::uint64_t count_seed_uses(const SeedPlan& plan, ByteSpan text);
-
-/// The table's hash of a q-byte key (little-endian, folded when case-insensitive).
-WARPMATCH_HD std::uint64_t seed_hash(std::uint64_t key) { return key * 0x9E3779B97F4A7C15ull; }
 
 /// Where a piece found at text position `at_piece`, at `offset` in a pattern of m bytes, puts
 /// the pattern: its ends lie within k of start + m (start = at_piece - offset), and every

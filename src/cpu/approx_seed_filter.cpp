@@ -172,7 +172,6 @@ void SeedFilter::scan(ByteSpan text, int threads, std::vector<std::vector<core::
       }
     };
     const std::int64_t last = std::min(s_hi, n - static_cast<std::int64_t>(plan.q));
-    const int bucket_shift = 64 - plan.bucket_bits;
     for (std::int64_t s = s_lo; s <= last; ++s) {
       s = t.prefixes.empty() || !has_avx2
               ? (plan.case_insensitive ? next_candidate<true>(t, text, s, last, key_mask) : next_candidate<false>(t, text, s, last, key_mask))
@@ -182,19 +181,8 @@ void SeedFilter::scan(ByteSpan text, int threads, std::vector<std::vector<core::
       const std::uint8_t* at = text.data() + s;
       const std::uint64_t key =
           key_at(at, static_cast<std::size_t>(std::min<std::int64_t>(8, n - s)), plan.case_insensitive) & key_mask;
-      const std::uint64_t bucket = core::seed_hash(key) >> bucket_shift;
-      for (std::uint32_t e = plan.bucket_start[bucket]; e < plan.bucket_start[bucket + 1]; ++e) {
-        if (plan.entry_key[e] != key) continue;
-        const std::uint32_t piece = plan.entry_piece[e];
-        const std::uint32_t from = plan.piece_offsets[piece], len = plan.piece_offsets[piece + 1] - from;
-        if (s + len > n) continue;
-        bool whole = true;
-        for (std::uint32_t j = plan.q; j < len && whole; ++j) {
-          const std::uint8_t c = at[j];
-          whole = (plan.case_insensitive ? core::fold_ascii(c) : c) == plan.piece_bytes[from + j];
-        }
-        if (whole) occurrence(piece, s);
-      }
+      core::for_each_piece_at(plan, text, static_cast<std::size_t>(s), key,
+                              [&](std::uint32_t piece) { occurrence(piece, s); });
     }
     std::vector<Hit>& hits = block_hits[b];
     auto by_member = [](const Candidate& a, const Candidate& c) { return a.member != c.member ? a.member < c.member : a.lo < c.lo; };
