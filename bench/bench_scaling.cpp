@@ -5,7 +5,8 @@
 //                      kernels of all GPUs at once (kernel_timing::exact_resident per share,
 //                      one host thread each; the slowest GPU's median is the row's time);
 //   exact host-fed     ExactMatcher::count on text in pinned host memory;
-//   1000 literals      MultiMatcher::count, 1000 random 12-mers, same text;
+//   1000 literals      resident: the multi-pattern kernel per share (as exact resident);
+//                      host-fed: MultiMatcher::count, 1000 random 12-mers, same text;
 //   approx 1000 guides ApproxMatcher::find_all, 1000 20-mers, k = 2 (approx-sets' 1000 row);
 //   1M pairs           edit_distance_batch, 150 nt pairs about 5 % apart.
 // The aggregate host-to-device bandwidth of the same N GPUs (pinned memory, one stream each,
@@ -158,6 +159,26 @@ int run_bench_scaling(const BenchScalingOptions& options) {
                     o.backend = Backend::cuda;
                     o.devices = devices;
                     return count_host_fed(ExactMatcher::compile(pattern, o));
+                  }});
+  // The same literals resident: the multi-pattern kernel's own rate, the ceiling of the
+  // host-fed row below (where it is under the bus's, that row is compute-bound).
+  jobs.push_back({"1000 literals resident (12-mers)", "resident", n, [&](const std::vector<int>& devices) {
+                    const auto shares = core::plan_device_shares(n, devices.size(), 11, 1);
+                    std::vector<kernel_timing::CountTiming> t(shares.size());
+                    std::vector<std::thread> threads;
+                    for (std::size_t i = 0; i < shares.size(); ++i)
+                      threads.emplace_back([&, i] {
+                        const kernel_timing::MultiTables tables(literals, {}, devices[i]);
+                        t[i] = tables.resident(text_span.subspan(shares[i].begin, shares[i].read_end - shares[i].begin),
+                                               repeats);
+                      });
+                    for (auto& th : threads) th.join();
+                    Sample s;
+                    for (const auto& x : t) {
+                      s.ms = std::max(s.ms, x.median_ms);
+                      s.digest += x.count;
+                    }
+                    return s;
                   }});
   jobs.push_back({"1000 literals host-fed (12-mers)", "host-fed", n, [&](const std::vector<int>& devices) {
                     MultiOptions o;

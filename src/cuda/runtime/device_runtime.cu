@@ -272,20 +272,31 @@ void StagingBuffer::reserve(std::size_t bytes) {
 
 void StagingBuffer::release() noexcept {
   if (!ptr_) return;
+  // The buffer just released is the likeliest to be asked for again (the next call of the
+  // same shape), so it stays cached and the least recently released ones make room: when the
+  // released one was freed instead, a cache full of smaller buffers (an earlier job's) made
+  // every later call pin and unpin its own, and cudaHostAlloc / cudaFreeHost are serialised
+  // in the driver, so several GPUs' workers queued on them (1 M pairs on 4 GPUs took twice
+  // one GPU's time).
+  std::vector<std::uint8_t*> evicted;
   StagingCache& c = staging_cache();
-  {
+  if (bytes_ <= kCachedBytes) {
     std::lock_guard lock(c.mutex);
-    if (c.cached_bytes + bytes_ <= kCachedBytes) {
-      c.free.emplace_back(ptr_, bytes_);
-      c.cached_bytes += bytes_;
-      ptr_ = nullptr;
-      bytes_ = 0;
-      return;
+    c.free.emplace_back(ptr_, bytes_);  // oldest first
+    c.cached_bytes += bytes_;
+    auto oldest = c.free.begin();
+    while (c.cached_bytes > kCachedBytes) {
+      c.cached_bytes -= oldest->second;
+      evicted.push_back(oldest->first);
+      ++oldest;
     }
+    c.free.erase(c.free.begin(), oldest);
+  } else {
+    evicted.push_back(ptr_);
   }
-  cudaFreeHost(ptr_);
   ptr_ = nullptr;
   bytes_ = 0;
+  for (std::uint8_t* p : evicted) cudaFreeHost(p);  // outside the lock
 }
 
 AsyncDeviceBuffer::AsyncDeviceBuffer(int device, cudaStream_t stream, std::size_t bytes)

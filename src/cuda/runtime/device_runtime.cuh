@@ -242,7 +242,8 @@ class PinnedBuffer {
 /// Page-locked staging for feeding host text to a GPU, from a process-wide cache: pinning
 /// costs about as much per byte as copying (two 64 MiB buffers take tens of milliseconds), so
 /// a scan after the first (a stream's next window, a FASTA record, the next call) takes the
-/// buffers of the one before. Released buffers stay cached (at most kCachedBytes in all).
+/// buffers of the one before. Released buffers stay cached (at most kCachedBytes in all; the
+/// least recently released are freed first).
 class StagingBuffer {
  public:
   explicit StagingBuffer(int device) : device_(device) {}
