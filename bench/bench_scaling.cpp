@@ -8,7 +8,8 @@
 //   1000 literals      resident: the multi-pattern kernel per share (as exact resident);
 //                      host-fed: MultiMatcher::count, 1000 random 12-mers, same text;
 //   approx 1000 guides ApproxMatcher::find_all, 1000 20-mers, k = 2 (approx-sets' 1000 row);
-//   1M pairs           edit_distance_batch, 150 nt pairs about 5 % apart.
+//   1M pairs           kernels only (each GPU's share resident, CUDA events), then
+//                      edit_distance_batch end to end, 150 nt pairs about 5 % apart.
 // The aggregate host-to-device bandwidth of the same N GPUs (pinned memory, one stream each,
 // all at once) is measured in the same run; host-fed rows report their share of it.
 // Targets (issue 17): speed-up >= 0.9 x N on resident and compute-bound rows; host-fed rows at
@@ -197,6 +198,39 @@ int run_bench_scaling(const BenchScalingOptions& options) {
                     std::vector<ApproxMatch> hits = m.find_all(approx_text);
                     s.ms = support::median_ms(repeats, [&] { hits = m.find_all(approx_text); });
                     for (const ApproxMatch& h : hits) s.digest = mix(mix(mix(s.digest, h.pattern), h.end), h.start * 64 + h.distance);
+                    return s;
+                  }});
+  // The same pairs' kernels alone (each GPU's contiguous share packed and uploaded first,
+  // kernel_ms from CUDA events, the slowest GPU's median): the compute part of the row below,
+  // whose remainder is host work (packing ~336 MB from scattered strings into pinned memory,
+  // results), bound by the host's memory bandwidth rather than by the GPUs.
+  jobs.push_back({fmt::format("{} pairs kernels (resident)", options.pairs), "resident", options.pairs * 300,
+                  [&](const std::vector<int>& devices) {
+                    const std::size_t shares = devices.size();
+                    std::vector<double> ms(shares, 0);
+                    std::vector<std::vector<std::int64_t>> distances(shares);
+                    std::vector<std::thread> threads;
+                    for (std::size_t i = 0; i < shares; ++i)
+                      threads.emplace_back([&, i] {
+                        const std::vector<std::pair<ByteSpan, ByteSpan>> share(
+                            pairs.begin() + static_cast<std::ptrdiff_t>(pairs.size() * i / shares),
+                            pairs.begin() + static_cast<std::ptrdiff_t>(pairs.size() * (i + 1) / shares));
+                        std::vector<double> runs;
+                        for (int r = 0; r < repeats; ++r) {
+                          double kernel_ms = 0;
+                          const auto d = kernel_timing::distance_batch(share, devices[i], kernel_ms);
+                          runs.push_back(kernel_ms);
+                          if (r == 0) distances[i] = d;
+                        }
+                        std::sort(runs.begin(), runs.end());
+                        ms[i] = runs[runs.size() / 2];
+                      });
+                    for (auto& th : threads) th.join();
+                    Sample s;
+                    for (std::size_t i = 0; i < shares; ++i) {
+                      s.ms = std::max(s.ms, ms[i]);
+                      for (const std::int64_t x : distances[i]) s.digest = mix(s.digest, static_cast<std::uint64_t>(x));
+                    }
                     return s;
                   }});
   jobs.push_back({fmt::format("{} pairs (150 nt)", options.pairs), "compute", options.pairs * 300,

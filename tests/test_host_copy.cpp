@@ -51,3 +51,20 @@ TEST(HostCopy, ConcurrentCallersEachRunEveryTaskOnce) {
   for (auto& t : callers) t.join();
   EXPECT_EQ(failures.load(), 0);
 }
+
+// resize_prefaulted keeps what the vector held, value-initialises the new elements (the
+// mapped pages must not leak other bytes), and grows from any size, aligned or not.
+TEST(HostCopy, ResizePrefaultedKeepsContentsAndZeroesTheRest) {
+  for (const std::size_t from : {std::size_t{0}, std::size_t{1}, std::size_t{12345}}) {
+    std::vector<std::uint64_t> v(from);
+    for (std::size_t i = 0; i < from; ++i) v[i] = i * 7 + 1;
+    const std::size_t to = (std::size_t{5} << 20) + 3;  // 40 MB: several pool tasks
+    core::resize_prefaulted(v, to);
+    ASSERT_EQ(v.size(), to);
+    for (std::size_t i = 0; i < from; ++i) ASSERT_EQ(v[i], i * 7 + 1);
+    for (std::size_t i = from; i < to; ++i) ASSERT_EQ(v[i], 0u) << i;
+    core::resize_prefaulted(v, 10);  // shrinking is a plain resize
+    EXPECT_EQ(v.size(), 10u);
+  }
+  core::prefault_for_write(nullptr, 0);  // nothing to map
+}

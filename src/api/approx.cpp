@@ -88,11 +88,12 @@ struct ApproxMatcher::Impl {
   }
 
   /// The ends of the consecutive segments of `segment` ends in (begin, end], one element per
-  /// segment. On several GPUs in all-hits mode each segment goes whole to a GPU of its own
-  /// (at most one per worker), all at once: a text of many segments keeps every GPU busy
-  /// with large scans, where splitting each segment over the GPUs gave each a sliver per
-  /// launch and a host synchronisation per segment (1000 guides: 2.8x on 4 GPUs). A single
-  /// segment is still split over the GPUs by find_ends.
+  /// segment. On several GPUs in all-hits mode the segments are dealt out in contiguous runs,
+  /// one run per GPU, each GPU scanning its run's segments one after another while the others
+  /// do theirs: a text of many segments keeps every GPU busy with whole segments and the host
+  /// waits once per run, where splitting each segment over the GPUs gave each a sliver per
+  /// launch and a synchronisation per segment (1000 guides, 4 GPUs: 2.8x). A single segment
+  /// is still split over the GPUs by find_ends.
   std::vector<std::vector<std::vector<core::EndHit>>> find_ends_of_segments(
       ByteSpan text, std::uint64_t begin, std::uint64_t end, std::uint64_t segment,
       const std::vector<core::ApproxQuery>& queries) const {
@@ -102,19 +103,27 @@ struct ApproxMatcher::Impl {
       out[0] = find_ends(text, begin, end, queries);
       return out;
     }
-    multi_device::run_per_device(count, [&](std::size_t i) {
-      const std::uint64_t b = begin + i * segment;
-      out[i] = find_ends_on(text, b, std::min(end, b + segment), queries, i);
+    const std::size_t runs = std::min<std::size_t>(count, workers.size());
+    multi_device::run_per_device(runs, [&](std::size_t w) {
+      for (std::uint64_t i = count * w / runs; i < count * (w + 1) / runs; ++i) {
+        const std::uint64_t b = begin + i * segment;
+        out[i] = find_ends_on(text, b, std::min(end, b + segment), queries, w);
+      }
     });
     return out;
   }
 
-  /// How many segments find_ends_of_segments takes at once: one per GPU in all-hits mode on
-  /// several GPUs, else one.
-  std::size_t segments_at_once(const std::vector<core::ApproxQuery>& queries) const {
+  /// How many segments find_ends_of_segments takes at once: in all-hits mode on several GPUs
+  /// up to kSegmentsPerDevice per GPU (their hits are held until delivered in order), else one.
+  std::uint64_t segments_at_once(const std::vector<core::ApproxQuery>& queries, std::uint64_t n,
+                                 std::uint64_t segment) const {
+    constexpr std::uint64_t kSegmentsPerDevice = 8;
     const bool best_mode = std::any_of(queries.begin(), queries.end(),
                                        [](const core::ApproxQuery& q) { return q.mode == core::ApproxMode::best; });
-    return backend == Backend::cuda && !best_mode ? std::max<std::size_t>(workers.size(), 1) : 1;
+    if (backend != Backend::cuda || best_mode || workers.size() <= 1) return 1;
+    const std::uint64_t segments = (n + segment - 1) / segment;
+    const std::uint64_t per_device = (segments + workers.size() - 1) / workers.size();
+    return workers.size() * std::clamp<std::uint64_t>(per_device, 1, kSegmentsPerDevice);
   }
 
   /// find_ends on one device (the cuda backend's workers[worker]).
@@ -401,7 +410,7 @@ std::uint64_t ApproxMatcher::Impl::scan(ByteSpan text, bool on_device, const App
   std::vector<ClusterCarry> carry(np);
   std::vector<ApproxMatch> batch;
   HitText hit_text(text, on_device);
-  const std::uint64_t group = segment * im.segments_at_once(queries);
+  const std::uint64_t group = segment * im.segments_at_once(queries, n, segment);
   for (std::uint64_t g = 0; g < n && !stopped; g += group) {
     const auto group_ends = im.find_ends_of_segments(text, g, std::min(n, g + group), segment, queries);
     for (std::size_t s = 0; s < group_ends.size() && !stopped; ++s) {

@@ -10,6 +10,7 @@
 #include "api/tuning_hooks.hpp"
 #include "core/device_split.hpp"
 #include "core/distance_tune.hpp"
+#include "core/host_copy.hpp"
 #include "core/timing.hpp"
 #include "cpu/distance_cpu.hpp"
 #include "cuda/distance/distance_cuda.hpp"
@@ -62,7 +63,7 @@ void split_over_devices(const Plan& plan, const std::vector<std::uint64_t>& cell
                         std::size_t results_per_item, const Compute& compute) {
   const std::vector<core::ItemRange> ranges = core::plan_weighted_shares(
       cells, plan.workers.size(), multi_device::min_share(multi_device::SplitPolicy::distance_share_cells));
-  out.resize(cells.size() * results_per_item);
+  core::resize_prefaulted(out, cells.size() * results_per_item);
   multi_device::run_per_device(ranges.size(), [&](std::size_t i) {
     const std::vector<Result> part = compute(ranges[i], plan.workers[i]);
     std::copy(part.begin(), part.end(), out.begin() + static_cast<std::ptrdiff_t>(ranges[i].begin * results_per_item));
@@ -136,14 +137,23 @@ std::vector<DistanceResult> edit_distance_batch(std::span<const std::pair<ByteSp
     results = cpu::edit_distance_batch(pairs, options.max_distance, want_alignment,
                                        plan.cpu_algorithm, plan.threads);
   } else {
-    std::vector<std::uint64_t> cells(pairs.size());
-    for (std::size_t i = 0; i < pairs.size(); ++i) cells[i] = std::uint64_t{pairs[i].first.size()} * pairs[i].second.size() + 1;
+    // The host's share of a large batch runs on the pools: serial loops over a million
+    // pairs here cost more than the GPUs' work (and did not shrink with more GPUs).
+    const std::size_t tasks = pairs.size() / 65536 + 1;
+    auto for_each_pair = [&](auto&& fn) {
+      core::run_on_host_pool(tasks, [&](std::size_t t) {
+        for (std::size_t i = t * pairs.size() / tasks; i < (t + 1) * pairs.size() / tasks; ++i) fn(i);
+      });
+    };
+    std::vector<std::uint64_t> cells;
+    core::resize_prefaulted(cells, pairs.size());
+    for_each_pair([&](std::size_t i) { cells[i] = std::uint64_t{pairs[i].first.size()} * pairs[i].second.size() + 1; });
     std::vector<std::int64_t> distances;
     split_over_devices(plan, cells, distances, 1, [&](const core::ItemRange& r, int device) {
       return cuda::edit_distance_batch(pairs.subspan(r.begin, r.end - r.begin), options.max_distance, device, nullptr);
     });
-    results.resize(pairs.size());
-    for (std::size_t i = 0; i < pairs.size(); ++i) results[i].distance = distances[i];
+    core::resize_prefaulted(results, pairs.size());
+    for_each_pair([&](std::size_t i) { results[i].distance = distances[i]; });
     if (want_alignment) {
       std::vector<std::pair<ByteSpan, ByteSpan>> pending;
       std::vector<std::size_t> where;

@@ -1,6 +1,7 @@
 #include "core/host_copy.hpp"
 
 #include <emmintrin.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstring>
@@ -108,6 +109,22 @@ void parallel_stream_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_
     const std::size_t end = std::min(n, begin + per * kPiece);
     if (begin < end) stream_copy(dst + begin, src + begin, end - begin);
   });
+}
+
+void prefault_for_write(void* p, std::size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  constexpr std::uintptr_t kPage = 4096;
+  const auto lo = (reinterpret_cast<std::uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
+  const auto hi = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kPage - 1);
+  if (hi <= lo || hi - lo < kPiece) return;  // a few pages fault cheaply enough
+  const std::size_t pieces = (hi - lo + kPiece - 1) / kPiece;
+  run_on_host_pool(pieces, [&](std::size_t i) {
+    const std::uintptr_t from = lo + i * kPiece, to = std::min<std::uintptr_t>(hi, from + kPiece);
+    ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);  // refused: faults later
+  });
+#else
+  (void)p, (void)bytes;
+#endif
 }
 
 }  // namespace warpmatch::core

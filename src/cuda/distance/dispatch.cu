@@ -292,7 +292,8 @@ std::vector<std::int64_t> run_batch_kernel(std::span<const std::pair<ByteSpan, B
   WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(host.get(), ddist, count * sizeof(std::int64_t),
                                                cudaMemcpyDeviceToHost, stream.get()));
   stream.synchronize();
-  std::vector<std::int64_t> dist(count);
+  std::vector<std::int64_t> dist;
+  core::resize_prefaulted(dist, count);
   std::memcpy(dist.data(), host.get(), count * sizeof(std::int64_t));
   if (kernel_ms) *kernel_ms += stop.ms_since(start);
   return dist;
@@ -309,7 +310,8 @@ std::vector<std::int64_t> edit_distance_batch(std::span<const std::pair<ByteSpan
     throw InvalidArgument("edit_distance_batch: one string-table entry per pair is needed");
   detail::require_device(device);
   DeviceGuard guard(device);
-  std::vector<std::int64_t> out(pairs.size(), 0);
+  std::vector<std::int64_t> out;
+  core::resize_prefaulted(out, pairs.size());
   if (kernel_ms) *kernel_ms = 0;
   // Pairs whose shorter string fits 32 x 32 rows go to a batch kernel: up to 320 rows one
   // thread per pair (kernels::myers_thread_batch: for 4-10 words a lane group idles most of
