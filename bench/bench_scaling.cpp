@@ -9,7 +9,8 @@
 //                      host-fed: MultiMatcher::count, 1000 random 12-mers, same text;
 //   approx 1000 guides ApproxMatcher::find_all, 1000 20-mers, k = 2 (approx-sets' 1000 row);
 //   1M pairs           kernels only (each GPU's share resident, CUDA events), then
-//                      edit_distance_batch end to end, 150 nt pairs about 5 % apart.
+//                      edit_distances (the distances alone, as NumPy callers get them) end
+//                      to end, 150 nt pairs about 5 % apart.
 // The aggregate host-to-device bandwidth of the same N GPUs (pinned memory, one stream each,
 // all at once) is measured in the same run; host-fed rows report their share of it.
 // Targets (issue 17): speed-up >= 0.9 x N on resident and compute-bound rows; host-fed rows at
@@ -238,10 +239,10 @@ int run_bench_scaling(const BenchScalingOptions& options) {
                     DistanceOptions o;
                     o.backend = Backend::cuda;
                     o.devices = devices;
-                    std::vector<DistanceResult> r = edit_distance_batch(pairs, o);
+                    std::vector<std::int64_t> r = edit_distances(pairs, o);
                     Sample s;
-                    s.ms = support::median_ms(repeats, [&] { r = edit_distance_batch(pairs, o); });
-                    for (const DistanceResult& d : r) s.digest = mix(s.digest, static_cast<std::uint64_t>(d.distance));
+                    s.ms = support::median_ms(repeats, [&] { r = edit_distances(pairs, o); });
+                    for (const std::int64_t d : r) s.digest = mix(s.digest, static_cast<std::uint64_t>(d));
                     return s;
                   }});
 

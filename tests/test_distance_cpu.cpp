@@ -382,6 +382,32 @@ TEST(DistanceCpu, BatchMatchesSinglePairsInOrder) {
   }
 }
 
+// edit_distances: edit_distance_batch's distances, nothing else; alignments refused.
+TEST(DistanceCpu, DistancesAloneEqualTheBatchsDistances) {
+  std::mt19937_64 rng(81);
+  std::vector<Bytes> store;
+  for (int i = 0; i < 400; ++i) {
+    store.push_back(random_bytes(rng, rng() % 300, 4));
+    store.push_back(mutate(rng, store.back(), 0.15, 4));
+  }
+  std::vector<std::pair<ByteSpan, ByteSpan>> pairs;
+  for (std::size_t i = 0; i + 1 < store.size(); i += 2) pairs.emplace_back(span(store[i]), span(store[i + 1]));
+  for (const std::int64_t k : {std::int64_t{-1}, std::int64_t{0}, std::int64_t{12}}) {
+    warpmatch::ScanStats stats;
+    const auto distances = warpmatch::edit_distances(pairs, cpu_options("auto", k, 2, false), &stats);
+    const auto batch = warpmatch::edit_distance_batch(pairs, cpu_options("auto", k, 2, false));
+    ASSERT_EQ(distances.size(), pairs.size());
+    EXPECT_EQ(stats.pairs, pairs.size());
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      ASSERT_EQ(distances[i], batch[i].distance) << i;
+      const Bytes a(pairs[i].first.begin(), pairs[i].first.end()), b(pairs[i].second.begin(), pairs[i].second.end());
+      ASSERT_EQ(distances[i], bounded(oracle(a, b), k)) << i;
+    }
+  }
+  EXPECT_TRUE(warpmatch::edit_distances({}, cpu_options("auto", -1, 2, false)).empty());
+  EXPECT_THROW(warpmatch::edit_distances(pairs, cpu_options("auto", -1, 2, true)), warpmatch::InvalidArgument);
+}
+
 TEST(DistanceApi, RejectsBadOptionsWithMessages) {
   const Bytes a = bytes("abc");
   auto expect_invalid = [&](warpmatch::DistanceOptions o, const std::string& needle,

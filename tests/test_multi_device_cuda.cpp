@@ -212,6 +212,9 @@ TEST(MultiDeviceCuda, DistanceBatchesAndMatricesEqualOneDevice) {
       warpmatch::DistanceOptions several = one;
       several.devices = list;
       EXPECT_EQ(warpmatch::edit_distance_batch(pairs, several), batch);
+      const auto distances = warpmatch::edit_distances(pairs, several);
+      ASSERT_EQ(distances.size(), batch.size());
+      for (std::size_t i = 0; i < batch.size(); ++i) EXPECT_EQ(distances[i], batch[i].distance) << i;
       EXPECT_EQ(warpmatch::edit_distance_matrix(rows, columns, several), matrix);
       EXPECT_TRUE(warpmatch::edit_distance_batch({}, several).empty());
       const std::vector<warpmatch::ByteSpan> one_row(rows.begin(), rows.begin() + 1);

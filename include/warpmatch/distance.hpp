@@ -74,6 +74,13 @@ std::vector<DistanceResult> edit_distance_batch(std::span<const std::pair<ByteSp
                                                 const DistanceOptions& options = {},
                                                 ScanStats* stats = nullptr);
 
+/// edit_distance_batch's distances alone (kDistanceOverK beyond max_distance), for callers
+/// who want no alignments: on CUDA the results skip DistanceResult (40 bytes a pair, built on
+/// one thread) — what NumPy callers and the scaling benchmark use. Report::cigar is an
+/// InvalidArgument.
+std::vector<std::int64_t> edit_distances(std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
+                                         const DistanceOptions& options = {}, ScanStats* stats = nullptr);
+
 /// Every string of `a` against every string of `b` (a cross product, e.g. reads against
 /// reads): the |a| x |b| distances row-major, out[i * b.size() + j] = distance(a[i], b[j]),
 /// kDistanceOverK beyond max_distance. Identical to edit_distance() per pair; on CUDA each

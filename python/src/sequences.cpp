@@ -90,11 +90,10 @@ nb::object edit_distances_py(nb::handle seqs_a, nb::handle seqs_b, nb::object k,
   std::vector<std::pair<ByteSpan, ByteSpan>> pairs;
   pairs.reserve(a.size());
   for (std::size_t i = 0; i < a.size(); ++i) pairs.emplace_back(a[i].span(), b[i].span());
-  std::vector<std::int64_t> d(pairs.size());
+  std::vector<std::int64_t> d;
   {
     nb::gil_scoped_release release;
-    const std::vector<DistanceResult> r = edit_distance_batch(pairs, o);
-    for (std::size_t i = 0; i < r.size(); ++i) d[i] = r[i].distance;
+    d = edit_distances(pairs, o);
   }
   return numpy_array(plain_dtype("<i8"), d.data(), d.size());
 }

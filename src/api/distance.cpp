@@ -126,6 +126,46 @@ DistanceResult tuning_hooks::edit_distance(ByteSpan a, ByteSpan b, const Distanc
   return result;
 }
 
+namespace {
+
+/// fn(i) for i in [0, n) on the host pools: the host's share of a large batch (a million
+/// pairs) in serial loops cost more than the GPUs' work and did not shrink with more GPUs.
+template <class Fn>
+void for_each_index_on_pools(std::size_t n, const Fn& fn) {
+  const std::size_t tasks = n / 65536 + 1;
+  core::run_on_host_pool(tasks, [&](std::size_t t) {
+    for (std::size_t i = t * n / tasks; i < (t + 1) * n / tasks; ++i) fn(i);
+  });
+}
+
+/// A batch's distances on the plan's GPUs, in input order.
+std::vector<std::int64_t> batch_distances_on_gpus(const Plan& plan, std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
+                                                  std::int64_t k) {
+  std::vector<std::uint64_t> cells;
+  core::resize_prefaulted(cells, pairs.size());
+  for_each_index_on_pools(pairs.size(), [&](std::size_t i) {
+    cells[i] = std::uint64_t{pairs[i].first.size()} * pairs[i].second.size() + 1;
+  });
+  std::vector<std::int64_t> distances;
+  split_over_devices(plan, cells, distances, 1, [&](const core::ItemRange& r, int device) {
+    return cuda::edit_distance_batch(pairs.subspan(r.begin, r.end - r.begin), k, device, nullptr);
+  });
+  return distances;
+}
+
+void fill_batch_stats(ScanStats* stats, const Plan& plan, std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
+                      std::chrono::steady_clock::time_point t0) {
+  if (!stats) return;  // a million pairs' sums are not free
+  std::uint64_t bytes = 0, cells = 0;
+  for (const auto& [a, b] : pairs) {
+    bytes += a.size() + b.size();
+    cells += static_cast<std::uint64_t>(a.size()) * b.size();
+  }
+  fill_stats(stats, plan, pairs.size(), bytes, cells, 0, t0);
+}
+
+}  // namespace
+
 std::vector<DistanceResult> edit_distance_batch(std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
                                                 const DistanceOptions& options, ScanStats* stats) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -137,23 +177,9 @@ std::vector<DistanceResult> edit_distance_batch(std::span<const std::pair<ByteSp
     results = cpu::edit_distance_batch(pairs, options.max_distance, want_alignment,
                                        plan.cpu_algorithm, plan.threads);
   } else {
-    // The host's share of a large batch runs on the pools: serial loops over a million
-    // pairs here cost more than the GPUs' work (and did not shrink with more GPUs).
-    const std::size_t tasks = pairs.size() / 65536 + 1;
-    auto for_each_pair = [&](auto&& fn) {
-      core::run_on_host_pool(tasks, [&](std::size_t t) {
-        for (std::size_t i = t * pairs.size() / tasks; i < (t + 1) * pairs.size() / tasks; ++i) fn(i);
-      });
-    };
-    std::vector<std::uint64_t> cells;
-    core::resize_prefaulted(cells, pairs.size());
-    for_each_pair([&](std::size_t i) { cells[i] = std::uint64_t{pairs[i].first.size()} * pairs[i].second.size() + 1; });
-    std::vector<std::int64_t> distances;
-    split_over_devices(plan, cells, distances, 1, [&](const core::ItemRange& r, int device) {
-      return cuda::edit_distance_batch(pairs.subspan(r.begin, r.end - r.begin), options.max_distance, device, nullptr);
-    });
+    const std::vector<std::int64_t> distances = batch_distances_on_gpus(plan, pairs, options.max_distance);
     core::resize_prefaulted(results, pairs.size());
-    for_each_pair([&](std::size_t i) { results[i].distance = distances[i]; });
+    for_each_index_on_pools(pairs.size(), [&](std::size_t i) { results[i].distance = distances[i]; });
     if (want_alignment) {
       std::vector<std::pair<ByteSpan, ByteSpan>> pending;
       std::vector<std::size_t> where;
@@ -167,13 +193,28 @@ std::vector<DistanceResult> edit_distance_batch(std::span<const std::pair<ByteSp
       for (std::size_t i = 0; i < where.size(); ++i) results[where[i]] = std::move(aligned[i]);
     }
   }
-  std::uint64_t bytes = 0, cells = 0;
-  for (const auto& [a, b] : pairs) {
-    bytes += a.size() + b.size();
-    cells += static_cast<std::uint64_t>(a.size()) * b.size();
-  }
-  fill_stats(stats, plan, pairs.size(), bytes, cells, 0, t0);
+  fill_batch_stats(stats, plan, pairs, t0);
   return results;
+}
+
+std::vector<std::int64_t> edit_distances(std::span<const std::pair<ByteSpan, ByteSpan>> pairs,
+                                         const DistanceOptions& options, ScanStats* stats) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const cuda::DeviceMemoryLimitScope cap(options.device_memory_limit);
+  if (options.report == Report::cigar)
+    throw InvalidArgument("edit_distances gives distances only (edit_distance_batch gives alignments)");
+  const Plan plan = resolve(options);
+  std::vector<std::int64_t> distances;
+  if (plan.backend == Backend::cpu) {
+    const std::vector<DistanceResult> results =
+        cpu::edit_distance_batch(pairs, options.max_distance, false, plan.cpu_algorithm, plan.threads);
+    core::resize_prefaulted(distances, results.size());
+    for_each_index_on_pools(results.size(), [&](std::size_t i) { distances[i] = results[i].distance; });
+  } else {
+    distances = batch_distances_on_gpus(plan, pairs, options.max_distance);
+  }
+  fill_batch_stats(stats, plan, pairs, t0);
+  return distances;
 }
 
 std::vector<std::int64_t> edit_distance_matrix(std::span<const ByteSpan> a, std::span<const ByteSpan> b,
