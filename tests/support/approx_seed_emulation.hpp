@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "core/approx_align.hpp"
@@ -65,7 +66,7 @@ inline std::vector<std::vector<core::EndHit>> emulated_seed_scan(const core::See
   const auto max_m = static_cast<std::int64_t>(plan.max_m), max_k = static_cast<std::int64_t>(plan.max_k);
   std::vector<kk::SeedHit> hits;
   EmulatedSeedRunner runner{t, grid, threads, hits};
-  std::int64_t span = chunk + max_m + max_k;
+  std::int64_t span = std::numeric_limits<std::int64_t>::max();  // a chunk in one pass, until too many
   for (std::int64_t e_lo = 0; e_lo < n; e_lo += chunk) {
     kk::SeedChunk c = kk::seed_chunk(n, e_lo, chunk, static_cast<std::int64_t>(plan.q), max_m, max_k);
     if (c.s_hi < c.s_lo) continue;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -200,7 +201,7 @@ bool seed_search(const SeedFilterDevice& filter, SeedScratch& scratch, ByteSpan 
                                                    policy.min_candidate_capacity, policy.candidate_capacity);
   if (scratch.candidate_capacity < want) runner.grow_candidates(want);
   if (scratch.hit_capacity < policy.hit_capacity) runner.grow_hits(policy.hit_capacity);
-  std::int64_t span = chunk_ends + max_m + max_k;  // every start of a chunk in one pass, until too many
+  std::int64_t span = std::numeric_limits<std::int64_t>::max();  // a chunk in one pass, until too many
   for (std::int64_t e_lo = 0; e_lo < n; e_lo += chunk_ends) {
     // Pieces whose windows reach ends (e_lo, e_hi]; the bytes those windows and pieces read.
     kernels::SeedChunk c = kernels::seed_chunk(n, e_lo, chunk_ends, static_cast<std::int64_t>(plan.q), max_m, max_k);
