@@ -3,10 +3,10 @@
 // threads do alike work. Find: one thread per text position hashes its q-byte key into the
 // pieces' bitmap (most positions stop there), looks a set bit up in the buckets of exact keys,
 // compares the rest of the piece, and appends one candidate (position, piece use) per pattern
-// using the piece — one atomic per block and round, candidates in text order within a block. Verify: one thread
-// per candidate runs the one Myers step over the pattern's window (Hamming: counts the
-// mismatches): the same m + 3k steps for every thread of a set of equal lengths, where one
-// thread per position had its warp wait for the lane with the most windows. A window starts
+// using the piece (one atomic per block and round; candidates in text order within a block).
+// Verify: one thread per candidate runs the one Myers step over the pattern's window
+// (Hamming: counts the mismatches), the same m + 3k steps for every thread of a set of equal
+// lengths, where one thread per position had its warp wait for the lane with the most windows. A window starts
 // 2k before the pattern's unedited start, so every end it reports (those within k of
 // start + m, owned by this chunk) carries its true distance; an end found from several pieces
 // is reported several times, with the same distance, and the host keeps one. CUDA built-ins
