@@ -178,8 +178,8 @@ __device__ __forceinline__ void seed_pieces_at(const SeedTables& t, const SeedCh
 /// (position, piece use) whose piece occurs there exactly. A block takes blockDim consecutive
 /// starts a round (blockDim a multiple of 32): each thread counts its uses, the counts are
 /// scanned over the warp and the block, one atomic reserves the block's slots, and the threads
-/// with uses walk their pieces again to write them — a third of the starts hold a use in the
-/// issue's case, so one atomic per group of converged threads was tens of millions a pass on
+/// write their uses (a thread that found several pieces walks them again) — a third of the
+/// starts hold a use in the issue's case, so one atomic per group of converged threads was tens of millions a pass on
 /// one counter; this way candidates also stay in text order within a block.
 __global__ void __launch_bounds__(kSeedThreads)
     seed_find_kernel(SeedTables t, SeedChunk c, std::int64_t lo, std::int64_t hi, SeedCandidateSink sink) {
@@ -188,9 +188,13 @@ __global__ void __launch_bounds__(kSeedThreads)
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t first = lo + static_cast<std::int64_t>(blockIdx.x) * blockDim.x; first <= hi; first += stride) {
     const std::int64_t s = first + threadIdx.x;
-    std::uint32_t uses = 0;
+    std::uint32_t uses = 0, pieces = 0, only = 0;  // only: the piece, when just one occurs here
     if (s <= hi)
-      seed_pieces_at(t, c, s, [&](std::uint32_t piece) { uses += t.use_start[piece + 1] - t.use_start[piece]; });
+      seed_pieces_at(t, c, s, [&](std::uint32_t piece) {
+        uses += t.use_start[piece + 1] - t.use_start[piece];
+        only = piece;
+        ++pieces;
+      });
     std::uint32_t through = uses;  // this lane's and the lower lanes' uses
     for (unsigned d = 1; d < 32; d <<= 1) {
       const std::uint32_t below = __shfl_up_sync(0xffffffffu, through, d);
@@ -210,11 +214,15 @@ __global__ void __launch_bounds__(kSeedThreads)
     }
     __syncthreads();
     unsigned long long slot = warp_slot[warp] + (through - uses);
-    if (uses)
-      seed_pieces_at(t, c, s, [&](std::uint32_t piece) {
-        for (std::uint32_t u = t.use_start[piece]; u < t.use_start[piece + 1]; ++u, ++slot)
-          if (slot < sink.capacity) sink.items[slot] = {static_cast<std::uint32_t>(s - c.s_lo), u};
-      });
+    const auto write_uses = [&](std::uint32_t piece) {
+      for (std::uint32_t u = t.use_start[piece]; u < t.use_start[piece + 1]; ++u, ++slot)
+        if (slot < sink.capacity) sink.items[slot] = {static_cast<std::uint32_t>(s - c.s_lo), u};
+    };
+    if (pieces == 1) {
+      write_uses(only);
+    } else if (pieces > 1) {  // rare outside floods: the pieces found again
+      seed_pieces_at(t, c, s, write_uses);
+    }
     __syncthreads();  // warp_slot read before the next round writes it
   }
 }
