@@ -211,6 +211,11 @@ int run_approx(const ApproxFlags& flags) {
   shape.patterns = patterns.size();
   for (const auto& p : patterns) shape.pattern_length = std::max<std::uint64_t>(shape.pattern_length, p.size());
   shape.threads = flags.threads;
+  if (!flags.best && !flags.seq.iupac && flags.k != kKUnset && !patterns.empty()) {  // the seed filter's shape
+    shape.seed_k = flags.k;
+    shape.shortest_pattern = patterns.front().size();
+    for (const auto& p : patterns) shape.shortest_pattern = std::min<std::uint64_t>(shape.shortest_pattern, p.size());
+  }
   // An algorithm that exists on one backend only (dp: cpu; wavefront: cuda) decides it.
   const bool algorithm_decides = flags.algorithm == "dp" || flags.algorithm == "wavefront";
   const BackendChoice choice =

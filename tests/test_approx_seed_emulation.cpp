@@ -2,9 +2,10 @@
 // under the shared kernel shim (tests/support/cuda_host_shim.hpp), driven as
 // src/cuda/approx/seed_filter.cu drives it (chunks owning their ends, margins, hits sorted and
 // made unique), against the plain DP (core::reference_hits) and the CPU filter. Chunks of a few
-// hundred ends and small grids put pieces, windows and ends on every seam; sets of 1-60
-// patterns of 12-64 bytes with duplicates and substrings, k up to a quarter of m, edit distance
-// and Hamming, case folding, both strands, floods.
+// dozen to hundreds of ends, passes of a few candidates and small grids put pieces, windows and
+// ends on every seam; sets of 1-60 patterns of 12-64 bytes (32- and 64-bit Myers words) with
+// duplicates and substrings, k up to a quarter of m, edit distance and Hamming, case folding,
+// both strands, floods, N runs. The passes' sizing (kernels::seed_chunk_passes) on its own.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -48,6 +49,7 @@ TEST(ApproxSeedEmulation, KernelEqualsTheDpOracleAndTheCpuFilter) {
         user.push_back(random_dna(rng, 12 + rng() % 53));
       }
     }
+    if (trial % 10 == 9) user[0] = Bytes(16 + rng() % 15, 'A');  // on the flood: a candidate and a hit everywhere
     std::vector<core::ApproxPattern> set;
     for (const Bytes& u : user)
       for (int strand = 0; strand < (both ? 2 : 1); ++strand) {
@@ -62,33 +64,113 @@ TEST(ApproxSeedEmulation, KernelEqualsTheDpOracleAndTheCpuFilter) {
     std::vector<core::ApproxQuery> q(set.size());
     for (std::size_t i = 0; i < q.size(); ++i) q[i].k = static_cast<std::uint32_t>(rng() % (set[i].size() / 4));
     Bytes text = trial % 10 == 9 ? Bytes(3000, 'A') : random_dna(rng, 2000 + rng() % 6000);
-    for (int r = 0; r < 12; ++r) {  // copies, some edited, some lowercase
-      const Bytes& p = user[rng() % user.size()];
+    for (int r = 0; r < 24; ++r) {  // copies, some edited, some lowercase
+      const std::size_t u = rng() % user.size();
+      const Bytes& p = user[u];
       if (p.size() >= text.size()) continue;
       const std::size_t at = rng() % (text.size() - p.size());
       for (std::size_t j = 0; j < p.size(); ++j) text[at + j] = rng() % 15 == 0 ? static_cast<std::uint8_t>("ACGT"[rng() & 3]) : p[j];
+      if (r % 2 == 1) {  // exactly k substitutions: often one piece left whole, found at one start only
+        std::copy(p.begin(), p.end(), text.begin() + static_cast<std::ptrdiff_t>(at));
+        for (std::uint32_t e = 0; e < q[u * (both ? 2 : 1)].k; ++e) {
+          std::uint8_t& b = text[at + rng() % p.size()];
+          b = static_cast<std::uint8_t>(b == 'A' ? 'C' : 'A');
+        }
+      }
       if (fold && r % 3 == 0)
         for (std::size_t j = 0; j < p.size(); ++j) text[at + j] = static_cast<std::uint8_t>(text[at + j] | 0x20);
+    }
+    if (trial % 5 == 2) {  // a run of N, which no piece holds, across the middle
+      const std::size_t run = 20 + rng() % 300, at = text.size() / 2 - run / 2;
+      std::fill(text.begin() + static_cast<std::ptrdiff_t>(at), text.begin() + static_cast<std::ptrdiff_t>(at + run), 'N');
     }
     std::vector<std::uint32_t> members(set.size());
     for (std::uint32_t i = 0; i < members.size(); ++i) members[i] = i;
     const auto plan = core::plan_seeds(set, members, q);
     ASSERT_TRUE(plan) << "trial " << trial << ": every pattern qualifies (k <= m/4)";
     ++checked_sets;
-    const std::int64_t chunk = 100 + static_cast<std::int64_t>(rng() % 900);
-    const auto got = emulated_seed_scan(*plan, text, set.size(), chunk, 1 + rng() % 3, 32 * (1 + rng() % 4));
+    // Chunks of 100-1000 ends, some of 30 (every window across a seam); passes of 8-200
+    // candidates (floods split into passes of a few starts).
+    const std::int64_t chunk = trial % 7 == 3 ? 30 : 100 + static_cast<std::int64_t>(rng() % 900);
+    const unsigned long long max_candidates = 8 + rng() % 193;
+    const auto got =
+        emulated_seed_scan(*plan, text, set.size(), chunk, 1 + rng() % 3, 32 * (1 + rng() % 4), max_candidates);
     const auto cpu_filter = cpu::ApproxSet(set, {}, cpu::SetRoute::seed_filter).scan(text, q, 2);
     std::size_t ends = 0;
     for (std::size_t i = 0; i < set.size(); ++i) {
       const auto want = core::reference_hits(set[i], text, q[i]);
       ASSERT_EQ(got[i], want) << "trial " << trial << (hamming ? " hamming" : " edit") << " pattern " << i << " k "
-                              << q[i].k << " chunk " << chunk;
+                              << q[i].k << " chunk " << chunk << " max candidates " << max_candidates;
       ASSERT_EQ(cpu_filter[i], want) << "trial " << trial << " (the CPU filter) pattern " << i;
       ends += want.size();
     }
     EXPECT_GT(ends, 0u) << "trial " << trial;
   }
   EXPECT_EQ(checked_sets, 40);
+}
+
+namespace {
+
+/// A runner of seed_chunk_passes with `per_start` candidates and `hits_per_start` hits at every
+/// piece start: records the passes it kept.
+struct CountingRunner {
+  unsigned long long per_start, hits_per_start;
+  unsigned long long candidates = 2, hits = 2;
+  std::vector<std::pair<std::int64_t, std::int64_t>> kept;
+  std::pair<std::int64_t, std::int64_t> last{};
+  unsigned long long candidate_capacity() const { return candidates; }
+  unsigned long long hit_capacity() const { return hits; }
+  void grow_candidates(unsigned long long n) { candidates = n; }
+  void grow_hits(unsigned long long n) { hits = n; }
+  kk::SeedCounts run(const kk::SeedChunk&, std::int64_t lo, std::int64_t hi) {
+    last = {lo, hi};
+    const auto starts = static_cast<unsigned long long>(hi - lo + 1);
+    return {starts * per_start, starts * hits_per_start};
+  }
+  void keep_hits(unsigned long long count) {
+    EXPECT_EQ(count, static_cast<unsigned long long>(last.second - last.first + 1) * hits_per_start);
+    kept.push_back(last);
+  }
+};
+
+}  // namespace
+
+TEST(ApproxSeedEmulation, PassesCoverEveryStartOnceWithinTheBuffers) {
+  kk::SeedChunk c{};
+  c.s_lo = 1000;
+  c.s_hi = 5999;
+  std::int64_t span = 100000;  // the whole chunk at first
+  CountingRunner r{3, 1};
+  ASSERT_TRUE(kk::seed_chunk_passes(r, c, span, 600, 1u << 20));
+  EXPECT_EQ(r.candidates, 600u);  // grown to the cap, then fewer starts a pass
+  EXPECT_LE(span * 3, 600);
+  ASSERT_FALSE(r.kept.empty());
+  std::int64_t next = c.s_lo;
+  for (const auto& [lo, hi] : r.kept) {
+    EXPECT_EQ(lo, next);
+    EXPECT_LE(static_cast<unsigned long long>(hi - lo + 1) * 3, 600u);
+    next = hi + 1;
+  }
+  EXPECT_EQ(next, c.s_hi + 1);
+  // The next chunk starts with the smaller span: no pass over the cap.
+  const std::int64_t kept_span = span;
+  r.kept.clear();
+  c.s_lo = 6000;
+  c.s_hi = 6999;
+  ASSERT_TRUE(kk::seed_chunk_passes(r, c, span, 600, 1u << 20));
+  EXPECT_EQ(span, kept_span);
+  EXPECT_EQ(r.kept.front().first, 6000);
+  EXPECT_EQ(r.kept.back().second, 6999);
+  // Hits beyond their cap: a flood, given up (the set kernel takes the text).
+  CountingRunner flood{1, 50};
+  std::int64_t one = 10;
+  EXPECT_FALSE(kk::seed_chunk_passes(flood, c, one, 600, 400));
+  // A single start beyond the candidate cap still runs (its buffer grows past the cap).
+  CountingRunner dense{900, 1};
+  std::int64_t wide = 5;
+  ASSERT_TRUE(kk::seed_chunk_passes(dense, c, wide, 600, 1u << 20));
+  EXPECT_EQ(wide, 1);
+  EXPECT_EQ(dense.kept.size(), 1000u);
 }
 
 TEST(ApproxSeedEmulation, SetsThatDoNotQualifyHaveNoPlan) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "api/kernel_timing.hpp"
 #include "api/tuning_hooks.hpp"
 #include "core/approx_align.hpp"
 #include "cpu/approx_cpu.hpp"
@@ -253,4 +254,42 @@ TEST(ApproxSetCuda, SeedFilterEqualsTheSetKernelAndTheCpu) {
   const auto automatic = cu::approx_scan(s.patterns, s.queries, big, cu::ApproxAlgorithm::myers, 0, 0);
   const ScopedEnv env(Vars{{"WARPMATCH_APPROX_SEED_FILTER", "0"}});
   EXPECT_EQ(automatic, cu::approx_scan(s.patterns, s.queries, big, cu::ApproxAlgorithm::myers, 0, 0));
+}
+
+// The bench's "search only" (kernel_timing::approx_set_route_resident): the route the matcher
+// takes, named, with the matcher's ends. Forced to the seed filter and to the set kernel (the
+// filter in chunks of 32 Mi ends: 40 MiB is two chunks), then left to the estimate, which takes
+// the filter for 1000 20-mers at k = 2 on random DNA.
+TEST(ApproxSetCuda, RouteTimingNamesTheRouteAndFindsTheMatchersEnds) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(15);
+  Bytes text = random_dna(rng, std::size_t{40} << 20);
+  std::vector<Bytes> patterns;
+  for (int i = 0; i < 1000; ++i) {
+    const std::size_t at = rng() % (text.size() - 20);
+    patterns.emplace_back(text.begin() + static_cast<std::ptrdiff_t>(at), text.begin() + static_cast<std::ptrdiff_t>(at + 20));
+    patterns.back()[rng() % 20] = "ACGT"[rng() % 4];
+  }
+  warpmatch::ApproxOptions o;
+  o.k = 2;
+  o.backend = warpmatch::Backend::cuda;
+  const std::uint64_t ends = warpmatch::ApproxMatcher::compile(patterns, o).find_all(text).size();
+  ASSERT_GT(ends, 1000u);
+  {
+    const ScopedEnv env(Vars{{"WARPMATCH_APPROX_SEED_FILTER", "1"}});
+    const auto t = warpmatch::kernel_timing::approx_set_route_resident(patterns, text, 2, 0, 1);
+    EXPECT_STREQ(t.route, "seed filter");
+    EXPECT_EQ(t.hits, ends);
+    EXPECT_GT(t.search_ms, 0);
+    EXPECT_GE(t.with_hits_ms, t.search_ms * 0.5);
+  }
+  {
+    const ScopedEnv env(Vars{{"WARPMATCH_APPROX_SEED_FILTER", "0"}});
+    const auto t = warpmatch::kernel_timing::approx_set_route_resident(patterns, text, 2, 0, 1);
+    EXPECT_STREQ(t.route, "set kernel");
+    EXPECT_EQ(t.hits, ends);
+  }
+  const auto automatic = warpmatch::kernel_timing::approx_set_route_resident(patterns, text, 2, 0, 1);
+  EXPECT_STREQ(automatic.route, "seed filter");
+  EXPECT_EQ(automatic.hits, ends);
 }

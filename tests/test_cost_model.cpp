@@ -76,3 +76,49 @@ TEST(CostModel, DistanceByCells) {
   EXPECT_EQ(core::estimate_backends(genome, core::CostModelPolicy{}, true).backend, Backend::cuda);
   EXPECT_EQ(core::estimate_backends(genome, core::CostModelPolicy{}, false).backend, Backend::cpu);
 }
+
+// The CPU's route for approximate sets (src/cpu/approx_set_cpu.cpp): the seed filter where the
+// set has its shape and the filter beats the set pass, as the backend's own choice would.
+TEST(CostModel, ApproxSetsOnTheCpuTakeTheSeedFilterWhereItPays) {
+  auto job = [](std::uint64_t patterns, std::int64_t k, int threads) {
+    JobShape j;
+    j.operation = Operation::approx;
+    j.text_bytes = GiB / 4;
+    j.patterns = patterns;
+    j.pattern_length = 20;
+    j.threads = threads;
+    j.seed_k = k;
+    j.shortest_pattern = 20;
+    return j;
+  };
+  const core::CostModelPolicy p;
+  auto set_pass_only = [](JobShape j) {
+    j.seed_k = -1;  // IUPAC codes or best mode: no filter
+    return j;
+  };
+  // 100 20-mers at k = 2: the filter (~1.8x the set pass on the H200 host).
+  const JobShape k2 = job(100, 2, 16);
+  const BackendChoice with_filter = core::estimate_backends(k2, p, false);
+  const BackendChoice set_pass = core::estimate_backends(set_pass_only(k2), p, false);
+  EXPECT_LT(with_filter.cpu_seconds * 1.5, set_pass.cpu_seconds);
+  EXPECT_GT(core::cpu_seed_filter_gbps(k2, p, 16), 0);
+  // k = 3: pieces of 5 bases occur too often; the set pass stays (the same estimate).
+  const JobShape k3 = job(100, 3, 16);
+  EXPECT_DOUBLE_EQ(core::estimate_backends(k3, p, false).cpu_seconds,
+                   core::estimate_backends(set_pass_only(k3), p, false).cpu_seconds);
+  // One pattern: the set pass is the faster.
+  EXPECT_DOUBLE_EQ(core::estimate_backends(job(1, 2, 16), p, false).cpu_seconds,
+                   core::estimate_backends(set_pass_only(job(1, 2, 16)), p, false).cpu_seconds);
+  // Pieces under 4 bytes (k = 4 of 20: pieces of 4 qualify, k = 5 not) and long patterns: no filter.
+  EXPECT_GT(core::cpu_seed_filter_gbps(job(100, 4, 16), p, 16), 0);
+  EXPECT_EQ(core::cpu_seed_filter_gbps(job(100, 5, 16), p, 16), 0);
+  JobShape long_patterns = k2;
+  long_patterns.pattern_length = 65;
+  EXPECT_EQ(core::cpu_seed_filter_gbps(long_patterns, p, 16), 0);
+  // The choice: 200 20-mers at k = 2 on 32 threads go to the GPU by the set pass's rate
+  // (0.70 s against 0.42 s), to the CPU by the filter's (0.23 s).
+  const JobShape wide = job(200, 2, 32);
+  EXPECT_EQ(core::estimate_backends(set_pass_only(wide), p, true).backend, Backend::cuda);
+  const BackendChoice chosen = core::estimate_backends(wide, p, true);
+  EXPECT_EQ(chosen.backend, Backend::cpu) << chosen.reason;
+}

@@ -32,6 +32,12 @@ struct JobShape {
   std::uint64_t pattern_length = 1;  // longest pattern
   int threads = 0;                   // CPU threads the CPU backend would use; 0 = all
   std::uint64_t cells = 0;           // distance: |A| x |B| summed over the pairs
+  // approx, the CPU's route: where the set may take the pigeonhole seed filter (no IUPAC
+  // codes, every hit within k, not best mode), k (edits or mismatches) and the shortest
+  // pattern; the estimate then takes the filter's rate where it beats the set pass's, as the
+  // CPU backend's own choice would. seed_k < 0: the filter does not apply.
+  std::int64_t seed_k = -1;
+  std::uint64_t shortest_pattern = 0;
 };
 
 struct BackendChoice {

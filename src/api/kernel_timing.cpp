@@ -120,15 +120,31 @@ ApproxTiming approx_resident(ByteSpan pattern, ByteSpan text, std::uint32_t k, b
                            device, repeats);
 }
 
+namespace {
+
+/// Each pattern with every end within k (capped at its length), as the matcher asks.
+std::pair<std::vector<core::ApproxPattern>, std::vector<core::ApproxQuery>> approx_set(
+    const std::vector<std::vector<std::uint8_t>>& patterns, std::uint32_t k) {
+  std::pair<std::vector<core::ApproxPattern>, std::vector<core::ApproxQuery>> set;
+  for (const auto& bytes : patterns) {
+    set.first.push_back(approx_pattern(bytes));
+    set.second.push_back(approx_query(std::min<std::uint32_t>(k, static_cast<std::uint32_t>(bytes.size())), false));
+  }
+  return set;
+}
+
+}  // namespace
+
 ApproxSetTiming approx_set_resident(const std::vector<std::vector<std::uint8_t>>& patterns, ByteSpan text,
                                     std::uint32_t k, int device, int repeats) {
-  std::vector<core::ApproxPattern> compiled;
-  std::vector<core::ApproxQuery> queries;
-  for (const auto& bytes : patterns) {
-    compiled.push_back(approx_pattern(bytes));
-    queries.push_back(approx_query(std::min<std::uint32_t>(k, static_cast<std::uint32_t>(bytes.size())), false));
-  }
+  const auto [compiled, queries] = approx_set(patterns, k);
   return cuda::time_approx_set(compiled, queries, text, device, repeats);
+}
+
+ApproxSetTiming approx_set_route_resident(const std::vector<std::vector<std::uint8_t>>& patterns, ByteSpan text,
+                                          std::uint32_t k, int device, int repeats) {
+  const auto [compiled, queries] = approx_set(patterns, k);
+  return cuda::time_approx_set_route(compiled, queries, text, device, repeats);
 }
 
 #else  // no CUDA backend: no timing entry point to call, nothing to time
@@ -141,6 +157,10 @@ ApproxTiming approx_resident(ByteSpan, ByteSpan, std::uint32_t, bool, ApproxKern
   cuda::throw_unavailable();
 }
 ApproxSetTiming approx_set_resident(const std::vector<std::vector<std::uint8_t>>&, ByteSpan, std::uint32_t, int, int) {
+  cuda::throw_unavailable();
+}
+ApproxSetTiming approx_set_route_resident(const std::vector<std::vector<std::uint8_t>>&, ByteSpan, std::uint32_t, int,
+                                          int) {
   cuda::throw_unavailable();
 }
 

@@ -99,6 +99,13 @@ ApproxTiming approx_resident(ByteSpan pattern, ByteSpan text, std::uint32_t k, b
 /// each pattern's length), text resident on the device (one segment).
 ApproxSetTiming approx_set_resident(const std::vector<std::vector<std::uint8_t>>& patterns, ByteSpan text,
                                     std::uint32_t k, int device, int repeats);
+/// The same set by the route an ApproxMatcher of it (cuda backend, automatic algorithm) takes
+/// on this text: the pigeonhole seed filter where it applies and its estimate (or
+/// WARPMATCH_APPROX_SEED_FILTER) takes it, else the set kernel; route names it. Text resident
+/// on the device (copied once, not timed); search_ms: the route's kernels and the device-side
+/// compaction it needs, hits left on the device.
+ApproxSetTiming approx_set_route_resident(const std::vector<std::vector<std::uint8_t>>& patterns, ByteSpan text,
+                                          std::uint32_t k, int device, int repeats);
 /// The CPU backend's single-pattern Myers scan (blocked over 64-bit words) on `threads`
 /// threads, best mode: the minimum distance (pattern length when the text is shorter). What
 /// `bench approx` compares with edlib; the public matcher runs patterns <= 64 bytes through

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <thread>
@@ -28,6 +29,19 @@ bool gpu_visible_without_init() {
 }
 
 namespace core {
+
+double cpu_seed_filter_gbps(const JobShape& job, const CostModelPolicy& p, int threads) {
+  // The filter's conditions (core::plan_seeds): k + 1 pieces of >= 4 bytes, m <= 64.
+  if (job.operation != Operation::approx || job.seed_k < 0 || job.pattern_length > 64) return 0;
+  const auto k = static_cast<std::uint64_t>(job.seed_k);
+  const std::uint64_t piece = job.shortest_pattern / (k + 1);
+  if (piece < 4) return 0;
+  const double windows = static_cast<double>(std::max<std::uint64_t>(job.patterns, 1)) * static_cast<double>(k + 1) *
+                         std::pow(4.0, -static_cast<double>(std::min<std::uint64_t>(piece, 32)));
+  const double steps = windows * static_cast<double>(job.pattern_length + 3 * k);
+  const double work = p.cpu_approx_seed_pattern_bytes_per_byte + steps * p.cpu_approx_seed_pattern_bytes_per_step;
+  return p.cpu_approx_short_gbps_per_thread_pattern * threads / std::max(work, 1e-3);
+}
 
 BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& p, bool gpu) {
   const int threads = job.threads > 0 ? job.threads
@@ -53,6 +67,7 @@ BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& p, b
       cpu_gbps = (job.pattern_length <= 64 ? p.cpu_approx_short_gbps_per_thread_pattern
                                             : p.cpu_approx_gbps_per_thread_pattern) *
                  threads / patterns;
+      cpu_gbps = std::max(cpu_gbps, cpu_seed_filter_gbps(job, p, threads));
       cuda_scan_gbps = p.cuda_approx_pattern_gbps / patterns;
       break;
     case Operation::distance: break;  // by cells, below

@@ -29,6 +29,15 @@ struct CostModelPolicy {
   // 2.4 on AVX2 (development machine, 7991429); longer patterns, one at a time, ~0.17.
   double cpu_approx_short_gbps_per_thread_pattern = 2.4;
   double cpu_approx_gbps_per_thread_pattern = 0.17;
+  // The CPU's seed filter (short patterns, k small against m), in the set pass's units (so a
+  // measured set-pass rate scales it too): a cost per text byte plus one per Myers step of the
+  // windows it verifies, which random nucleotides put at patterns x (k + 1) x 4^-piece per
+  // byte (piece: the shortest pattern / (k + 1)), each m + 3k steps. From the H200 host
+  // (README): 100 20-mers at k = 2 over 256 MiB took the filter 0.79-0.89 s against the set
+  // pass's 1.39-1.66 s (~1.8x, ~1.9 steps per byte here), and at k = 3 (~11 steps per byte) the
+  // set pass stays: 46 pattern-bytes per byte and 4.8 per step.
+  double cpu_approx_seed_pattern_bytes_per_byte = 46.0;
+  double cpu_approx_seed_pattern_bytes_per_step = 4.8;
   // Approximate search, GPU: 1000 20-mers over 256 MiB in 0.86 - 0.52 s = 0.34 s: about
   // 800 GB/s of (text bytes x patterns) (issue 15, H200).
   double cuda_approx_pattern_gbps = 800.0;
@@ -55,6 +64,8 @@ struct CostModelPolicy {
     f("cuda_exact_scan_gbps", cuda_exact_scan_gbps);
     f("cpu_approx_short_gbps_per_thread_pattern", cpu_approx_short_gbps_per_thread_pattern);
     f("cpu_approx_gbps_per_thread_pattern", cpu_approx_gbps_per_thread_pattern);
+    f("cpu_approx_seed_pattern_bytes_per_byte", cpu_approx_seed_pattern_bytes_per_byte);
+    f("cpu_approx_seed_pattern_bytes_per_step", cpu_approx_seed_pattern_bytes_per_step);
     f("cuda_approx_pattern_gbps", cuda_approx_pattern_gbps);
     f("cpu_distance_gcups_per_thread", cpu_distance_gcups_per_thread);
     f("cuda_distance_gcups", cuda_distance_gcups);
@@ -79,5 +90,10 @@ void save_cost_model(const CostModelPolicy& policy, const std::string& path);
 /// The model itself, for a given policy and GPU presence (choose_backend() passes the
 /// environment's policy and what the driver's files say); tests call it directly.
 BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& policy, bool gpu_visible);
+
+/// The CPU seed filter's estimated rate (GB/s of text on `threads` threads) for an approx job
+/// that may take it, else 0: the CPU backend takes it only where it beats the set pass, so the
+/// model's CPU rate is the larger of the two.
+double cpu_seed_filter_gbps(const JobShape& job, const CostModelPolicy& policy, int threads);
 
 }  // namespace warpmatch::core

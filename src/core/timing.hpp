@@ -52,11 +52,14 @@ struct ApproxTiming {
   std::uint64_t threads = 0;  // threads launched by the main kernel (for the cost model)
 };
 
-/// The short-pattern set kernel timed on the device (text resident, one segment).
+/// A set of short patterns timed on the device (text resident): the set kernel's route or the
+/// seed filter's.
 struct ApproxSetTiming {
-  double search_ms = 0;     // the kernels of both passes (best mode's minimum, hits), hits left on the device
+  double search_ms = 0;     // the route's kernels (set kernel: both passes; seed filter: find and
+                            // verify, the counts read between passes), hits left on the device
   double with_hits_ms = 0;  // the same + count, sort and keys back, split per pattern on the host
   std::uint64_t hits = 0;   // over all patterns
+  const char* route = "set kernel";  // or "seed filter"
 };
 
 }  // namespace warpmatch::core

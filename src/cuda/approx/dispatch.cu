@@ -586,23 +586,34 @@ std::shared_ptr<const ApproxDevicePatterns> approx_upload(const std::vector<core
   return std::make_shared<const ApproxDevicePatterns>(patterns, queries, algorithm, wavefront_blocks, device);
 }
 
+namespace {
+
+/// Whether this scan of a set takes the seed filter (else the set kernel): where the filter
+/// was planned for these queries, decided once per matcher, on the first text large enough to
+/// sample (or forced by WARPMATCH_APPROX_SEED_FILTER).
+bool takes_seed_filter(const ApproxDevicePatterns& uploaded, const std::vector<core::ApproxQuery>& queries,
+                       ByteSpan text) {
+  if (!uploaded.seed || !std::equal(queries.begin(), queries.end(), uploaded.seed_queries.begin(),
+                                    uploaded.seed_queries.end(), [](const auto& a, const auto& b) {
+                                      return a.mode == b.mode && a.k == b.k && a.chunk_ends == b.chunk_ends;
+                                    }))
+    return false;
+  int choice = seed_filter_use() == SeedFilterUse::always ? 1 : uploaded.seed_choice.load(std::memory_order_relaxed);
+  if (choice == 0 && text.size() >= SeedFilterPolicy{}.min_text_bytes) {
+    choice = seed_filter_pays(*uploaded.seed, text) ? 1 : 2;
+    uploaded.seed_choice.store(choice, std::memory_order_relaxed);
+  }
+  return choice == 1;
+}
+
+}  // namespace
+
 std::vector<std::vector<core::EndHit>> approx_scan(const ApproxDevicePatterns& uploaded,
                                                    const std::vector<core::ApproxQuery>& queries, ByteSpan text) {
   if (queries.size() != uploaded.count) throw InvalidArgument("approx_scan: one query per pattern");
   detail::DeviceGuard guard(uploaded.device);
-  if (uploaded.seed && std::equal(queries.begin(), queries.end(), uploaded.seed_queries.begin(),
-                                  uploaded.seed_queries.end(), [](const auto& a, const auto& b) {
-                                    return a.mode == b.mode && a.k == b.k && a.chunk_ends == b.chunk_ends;
-                                  })) {
-    // The filter or the set kernel: decided once, on the first text large enough to sample.
-    int choice = seed_filter_use() == SeedFilterUse::always ? 1 : uploaded.seed_choice.load(std::memory_order_relaxed);
-    if (choice == 0 && text.size() >= SeedFilterPolicy{}.min_text_bytes) {
-      choice = seed_filter_pays(*uploaded.seed, text) ? 1 : 2;
-      uploaded.seed_choice.store(choice, std::memory_order_relaxed);
-    }
-    if (choice == 1)
-      if (auto found = seed_filter_scan(*uploaded.seed, text, uploaded.count)) return std::move(*found);
-  }
+  if (takes_seed_filter(uploaded, queries, text))
+    if (auto found = seed_filter_scan(*uploaded.seed, text, uploaded.count)) return std::move(*found);
   if (uploaded.short_set) return short_set_scan(*uploaded.short_set, queries, text);
   if (uploaded.hamming) return hamming_scan(*uploaded.hamming, queries, text);
   std::vector<std::vector<core::EndHit>> out(uploaded.count);
@@ -699,6 +710,17 @@ core::ApproxTiming time_approx(const core::ApproxPattern& pattern, const core::A
   timing.kernel_ms = detail::median(kernel_ms);
   timing.end_to_end_ms = detail::median(total_ms);
   return timing;
+}
+
+core::ApproxSetTiming time_approx_set_route(const std::vector<core::ApproxPattern>& patterns,
+                                            const std::vector<core::ApproxQuery>& queries, ByteSpan text,
+                                            int device, int repeats) {
+  const auto uploaded = approx_upload(patterns, queries, ApproxAlgorithm::myers, 0, device);
+  if (!uploaded->short_set) throw InvalidArgument("time_approx_set_route: every pattern must be 1..64 bytes");
+  detail::DeviceGuard guard(device);
+  if (takes_seed_filter(*uploaded, queries, text))
+    if (auto timed = time_seed_filter(*uploaded->seed, text, uploaded->count, repeats)) return *timed;
+  return time_approx_set(patterns, queries, text, device, repeats);
 }
 
 }  // namespace warpmatch::cuda

@@ -1,21 +1,26 @@
-// CUDA pigeonhole seed filter (see seed_filter.hpp and the kernel's header): why. The set
+// CUDA pigeonhole seed filter (see seed_filter.hpp and the kernels' header): why. The set
 // kernel (short_set.cu) costs ~19 integer operations per pattern and text byte, so 1000 20-mers
 // over 256 MiB take ~240 ms on an H200 whatever the text. A 20-mer within k = 2 edits of a
 // substring holds one of its three 6-7-base pieces exactly; in random DNA such a piece of one
 // of 1000 patterns starts at about a third of the positions, and each occurrence costs one
 // Myers run over m + 3k bytes: ~10 steps per byte instead of ~1000 patterns' worth. The text
-// goes up in chunks owning their ends (the margins hold the windows that reach them); hits come
-// back as (end, pattern, distance), are sorted and made unique on the host.
+// is searched in chunks owning their ends (the margins hold the windows that reach them), each
+// in passes of two kernels (candidates found, then verified; kernels::seed_chunk_passes sizes
+// them); hits come back as (end, pattern, distance), are sorted and made unique on the host.
 #include <cooperative_groups.h>
 
 #include <algorithm>
+#include <chrono>
+#include <limits>
 #include <optional>
 #include <vector>
 
 #include "cuda/approx/seed_filter.hpp"
 #include "cuda/approx/seed_filter_kernels.cuh"
+#include "cuda/approx/timing.hpp"
 #include "cuda/approx/tuning.hpp"
 #include "cuda/runtime/device_runtime.cuh"
+#include "cuda/runtime/devices.hpp"
 #include "cuda/runtime/scratch_pool.hpp"
 
 namespace warpmatch::cuda {
@@ -23,17 +28,18 @@ namespace warpmatch::cuda {
 namespace {
 
 using detail::DeviceBuffer;
+using kernels::SeedCandidate;
 using kernels::SeedHit;
 
 /// A scan's device buffers, kept in the filter's pool for the next scan (the API scans a long
 /// text in 8 Mi-end segments: one allocation for all of them).
 struct SeedScratch {
-  explicit SeedScratch(int device, std::uint64_t capacity)
-      : text(device), hits(device, capacity), count(device, 1), capacity(capacity) {}
+  explicit SeedScratch(int device) : text(device), candidates(device), hits(device), counts(device, 2) {}
   DeviceBuffer<std::uint8_t> text;
+  DeviceBuffer<SeedCandidate> candidates;
   DeviceBuffer<SeedHit> hits;
-  DeviceBuffer<unsigned long long> count;
-  unsigned long long capacity;
+  DeviceBuffer<unsigned long long> counts;  // candidates, hits
+  unsigned long long candidate_capacity = 0, hit_capacity = 0;
 };
 
 }  // namespace
@@ -98,8 +104,14 @@ bool seed_filter_pays(const SeedFilterDevice& filter, ByteSpan text) {
   const core::SeedPlan& plan = *filter.plan;
   const SeedFilterPolicy policy;
   if (text.size() < policy.min_text_bytes) return false;  // the set kernel's one launch is cheaper
-  const ByteSpan sample = text.subspan(text.size() / 2 - std::min(text.size(), policy.sample_bytes) / 2,
-                                       std::min(text.size(), policy.sample_bytes));
+  ByteSpan sample = text.subspan(text.size() / 2 - std::min(text.size(), policy.sample_bytes) / 2,
+                                 std::min(text.size(), policy.sample_bytes));
+  std::vector<std::uint8_t> sample_copy;  // a DeviceSpan's text is read here from a host copy
+  if (detail::is_device_memory(sample.data())) {
+    sample_copy.resize(sample.size());
+    copy_to_host({{sample_copy.data(), sample.data(), sample.size()}});
+    sample = sample_copy;
+  }
   const double uses = static_cast<double>(core::count_seed_uses(plan, sample));
   double window = 0;  // mean Myers steps of a verification
   for (const auto& m : plan.members) window += m.hamming ? m.m / 2.0 : m.m + 3.0 * m.k;
@@ -109,57 +121,109 @@ bool seed_filter_pays(const SeedFilterDevice& filter, ByteSpan text) {
   return filter_work * policy.advantage < set_work;
 }
 
-std::optional<std::vector<std::vector<core::EndHit>>> seed_filter_scan(const SeedFilterDevice& filter, ByteSpan text,
-                                                                       std::size_t patterns) {
-  detail::DeviceGuard guard(filter.device);
+namespace {
+
+/// The passes of one scan on the filter's device (kernels::seed_chunk_passes's runner), on the
+/// legacy default stream; the hits of finished passes appended to `kept` (null: left on the
+/// device, for the search-only timing).
+class SeedRunner {
+ public:
+  SeedRunner(const SeedFilterDevice& filter, SeedScratch& scratch, std::vector<SeedHit>* kept)
+      : filter_(filter), s_(scratch), kept_(kept), tables_(filter.tables()) {
+    WARPMATCH_CUDA_CHECK(filter.device,
+                         cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, filter.device));
+  }
+  unsigned long long candidate_capacity() const { return s_.candidate_capacity; }
+  unsigned long long hit_capacity() const { return s_.hit_capacity; }
+  void grow_candidates(unsigned long long n) {
+    s_.candidates.reserve(n);
+    s_.candidate_capacity = n;
+  }
+  void grow_hits(unsigned long long n) {
+    s_.hits.reserve(n);
+    s_.hit_capacity = n;
+  }
+  kernels::SeedCounts run(const kernels::SeedChunk& c, std::int64_t lo, std::int64_t hi) {
+    const int device = filter_.device;
+    unsigned long long* counts = s_.counts.get();
+    WARPMATCH_CUDA_CHECK(device, cudaMemsetAsync(counts, 0, 2 * sizeof(unsigned long long), 0));
+    const std::int64_t starts = hi - lo + 1;
+    const std::int64_t most = std::int64_t{multiprocessors_} * 16;
+    const auto find_blocks = static_cast<unsigned>(
+        std::min<std::int64_t>((starts + kernels::kSeedThreads - 1) / kernels::kSeedThreads, most));
+    kernels::seed_find_kernel<<<find_blocks, kernels::kSeedThreads>>>(
+        tables_, c, lo, hi, {s_.candidates.get(), s_.candidate_capacity, counts});
+    detail::check_launch("seed_find_kernel", device);
+    // Sized for the buffer: the count stays on the device (no wait between the phases).
+    const auto verify_blocks = static_cast<unsigned>(std::clamp<std::int64_t>(
+        static_cast<std::int64_t>((s_.candidate_capacity + kernels::kSeedThreads - 1) / kernels::kSeedThreads), 1, most));
+    kernels::seed_verify_kernel<<<verify_blocks, kernels::kSeedThreads>>>(
+        tables_, c, s_.candidates.get(), counts, s_.candidate_capacity, {s_.hits.get(), s_.hit_capacity, counts + 1});
+    detail::check_launch("seed_verify_kernel", device);
+    kernels::SeedCounts got;
+    unsigned long long back[2] = {0, 0};
+    WARPMATCH_CUDA_CHECK(device, cudaMemcpy(back, counts, sizeof back, cudaMemcpyDeviceToHost));
+    got.candidates = back[0];
+    got.hits = back[1];
+    return got;
+  }
+  void keep_hits(unsigned long long count) {
+    if (!kept_ || count == 0) return;
+    const std::size_t had = kept_->size();
+    kept_->resize(had + count);
+    WARPMATCH_CUDA_CHECK(filter_.device, cudaMemcpy(kept_->data() + had, s_.hits.get(), count * sizeof(SeedHit),
+                                                    cudaMemcpyDeviceToHost));
+  }
+
+ private:
+  const SeedFilterDevice& filter_;
+  SeedScratch& s_;
+  std::vector<SeedHit>* kept_;
+  kernels::SeedTables tables_;
+  int multiprocessors_ = 0;
+};
+
+/// Every chunk of `text` through the runner's passes. resident: the whole text already in
+/// scratch.text (the timing); else each chunk's bytes are copied there from `text` (host memory
+/// or a DeviceSpan's). false: a flood (hits beyond the policy's cap).
+bool seed_search(const SeedFilterDevice& filter, SeedScratch& scratch, ByteSpan text, bool resident,
+                 std::vector<SeedHit>* kept) {
   const core::SeedPlan& plan = *filter.plan;
   const SeedFilterPolicy policy;
-  std::vector<std::vector<core::EndHit>> out(patterns);
   const auto n = static_cast<std::int64_t>(text.size());
-  if (n == 0) return out;
-  const kernels::SeedTables tables = filter.tables();
   const auto max_m = static_cast<std::int64_t>(plan.max_m), max_k = static_cast<std::int64_t>(plan.max_k);
-  const auto scratch = filter.scratches.take([&] { return std::make_unique<SeedScratch>(filter.device, policy.hit_capacity); });
-  DeviceBuffer<std::uint8_t>& dtext = scratch->text;
-  DeviceBuffer<SeedHit>& dhits = scratch->hits;
-  DeviceBuffer<unsigned long long>& dcount = scratch->count;
-  unsigned long long& capacity = scratch->capacity;
-  std::vector<SeedHit> hits;
-  int multiprocessors = 0;
-  WARPMATCH_CUDA_CHECK(filter.device,
-                       cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, filter.device));
-  for (std::int64_t e_lo = 0; e_lo < n; e_lo += static_cast<std::int64_t>(policy.chunk_ends)) {
+  const auto chunk_ends = static_cast<std::int64_t>(policy.chunk_ends);
+  SeedRunner runner(filter, scratch, kept);
+  // First buffers: half a candidate per piece start of a chunk (random DNA under 1000 20-mers
+  // at k = 2 has about a third), the policy's hits.
+  const auto first = kernels::seed_chunk(n, 0, chunk_ends, static_cast<std::int64_t>(plan.q), max_m, max_k);
+  const auto want = std::clamp<unsigned long long>(static_cast<unsigned long long>(std::max<std::int64_t>(0, first.s_hi - first.s_lo + 1)) / 2,
+                                                   policy.min_candidate_capacity, policy.candidate_capacity);
+  if (scratch.candidate_capacity < want) runner.grow_candidates(want);
+  if (scratch.hit_capacity < policy.hit_capacity) runner.grow_hits(policy.hit_capacity);
+  std::int64_t span = std::numeric_limits<std::int64_t>::max();  // a chunk in one pass, until too many
+  for (std::int64_t e_lo = 0; e_lo < n; e_lo += chunk_ends) {
     // Pieces whose windows reach ends (e_lo, e_hi]; the bytes those windows and pieces read.
-    kernels::SeedChunk c = kernels::seed_chunk(n, e_lo, static_cast<std::int64_t>(policy.chunk_ends),
-                                               static_cast<std::int64_t>(plan.q), max_m, max_k);
+    kernels::SeedChunk c = kernels::seed_chunk(n, e_lo, chunk_ends, static_cast<std::int64_t>(plan.q), max_m, max_k);
     if (c.s_hi < c.s_lo) continue;
-    dtext.reserve(static_cast<std::size_t>(c.bytes));
-    WARPMATCH_CUDA_CHECK(filter.device, cudaMemcpy(dtext.get(), text.data() + c.base, static_cast<std::size_t>(c.bytes),
-                                                   cudaMemcpyHostToDevice));
-    c.text = dtext.get();
-    const std::int64_t positions = c.s_hi - c.s_lo + 1;
-    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(
-        (positions + kernels::kSeedThreads - 1) / kernels::kSeedThreads, std::int64_t{multiprocessors} * 16));
-    for (;;) {
-      WARPMATCH_CUDA_CHECK(filter.device, cudaMemset(dcount.get(), 0, sizeof(unsigned long long)));
-      kernels::seed_filter_kernel<<<blocks, kernels::kSeedThreads>>>(tables, c, {dhits.get(), capacity, dcount.get()});
-      detail::check_launch("seed_filter_kernel", filter.device);
-      unsigned long long count = 0;
-      WARPMATCH_CUDA_CHECK(filter.device, cudaMemcpy(&count, dcount.get(), sizeof count, cudaMemcpyDeviceToHost));
-      if (count <= capacity) {
-        const std::size_t had = hits.size();
-        hits.resize(had + count);
-        if (count)
-          WARPMATCH_CUDA_CHECK(filter.device, cudaMemcpy(hits.data() + had, dhits.get(), count * sizeof(SeedHit),
-                                                         cudaMemcpyDeviceToHost));
-        break;
-      }
-      if (count > policy.max_hit_capacity) return std::nullopt;  // a flood: the set kernel splits
-      capacity = count;
-      dhits.reserve(capacity);
+    if (resident) {
+      c.text = scratch.text.get() + c.base;
+    } else {
+      scratch.text.reserve(static_cast<std::size_t>(c.bytes));
+      WARPMATCH_CUDA_CHECK(filter.device, cudaMemcpy(scratch.text.get(), text.data() + c.base,
+                                                     static_cast<std::size_t>(c.bytes), cudaMemcpyDefault));
+      c.text = scratch.text.get();
     }
+    if (!kernels::seed_chunk_passes(runner, c, span, policy.max_candidate_capacity, policy.max_hit_capacity))
+      return false;
   }
-  // Per pattern, ends ascending, each once (every report of an end carries its true distance).
+  return true;
+}
+
+/// Per pattern, ends ascending, each once (every report of an end carries its true distance).
+std::vector<std::vector<core::EndHit>> seed_hits_by_pattern(const core::SeedPlan& plan, std::vector<SeedHit>& hits,
+                                                            std::size_t patterns) {
+  std::vector<std::vector<core::EndHit>> out(patterns);
   std::sort(hits.begin(), hits.end(), [](const SeedHit& a, const SeedHit& b) {
     return a.member != b.member ? a.member < b.member : a.end != b.end ? a.end < b.end : a.distance < b.distance;
   });
@@ -168,6 +232,54 @@ std::optional<std::vector<std::vector<core::EndHit>>> seed_filter_scan(const See
     out[plan.members[hits[i].member].index].push_back({hits[i].end, hits[i].distance});
   }
   return out;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::vector<core::EndHit>>> seed_filter_scan(const SeedFilterDevice& filter, ByteSpan text,
+                                                                       std::size_t patterns) {
+  detail::DeviceGuard guard(filter.device);
+  if (text.empty()) return std::vector<std::vector<core::EndHit>>(patterns);
+  const auto scratch = filter.scratches.take([&] { return std::make_unique<SeedScratch>(filter.device); });
+  std::vector<SeedHit> hits;
+  if (!seed_search(filter, *scratch, text, /*resident=*/false, &hits)) return std::nullopt;  // the set kernel splits
+  return seed_hits_by_pattern(*filter.plan, hits, patterns);
+}
+
+std::optional<core::ApproxSetTiming> time_seed_filter(const SeedFilterDevice& filter, ByteSpan text,
+                                                      std::size_t patterns, int repeats) {
+  detail::DeviceGuard guard(filter.device);
+  SeedScratch scratch(filter.device);
+  scratch.text.reserve(text.size());
+  if (!text.empty())
+    WARPMATCH_CUDA_CHECK(filter.device,
+                         cudaMemcpy(scratch.text.get(), text.data(), text.size(), cudaMemcpyDefault));
+  const detail::Event start(filter.device, true), searched(filter.device, true);
+  std::vector<double> search_ms, total_ms;
+  core::ApproxSetTiming timing;
+  timing.route = "seed filter";
+  for (int r = -1; r < std::max(1, repeats); ++r) {  // r = -1: warm-up (and the buffers grown)
+    // Search only: every chunk's passes (both kernels, the counts back), hits left on the device.
+    start.record(0);
+    if (!seed_search(filter, scratch, text, /*resident=*/true, nullptr)) return std::nullopt;
+    searched.record(0);
+    searched.synchronize();
+    // With the hits: the same, the hits back, sorted, made unique and split per pattern.
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<SeedHit> hits;
+    (void)seed_search(filter, scratch, text, /*resident=*/true, &hits);
+    const auto out = seed_hits_by_pattern(*filter.plan, hits, patterns);
+    const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (r >= 0) {
+      search_ms.push_back(searched.ms_since(start));
+      total_ms.push_back(wall);
+    }
+    timing.hits = 0;
+    for (const auto& o : out) timing.hits += o.size();
+  }
+  timing.search_ms = detail::median(search_ms);
+  timing.with_hits_ms = detail::median(total_ms);
+  return timing;
 }
 
 }  // namespace warpmatch::cuda

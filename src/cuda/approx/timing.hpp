@@ -1,8 +1,9 @@
-// Timing entry points of the CUDA approximate-search kernels (src/cuda/approx/dispatch.cu and
-// short_set.cu), for the benchmarks' hook (src/api/kernel_timing.hpp) only: text resident on
+// Timing entry points of the CUDA approximate-search kernels (src/cuda/approx/dispatch.cu,
+// short_set.cu and seed_filter.cu), for the benchmarks' hook (src/api/kernel_timing.hpp) only: text resident on
 // the device (one segment), CUDA events, medians over `repeats` after a warm-up.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "core/timing.hpp"
@@ -19,5 +20,18 @@ core::ApproxTiming time_approx(const core::ApproxPattern& pattern, const core::A
 core::ApproxSetTiming time_approx_set(const std::vector<core::ApproxPattern>& patterns,
                                       const std::vector<core::ApproxQuery>& queries, ByteSpan text,
                                       int device, int repeats);
+
+/// A set of short patterns by the route a matcher of theirs takes on this text (approx_scan's
+/// choice, dispatch.cu): the seed filter's or, where it does not apply, does not pay or gives
+/// up on a flood, the set kernel's. route says which.
+core::ApproxSetTiming time_approx_set_route(const std::vector<core::ApproxPattern>& patterns,
+                                            const std::vector<core::ApproxQuery>& queries, ByteSpan text,
+                                            int device, int repeats);
+
+class SeedFilterDevice;
+/// The seed filter alone (seed_filter.cu): every chunk of the resident text; nullopt when it
+/// gives up on a flood (the matcher then runs the set kernel).
+std::optional<core::ApproxSetTiming> time_seed_filter(const SeedFilterDevice& filter, ByteSpan text,
+                                                      std::size_t patterns, int repeats);
 
 }  // namespace warpmatch::cuda

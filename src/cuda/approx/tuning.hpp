@@ -91,8 +91,8 @@ struct ShortSetTuning {
 /// The seed filter's route (seed_filter.cu). Its cost estimate, in Myers steps per text byte:
 /// the filter pays position_steps at every position plus one step per byte of every window it
 /// verifies, the set kernel one step per pattern; the filter is taken when `advantage` times its
-/// work is still below the set kernel's (its threads diverge and its reads are scattered: the
-/// factor is chosen, not yet measured). Texts under min_text_bytes stay with the set kernel;
+/// work is still below the set kernel's (its reads are scattered and its candidates go through
+/// memory: the factor is chosen, not yet measured). Texts under min_text_bytes stay with the set kernel;
 /// the first larger one decides for the matcher's later scans (dispatch.cu: the API scans a
 /// long text in segments, which need not be sampled each).
 struct SeedFilterPolicy {
@@ -100,7 +100,15 @@ struct SeedFilterPolicy {
   std::size_t sample_bytes = std::size_t{256} << 10;
   double position_steps = 2;
   double advantage = 2;
-  std::uint64_t chunk_ends = std::uint64_t{256} << 20;  // owned ends per launch
+  // Owned ends per chunk (< 2^31: a candidate holds its start as 32 bits from the chunk's
+  // first). 32 Mi: random DNA under 1000 20-mers at k = 2 leaves ~12 M candidates a chunk,
+  // which the first candidate buffer (16 Mi) holds: the 256 MiB in 8 one-pass chunks.
+  std::uint64_t chunk_ends = std::uint64_t{32} << 20;
+  // Candidates (8 B each): the first buffer is half the chunk's piece starts, within these
+  // bounds; it grows to max_candidate_capacity, then passes cover fewer starts.
+  std::uint64_t min_candidate_capacity = std::uint64_t{1} << 16;
+  std::uint64_t candidate_capacity = std::uint64_t{16} << 20;
+  std::uint64_t max_candidate_capacity = std::uint64_t{64} << 20;
   std::uint64_t hit_capacity = std::uint64_t{1} << 20;  // the first hit buffer (16 B a hit)
   std::uint64_t max_hit_capacity = std::uint64_t{64} << 20;
 };
