@@ -67,7 +67,8 @@ struct ApproxMatcher::Impl {
   /// minimum of a piece is not the minimum of its sub-ranges) stays on the first device.
   std::vector<std::vector<core::EndHit>> find_ends(ByteSpan text, std::uint64_t own_begin,
                                                    std::uint64_t own_end,
-                                                   const std::vector<core::ApproxQuery>& queries) const {
+                                                   const std::vector<core::ApproxQuery>& queries,
+                                                   cpu::SetRoute cpu_route) const {
     const bool best_mode = std::any_of(queries.begin(), queries.end(),
                                        [](const core::ApproxQuery& q) { return q.mode == core::ApproxMode::best; });
     const std::uint64_t min_share =
@@ -76,10 +77,10 @@ struct ApproxMatcher::Impl {
         backend == Backend::cuda && !best_mode
             ? core::plan_device_shares(own_end - own_begin, workers.size(), 0, std::max<std::uint64_t>(min_share, 1))
             : std::vector<core::Chunk>{};
-    if (shares.size() <= 1) return find_ends_on(text, own_begin, own_end, queries, 0);
+    if (shares.size() <= 1) return find_ends_on(text, own_begin, own_end, queries, 0, cpu_route);
     std::vector<std::vector<std::vector<core::EndHit>>> parts(shares.size());
     multi_device::run_per_device(shares.size(), [&](std::size_t i) {
-      parts[i] = find_ends_on(text, own_begin + shares[i].begin, own_begin + shares[i].owned_end, queries, i);
+      parts[i] = find_ends_on(text, own_begin + shares[i].begin, own_begin + shares[i].owned_end, queries, i, cpu_route);
     });
     std::vector<std::vector<core::EndHit>> out = std::move(parts[0]);
     for (std::size_t i = 1; i < parts.size(); ++i)
@@ -96,21 +97,27 @@ struct ApproxMatcher::Impl {
   /// is still split over the GPUs by find_ends.
   std::vector<std::vector<std::vector<core::EndHit>>> find_ends_of_segments(
       ByteSpan text, std::uint64_t begin, std::uint64_t end, std::uint64_t segment,
-      const std::vector<core::ApproxQuery>& queries) const {
+      const std::vector<core::ApproxQuery>& queries, cpu::SetRoute cpu_route) const {
     const std::uint64_t count = (end - begin + segment - 1) / segment;
     std::vector<std::vector<std::vector<core::EndHit>>> out(count);
     if (count == 1) {
-      out[0] = find_ends(text, begin, end, queries);
+      out[0] = find_ends(text, begin, end, queries, cpu_route);
       return out;
     }
     const std::size_t runs = std::min<std::size_t>(count, workers.size());
     multi_device::run_per_device(runs, [&](std::size_t w) {
       for (std::uint64_t i = count * w / runs; i < count * (w + 1) / runs; ++i) {
         const std::uint64_t b = begin + i * segment;
-        out[i] = find_ends_on(text, b, std::min(end, b + segment), queries, w);
+        out[i] = find_ends_on(text, b, std::min(end, b + segment), queries, w, cpu_route);
       }
     });
     return out;
+  }
+
+  /// The cpu set's route for a scan of `text`, chosen once on the whole text (a segment is too
+  /// small to sample); automatic where there is no set.
+  cpu::SetRoute cpu_route_for(ByteSpan text, const std::vector<core::ApproxQuery>& queries) const {
+    return backend == Backend::cpu && cpu_set ? cpu_set->choose_route(text, queries) : cpu::SetRoute::automatic;
   }
 
   /// How many segments find_ends_of_segments takes at once: in all-hits mode on several GPUs
@@ -126,10 +133,11 @@ struct ApproxMatcher::Impl {
     return workers.size() * std::clamp<std::uint64_t>(per_device, 1, kSegmentsPerDevice);
   }
 
-  /// find_ends on one device (the cuda backend's workers[worker]).
+  /// find_ends on one device (the cuda backend's workers[worker]); on the cpu, the set's
+  /// route chosen for the whole text (cpu::ApproxSet::choose_route).
   std::vector<std::vector<core::EndHit>> find_ends_on(ByteSpan text, std::uint64_t own_begin, std::uint64_t own_end,
                                                       const std::vector<core::ApproxQuery>& queries,
-                                                      std::size_t worker) const {
+                                                      std::size_t worker, cpu::SetRoute cpu_route) const {
     std::uint64_t overlap = 0;
     for (std::size_t i = 0; i < patterns.size(); ++i)
       overlap = std::max(overlap, core::approx_overlap(patterns[i].size(), queries[i].k));
@@ -140,7 +148,7 @@ struct ApproxMatcher::Impl {
       const cuda::DeviceMemoryLimitScope cap(options.device_memory_limit);
       out = cuda::approx_scan(*device_patterns[worker], queries, piece);
     } else if (cpu_set) {
-      out = cpu_set->scan(piece, queries, threads);
+      out = cpu_set->scan(piece, queries, threads, nullptr, cpu_route);
     } else {
       for (std::size_t i = 0; i < patterns.size(); ++i)
         out.push_back(cpu::approx_scan(patterns[i], piece, queries[i], cpu_algorithm, threads));
@@ -388,7 +396,8 @@ std::uint64_t ApproxMatcher::Impl::scan(ByteSpan text, bool on_device, const App
         if (b > 0) q[i].mode = core::ApproxMode::all_within_k;
         q[i].k = best[i];
       }
-      const auto ends = im.find_ends(text, b, e, q);
+      // The minimum's pass runs the set pass (the seed filter reports ends within k, not minima).
+      const auto ends = im.find_ends(text, b, e, q, cpu::SetRoute::set_pass);
       for (std::size_t i = 0; i < np; ++i)
         for (const core::EndHit& h : ends[i])
           best[i] = std::min(best[i], h.distance);
@@ -410,9 +419,10 @@ std::uint64_t ApproxMatcher::Impl::scan(ByteSpan text, bool on_device, const App
   std::vector<ClusterCarry> carry(np);
   std::vector<ApproxMatch> batch;
   HitText hit_text(text, on_device);
+  const cpu::SetRoute cpu_route = im.cpu_route_for(text, queries);
   const std::uint64_t group = segment * im.segments_at_once(queries, n, segment);
   for (std::uint64_t g = 0; g < n && !stopped; g += group) {
-    const auto group_ends = im.find_ends_of_segments(text, g, std::min(n, g + group), segment, queries);
+    const auto group_ends = im.find_ends_of_segments(text, g, std::min(n, g + group), segment, queries, cpu_route);
     for (std::size_t s = 0; s < group_ends.size() && !stopped; ++s) {
       const std::uint64_t b = g + s * segment, e = std::min(n, b + segment);
       const bool last = e == n;

@@ -384,10 +384,27 @@ bool seed_filter_pays(const ApproxSet::Compiled& c, const SeedFilter& filter, By
   return filtered < 0.7 * pass;
 }
 
+/// The set pass's patterns (the seed filter's members).
+std::vector<std::uint32_t> set_members(const ApproxSet::Compiled& c) {
+  std::vector<std::uint32_t> members;
+  for (const MyersTable& t : c.myers) members.push_back(t.index);
+  for (const HammingTable& t : c.hamming) members.push_back(t.index);
+  return members;
+}
+
 }  // namespace
 
+SetRoute ApproxSet::choose_route(ByteSpan text, const std::vector<core::ApproxQuery>& queries) const {
+  const Compiled& c = *compiled_;
+  if (c.route != SetRoute::automatic) return c.route;
+  if (c.myers.empty() && c.hamming.empty()) return SetRoute::set_pass;
+  const auto filter = SeedFilter::build(c.patterns, set_members(c), queries);
+  return filter && seed_filter_pays(c, *filter, text, queries) ? SetRoute::seed_filter : SetRoute::set_pass;
+}
+
 std::vector<std::vector<core::EndHit>> ApproxSet::scan(ByteSpan text, const std::vector<core::ApproxQuery>& queries,
-                                                       int threads, std::atomic<std::uint64_t>* bytes_done) const {
+                                                       int threads, std::atomic<std::uint64_t>* bytes_done,
+                                                       SetRoute route) const {
   const Compiled& c = *compiled_;
   std::vector<std::vector<core::EndHit>> out(c.patterns.size());
   if (threads <= 0) threads = hardware_threads();
@@ -397,12 +414,9 @@ std::vector<std::vector<core::EndHit>> ApproxSet::scan(ByteSpan text, const std:
     if (bytes_done) bytes_done->fetch_add(text.size(), std::memory_order_relaxed);
     return out;
   }
-  if (c.route != SetRoute::set_pass) {
-    std::vector<std::uint32_t> members;
-    for (const MyersTable& t : c.myers) members.push_back(t.index);
-    for (const HammingTable& t : c.hamming) members.push_back(t.index);
-    if (const auto filter = SeedFilter::build(c.patterns, members, queries);
-        filter && (c.route == SetRoute::seed_filter || seed_filter_pays(c, *filter, text, queries))) {
+  if (route == SetRoute::automatic) route = choose_route(text, queries);
+  if (route == SetRoute::seed_filter) {
+    if (const auto filter = SeedFilter::build(c.patterns, set_members(c), queries)) {
       filter->scan(text, threads, out, bytes_done);
       return out;
     }

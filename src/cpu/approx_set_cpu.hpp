@@ -42,8 +42,19 @@ class ApproxSet {
   /// For each pattern i, the same ends as the single-pattern scan with queries[i] (every end
   /// with distance <= k ascending, or in best mode those at the pattern's minimum).
   /// threads <= 0: all hardware threads. query.chunk_ends (test hook) sets a lane's length.
+  /// `route`: automatic decides on this text (choose_route); a caller scanning one text in
+  /// pieces passes the route it chose once for the whole text.
   std::vector<std::vector<core::EndHit>> scan(ByteSpan text, const std::vector<core::ApproxQuery>& queries,
-                                              int threads, std::atomic<std::uint64_t>* bytes_done = nullptr) const;
+                                              int threads, std::atomic<std::uint64_t>* bytes_done = nullptr,
+                                              SetRoute route = SetRoute::automatic) const;
+
+  /// The route scan takes over `text` (set_pass or seed_filter): the constructor's when
+  /// forced, else the seed filter where it exists for these queries and a timed sample of the
+  /// text says it is faster. A text too small to sample (under 16 samples) gets the set pass,
+  /// so a caller scanning in pieces (the API's 8 Mi-end segments) decides on the whole text:
+  /// per segment the filter was never taken (one 20-mer on the H200 host, 16 threads: 6.1
+  /// GB/s segmented against 18 GB/s).
+  SetRoute choose_route(ByteSpan text, const std::vector<core::ApproxQuery>& queries) const;
 
   std::size_t size() const;
   /// The instruction set its loops run on ("sse", "avx2" or "avx512").
