@@ -20,6 +20,7 @@ bool compiled() { return false; }
 std::string runtime_version() { return ""; }
 std::vector<DeviceInfo> devices() { return {}; }
 std::vector<DeviceLink> device_links() { return {}; }
+std::vector<DeviceHostAffinity> device_host_affinity() { return {}; }
 std::string device_memory_note() { return ""; }
 void require_text_on_device(DeviceSpan, const std::vector<int>&, std::string_view) { unavailable(); }
 void copy_to_host(const std::vector<DeviceToHostCopy>&) { unavailable(); }
