@@ -71,11 +71,9 @@ bool gpu_suffix_array_fits(std::uint64_t a_bytes, std::uint64_t b_bytes, const L
                            bool mems, int cpu_threads) {
   const core::LcsDeviceFit fit = core::lcs_device_fit(a_bytes, b_bytes, cuda::lcs_device_free_bytes(options.device));
   if (fit.fits()) return true;
-  const std::uint64_t cap = cuda::device_memory_limit();
-  const std::string shortfall =
-      fit.shortfall(p.info.device) +
-      (fit.fits_index() ? cap ? " under the device-memory cap of " + std::to_string(cap) + " bytes" : " (the GPU's free memory)"
-                        : "");
+  std::string shortfall = fit.shortfall("CUDA device " + std::to_string(options.device) + " (" + p.info.device + ")");
+  if (const std::uint64_t cap = cuda::device_memory_limit(); fit.fits_index())
+    shortfall += cap ? " under the device-memory cap of " + std::to_string(cap) + " bytes" : " (the GPU's free memory)";
   if (options.backend == Backend::cuda) {
     const std::string what = std::string(mems ? "maximal exact matches" : "longest common substring") +
                              " on the cuda backend: " + shortfall +

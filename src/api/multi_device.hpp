@@ -1,7 +1,8 @@
 // Running one call on several GPUs (Execution::devices): the smallest share of work worth a
 // device of its own, and the host threads that drive the devices, one each, on the CPUs near
-// its GPU (multi_device.cpp reads where they are). The split itself is core/device_split.hpp; each operation's front (exact.cpp, multi.cpp, approx.cpp,
-// distance.cpp) runs an ordinary one-device scan per share and merges in the one-GPU order.
+// its GPU (multi_device.cpp reads where they are). The split itself is core/device_split.hpp;
+// each operation's front (exact.cpp, multi.cpp, approx.cpp, distance.cpp) runs an ordinary
+// one-device scan per share and merges in the one-GPU order.
 #pragma once
 
 #include <algorithm>
@@ -81,8 +82,8 @@ void run_per_device(std::size_t count, const Job& job, std::span<const int> devi
   run_placed(placements, count, job);
 }
 
-/// Runs `shares` scans, share i on worker i (run_per_device, near devices[i]), and delivers their results in
-/// share order, the one-device order: share 0 straight to `deliver` from the calling thread
+/// Runs `shares` scans, share i on worker i (run_per_device, near devices[i]), and delivers
+/// their results in share order, the one-device order: share 0 straight to `deliver` from the calling thread
 /// while the others run, each later share's results held (their memory: the items) until
 /// the shares before it are delivered. scan_share(i, out) scans share i and passes its items
 /// in order to out(std::span<const Item>) (false: stop); deliver returning false stops every

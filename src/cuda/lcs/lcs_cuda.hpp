@@ -10,9 +10,9 @@
 
 namespace warpmatch::cuda {
 
-/// Device memory lcs may take now (what the suffix-array path needs:
-/// core::lcs_suffix_array_device_bytes): the GPU's free memory, no more than the device-memory cap
-/// leaves; throws DeviceError / BackendUnavailable.
+/// Device memory lcs may take now: the GPU's free memory, no more than the device-memory cap
+/// leaves (what the suffix-array path needs: core::lcs_suffix_array_device_bytes); throws
+/// DeviceError / BackendUnavailable.
 std::uint64_t lcs_device_free_bytes(int device);
 
 /// Suffix array of `text` by prefix doubling on CUB radix sort. `device_ms` (optional)
