@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/multi_device.hpp"
 #include "api/tuning_hooks.hpp"
 #include "commands.hpp"
 #include "io/input.hpp"
@@ -18,6 +19,12 @@
 
 namespace warpmatch::cli {
 namespace {
+
+/// --stats: where the host threads of a call over several GPUs ran (near each GPU, or why not).
+void print_host_placement() {
+  if (const std::string note = multi_device::host_placement_note(); !note.empty())
+    std::fprintf(stderr, "warpmatch stats: host threads: %s\n", note.c_str());
+}
 
 struct DistanceFlags {
   std::vector<std::string> sequences;  // A B
@@ -154,6 +161,7 @@ int run_matrix(const DistanceFlags& flags, DistanceOptions options) {
                  static_cast<unsigned long long>(over), static_cast<unsigned long long>(stats.cells), seconds,
                  std::string(backend_name(stats.backend)).c_str(), stats.device.c_str());
     std::fprintf(stderr, "warpmatch stats: backend choice: %s\n", backend_reason.c_str());
+    print_host_placement();
   }
   return over > 0 ? 1 : 0;
 }
@@ -247,6 +255,7 @@ int run_distance(const DistanceFlags& flags) {
                  stats.device.c_str(),
                  stats.tile_size > 0 ? (", block size " + std::to_string(stats.tile_size)).c_str() : "");
     std::fprintf(stderr, "warpmatch stats: backend choice: %s\n", backend_reason.c_str());
+    print_host_placement();
   }
   return over > 0 ? 1 : 0;
 }

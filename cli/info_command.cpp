@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "core/host_affinity.hpp"
 #include "printer/output.hpp"
 #include "warpmatch/common.hpp"
 
@@ -17,6 +18,14 @@ CommandRunner add_info_command(CLI::App& app) {
     const BuildInfo build = build_info();
     const auto devices = cuda_devices();
     const auto links = cuda_device_links();
+    const auto near_cpus = cuda_device_host_affinity();
+    auto affinity_of = [&](int ordinal) {
+      for (const auto& a : near_cpus)
+        if (a.ordinal == ordinal) return a;
+      DeviceHostAffinity unknown;
+      unknown.ordinal = ordinal;
+      return unknown;
+    };
     Output out(stdout);
     auto& buf = out.buffer();
     if (*json) {
@@ -27,14 +36,19 @@ CommandRunner add_info_command(CLI::App& app) {
                      build.cuda_runtime_version, hardware_threads());
       for (std::size_t i = 0; i < devices.size(); ++i) {
         const auto& d = devices[i];
+        const DeviceHostAffinity near = affinity_of(d.ordinal);
         fmt::format_to(std::back_inserter(buf),
                        R"({}{{"ordinal":{},"name":)", i ? "," : "", d.ordinal);
         append_json_string(buf, d.name);
         fmt::format_to(std::back_inserter(buf),
                        R"(,"compute_capability":"{}.{}","multiprocessors":{},"memory_bytes":{},)"
-                       R"("l2_bytes":{},"clock_mhz":{}}})",
+                       R"("l2_bytes":{},"clock_mhz":{},"numa_node":{},"cpus":)",
                        d.compute_major, d.compute_minor, d.multiprocessors, d.global_memory_bytes,
-                       d.l2_bytes, d.clock_mhz);
+                       d.l2_bytes, d.clock_mhz, near.numa_node);
+        append_json_string(buf, core::format_cpu_list(near.cpus));
+        buf.append(std::string_view(R"(,"cpus_source":)"));
+        append_json_string(buf, near.source.empty() ? "unknown" : near.source);
+        buf.push_back('}');
       }
       buf.append(std::string_view(R"(],"links":[)"));
       for (std::size_t i = 0; i < links.size(); ++i) {
@@ -56,11 +70,21 @@ CommandRunner add_info_command(CLI::App& app) {
       fmt::format_to(std::back_inserter(buf), "CUDA backend: not compiled (CPU-only build)\n");
     fmt::format_to(std::back_inserter(buf), "CPU threads: {}\n", hardware_threads());
     if (devices.empty()) fmt::format_to(std::back_inserter(buf), "GPUs: none visible\n");
-    for (const auto& d : devices)
+    for (const auto& d : devices) {
       fmt::format_to(std::back_inserter(buf),
                      "GPU {}: {} (compute {}.{}, {} SMs, {:.1f} GiB, L2 {:.0f} MiB, {} MHz)\n",
                      d.ordinal, d.name, d.compute_major, d.compute_minor, d.multiprocessors,
                      d.global_memory_bytes / 1073741824.0, d.l2_bytes / 1048576.0, d.clock_mhz);
+      // The host CPUs near it: where a multi-GPU call's threads for this GPU run.
+      const DeviceHostAffinity near = affinity_of(d.ordinal);
+      if (near.cpus.empty())
+        fmt::format_to(std::back_inserter(buf), "GPU {} host CPUs: unknown (neither NVML nor sysfs said)\n", d.ordinal);
+      else
+        fmt::format_to(std::back_inserter(buf), "GPU {} host CPUs: {}{} ({})\n", d.ordinal,
+                       core::format_cpu_list(near.cpus),
+                       near.numa_node >= 0 ? ", NUMA node " + std::to_string(near.numa_node) : std::string(),
+                       near.source);
+    }
     // How each pair is linked: peer access (cudaDeviceCanAccessPeer), the driver's P2P
     // performance rank (lower is faster) and NVLink or PCIe (NVML, when the driver has it).
     for (const auto& l : links)

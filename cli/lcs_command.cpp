@@ -1,5 +1,6 @@
 // `warpmatch lcs A B`: the longest common substring of two sequences (length, distinct count,
 // occurrence pairs), or with --min-length every maximal exact match.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -27,7 +28,22 @@ struct LcsFlags {
   int threads = 0;
   int device = 0;
   std::string device_memory;  // --device-memory SIZE ("": none given)
+  std::string devices;        // --devices all|LIST: one GPU only ("": none given)
 };
+
+/// --devices for lcs: the one GPU it names (--device otherwise). lcs runs on one GPU, so a
+/// list of several is an error saying so (exit 2).
+int lcs_device(const LcsFlags& flags) {
+  std::vector<int> listed = parse_device_list(flags.devices);
+  std::sort(listed.begin(), listed.end());
+  listed.erase(std::unique(listed.begin(), listed.end()), listed.end());
+  if (listed.empty()) return flags.device;
+  if (listed.size() > 1)
+    throw InvalidArgument("lcs runs on one GPU (its suffix array is not split over several GPUs): --devices " +
+                          flags.devices + " names " + std::to_string(listed.size()) +
+                          "; choose one with --device N");
+  return listed.front();
+}
 
 constexpr double kLcsBytesPerInputByte = 45;
 
@@ -53,7 +69,7 @@ int run_lcs(const LcsFlags& flags) {
   options.backend = parse_backend(flags.backend);
   options.algorithm = flags.algorithm;
   options.threads = flags.threads;
-  options.device = flags.device;
+  options.device = lcs_device(flags);
   apply_device_memory(flags.device_memory, options);
   options.max_matches = flags.max_matches;
   const std::unique_ptr<Sink> printer = make_printer(flags.json ? PrintFormat::json : PrintFormat::plain);
@@ -103,6 +119,9 @@ CommandRunner add_lcs_command(CLI::App& app) {
   cmd->add_flag("--json", flags->json, "JSON lines: one lcs object, or one object per MEM");
   cmd->add_flag("--stats", flags->stats, "Print sizes, time, backend and device to stderr");
   add_backend_options(cmd, flags->backend, flags->threads, flags->device, flags->device_memory);
+  cmd->add_option("--devices", flags->devices,
+                  "lcs runs on one GPU: a list naming one GPU is --device, several are an error")
+      ->check(device_list_check());
   cmd->add_option("--algo", flags->algorithm,
                   "auto, suffix-array, diagonal (seed paper 004, O(mn)), dp (cpu, O(mn))");
   cmd->footer(
@@ -111,6 +130,9 @@ CommandRunner add_lcs_command(CLI::App& app) {
       "--min-length: A_POS<TAB>B_POS<TAB>LENGTH per MEM. Exit status: 0 a common substring\n"
       "(or MEM) exists, 1 none, 2 error. Inputs are read whole into memory (a suffix array needs\n"
       "both at once): plain, gzip, BGZF, zstd, FASTA/FASTQ (detected by content).\n"
+      "GPU: lcs runs on one GPU (--device), whose memory must hold the suffix array of A and B\n"
+      "(about 37 bytes per input byte, within --device-memory): past it --backend cuda is an\n"
+      "error naming the sizes and the limit (exit 2) and --backend auto computes on the CPU.\n"
       "Examples:\n"
       "  warpmatch lcs -s 'hello world' 'yellow wood'\n"
       "  warpmatch lcs --json a.fa.gz b.fa.gz\n"

@@ -8,6 +8,7 @@
 #include <thread>
 #include <utility>
 
+#include "api/multi_device.hpp"
 #include "cuda/runtime/devices.hpp"
 #include "sequence_options.hpp"
 
@@ -81,6 +82,9 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
   // --stats: once, that device memory made the GPU scan in smaller chunks than its policy's.
   if (const std::string note = stats ? cuda::device_memory_note() : ""; !note.empty())
     std::fprintf(stderr, "warpmatch: note: %s\n", note.c_str());
+  // --stats: where the host threads of a scan over several GPUs ran (near each GPU, or why not).
+  if (const std::string note = stats ? multi_device::host_placement_note() : ""; !note.empty())
+    std::fprintf(stderr, "warpmatch: note: host threads: %s\n", note.c_str());
   if (plan_.quiet && totals_.matches > 0) return 0;  // grep -q: a match wins over errors
   if (totals_.errors > 0) return 2;
   return totals_.matches > 0 ? 0 : 1;

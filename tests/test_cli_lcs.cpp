@@ -3,6 +3,7 @@
 // (WARPMATCH_CLI overrides the compiled-in path).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -149,4 +150,45 @@ TEST_F(CliLcs, LcsGpuBackendsPrintWhatTheCpuPrints) {
   const auto mem_gpu = run({"lcs", "--backend", "cuda", "--min-length", "4", a.string(), b.string()});
   EXPECT_EQ(mem_gpu.status, 0) << mem_gpu.err;
   EXPECT_EQ(mem_gpu.out, mem_cpu.out);
+}
+
+// lcs runs on one GPU: --devices naming several is an error saying so (before any GPU is
+// touched, so it holds without one too); naming one is --device.
+TEST_F(CliLcs, LcsDevicesNamingSeveralGpusIsAnErrorSayingItRunsOnOne) {
+  const auto r = run({"lcs", "--devices", "0,1", "-s", "hello", "yellow"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("lcs runs on one GPU"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--devices 0,1 names 2"), std::string::npos) << r.err;
+  const auto help = run({"lcs", "--help"});
+  EXPECT_NE(help.out.find("lcs runs on one GPU"), std::string::npos) << help.out;
+  if (warpmatch::cuda_devices().empty()) return;
+  const auto one = run({"lcs", "--devices", "0,0", "--backend", "cuda", "-s", "hello", "yellow"});
+  EXPECT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(one.out, run({"lcs", "--backend", "cpu", "-s", "hello", "yellow"}).out);
+}
+
+// One GPU must hold the suffix array of A and B (about 37 bytes per input byte and 64 MiB):
+// past --device-memory, --backend cuda is one message naming the sizes and the limit (exit 2)
+// and --backend auto computes on the CPU, --stats saying why.
+TEST_F(CliLcs, LcsPastTheDeviceMemoryIsAnErrorOnCudaAndTheCpuOnAuto) {
+  if (warpmatch::cuda_devices().empty()) GTEST_SKIP() << "no CUDA GPU: CLI lcs GPU test skipped";
+  const auto a = file("a.txt", std::string(3000, 'a') + "the quick brown fox");
+  const auto b = file("b.txt", "a quick brown dog" + std::string(2000, 'c'));
+  const auto forced = run({"lcs", "--backend", "cuda", "--device-memory", "32M", a.string(), b.string()});
+  EXPECT_EQ(forced.status, 2);
+  EXPECT_EQ(forced.out, "");
+  for (const std::string& part : std::vector<std::string>{"inputs of 3019 + 2017 bytes", "device-memory cap of 33554432 bytes",
+                                 "runs on one GPU", "--backend cpu"})
+    EXPECT_NE(forced.err.find(part), std::string::npos) << "'" << part << "' missing from: " << forced.err;
+  EXPECT_EQ(std::count(forced.err.begin(), forced.err.end(), '\n'), 1) << "one message: " << forced.err;
+  const auto mems = run({"lcs", "--backend", "cuda", "--device-memory", "32M", "--min-length", "5", a.string(), b.string()});
+  EXPECT_EQ(mems.status, 2) << mems.err;
+
+  const auto cpu = run({"lcs", "--backend", "cpu", a.string(), b.string()});
+  const auto automatic = run({"lcs", "--backend", "auto", "--device-memory", "32M", "--stats", a.string(), b.string()});
+  EXPECT_EQ(automatic.status, 0) << automatic.err;
+  EXPECT_EQ(automatic.out, cpu.out);
+  EXPECT_NE(automatic.err.find("computed on the CPU instead"), std::string::npos) << automatic.err;
+  EXPECT_NE(automatic.err.find("backend cpu"), std::string::npos) << automatic.err;
 }

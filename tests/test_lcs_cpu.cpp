@@ -3,6 +3,7 @@
 // large inputs against a k-gram oracle; the paper's planted substring; phage lambda.
 #include <gtest/gtest.h>
 
+#include "core/lcs_suffix.hpp"
 #include "test_lcs_support.hpp"
 #include "warpmatch/lcs.hpp"
 
@@ -223,4 +224,40 @@ TEST(MemCpu, MaxMatchesKeepsTheFirstMemsAndTheExactTotal) {
   const auto r = warpmatch::maximal_exact_matches(span(a), span(b), 2, cpu_options("auto", 0, 3));
   EXPECT_EQ(r.total, 8u);
   EXPECT_EQ(r.mems, std::vector<warpmatch::Mem>(all.begin(), all.begin() + 3));
+}
+
+// What one GPU must hold for the suffix-array path (core::lcs_device_fit): the estimate the
+// api front compares with the device memory left before it builds anything, and the message
+// naming the sizes and the limit (a forced cuda backend's error, the automatic backend's note).
+TEST(LcsDeviceFit, EstimateIs37BytesPerInputBytePlusAnEighthAndSlack) {
+  EXPECT_EQ(warpmatch::core::lcs_suffix_array_device_bytes(0), std::uint64_t{64} << 20);
+  EXPECT_EQ(warpmatch::core::lcs_suffix_array_device_bytes(800), 800 * 37 + 100 + (std::uint64_t{64} << 20));
+  const std::uint64_t gib = std::uint64_t{1} << 30;
+  EXPECT_EQ(warpmatch::core::lcs_suffix_array_device_bytes(gib), gib * 37 + gib / 8 + (std::uint64_t{64} << 20));
+}
+
+TEST(LcsDeviceFit, ShortfallNamesTheInputsTheNeedAndWhatIsAvailable) {
+  const auto need = warpmatch::core::lcs_suffix_array_device_bytes(3000);
+  const auto fits = warpmatch::core::lcs_device_fit(1000, 2000, need);
+  EXPECT_TRUE(fits.fits());
+  EXPECT_EQ(fits.shortfall("GPU 0"), "");
+
+  const auto short_by_one = warpmatch::core::lcs_device_fit(1000, 2000, need - 1);
+  EXPECT_FALSE(short_by_one.fits());
+  EXPECT_TRUE(short_by_one.fits_index());
+  EXPECT_EQ(short_by_one.needed, need);
+  const std::string text = short_by_one.shortfall("GPU 0");
+  for (const std::string& part : std::vector<std::string>{"inputs of 1000 + 2000 bytes", std::to_string(need) + " bytes",
+                                 std::to_string(need - 1) + " bytes) available", "on GPU 0", "64.1 MiB"})
+    EXPECT_NE(text.find(part), std::string::npos) << "'" << part << "' missing from: " << text;
+}
+
+TEST(LcsDeviceFit, TextsPastThe32BitIndexNeverFitWhateverTheMemory) {
+  const std::uint64_t max = warpmatch::core::kLcsDeviceMaxTextBytes;
+  EXPECT_TRUE(warpmatch::core::lcs_device_fit(max - 10, 10, ~std::uint64_t{0}).fits());
+  const auto over = warpmatch::core::lcs_device_fit(max - 10, 11, ~std::uint64_t{0});
+  EXPECT_TRUE(over.fits_memory());
+  EXPECT_FALSE(over.fits());
+  EXPECT_NE(over.shortfall("GPU 1").find("32-bit index limit of " + std::to_string(max) + " bytes"), std::string::npos)
+      << over.shortfall("GPU 1");
 }

@@ -3,6 +3,7 @@
 // (large). Skips visibly without a GPU.
 #include <gtest/gtest.h>
 
+#include "core/lcs_suffix.hpp"
 #include "cpu/lcs_cpu.hpp"
 #include "cuda/lcs/lcs_cuda.hpp"
 #include "test_lcs_support.hpp"
@@ -167,4 +168,48 @@ TEST(LcsCuda, CudaBackendWithoutGpuIsBackendUnavailable) {
   const Bytes a = bytes("abc");
   EXPECT_THROW(warpmatch::longest_common_substring(span(a), span(a), options_for(Backend::cuda, "auto")),
                warpmatch::BackendUnavailable);
+}
+
+// One GPU must hold the suffix array (lcs has no split over several GPUs): past the memory
+// left to it (here the device-memory cap, Execution::device_memory_limit), the cuda backend
+// is an error naming the sizes and the limit, and the automatic backend computes on the CPU,
+// saying why in ScanStats::note, with the CPU's results.
+TEST(LcsCuda, SuffixArrayPastTheDeviceMemoryIsAnErrorOnCudaAndTheCpuOnAuto) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(1717);
+  const Bytes a = random_bytes(rng, 5000, 4, 'a'), b = random_bytes(rng, 7000, 4, 'a');
+  const std::uint64_t cap = std::uint64_t{32} << 20;  // under the estimate's 64 MiB of slack alone
+  LcsOptions forced = options_for(Backend::cuda, "auto");
+  forced.device_memory_limit = cap;
+  try {
+    warpmatch::longest_common_substring(span(a), span(b), forced);
+    ADD_FAILURE() << "no error with a " << cap << "-byte cap";
+  } catch (const warpmatch::DeviceOutOfMemory& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.needed_bytes(), warpmatch::core::lcs_suffix_array_device_bytes(12000));
+    EXPECT_LE(e.limit_bytes(), cap);
+    for (const std::string& part : std::vector<std::string>{"inputs of 5000 + 7000 bytes", std::to_string(e.needed_bytes()) + " bytes",
+                                   "device-memory cap of " + std::to_string(cap), "runs on one GPU"})
+      EXPECT_NE(what.find(part), std::string::npos) << "'" << part << "' missing from: " << what;
+  }
+  EXPECT_THROW(warpmatch::maximal_exact_matches(span(a), span(b), 8, forced), warpmatch::DeviceOutOfMemory);
+
+  LcsOptions automatic = options_for(Backend::automatic, "auto");
+  automatic.device_memory_limit = cap;
+  const auto on_cpu = warpmatch::longest_common_substring(span(a), span(b), options_for(Backend::cpu, "auto"));
+  const auto fell_back = warpmatch::longest_common_substring(span(a), span(b), automatic);
+  expect_same(fell_back, on_cpu, "automatic backend past the cap");
+  EXPECT_EQ(fell_back.stats.backend, Backend::cpu);
+  EXPECT_NE(fell_back.stats.note.find("inputs of 5000 + 7000 bytes"), std::string::npos) << fell_back.stats.note;
+  EXPECT_NE(fell_back.stats.note.find("computed on the CPU instead"), std::string::npos) << fell_back.stats.note;
+  const auto mems = warpmatch::maximal_exact_matches(span(a), span(b), 8, automatic);
+  EXPECT_EQ(mems.stats.backend, Backend::cpu);
+  EXPECT_EQ(mems.mems, warpmatch::maximal_exact_matches(span(a), span(b), 8, options_for(Backend::cpu, "auto")).mems);
+
+  // Without the cap the GPU has room: it stays there, with nothing to note.
+  forced.device_memory_limit = 0;
+  const auto on_gpu = warpmatch::longest_common_substring(span(a), span(b), forced);
+  EXPECT_EQ(on_gpu.stats.backend, Backend::cuda);
+  EXPECT_EQ(on_gpu.stats.note, "");
+  expect_same(on_gpu, on_cpu, "cuda backend within the cap");
 }

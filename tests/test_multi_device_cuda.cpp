@@ -13,7 +13,10 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "api/multi_device.hpp"
+#include "core/host_affinity.hpp"
 #include "cli_test_support.hpp"
 #include "api/tuning_hooks.hpp"
 #include "warpmatch/approx.hpp"
@@ -233,6 +236,49 @@ TEST(MultiDeviceCuda, LabelNamesTheWorkers) {
   EXPECT_EQ(m.device_label(), warpmatch::cuda_devices()[0].name + " x 3");
 }
 
+// Host threads near their GPU: each worker of a split runs on the CPUs its GPU's placement
+// names (or where it was, when the machine gives nothing to gain or cannot say), the calling
+// thread is back where it was after the call, the placement is noted for --stats, and the
+// results are those of one device (the tests above also run pinned where the machine allows).
+TEST(MultiDeviceCuda, HostThreadsRunNearTheirGpuAndTheCallerIsRestored) {
+  SKIP_WITHOUT_GPU();
+  const auto gpus = warpmatch::cuda_devices();
+  const auto near = warpmatch::cuda_device_host_affinity();
+  ASSERT_EQ(near.size(), gpus.size());
+  for (std::size_t d = 0; d < near.size(); ++d) {
+    EXPECT_EQ(near[d].ordinal, gpus[d].ordinal);
+    if (!near[d].cpus.empty()) EXPECT_TRUE(near[d].source == "nvml" || near[d].source == "sysfs") << near[d].source;
+  }
+  std::vector<int> list;
+  for (const auto& d : gpus) list.push_back(d.ordinal);
+  if (list.size() < 2) list = {0, 0, 0};
+
+  const std::vector<int> before = warpmatch::core::current_thread_cpus();
+  std::vector<std::vector<int>> ran_on(list.size());
+  warpmatch::multi_device::run_per_device(
+      list.size(), [&](std::size_t i) { ran_on[i] = warpmatch::core::current_thread_cpus(); }, list);
+  EXPECT_EQ(warpmatch::core::current_thread_cpus(), before);
+  const auto placements = warpmatch::multi_device::host_placements(list);
+  const std::string note = warpmatch::multi_device::host_placement_note();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    SCOPED_TRACE("worker " + std::to_string(i) + ": " + note);
+    EXPECT_EQ(ran_on[i], placements[i].cpus.empty() ? before : placements[i].cpus);
+    EXPECT_NE(note.find("GPU " + std::to_string(list[i])), std::string::npos);
+  }
+
+  std::mt19937_64 rng(117);
+  const Bytes text = random_text(rng, 1 << 20, "ACGT", 4);
+  warpmatch::ExactOptions one;
+  one.backend = warpmatch::Backend::cuda;
+  warpmatch::ExactOptions several = one;
+  several.devices = list;
+  const warpmatch::multi_device::ScopedMinShare forced(1);
+  const auto single = warpmatch::ExactMatcher::compile(warpmatch::as_bytes("GATTACA"), one);
+  const auto split = warpmatch::ExactMatcher::compile(warpmatch::as_bytes("GATTACA"), several);
+  EXPECT_EQ(split.find_all(text), single.find_all(text));
+  EXPECT_EQ(warpmatch::core::current_thread_cpus(), before);
+}
+
 class CliDevicesCuda : public warpmatch_test::CliTest {
  protected:
   CliDevicesCuda() : CliTest("warpmatch_cli_devices_cuda_") {}
@@ -271,6 +317,27 @@ TEST_F(CliDevicesCuda, FakedDeviceListPrintsWhatOneGpuPrints) {
     const auto three = run(faked);
     EXPECT_EQ(three.status, 0) << three.err;
     EXPECT_EQ(three.out, one.out);
+  }
+  // --stats says where the host threads of the split ran.
+  const auto stats = run({"find", "--backend", "cuda", "--devices", "0,0,0", "-c", "--stats", "GATTACAG", g.string()});
+  EXPECT_EQ(stats.status, 0) << stats.err;
+  EXPECT_NE(stats.err.find("warpmatch: note: host threads: GPU 0"), std::string::npos) << stats.err;
+}
+
+// `warpmatch info` names each GPU's host CPUs (or says they are unknown).
+TEST_F(CliDevicesCuda, InfoListsEachGpusHostCpus) {
+  SKIP_WITHOUT_GPU();
+  const auto text = run({"info"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  const auto json = run({"info", "--json"});
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto info = nlohmann::json::parse(json.out);
+  for (const auto& d : info["devices"]) {
+    const int ordinal = d["ordinal"];
+    EXPECT_NE(text.out.find("GPU " + std::to_string(ordinal) + " host CPUs: "), std::string::npos) << text.out;
+    ASSERT_TRUE(d.contains("numa_node") && d.contains("cpus") && d.contains("cpus_source")) << d.dump();
+    const std::string source = d["cpus_source"];
+    EXPECT_EQ(source == "unknown", d["cpus"] == "") << d.dump();
   }
 }
 

@@ -187,6 +187,18 @@ struct DeviceLink {
 /// Every ordered pair of distinct GPUs; empty with fewer than two (never throws). NVML is
 /// loaded at run time (libnvidia-ml.so.1) when present, never linked.
 std::vector<DeviceLink> cuda_device_links();
+/// The host CPUs nearest a GPU (`warpmatch info`): where the host threads that drive it run
+/// when one call uses several GPUs (Execution::devices).
+struct DeviceHostAffinity {
+  int ordinal = 0;
+  std::vector<int> cpus;  // sorted; empty = unknown
+  int numa_node = -1;     // -1 = unknown, or a machine without NUMA nodes
+  std::string source;     // where cpus came from: "nvml" (the GPU's NUMA node's CPUs),
+                          // "sysfs" (its PCI device's local_cpulist) or "" (neither said)
+};
+/// One per visible GPU, in ordinal order; empty without CUDA or a GPU (never throws). NVML
+/// is loaded at run time when present; sysfs is read when NVML cannot say.
+std::vector<DeviceHostAffinity> cuda_device_host_affinity();
 /// Resolves `automatic` to cpu/cuda; throws BackendUnavailable for `cuda` without a GPU.
 Backend resolve_backend(Backend requested);
 /// Hardware threads of this host (at least 1).

@@ -21,10 +21,12 @@ namespace warpmatch {
 ///   "suffix-array" — CPU: libdivsufsort suffix array of A·B, Φ-LCP on all cores, then a scan
 ///                    of LCP intervals. CUDA: prefix doubling on CUB radix sort for the suffix
 ///                    array, Φ-LCP and the nearest-B scans on the device, CUB select of the
-///                    runs holding the answer (about 37 bytes of device memory per input byte;
-///                    beyond free device memory, or 4 GiB of input, it runs on the CPU and says
-///                    so in ScanStats::note; inputs with very long repeats get their LCP on
-///                    the host, also noted). MEMs on CUDA: the device suffix array, then LCP
+///                    runs holding the answer (about 37 bytes of device memory per input byte,
+///                    on one GPU: no split over Execution::devices). Beyond the device memory
+///                    left (within device_memory_limit), or 4 GiB of input, Backend::automatic
+///                    runs on the CPU and says so in ScanStats::note, and Backend::cuda throws
+///                    DeviceOutOfMemory (InvalidArgument past 4 GiB) naming the input sizes and
+///                    the limit; inputs with very long repeats get their LCP on the host, noted. MEMs on CUDA: the device suffix array, then LCP
 ///                    and enumeration on the host.
 ///   "diagonal"     — seed paper 004: slide B along A, longest run of equal bytes per alignment
 ///                    (one GPU thread per alignment on CUDA; one thread on the CPU). O(mn).

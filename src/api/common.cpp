@@ -35,6 +35,8 @@ std::vector<DeviceInfo> cuda_devices() { return cuda::devices(); }
 
 std::vector<DeviceLink> cuda_device_links() { return cuda::device_links(); }
 
+std::vector<DeviceHostAffinity> cuda_device_host_affinity() { return cuda::device_host_affinity(); }
+
 Backend resolve_backend(Backend requested) {
   if (requested == Backend::cpu) return Backend::cpu;
   const bool have_gpu = !cuda::devices().empty();

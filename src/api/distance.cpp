@@ -67,7 +67,7 @@ void split_over_devices(const Plan& plan, const std::vector<std::uint64_t>& cell
   multi_device::run_per_device(ranges.size(), [&](std::size_t i) {
     const std::vector<Result> part = compute(ranges[i], plan.workers[i]);
     std::copy(part.begin(), part.end(), out.begin() + static_cast<std::ptrdiff_t>(ranges[i].begin * results_per_item));
-  });
+  }, plan.workers);
 }
 
 void fill_stats(ScanStats* stats, const Plan& plan, std::uint64_t pairs, std::uint64_t bytes, std::uint64_t cells,

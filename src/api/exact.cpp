@@ -43,7 +43,7 @@ struct ExactMatcher::Impl {
       multi_device::run_per_device(shares.size(), [&](std::size_t i) {
         if (piece(i).size() >= pattern.size())
           counts[i] = cuda::exact_scan(*device_patterns[i], piece(i), true, {});
-      });
+      }, workers);
       std::uint64_t total = 0;
       for (const std::uint64_t c : counts) total += c;
       return total;
@@ -63,7 +63,8 @@ struct ExactMatcher::Impl {
         [&](std::span<const std::uint64_t> starts) {
           delivered += starts.size();
           return sink(starts);
-        });
+        },
+        workers);
     return delivered;
   }
 

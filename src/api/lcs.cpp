@@ -1,8 +1,9 @@
 // Longest common substring and MEMs, the public entry: validates options, resolves backend
-// and algorithm, routes to src/cpu or src/cuda, and falls back from the GPU suffix array to
-// the CPU (saying why) when the input does not fit in device memory.
+// and algorithm, routes to src/cpu or src/cuda. Inputs whose suffix array does not fit one
+// GPU (lcs runs on one; no split over several yet) run on the CPU under the automatic
+// backend, saying why in ScanStats::note, and are a DeviceOutOfMemory naming the sizes and
+// the limit when the cuda backend was asked for.
 #include <chrono>
-#include <limits>
 
 #include "api/backend_choice.hpp"
 #include "api/scan_stats.hpp"
@@ -61,18 +62,27 @@ LcsPlan plan(const LcsOptions& options, bool mems) {
   return p;
 }
 
-/// True when the text fits the device (memory and 32-bit indices); otherwise the plan is
-/// switched to the CPU with a note saying why, and false is returned.
-bool gpu_suffix_array_fits(std::uint64_t text_bytes, int device, LcsPlan& p, int cpu_threads) {
-  const std::uint64_t needed = cuda::lcs_suffix_array_device_bytes(text_bytes);
-  const std::uint64_t free_bytes = cuda::lcs_device_free_bytes(device);
-  const bool index_ok = text_bytes < std::numeric_limits<std::uint32_t>::max() - 1;
-  if (index_ok && needed <= free_bytes) return true;
-  p.info.note = "inputs of " + std::to_string(text_bytes) + " bytes need " +
-                std::to_string(needed >> 20) + " MiB on " + p.info.device + " (" +
-                std::to_string(free_bytes >> 20) + " MiB free" +
-                (index_ok ? "" : "; over the 4 GiB index limit") +
-                "): computed on the CPU instead";
+/// True when inputs of a + b bytes fit the GPU suffix array on options.device (its memory
+/// within the device-memory cap, and 32-bit indices). Otherwise: with the cuda backend asked
+/// for, DeviceOutOfMemory (memory) or InvalidArgument (index limit) naming the sizes and the
+/// limit; under the automatic backend the plan is switched to the CPU with a note saying why,
+/// and false is returned.
+bool gpu_suffix_array_fits(std::uint64_t a_bytes, std::uint64_t b_bytes, const LcsOptions& options, LcsPlan& p,
+                           bool mems, int cpu_threads) {
+  const core::LcsDeviceFit fit = core::lcs_device_fit(a_bytes, b_bytes, cuda::lcs_device_free_bytes(options.device));
+  if (fit.fits()) return true;
+  std::string shortfall = fit.shortfall("CUDA device " + std::to_string(options.device) + " (" + p.info.device + ")");
+  if (const std::uint64_t cap = cuda::device_memory_limit(); fit.fits_index())
+    shortfall += cap ? " under the device-memory cap of " + std::to_string(cap) + " bytes" : " (the GPU's free memory)";
+  if (options.backend == Backend::cuda) {
+    const std::string what = std::string(mems ? "maximal exact matches" : "longest common substring") +
+                             " on the cuda backend: " + shortfall +
+                             "; lcs runs on one GPU (its suffix array is not split over several): "
+                             "the cpu or automatic backend computes it on the host";
+    if (!fit.fits_index()) throw InvalidArgument(what);
+    throw DeviceOutOfMemory(what, fit.needed, 0, fit.available);
+  }
+  p.info.note = shortfall + ": computed on the CPU instead";
   p.backend = Backend::cpu;
   p.threads = cpu_threads;
   p.info.backend = Backend::cpu;
@@ -87,8 +97,8 @@ std::vector<std::uint8_t> concatenate(ByteSpan a, ByteSpan b) {
   return t;
 }
 
-/// lcs runs on one GPU: a device list (Execution::devices) is checked, then its first
-/// GPU is the one used.
+/// lcs runs on one GPU (no suffix array split over several): a device list
+/// (Execution::devices) is checked, then its first GPU is the one used.
 LcsOptions on_first_listed_device(LcsOptions options) {
   core::check_device_list(options);
   if (!options.devices.empty()) options.device = options.devices.front();
@@ -110,7 +120,7 @@ LcsResult longest_common_substring(ByteSpan a, ByteSpan b, const LcsOptions& req
   } else if (p.backend == Backend::cuda && p.algorithm == "diagonal") {
     cuda::lcs_diagonal(a, b, options.max_matches, options.device, out);
   } else if (p.backend == Backend::cuda &&
-             gpu_suffix_array_fits(a.size() + b.size(), options.device, p, core::execution_threads(options))) {
+             gpu_suffix_array_fits(a.size(), b.size(), options, p, /*mems=*/false, core::execution_threads(options))) {
     if (!cuda::lcs_suffix_array_scan(a, b, options.max_matches, options.device, out)) {
       // Long repeats exceed the device LCP's work budget: LCP and scan on the host instead.
       p.info.note = "inputs too repetitive for the GPU LCP kernel's work budget: LCP computed on the host";
@@ -140,7 +150,7 @@ MemResult maximal_exact_matches(ByteSpan a, ByteSpan b, std::uint64_t min_length
   if (a.empty() || b.empty()) {
     // No MEMs.
   } else if (p.backend == Backend::cuda &&
-             gpu_suffix_array_fits(a.size() + b.size(), options.device, p, core::execution_threads(options))) {
+             gpu_suffix_array_fits(a.size(), b.size(), options, p, /*mems=*/true, core::execution_threads(options))) {
     const std::vector<std::uint8_t> t = concatenate(a, b);
     const std::vector<std::int64_t> sa = cuda::lcs_suffix_array(t, options.device);
     const std::vector<std::int64_t> lcp = core::lcp_from_suffix_array(t, sa, core::execution_threads(options));

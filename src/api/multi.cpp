@@ -27,6 +27,7 @@ struct MultiMatcher::Impl {
   cpu::MultiTrie trie;      // cpu fast
   // cuda: the tables uploaded to each GPU a scan is split over (Execution::devices), in order.
   std::vector<std::shared_ptr<const cuda::MultiDeviceTables>> device_tables;
+  std::vector<int> workers;  // cuda: their GPUs (device_tables[i] is on workers[i])
   Backend backend = Backend::cpu;
   std::string algorithm;
   cpu::MultiAlgorithm cpu_algorithm = cpu::MultiAlgorithm::fast;
@@ -76,7 +77,7 @@ struct MultiMatcher::Impl {
       const Counts beyond = count(*device_tables[i], text.subspan(c.owned_end, c.read_end - c.owned_end));
       if constexpr (std::is_integral_v<Counts>) part[i] -= beyond;
       else for (std::size_t p = 0; p < beyond.size(); ++p) part[i][p] -= beyond[p];
-    });
+    }, workers);
     Counts total = part[0];
     for (std::size_t i = 1; i < part.size(); ++i)
       if constexpr (std::is_integral_v<Counts>) total += part[i];
@@ -123,7 +124,8 @@ struct MultiMatcher::Impl {
         [&](std::span<const Match> batch) {
           delivered += batch.size();
           return sink(batch);
-        });
+        },
+        workers);
     return delivered;
   }
 
@@ -228,7 +230,8 @@ MultiMatcher MultiMatcher::Impl::compile(const std::vector<std::string>& pattern
     memory += impl->plan.memory_bytes();
   }
 
-  const std::vector<int> workers = core::execution_devices(options, impl->backend);
+  impl->workers = core::execution_devices(options, impl->backend);
+  const std::vector<int>& workers = impl->workers;
   if (impl->backend == Backend::cuda) {
     impl->device_label = core::cuda_devices_label(workers);
     cuda::MultiLaunch launch;

@@ -1,16 +1,20 @@
 // Running one call on several GPUs (Execution::devices): the smallest share of work worth a
-// device of its own, and the host threads that drive the devices, one each. The split itself
-// is core/device_split.hpp; each operation's front (exact.cpp, multi.cpp, approx.cpp,
-// distance.cpp) runs an ordinary one-device scan per share and merges in the one-GPU order.
+// device of its own, and the host threads that drive the devices, one each, on the CPUs near
+// its GPU (multi_device.cpp reads where they are). The split itself is core/device_split.hpp;
+// each operation's front (exact.cpp, multi.cpp, approx.cpp, distance.cpp) runs an ordinary
+// one-device scan per share and merges in the one-GPU order.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <exception>
 #include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "core/host_affinity.hpp"
 #include "cuda/runtime/tuning.hpp"
 
 namespace warpmatch::multi_device {
@@ -31,18 +35,27 @@ struct SplitPolicy {
   static constexpr std::uint64_t distance_share_cells = std::uint64_t{1} << 30;
 };
 
-/// Runs job(i) for every i in [0, count): i = 0 on the calling thread (so a job may deliver
-/// straight to the caller's sink), each other on a host thread of its own. Waits for all,
-/// then rethrows the failure of the lowest index. Every job runs under the caller's
-/// device-memory cap (cuda::DeviceMemoryLimitScope).
+/// Where the host workers of `devices` (one call's GPUs, in worker order) run: each near its
+/// GPU (core::plan_host_placement over the GPUs' CPU lists, read once per process, and the
+/// CPUs the calling thread may use). Records the answer for host_placement_note().
+std::vector<core::HostPlacement> host_placements(std::span<const int> devices);
+
+/// Where the host threads of the latest call over several GPUs ran
+/// (core::describe_host_placement); "" until one ran. For the CLI's --stats.
+std::string host_placement_note();
+
+/// run_per_device with the placements given: job i's thread runs in placements[i] (none past
+/// the list's end) and so do the host pools it leases.
 template <class Job>
-void run_per_device(std::size_t count, const Job& job) {
+void run_placed(std::span<const core::HostPlacement> placements, std::size_t count, const Job& job) {
   std::vector<std::exception_ptr> errors(count);
   std::vector<std::thread> threads;
   threads.reserve(count > 0 ? count - 1 : 0);
   const std::uint64_t cap = cuda::DeviceMemoryLimitScope::current();
+  const core::HostPlacement unplaced;
   auto guarded = [&](std::size_t i) {
     const cuda::DeviceMemoryLimitScope scope(cap);
+    const core::ThreadPlacementScope near_its_gpu(i < placements.size() ? placements[i] : unplaced);
     try {
       job(i);
     } catch (...) {
@@ -56,14 +69,28 @@ void run_per_device(std::size_t count, const Job& job) {
     if (e) std::rethrow_exception(e);
 }
 
-/// Runs `shares` scans, share i on worker i (run_per_device), and delivers their results in
-/// share order, the one-device order: share 0 straight to `deliver` from the calling thread
+/// Runs job(i) for every i in [0, count): i = 0 on the calling thread (so a job may deliver
+/// straight to the caller's sink), each other on a host thread of its own. Waits for all,
+/// then rethrows the failure of the lowest index. Every job runs under the caller's
+/// device-memory cap (cuda::DeviceMemoryLimitScope). With `devices` (job i drives
+/// devices[i]) and more than one job, each job's thread, the calling one for the time of its
+/// job included, runs on the CPUs near its GPU (host_placements); one job is never moved.
+template <class Job>
+void run_per_device(std::size_t count, const Job& job, std::span<const int> devices = {}) {
+  if (count < 2 || devices.empty()) return run_placed({}, count, job);
+  const std::vector<core::HostPlacement> placements = host_placements(devices.first(std::min(count, devices.size())));
+  run_placed(placements, count, job);
+}
+
+/// Runs `shares` scans, share i on worker i (run_per_device, near devices[i]), and delivers
+/// their results in share order, the one-device order: share 0 straight to `deliver` from the calling thread
 /// while the others run, each later share's results held (their memory: the items) until
 /// the shares before it are delivered. scan_share(i, out) scans share i and passes its items
 /// in order to out(std::span<const Item>) (false: stop); deliver returning false stops every
 /// share at its next batch.
 template <class Item, class ScanShare, class Deliver>
-void deliver_in_share_order(std::size_t shares, const ScanShare& scan_share, const Deliver& deliver) {
+void deliver_in_share_order(std::size_t shares, const ScanShare& scan_share, const Deliver& deliver,
+                            std::span<const int> devices = {}) {
   std::atomic<bool> stopped{false};
   std::vector<std::vector<Item>> held(shares);
   run_per_device(shares, [&](std::size_t i) {
@@ -77,7 +104,7 @@ void deliver_in_share_order(std::size_t shares, const ScanShare& scan_share, con
       stopped.store(true, std::memory_order_relaxed);
       return false;
     });
-  });
+  }, devices);
   for (std::size_t i = 1; i < shares && !stopped.load(std::memory_order_relaxed); ++i)
     if (!held[i].empty() && !deliver(std::span<const Item>(held[i]))) break;
 }

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/host_affinity.hpp"
 #include "core/worker_pool.hpp"
 
 namespace warpmatch::core {
@@ -43,13 +44,16 @@ void stream_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
 // its host work and gives it back after. Callers from several threads (one per GPU with
 // --devices) each get a pool of their own instead of taking turns on one (the 1 M pairs
 // batch over 4 GPUs ran 2x slower than on one GPU while the device threads queued for a
-// single pool). A pool is made when every existing one is in use; pools live as long as
-// the process (a GPU scan may still run while static objects are torn down at exit).
+// single pool). A caller placed near its GPU (core/host_affinity.hpp) takes a pool whose
+// threads run on the same CPUs, so its copies and packing stay on the GPU's NUMA node; a
+// caller not placed (the one-GPU path) takes an unpinned pool, as before. A pool is made
+// when every existing one of those CPUs is in use; pools live as long as the process (a GPU
+// scan may still run while static objects are torn down at exit).
 class PoolSet {
  public:
   class Lease {
    public:
-    explicit Lease(PoolSet& set) : set_(set), pool_(set.take()) {}
+    explicit Lease(PoolSet& set) : set_(set), pool_(set.take(thread_placement_cpus())) {}
     ~Lease() { set_.give_back(pool_); }
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
@@ -61,14 +65,16 @@ class PoolSet {
   };
 
  private:
-  WorkerPool* take() {
+  WorkerPool* take(const std::vector<int>& cpus) {
     std::lock_guard lock(mutex_);
-    if (!free_.empty()) {
-      WorkerPool* p = free_.back();
-      free_.pop_back();
-      return p;
-    }
-    return new WorkerPool(std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads));
+    for (auto p = free_.rbegin(); p != free_.rend(); ++p)  // the latest given back: its caches are warm
+      if ((*p)->cpus() == cpus) {
+        WorkerPool* pool = *p;
+        free_.erase(std::next(p).base());
+        return pool;
+      }
+    const auto near = static_cast<unsigned>(cpus.empty() ? std::thread::hardware_concurrency() : cpus.size());
+    return new WorkerPool(std::clamp(near, 1u, kMaxThreads), cpus);
   }
   void give_back(WorkerPool* p) {
     std::lock_guard lock(mutex_);

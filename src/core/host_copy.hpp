@@ -14,7 +14,8 @@ namespace warpmatch::core {
 
 /// dst = src[0, n), on up to `threads` threads of a persistent pool (0 = up to 16, the
 /// hardware's count at most). Callers from several threads at once (one per GPU) each get a
-/// pool of their own.
+/// pool of their own; a caller in a ThreadPlacementScope (core/host_affinity.hpp) gets one
+/// whose threads run on its CPUs.
 void parallel_stream_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n, int threads = 0);
 
 /// fn(0..tasks-1) on the same pools (host work of a GPU call, e.g. packing a batch of pairs):

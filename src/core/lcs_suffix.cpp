@@ -3,6 +3,7 @@
 #include "core/lcs_suffix.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <string_view>
 #include <unordered_set>
@@ -277,6 +278,33 @@ std::uint64_t count_distinct_substrings(ByteSpan a, std::span<const std::uint64_
   for (const std::uint64_t s : starts)
     seen.emplace(reinterpret_cast<const char*>(a.data() + s), static_cast<std::size_t>(length));
   return seen.size();
+}
+
+std::uint64_t lcs_suffix_array_device_bytes(std::uint64_t text_bytes) {
+  return text_bytes * 37 + text_bytes / 8 + (std::uint64_t{64} << 20);
+}
+
+LcsDeviceFit lcs_device_fit(std::uint64_t a_bytes, std::uint64_t b_bytes, std::uint64_t available) {
+  return LcsDeviceFit{.a_bytes = a_bytes,
+                      .b_bytes = b_bytes,
+                      .needed = lcs_suffix_array_device_bytes(a_bytes + b_bytes),
+                      .available = available};
+}
+
+std::string LcsDeviceFit::shortfall(std::string_view where) const {
+  auto size = [](std::uint64_t bytes) {
+    char mib[32];
+    std::snprintf(mib, sizeof mib, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+    return std::string(mib) + " (" + std::to_string(bytes) + " bytes)";
+  };
+  const std::string inputs = "inputs of " + std::to_string(a_bytes) + " + " + std::to_string(b_bytes) + " bytes";
+  if (!fits_index())
+    return inputs + " exceed the GPU suffix array's 32-bit index limit of " + std::to_string(kLcsDeviceMaxTextBytes) +
+           " bytes in all";
+  if (!fits_memory())
+    return inputs + " need " + size(needed) + " of device memory for the suffix array on " + std::string(where) +
+           ", " + size(available) + " available";
+  return "";
 }
 
 }  // namespace warpmatch::core

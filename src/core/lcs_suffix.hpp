@@ -19,6 +19,8 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "warpmatch/lcs.hpp"
@@ -57,5 +59,30 @@ void finish_lcs_from_groups(std::vector<OccurrenceGroup>& groups, std::uint64_t 
 /// Distinct substrings a[s, s + length) over the given starts (hash set; O(starts × length)).
 std::uint64_t count_distinct_substrings(ByteSpan a, std::span<const std::uint64_t> starts,
                                         std::uint64_t length);
+
+/// Device memory the GPU suffix-array path (src/cuda/lcs/dispatch.cu) needs for a text T = A·B
+/// of `text_bytes`: the text 1 + keys 2 x 8 + suffixes 2 x 4 + rank 4 + positions 4 + round
+/// suffixes 4 = 37 bytes per byte, an eighth for CUB's temporary storage (small in
+/// double-buffer mode) and 64 MiB of slack. One GPU holds all of it: lcs has no split over
+/// several GPUs.
+std::uint64_t lcs_suffix_array_device_bytes(std::uint64_t text_bytes);
+/// The longest text the GPU suffix array takes (32-bit ranks and indices, two values reserved).
+inline constexpr std::uint64_t kLcsDeviceMaxTextBytes = (std::uint64_t{1} << 32) - 3;
+
+/// Whether inputs of `a_bytes` + `b_bytes` fit the GPU suffix array, with `available` bytes of
+/// device memory (the GPU's free memory within the device-memory cap).
+struct LcsDeviceFit {
+  std::uint64_t a_bytes = 0, b_bytes = 0;
+  std::uint64_t needed = 0;     // lcs_suffix_array_device_bytes(a + b)
+  std::uint64_t available = 0;
+  bool fits_memory() const { return needed <= available; }
+  bool fits_index() const { return a_bytes + b_bytes <= kLcsDeviceMaxTextBytes; }
+  bool fits() const { return fits_memory() && fits_index(); }
+  /// Why it does not fit, naming the sizes and the limit: "inputs of 1000 + 2000 bytes need
+  /// 64.1 MiB (67211648 bytes) of device memory for the suffix array on GPU 0, 32 MiB
+  /// (33554432 bytes) available"; "" when it fits. `where` names the device.
+  std::string shortfall(std::string_view where) const;
+};
+LcsDeviceFit lcs_device_fit(std::uint64_t a_bytes, std::uint64_t b_bytes, std::uint64_t available);
 
 }  // namespace warpmatch::core

@@ -1,7 +1,8 @@
 // A fixed set of threads that run one parallel loop at a time (the input layer's FASTA line
 // removal and BGZF blocks, the GPU feeders' host copies): run(n, f) calls f(0..n-1) spread
 // over the threads and the caller, and returns when all are done. Threads are started once,
-// so a loop over a few MiB costs no spawning. One caller at a time.
+// so a loop over a few MiB costs no spawning. One caller at a time. A pool made for a GPU of
+// a multi-GPU call runs its threads on that GPU's CPUs (core/host_affinity.hpp).
 #pragma once
 
 #include <algorithm>
@@ -13,12 +14,20 @@
 #include <thread>
 #include <vector>
 
+#include "core/host_affinity.hpp"
+
 namespace warpmatch::core {
 
 class WorkerPool {
  public:
-  explicit WorkerPool(unsigned threads) {
-    for (unsigned i = 1; i < std::max(1u, threads); ++i) workers_.emplace_back([this] { loop(); });
+  /// `cpus`: the CPUs its threads run on (empty: wherever the system puts them; a pin that
+  /// fails leaves a thread unpinned).
+  explicit WorkerPool(unsigned threads, std::vector<int> cpus = {}) : cpus_(std::move(cpus)) {
+    for (unsigned i = 1; i < std::max(1u, threads); ++i)
+      workers_.emplace_back([this] {
+        if (!cpus_.empty()) pin_current_thread(cpus_);
+        loop();
+      });
   }
   ~WorkerPool() {
     {
@@ -32,6 +41,7 @@ class WorkerPool {
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
+  const std::vector<int>& cpus() const { return cpus_; }
 
   void run(std::size_t tasks, const std::function<void(std::size_t)>& f) {
     {
@@ -71,6 +81,7 @@ class WorkerPool {
     }
   }
 
+  const std::vector<int> cpus_;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;

@@ -63,12 +63,6 @@ int bits_for(std::uint64_t max_value) { return std::max(1, static_cast<int>(std:
 
 }  // namespace
 
-std::uint64_t lcs_suffix_array_device_bytes(std::uint64_t text_bytes) {
-  // text 1 + keys 2 x 8 + suffixes 2 x 4 + rank 4 + positions 4 + round suffixes 4 = 37 B per byte, plus
-  // CUB's temporary storage (small in double-buffer mode) and slack.
-  return text_bytes * 37 + text_bytes / 8 + (64ull << 20);
-}
-
 std::uint64_t lcs_device_free_bytes(int device) {
   detail::require_device(device);
   DeviceGuard guard(device);

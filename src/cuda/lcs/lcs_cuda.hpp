@@ -10,12 +10,9 @@
 
 namespace warpmatch::cuda {
 
-/// Device memory the suffix-array path needs for a text of `text_bytes` bytes (text, 64-bit
-/// keys and 32-bit values double-buffered, ranks, CUB temporary storage): about 37 bytes per
-/// input byte. Texts must also be shorter than 2^32 - 1 bytes (32-bit ranks and indices).
-std::uint64_t lcs_suffix_array_device_bytes(std::uint64_t text_bytes);
 /// Device memory lcs may take now: the GPU's free memory, no more than the device-memory cap
-/// leaves; throws DeviceError / BackendUnavailable.
+/// leaves (what the suffix-array path needs: core::lcs_suffix_array_device_bytes); throws
+/// DeviceError / BackendUnavailable.
 std::uint64_t lcs_device_free_bytes(int device);
 
 /// Suffix array of `text` by prefix doubling on CUB radix sort. `device_ms` (optional)

@@ -20,6 +20,7 @@ bool compiled() { return false; }
 std::string runtime_version() { return ""; }
 std::vector<DeviceInfo> devices() { return {}; }
 std::vector<DeviceLink> device_links() { return {}; }
+std::vector<DeviceHostAffinity> device_host_affinity() { return {}; }
 std::string device_memory_note() { return ""; }
 void require_text_on_device(DeviceSpan, const std::vector<int>&, std::string_view) { unavailable(); }
 void copy_to_host(const std::vector<DeviceToHostCopy>&) { unavailable(); }
@@ -68,7 +69,6 @@ std::vector<std::uint64_t> multi_count_per_pattern(const MultiDeviceTables&, Byt
 // ---- longest common substring (issue 6) ----
 #include "cuda/lcs/lcs_cuda.hpp"
 namespace warpmatch::cuda {
-std::uint64_t lcs_suffix_array_device_bytes(std::uint64_t) { unavailable(); }
 std::uint64_t lcs_device_free_bytes(int) { unavailable(); }
 std::vector<std::int64_t> lcs_suffix_array(ByteSpan, int, double*) { unavailable(); }
 bool lcs_suffix_array_scan(ByteSpan, ByteSpan, std::uint64_t, int, LcsResult&, double*) { unavailable(); }

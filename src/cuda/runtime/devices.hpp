@@ -21,6 +21,10 @@ std::vector<DeviceInfo> devices();
 /// Every ordered pair of distinct GPUs and how they are linked (device_links.cu); never
 /// throws (empty with fewer than two GPUs or without CUDA).
 std::vector<DeviceLink> device_links();
+/// The CPUs and NUMA node near each GPU, in ordinal order (device_links.cu): NVML's CPU
+/// affinity of the GPU's node when NVML is there, else sysfs; never throws (empty without a
+/// GPU; a GPU neither could tell about has no CPUs).
+std::vector<DeviceHostAffinity> device_host_affinity();
 
 /// The first time in this process that a streaming scan (exact, multi-pattern or approximate
 /// search) ran in smaller chunks than its policy's because device memory was short, what it
