@@ -81,7 +81,7 @@ struct ApproxMatcher::Impl {
     std::vector<std::vector<std::vector<core::EndHit>>> parts(shares.size());
     multi_device::run_per_device(shares.size(), [&](std::size_t i) {
       parts[i] = find_ends_on(text, own_begin + shares[i].begin, own_begin + shares[i].owned_end, queries, i, cpu_route);
-    });
+    }, workers);
     std::vector<std::vector<core::EndHit>> out = std::move(parts[0]);
     for (std::size_t i = 1; i < parts.size(); ++i)
       for (std::size_t p = 0; p < out.size(); ++p) out[p].insert(out[p].end(), parts[i][p].begin(), parts[i][p].end());
@@ -110,7 +110,7 @@ struct ApproxMatcher::Impl {
         const std::uint64_t b = begin + i * segment;
         out[i] = find_ends_on(text, b, std::min(end, b + segment), queries, w, cpu_route);
       }
-    });
+    }, workers);
     return out;
   }
 
