@@ -122,7 +122,9 @@ def main() -> int:
     ap.add_argument("--bytes", default="4G")
     ap.add_argument("--approx-bytes", default="1G", help="the approx job reads the file's first this many bytes")
     ap.add_argument("--workers", default="1,2,4,8,16", help="worker counts (capped at the host's cores)")
-    ap.add_argument("--blocksize", default="64M")
+    ap.add_argument("--blocksize", default="256M",
+                    help="byte range per task (default 256M, warpmatch.dask's DEFAULT_BLOCKSIZE: at 64M a fast "
+                         "job's task lasted about as long as the scheduler's per-task cost)")
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--plant", type=int, default=1000)
     ap.add_argument("--pattern", default="GATTACANNGATTACA")

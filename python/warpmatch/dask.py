@@ -472,6 +472,11 @@ def _scan_piece(blob: bytes, piece: _Piece, format: str):
             view.release()
 
 
+def _scan_frame(blob: bytes, piece: _Piece, format: str):
+    """One task for a piece that needs nothing from the others: its DataFrame."""
+    return _scan_piece(blob, piece, format)[0]
+
+
 def _empty_hits(approx: bool) -> np.ndarray:
     fields = [("record", "<u8"), ("pattern", "<u4"), ("strand", "S1"), ("start", "<u8"), ("end", "<u8")]
     return np.zeros(0, dtype=fields + ([("distance", "<u4")] if approx else []))
@@ -530,14 +535,20 @@ def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLi
     best_mode = approx and matcher.best
     blob = pickle.dumps(matcher)
     pieces = _pieces(paths, blocksize, format, matcher.overlap)
-    scan = dask.delayed(_scan_piece, pure=True)
-    raw = [scan(blob, piece, format) for piece in pieces]
     # Global record indices for FASTA/FASTQ files split at record starts (plain, BGZF or zstd).
     offsets: list[Any] = [0] * len(pieces)
     by_path: dict[str, list[int]] = {}
     for i, piece in enumerate(pieces):
         if piece.kind == "records" or (piece.kind in ("bgzf", "zstd") and piece.fmt != "plain"):
             by_path.setdefault(piece.path, []).append(i)
+    # A piece whose hits need nothing from the others (no record offset, no best-mode minimum)
+    # is one task, scan and frame together: a second task per piece doubled the scheduler's
+    # work, whose per-task cost (about a millisecond) is the whole scan of a fast job's piece.
+    joined = {i for idx in by_path.values() if len(idx) > 1 for i in idx}
+    if best_mode:
+        joined |= {i for i, p in enumerate(pieces) if _is_text_range(p)}
+    scan = dask.delayed(_scan_piece, pure=True)
+    raw: list[Any] = [scan(blob, piece, format) if i in joined else None for i, piece in enumerate(pieces)]
     for idx in by_path.values():
         if len(idx) > 1:
             offs = dask.delayed(_offsets)([dask.delayed(_record_count)(raw[i]) for i in idx])
@@ -547,7 +558,9 @@ def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLi
     if best_mode:
         ranges = [raw[i] for i, p in enumerate(pieces) if _is_text_range(p)]
         best = dask.delayed(_best_by_path)(ranges) if ranges else None
+    scan_frame = dask.delayed(_scan_frame, pure=True)
     parts = [dask.delayed(_finish)(raw[i], offsets[i], best if _is_text_range(pieces[i]) else None)
+             if raw[i] is not None else scan_frame(blob, pieces[i], format)
              for i in range(len(pieces))]
     meta = pd.DataFrame({c: pd.Series(dtype=t) for c, t in _columns(approx).items()})
     if not parts:
