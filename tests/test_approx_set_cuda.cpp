@@ -218,7 +218,10 @@ TEST(ApproxSetCuda, SeedFilterEqualsTheSetKernelAndTheCpu) {
   SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(20261126);
   for (int round = 0; round < 8; ++round) {
-    const Bytes text = round == 7 ? Bytes(300000, 'A') : random_dna(rng, 20000 + rng() % 400000);
+    // Round 7 is a flood (all-A text and patterns): 20 kB, as the forced filter verifies every
+    // piece at every position there (300 kB took 56 s on the H200 against the set kernel's 1.2 s;
+    // the estimate never takes the filter on such text).
+    const Bytes text = round == 7 ? Bytes(20000, 'A') : random_dna(rng, 20000 + rng() % 400000);
     Set s = random_set(rng, round == 7 ? random_dna(rng, 1000) : text, 1 + rng() % 200, round % 2 == 1, false);
     for (std::size_t i = 0; i < s.patterns.size(); ++i) {
       if (s.patterns[i].size() < 12) s.patterns[i].bytes.resize(12, 'A');
