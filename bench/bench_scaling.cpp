@@ -107,6 +107,25 @@ int run_bench_scaling(const BenchScalingOptions& options) {
     for (auto& w : writers) w.join();
   }
   const ByteSpan text_span(text.data(), n);
+  // A resident row: each GPU's share of the text (the library's split rule) timed by
+  // time_share(share, device) on a host thread of its own, all at once; the slowest GPU's
+  // median is the row's time, the counts' sum its result.
+  auto resident_shares = [&](const std::vector<int>& devices, std::uint64_t overlap, const auto& time_share) {
+    const auto shares = core::plan_device_shares(n, devices.size(), overlap, 1);
+    std::vector<kernel_timing::CountTiming> t(shares.size());
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < shares.size(); ++i)
+      threads.emplace_back([&, i] {
+        t[i] = time_share(text_span.subspan(shares[i].begin, shares[i].read_end - shares[i].begin), devices[i]);
+      });
+    for (auto& th : threads) th.join();
+    Sample s;
+    for (const auto& x : t) {
+      s.ms = std::max(s.ms, x.median_ms);
+      s.digest += x.count;
+    }
+    return s;
+  };
   const Bytes pattern = random_acgt(12, 0x12);
   std::vector<std::string> literals;
   for (int i = 0; i < 1000; ++i) {
@@ -132,22 +151,10 @@ int run_bench_scaling(const BenchScalingOptions& options) {
   std::vector<Job> jobs;
   jobs.push_back({"exact resident (12-mer)", "resident", n, [&](const std::vector<int>& devices) {
                     // Each GPU's share (the library's split rule), resident, all kernels at once.
-                    const auto shares = core::plan_device_shares(n, devices.size(), pattern.size() - 1, 1);
-                    std::vector<kernel_timing::CountTiming> t(shares.size());
-                    std::vector<std::thread> threads;
-                    for (std::size_t i = 0; i < shares.size(); ++i)
-                      threads.emplace_back([&, i] {
-                        t[i] = kernel_timing::exact_resident(
-                            pattern, text_span.subspan(shares[i].begin, shares[i].read_end - shares[i].begin),
-                            kernel_timing::ExactKernel::fast, devices[i], repeats);
-                      });
-                    for (auto& th : threads) th.join();
-                    Sample s;
-                    for (const auto& x : t) {
-                      s.ms = std::max(s.ms, x.median_ms);
-                      s.digest += x.count;
-                    }
-                    return s;
+                    return resident_shares(devices, pattern.size() - 1, [&](ByteSpan share, int device) {
+                      return kernel_timing::exact_resident(pattern, share, kernel_timing::ExactKernel::fast, device,
+                                                           repeats);
+                    });
                   }});
   // Host-fed counts: the matcher compiled for the GPUs, one warm-up, then the median.
   auto count_host_fed = [&](const auto& matcher) {
@@ -165,22 +172,9 @@ int run_bench_scaling(const BenchScalingOptions& options) {
   // The same literals resident: the multi-pattern kernel's own rate, the ceiling of the
   // host-fed row below (where it is under the bus's, that row is compute-bound).
   jobs.push_back({"1000 literals resident (12-mers)", "resident", n, [&](const std::vector<int>& devices) {
-                    const auto shares = core::plan_device_shares(n, devices.size(), 11, 1);
-                    std::vector<kernel_timing::CountTiming> t(shares.size());
-                    std::vector<std::thread> threads;
-                    for (std::size_t i = 0; i < shares.size(); ++i)
-                      threads.emplace_back([&, i] {
-                        const kernel_timing::MultiTables tables(literals, {}, devices[i]);
-                        t[i] = tables.resident(text_span.subspan(shares[i].begin, shares[i].read_end - shares[i].begin),
-                                               repeats);
-                      });
-                    for (auto& th : threads) th.join();
-                    Sample s;
-                    for (const auto& x : t) {
-                      s.ms = std::max(s.ms, x.median_ms);
-                      s.digest += x.count;
-                    }
-                    return s;
+                    return resident_shares(devices, 11, [&](ByteSpan share, int device) {
+                      return kernel_timing::MultiTables(literals, {}, device).resident(share, repeats);
+                    });
                   }});
   jobs.push_back({"1000 literals host-fed (12-mers)", "host-fed", n, [&](const std::vector<int>& devices) {
                     MultiOptions o;
