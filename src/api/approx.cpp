@@ -377,13 +377,9 @@ std::uint64_t ApproxMatcher::Impl::scan(ByteSpan text, bool on_device, const App
   const ApproxOptions& opt = im.options;
   const std::size_t np = im.patterns.size();
   const std::uint64_t n = text.size();
-  // A cpu segment is cut into 1 Mi-end blocks spread over the threads (the seed filter's
-  // blocks, the set pass's lanes): at 8 Mi ends 16 threads had 8 blocks (one 20-mer on the H200
-  // host: 6.0 GB/s, against 18 GB/s over the whole text), so it holds ~2 blocks per thread.
-  const std::uint64_t segment =
-      im.knobs.segment_ends ? im.knobs.segment_ends
-      : im.backend == Backend::cpu ? kSegmentEnds * static_cast<std::uint64_t>(std::max(1, (im.threads + 3) / 4))
-                                   : kSegmentEnds;
+  // Segments are the same on both backends: hits are delivered segment by segment, pattern by
+  // pattern, so the segment length is part of the output order.
+  const std::uint64_t segment = im.knobs.segment_ends ? im.knobs.segment_ends : kSegmentEnds;
   std::atomic<std::uint64_t>* done = progress ? &progress->done : nullptr;
   std::vector<core::ApproxQuery> queries;
   for (const auto& p : im.patterns) queries.push_back(im.query_for(p));
