@@ -635,6 +635,24 @@ TEST(ApproxSegments, SeveralPatternsAreDeliveredSegmentBySegment) {
   EXPECT_EQ(sorted, whole);
 }
 
+// On several threads the cpu scans groups of segments at once and cuts the hits back into
+// segments: the delivery must equal one thread's segment-by-segment scan, hit for hit.
+TEST(ApproxSegments, GroupsOfSegmentsOnSeveralThreadsDeliverInOneThreadsOrder) {
+  std::mt19937_64 rng(1618);
+  for (int trial = 0; trial < 6; ++trial) {
+    std::vector<Bytes> patterns;
+    for (int p = 0; p < 1 + trial * 7; ++p) patterns.push_back(random_bytes(rng, 6 + rng() % 20, 4));
+    const Bytes text = text_with_planted(rng, patterns[0], 20000 + rng() % 5000, 4, 20, 2);
+    ApproxOptions o = options_k(static_cast<std::int64_t>(trial % 3));
+    o.report = warpmatch::Report::cigar;
+    o.threads = 1;
+    const auto one = warpmatch::tuning_hooks::compile_approx(patterns, o, {.segment_ends = 700}).find_all(text);
+    o.threads = 4;
+    EXPECT_EQ(warpmatch::tuning_hooks::compile_approx(patterns, o, {.segment_ends = 700}).find_all(text), one)
+        << "trial " << trial;
+  }
+}
+
 TEST(ApproxSegments, SinkStopAndMaxHitsEndTheScanInTheFirstSegment) {
   // 64 MiB of 'a' with "aaaa", k = 1: every end is a hit. Only the first segment may be
   // searched once the sink stops (progress tells how far the scan went).

@@ -104,6 +104,16 @@ struct ApproxMatcher::Impl {
       out[0] = find_ends(text, begin, end, queries, cpu_route);
       return out;
     }
+    if (backend != Backend::cuda) {
+      // The cpu scans the whole group at once (its threads meet once per group, not once per
+      // 8 Mi-end segment) and the hits, sorted by end per pattern, are cut back into the
+      // segments they are delivered in: the same hits in the same order as segment by segment.
+      std::vector<std::vector<core::EndHit>> all = find_ends_on(text, begin, end, queries, 0, cpu_route);
+      for (auto& segment_hits : out) segment_hits.resize(all.size());
+      for (std::size_t p = 0; p < all.size(); ++p)
+        for (const core::EndHit& h : all[p]) out[(h.end - begin - 1) / segment][p].push_back(h);
+      return out;
+    }
     const std::size_t runs = std::min<std::size_t>(count, workers.size());
     multi_device::run_per_device(runs, [&](std::size_t w) {
       for (std::uint64_t i = count * w / runs; i < count * (w + 1) / runs; ++i) {
@@ -120,14 +130,19 @@ struct ApproxMatcher::Impl {
     return backend == Backend::cpu && cpu_set ? cpu_set->choose_route(text, queries) : cpu::SetRoute::automatic;
   }
 
-  /// How many segments find_ends_of_segments takes at once: in all-hits mode on several GPUs
-  /// up to kSegmentsPerDevice per GPU (their hits are held until delivered in order), else one.
+  /// How many segments find_ends_of_segments takes at once (their hits are held until
+  /// delivered in order), in all-hits mode: on the cpu kCpuSegments (16 threads finish an
+  /// 8 Mi-end segment in well under a millisecond, so a pool round per segment cost a third of
+  /// one 20-mer's rate: 9.7 GB/s, H200 host); on several GPUs up to kSegmentsPerDevice per GPU;
+  /// else one. An early stop wastes at most that many segments' work.
   std::uint64_t segments_at_once(const std::vector<core::ApproxQuery>& queries, std::uint64_t n,
                                  std::uint64_t segment) const {
-    constexpr std::uint64_t kSegmentsPerDevice = 8;
+    constexpr std::uint64_t kSegmentsPerDevice = 8, kCpuSegments = 4;
     const bool best_mode = std::any_of(queries.begin(), queries.end(),
                                        [](const core::ApproxQuery& q) { return q.mode == core::ApproxMode::best; });
-    if (backend != Backend::cuda || best_mode || workers.size() <= 1) return 1;
+    if (best_mode) return 1;
+    if (backend != Backend::cuda) return threads > 1 ? kCpuSegments : 1;
+    if (workers.size() <= 1) return 1;
     const std::uint64_t segments = (n + segment - 1) / segment;
     const std::uint64_t per_device = (segments + workers.size() - 1) / workers.size();
     return workers.size() * std::clamp<std::uint64_t>(per_device, 1, kSegmentsPerDevice);
@@ -256,8 +271,9 @@ class HitText {
 };
 
 // End positions per segment: a segment's hits are found, delivered, then freed, so memory is
-// bounded by a segment (16 bytes per end at most: all of them can be hits) whatever the text,
-// and an early stop (the sink, max_hits) wastes at most one segment's work.
+// bounded by a group of segments (segments_at_once; 16 bytes per end at most: all of them can
+// be hits) whatever the text, and an early stop (the sink, max_hits) wastes at most one
+// group's work (the first segment goes alone on the cpu).
 constexpr std::uint64_t kSegmentEnds = std::uint64_t{1} << 23;
 
 }  // namespace
@@ -423,8 +439,10 @@ std::uint64_t ApproxMatcher::Impl::scan(ByteSpan text, bool on_device, const App
   HitText hit_text(text, on_device);
   const cpu::SetRoute cpu_route = im.cpu_route_for(text, queries);
   const std::uint64_t group = segment * im.segments_at_once(queries, n, segment);
-  for (std::uint64_t g = 0; g < n && !stopped; g += group) {
-    const auto group_ends = im.find_ends_of_segments(text, g, std::min(n, g + group), segment, queries, cpu_route);
+  for (std::uint64_t g = 0, span = 0; g < n && !stopped; g += span) {
+    // The cpu's first segment goes alone: the first hits come after one segment's work.
+    span = g == 0 && im.backend != Backend::cuda ? segment : group;
+    const auto group_ends = im.find_ends_of_segments(text, g, std::min(n, g + span), segment, queries, cpu_route);
     for (std::size_t s = 0; s < group_ends.size() && !stopped; ++s) {
       const std::uint64_t b = g + s * segment, e = std::min(n, b + segment);
       const bool last = e == n;
