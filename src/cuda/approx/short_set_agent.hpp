@@ -274,40 +274,88 @@ WARPMATCH_HD std::uint32_t set_hamming_count(const Word (&plane)[PLANES > 0 ? PL
   return v - bias;
 }
 
+/// Reads the match-table entries of one slot: `eq` its class-0 entry, `row_bytes` between
+/// classes. On the device a class code (byte j of four codes) becomes one PRMT, one IMAD and
+/// one LDS from a 32-bit shared address taken once; through the generic pointer nvcc re-derived
+/// the shared window at every column (3 of the step's 27 instructions, job 10's hot loop).
+template <class Word>
+struct SetTableReader {
+#if defined(__CUDA_ARCH__)
+  std::uint32_t base, row_bytes;
+  __device__ SetTableReader(const Word* eq, std::uint32_t row)
+      : base(static_cast<std::uint32_t>(__cvta_generic_to_shared(eq))), row_bytes(row) {}
+  __device__ __forceinline__ Word operator()(std::uint32_t four, std::uint32_t j) const {
+    const std::uint32_t at = __byte_perm(four, 0u, 0x4440u + j) * row_bytes + base;
+    if constexpr (sizeof(Word) == 8) {
+      unsigned long long v;
+      asm("ld.shared.u64 %0, [%1];" : "=l"(v) : "r"(at));
+      return static_cast<Word>(v);
+    } else {
+      std::uint32_t v;
+      asm("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(at));
+      return static_cast<Word>(v);
+    }
+  }
+#else
+  const unsigned char* base;
+  std::uint32_t row_bytes;
+  SetTableReader(const Word* eq, std::uint32_t row) : base(reinterpret_cast<const unsigned char*>(eq)), row_bytes(row) {}
+  Word operator()(std::uint32_t four, std::uint32_t j) const {
+    return *reinterpret_cast<const Word*>(base + ((four >> (8 * j)) & 0xffu) * row_bytes);
+  }
+#endif
+};
+
 /// One item: pattern (m, limit, table entry `eq` of class 0 with `stride` words between
 /// classes) over owned columns [lo, hi) of a tile whose codes start at column `base` (a
 /// multiple of 4), DP restarted at `from` rounded down to 4 (earlier starts only add warm-up).
-/// Codes are read four at a time; columns outside [lo, hi) are stepped but never reported.
-/// emit(column, distance) for each owned end within the limit, or with minimum_only the
+/// Codes are read four at a time; columns outside [lo, hi) are stepped but never reported (the
+/// tile's codes run 8 bytes of class 0 past its end for the last block's extra columns).
+/// emit(column, distance) for each owned end within the limit, or with MINIMUM_ONLY the
 /// smallest such distance is returned (kNoMinimum when none). PLANES < 0: Myers edit
 /// distance; else Hamming (ends need a whole window: column + 1 >= m).
-template <class Word, int PLANES, class Emit>
+template <class Word, int PLANES, bool MINIMUM_ONLY, class Emit>
 WARPMATCH_HD std::uint32_t set_scan_item(const std::uint8_t* codes, std::uint32_t base, const Word* eq,
                                          std::uint32_t stride, std::uint32_t from, std::uint32_t lo,
-                                         std::uint32_t hi, std::uint32_t m, std::uint32_t limit,
-                                         bool minimum_only, Emit&& emit) {
+                                         std::uint32_t hi, std::uint32_t m, std::uint32_t limit, Emit&& emit) {
   constexpr std::uint32_t kBits = sizeof(Word) * 8;
   std::uint32_t low = kNoMinimum;
   from &= ~3u;
-  // The entry of a class: one multiply-add from the slot's class-0 entry (byte offsets).
-  const auto* eq_bytes = reinterpret_cast<const unsigned char*>(eq);
-  const std::uint32_t row_bytes = stride * static_cast<std::uint32_t>(sizeof(Word));
-  const auto entry = [&](std::uint32_t four, std::uint32_t j) {
-    return *reinterpret_cast<const Word*>(eq_bytes + ((four >> (8 * j)) & 0xffu) * row_bytes);
-  };
+  const SetTableReader<Word> entry(eq, stride * static_cast<std::uint32_t>(sizeof(Word)));
   if constexpr (PLANES < 0) {
+    // Eight columns per round. The score is kept as t = score - (limit + 1), negative exactly
+    // at a hit, so the common round (no hit) costs one OR per column and one branch per
+    // round; a round with a hit re-reads its eight saved values.
     Word pv = ~Word(0) << (kBits - m), mv = 0;  // D[i][from - 1] = i; dummy rows 0
-    int score = static_cast<int>(m);
-    for (std::uint32_t at = from; at < hi; at += 4) {
-      const std::uint32_t four = four_codes(codes + (at - base));
-      for (std::uint32_t j = 0; j < 4; ++j) {
-        core::myers_search_step(pv, mv, entry(four, j), score);
-        if (score <= static_cast<int>(limit)) {
-          const std::uint32_t c = at + j;
-          if (c >= lo && c < hi) {
-            if (minimum_only) low = limit = static_cast<std::uint32_t>(score);
-            else emit(c, static_cast<std::uint32_t>(score));
+    int bias = static_cast<int>(limit) + 1;
+    int t = static_cast<int>(m) - bias;
+    for (std::uint32_t at = from; at < hi; at += 8) {
+      const std::uint32_t four[2] = {four_codes(codes + (at - base)), four_codes(codes + (at - base) + 4)};
+      int after[8];
+      int below = 0;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+      for (std::uint32_t j = 0; j < 8; ++j) {
+        core::myers_search_step(pv, mv, entry(four[j >> 2], j & 3u), t);
+        after[j] = t;
+        below |= t;
+      }
+      if (below < 0) {
+        const int bias_of_round = bias;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (std::uint32_t j = 0; j < 8; ++j) {
+          const std::uint32_t c = at + j, d = static_cast<std::uint32_t>(after[j] + bias_of_round);
+          if (after[j] + bias_of_round <= static_cast<int>(limit) && c >= lo && c < hi) {
+            if constexpr (MINIMUM_ONLY) low = limit = d;
+            else emit(c, d);
           }
+        }
+        if constexpr (MINIMUM_ONLY) {  // the limit fell to the minimum so far: rebase t
+          bias = static_cast<int>(limit) + 1;
+          t += bias_of_round - bias;
         }
       }
     }
@@ -323,7 +371,7 @@ WARPMATCH_HD std::uint32_t set_scan_item(const std::uint8_t* codes, std::uint32_
           const std::uint32_t c = at + j;
           if (c >= lo && c < hi && c + 1 >= m) {
             const std::uint32_t d = set_hamming_count<Word, PLANES>(plane, bias);
-            if (minimum_only) low = d < low ? d : low;
+            if constexpr (MINIMUM_ONLY) low = d < low ? d : low;
             else emit(c, d);
           }
         }
@@ -375,10 +423,15 @@ WARPMATCH_HD void set_block_items(std::uint32_t tid, std::uint32_t threads, std:
     const std::uint32_t id = a.ids[group * a.group_size + slot];
     const std::uint32_t k = a.k_of[id], cap = a.cap_of[id];
     const std::uint32_t limit = k < cap ? k : cap;
-    const std::uint32_t low = set_scan_item<Word, PLANES>(
-        codes, t.from, table + slot, a.group_size, from, lo, hi, a.m_of[id], limit, a.minimum_only,
-        [&](std::uint32_t column, std::uint32_t distance) { emit(id, column, distance); });
-    if (a.minimum_only && low != kNoMinimum) publish(id, low);
+    const auto emit_id = [&](std::uint32_t column, std::uint32_t distance) { emit(id, column, distance); };
+    if (a.minimum_only) {
+      const std::uint32_t low = set_scan_item<Word, PLANES, true>(codes, t.from, table + slot, a.group_size, from,
+                                                                  lo, hi, a.m_of[id], limit, emit_id);
+      if (low != kNoMinimum) publish(id, low);
+    } else {
+      set_scan_item<Word, PLANES, false>(codes, t.from, table + slot, a.group_size, from, lo, hi, a.m_of[id], limit,
+                                         emit_id);
+    }
   }
 }
 
