@@ -61,7 +61,9 @@ inline std::vector<std::vector<core::EndHit>> emulated_seed_scan(const core::See
                          plan.entry_piece.data(), plan.piece_offsets.data(), plan.piece_bytes.data(),
                          plan.use_start.data(),   plan.use_member.data(),   plan.use_offset.data(),
                          plan.members.data(),     plan.peq.data(),          plan.q,
-                         64 - plan.bitmap_bits,   64 - plan.bucket_bits,    plan.case_insensitive};
+                         64 - plan.bitmap_bits,   64 - plan.bucket_bits,    plan.case_insensitive,
+                         plan.peq_top.empty() ? nullptr : plan.class_of.data(),
+                         plan.peq_top.empty() ? nullptr : plan.peq_top.data(), plan.classes};
   const auto n = static_cast<std::int64_t>(text.size());
   const auto max_m = static_cast<std::int64_t>(plan.max_m), max_k = static_cast<std::int64_t>(plan.max_k);
   std::vector<kk::SeedHit> hits;

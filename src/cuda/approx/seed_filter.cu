@@ -49,7 +49,7 @@ class SeedFilterDevice {
   SeedFilterDevice(std::unique_ptr<const core::SeedPlan> p, int device)
       : device(device), plan(std::move(p)), bitmap(device), bucket_start(device), entry_key(device),
         entry_piece(device), piece_offsets(device), piece_bytes(device), use_start(device), use_member(device),
-        use_offset(device), members(device), peq(device) {
+        use_offset(device), members(device), peq(device), class_of(device), peq_top(device) {
     upload(bitmap, plan->bitmap);
     upload(bucket_start, plan->bucket_start);
     upload(entry_key, plan->entry_key);
@@ -61,6 +61,8 @@ class SeedFilterDevice {
     upload(use_offset, plan->use_offset);
     upload(members, plan->members);
     upload(peq, plan->peq);
+    upload(class_of, plan->class_of);
+    upload(peq_top, plan->peq_top);
     // A pageable cudaMemcpy may return before its DMA lands; later streams do not wait for it.
     WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
   }
@@ -69,7 +71,9 @@ class SeedFilterDevice {
     return {bitmap.get(),     bucket_start.get(), entry_key.get(),  entry_piece.get(),
             piece_offsets.get(), piece_bytes.get(), use_start.get(), use_member.get(),
             use_offset.get(), members.get(),      peq.get(),        plan->q,
-            64 - plan->bitmap_bits, 64 - plan->bucket_bits, plan->case_insensitive};
+            64 - plan->bitmap_bits, 64 - plan->bucket_bits, plan->case_insensitive,
+            plan->peq_top.empty() ? nullptr : class_of.get(), plan->peq_top.empty() ? nullptr : peq_top.get(),
+            plan->classes};
   }
 
   int device;
@@ -92,6 +96,8 @@ class SeedFilterDevice {
   DeviceBuffer<std::uint32_t> use_start, use_member, use_offset;
   DeviceBuffer<core::SeedPlan::Member> members;
   DeviceBuffer<std::uint64_t> peq;
+  DeviceBuffer<std::uint8_t> class_of;
+  DeviceBuffer<std::uint32_t> peq_top;
 };
 
 std::shared_ptr<const SeedFilterDevice> seed_filter_upload(std::unique_ptr<const core::SeedPlan> plan, int device) {

@@ -40,6 +40,10 @@ struct SeedTables {
   std::uint32_t q;
   int bitmap_shift, bucket_shift;
   bool fold;
+  // core::SeedPlan's top-aligned words (null when the plan has none): the fast verification.
+  const std::uint8_t* class_of;
+  const std::uint32_t* peq_top;
+  std::uint32_t classes;
 };
 
 /// One launch's share of the text: positions are absolute (in the whole text of n bytes).
@@ -143,6 +147,67 @@ __device__ __forceinline__ void verify_seed(const SeedTables& t, const SeedChunk
   }
 }
 
+/// Shared memory of a verify block: the class of each text byte, and each thread's words of
+/// the member it verifies (class-major: lane i at word i of every class row, so a warp's
+/// lanes read 32 banks whatever their classes).
+struct SeedVerifyShared {
+  std::uint8_t class_of[256];
+  std::uint32_t words[core::SeedPlan::kMaxTopClasses * kSeedThreads];
+};
+
+/// verify_seed for a Myers member of m <= 32 through the plan's top-aligned words: the
+/// member's few words copied to the thread's slot of shared memory, then per column a text
+/// byte, its class and the word (two shared loads, no global one), eight columns a round with
+/// the score kept as score - (k + 1), negative exactly at a hit, so a round without one costs
+/// an OR per column and one branch. verify_seed read each column's word from the member's
+/// 2 KiB of 256 words in global memory, two dependent loads a column for every candidate
+/// (job 10: ~80 candidates per text position).
+__device__ __forceinline__ void verify_seed_top(const SeedTables& t, const SeedChunk& c, std::uint32_t member,
+                                                const core::SeedPlan::Member& mb, std::int64_t s,
+                                                std::uint32_t offset, SeedVerifyShared& shared, const SeedSink& sink) {
+  const core::SeedWindow w = core::seed_window(s, offset, mb.m, mb.k);
+  const auto k = static_cast<std::int64_t>(mb.k);
+  std::int64_t first = w.first_end > c.e_lo + 1 ? w.first_end : c.e_lo + 1;
+  if (first < 1) first = 1;
+  std::int64_t last = w.last_end < c.e_hi ? w.last_end : c.e_hi;
+  if (last > c.n) last = c.n;
+  if (first > last) return;
+  const std::int64_t j0 = w.start - 2 * k > 0 ? w.start - 2 * k : 0;
+  const auto columns = static_cast<std::int32_t>(last - j0);       // column i: the end j0 + i + 1
+  const auto report_from = static_cast<std::int32_t>(first - 1 - j0);
+  const std::uint8_t* text = c.text + (j0 - c.base);
+  std::uint32_t* mine = shared.words + threadIdx.x;
+  const std::uint32_t* words = t.peq_top + static_cast<std::size_t>(member) * t.classes;
+  for (std::uint32_t cls = 0; cls < t.classes; ++cls) mine[cls * kSeedThreads] = words[cls];
+  const std::uint32_t pad = 32 - mb.m;
+  std::uint32_t pv = ~0u << pad, mv = 0;  // D[i][j0 - 1] = i; the rows below the pattern 0
+  const int bias = static_cast<int>(mb.k) + 1;
+  int score = static_cast<int>(mb.m) - bias;
+  for (std::int32_t col = 0; col < columns; col += 8) {
+    std::uint32_t eq[8];
+#pragma unroll
+    for (int u = 0; u < 8; ++u) {
+      const std::uint8_t b = col + u < columns ? text[col + u] : std::uint8_t{0};
+      eq[u] = mine[static_cast<std::uint32_t>(shared.class_of[b]) * kSeedThreads];
+    }
+    int after[8];
+    int below = 0;
+#pragma unroll
+    for (int u = 0; u < 8; ++u) {
+      core::myers_search_step(pv, mv, eq[u], score);
+      after[u] = score;
+      below |= score;
+    }
+    if (below < 0) {
+#pragma unroll
+      for (int u = 0; u < 8; ++u)
+        if (after[u] < 0 && col + u >= report_from && col + u < columns)
+          seed_append(sink, {static_cast<unsigned long long>(j0 + col + u + 1), member,
+                             static_cast<unsigned int>(after[u] + bias)});
+    }
+  }
+}
+
 /// Calls fn(piece) for every piece of the plan that occurs at text position s: its q-byte key
 /// (folded when case-insensitive) hashed into the bitmap, the bucket probed, the rest of the
 /// piece compared (core::for_each_piece_at's rule, on the chunk's bytes).
@@ -232,15 +297,24 @@ __global__ void __launch_bounds__(kSeedThreads)
 __global__ void __launch_bounds__(kSeedThreads)
     seed_verify_kernel(SeedTables t, SeedChunk c, const SeedCandidate* candidates,
                        const unsigned long long* candidate_count, unsigned long long capacity, SeedSink sink) {
+  static __shared__ SeedVerifyShared shared;
   const unsigned long long count = *candidate_count;
   if (count > capacity) return;
+  const bool top = t.peq_top != nullptr;  // uniform: the barrier below is reached by all or none
+  if (top) {
+    for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) shared.class_of[i] = t.class_of[i];
+    __syncthreads();
+  }
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
        i += stride) {
     const SeedCandidate cand = candidates[i];
     const std::uint32_t member = t.use_member[cand.use];
     const std::int64_t s = c.s_lo + static_cast<std::int64_t>(cand.at);
-    if (t.members[member].m <= 32)
+    const core::SeedPlan::Member mb = t.members[member];
+    if (top && mb.m <= 32 && !mb.hamming)
+      verify_seed_top(t, c, member, mb, s, t.use_offset[cand.use], shared, sink);
+    else if (mb.m <= 32)
       verify_seed<std::uint32_t>(t, c, member, s, t.use_offset[cand.use], sink);
     else
       verify_seed<std::uint64_t>(t, c, member, s, t.use_offset[cand.use], sink);
