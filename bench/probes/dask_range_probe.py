@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""What a warpmatch.dask task's way of reading its byte range costs, without Dask (issue 13).
+
+N processes at once (fork), each scanning its share of a file in --block ranges the way a
+plain-file task does (open, mmap, count over a memoryview of the range, close), with the
+mapping made as --modes say: shared (Python's ACCESS_READ, the task's way today), private
+(MAP_PRIVATE, the CLI's), and each of those with madvise POPULATE_READ (Linux 5.14: the range's
+page tables filled in one call) or WILLNEED on the range first. Per mode and N: the wall from
+the first fork to the last exit and the per-process rate, against one process.
+
+    python3 bench/probes/dask_range_probe.py FILE --workers 1,8 --block 256M
+"""
+import argparse
+import mmap
+import multiprocessing as mp
+import os
+import time
+
+import warpmatch
+
+MADV_POPULATE_READ = 22  # <linux/mman.h>; Python's mmap module does not name it
+
+
+def size_arg(s: str) -> int:
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(float(s[:-1]) * units[s[-1].upper()]) if s[-1].upper() in units else int(s)
+
+
+def scan(path, ranges, mode, out):
+    m = warpmatch.ExactMatcher(b"zyzzyva", backend="cpu", threads=1)
+    total = 0
+    t0 = time.perf_counter()
+    for lo, hi in ranges:
+        with open(path, "rb") as f:
+            if mode.startswith("private"):
+                mm = mmap.mmap(f.fileno(), 0, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ)
+            else:
+                mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            page = mmap.PAGESIZE
+            a = lo // page * page
+            if mode.endswith("+populate"):
+                mm.madvise(MADV_POPULATE_READ, a, hi - a)
+            elif mode.endswith("+willneed"):
+                mm.madvise(mmap.MADV_WILLNEED, a, hi - a)
+            with memoryview(mm) as view:
+                total += m.count(view[lo:hi])
+            mm.close()
+    out.put((time.perf_counter() - t0, total))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("file")
+    ap.add_argument("--workers", default="1,8")
+    ap.add_argument("--block", default="256M")
+    ap.add_argument("--modes", default="shared,shared+populate,shared+willneed,private,private+populate")
+    ap.add_argument("--repeats", type=int, default=2)
+    args = ap.parse_args()
+    size = os.path.getsize(args.file)
+    block = size_arg(args.block)
+    ranges = [(lo, min(size, lo + block)) for lo in range(0, size, block)]
+    print(f"{args.file}: {size / 2**30:.2f} GiB in {len(ranges)} ranges of {block >> 20} MiB; {os.cpu_count()} CPUs")
+    ctx = mp.get_context("fork")
+    for mode in args.modes.split(","):
+        for n in [int(x) for x in args.workers.split(",")]:
+            for _ in range(args.repeats):
+                q = ctx.Queue()
+                shares = [ranges[i::n] for i in range(n)]
+                t0 = time.perf_counter()
+                procs = [ctx.Process(target=scan, args=(args.file, s, mode, q)) for s in shares]
+                for p in procs:
+                    p.start()
+                got = [q.get() for _ in procs]
+                for p in procs:
+                    p.join()
+                wall = time.perf_counter() - t0
+                busy = max(t for t, _ in got)
+                print(f"{mode:18} N={n:<3} wall {wall:7.3f} s  {size / wall / 1e9:6.2f} GB/s  "
+                      f"slowest process {busy:6.3f} s, per process {size / n / busy / 1e9:5.2f} GB/s  "
+                      f"hits {sum(h for _, h in got)}")
+
+
+if __name__ == "__main__":
+    main()
