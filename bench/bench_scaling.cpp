@@ -8,6 +8,7 @@
 //   1000 literals      resident: the multi-pattern kernel per share (as exact resident);
 //                      host-fed: MultiMatcher::count, 1000 random 12-mers, same text;
 //   approx 1000 guides ApproxMatcher::find_all, 1000 20-mers, k = 2 (approx-sets' 1000 row);
+//                      resident: each GPU's share on it, the matcher's route (search only);
 //   1M pairs           kernels only (each GPU's share resident, CUDA events), then
 //                      edit_distances (the distances alone, as NumPy callers get them) end
 //                      to end, 150 nt pairs about 5 % apart.
@@ -193,6 +194,30 @@ int run_bench_scaling(const BenchScalingOptions& options) {
                     std::vector<ApproxMatch> hits = m.find_all(approx_text);
                     s.ms = support::median_ms(repeats, [&] { hits = m.find_all(approx_text); });
                     for (const ApproxMatch& h : hits) s.digest = mix(mix(mix(s.digest, h.pattern), h.end), h.start * 64 + h.distance);
+                    return s;
+                  }});
+  // The same guides with each GPU's share of the text resident on it, the route the matcher
+  // takes (the seed filter here) timed on all GPUs at once: the compute part of the row above,
+  // whose remainder is the host's (pageable copies, hits, starts). A share reads m + k bytes
+  // before its owned ends (an end there belongs to the share before: with ~10 hits per 256 MiB
+  // share boundaries almost never hold one, and a count that differs is reported as for any row).
+  jobs.push_back({"approx 1000 guides resident", "resident", approx_text.size(), [&](const std::vector<int>& devices) {
+                    const auto shares = core::plan_device_shares(approx_text.size(), devices.size(), 0, 1);
+                    std::vector<core::ApproxSetTiming> t(shares.size());
+                    std::vector<std::thread> threads;
+                    const std::uint64_t before = 20 + 2;
+                    for (std::size_t i = 0; i < shares.size(); ++i)
+                      threads.emplace_back([&, i] {
+                        const std::uint64_t from = shares[i].begin > before ? shares[i].begin - before : 0;
+                        t[i] = kernel_timing::approx_set_route_resident(
+                            guides, ByteSpan(approx_text).subspan(from, shares[i].owned_end - from), 2, devices[i], repeats);
+                      });
+                    for (auto& th : threads) th.join();
+                    Sample s;
+                    for (const auto& x : t) {
+                      s.ms = std::max(s.ms, x.search_ms);
+                      s.digest += x.hits;
+                    }
                     return s;
                   }});
   // The same pairs' kernels alone (each GPU's contiguous share packed and uploaded first,
