@@ -108,16 +108,19 @@ int run_bench_scaling(const BenchScalingOptions& options) {
     for (auto& w : writers) w.join();
   }
   const ByteSpan text_span(text.data(), n);
-  // A resident row: each GPU's share of the text (the library's split rule) timed by
-  // time_share(share, device) on a host thread of its own, all at once; the slowest GPU's
-  // median is the row's time, the counts' sum its result.
-  auto resident_shares = [&](const std::vector<int>& devices, std::uint64_t overlap, const auto& time_share) {
-    const auto shares = core::plan_device_shares(n, devices.size(), overlap, 1);
+  // A resident row: each GPU's share of `of` (the library's split rule, `overlap` bytes read
+  // past a share's owned ones, or `before` bytes before them for ends-owned searches) timed by
+  // time_share(share, device) -> CountTiming on a host thread of its own, all at once; the
+  // slowest GPU's median is the row's time, the counts' sum its result.
+  auto resident_shares_of = [&](ByteSpan of, const std::vector<int>& devices, std::uint64_t overlap,
+                                std::uint64_t before, const auto& time_share) {
+    const auto shares = core::plan_device_shares(of.size(), devices.size(), overlap, 1);
     std::vector<kernel_timing::CountTiming> t(shares.size());
     std::vector<std::thread> threads;
     for (std::size_t i = 0; i < shares.size(); ++i)
       threads.emplace_back([&, i] {
-        t[i] = time_share(text_span.subspan(shares[i].begin, shares[i].read_end - shares[i].begin), devices[i]);
+        const std::uint64_t from = shares[i].begin > before ? shares[i].begin - before : 0;
+        t[i] = time_share(of.subspan(from, shares[i].read_end - from), devices[i]);
       });
     for (auto& th : threads) th.join();
     Sample s;
@@ -126,6 +129,9 @@ int run_bench_scaling(const BenchScalingOptions& options) {
       s.digest += x.count;
     }
     return s;
+  };
+  auto resident_shares = [&](const std::vector<int>& devices, std::uint64_t overlap, const auto& time_share) {
+    return resident_shares_of(text_span, devices, overlap, 0, time_share);
   };
   const Bytes pattern = random_acgt(12, 0x12);
   std::vector<std::string> literals;
@@ -202,23 +208,10 @@ int run_bench_scaling(const BenchScalingOptions& options) {
   // before its owned ends (an end there belongs to the share before: with ~10 hits per 256 MiB
   // share boundaries almost never hold one, and a count that differs is reported as for any row).
   jobs.push_back({"approx 1000 guides resident", "resident", approx_text.size(), [&](const std::vector<int>& devices) {
-                    const auto shares = core::plan_device_shares(approx_text.size(), devices.size(), 0, 1);
-                    std::vector<core::ApproxSetTiming> t(shares.size());
-                    std::vector<std::thread> threads;
-                    const std::uint64_t before = 20 + 2;
-                    for (std::size_t i = 0; i < shares.size(); ++i)
-                      threads.emplace_back([&, i] {
-                        const std::uint64_t from = shares[i].begin > before ? shares[i].begin - before : 0;
-                        t[i] = kernel_timing::approx_set_route_resident(
-                            guides, ByteSpan(approx_text).subspan(from, shares[i].owned_end - from), 2, devices[i], repeats);
-                      });
-                    for (auto& th : threads) th.join();
-                    Sample s;
-                    for (const auto& x : t) {
-                      s.ms = std::max(s.ms, x.search_ms);
-                      s.digest += x.hits;
-                    }
-                    return s;
+                    return resident_shares_of(approx_text, devices, 0, 20 + 2, [&](ByteSpan share, int device) {
+                      const core::ApproxSetTiming t = kernel_timing::approx_set_route_resident(guides, share, 2, device, repeats);
+                      return kernel_timing::CountTiming{t.search_ms, t.hits};
+                    });
                   }});
   // The same pairs' kernels alone (each GPU's contiguous share packed and uploaded first,
   // kernel_ms from CUDA events, the slowest GPU's median): the compute part of the row below,
