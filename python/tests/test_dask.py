@@ -79,6 +79,27 @@ def test_plan_splits(files):
     assert ("empty.txt", "file") in kinds
 
 
+def test_auto_blocksize_is_the_input_over_the_clusters_threads(client, files, tmp_path):
+    d, _, _ = files
+    paths = [d / "plain.txt", d / "genome.fa"]
+    total = sum(p.stat().st_size for p in paths)
+    # Small inputs: the floor; the bounds and the division themselves with threads given.
+    assert wd.auto_blocksize(paths) == wd.MIN_AUTO_BLOCKSIZE
+    assert wd.auto_blocksize(paths, threads=1) == wd.MIN_AUTO_BLOCKSIZE
+    big = tmp_path / "sparse.bin"
+    with open(big, "wb") as f:  # a sparse 10 GiB file: sizes only, no data read
+        f.truncate(10 << 30)
+    assert wd.auto_blocksize(big, threads=8) == wd.MAX_AUTO_BLOCKSIZE  # 1.25 GiB capped
+    assert wd.auto_blocksize(big, threads=32) == -(-(10 << 30) // 32)  # 320 MiB
+    assert wd.auto_blocksize([big, d / "missing.txt"], threads=32) == -(-(10 << 30) // 32)
+    # The default client's threads (the fixture's cluster): one task per thread of 10 GiB.
+    threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values())
+    assert wd.auto_blocksize(big) == max(wd.MIN_AUTO_BLOCKSIZE, min(wd.MAX_AUTO_BLOCKSIZE, -(-(10 << 30) // threads)))
+    # search / plan without a blocksize use it: plain.txt in one range.
+    assert [k for _, k, _, _ in wd.plan(d / "plain.txt")] == ["range"]
+    assert total < wd.MIN_AUTO_BLOCKSIZE
+
+
 def test_exact_plain_byte_ranges(client, files):
     d, plain, _ = files
     patterns = [b"ACGTA", b"GATTACA", b"TTTTTT"]

@@ -59,11 +59,47 @@ import numpy as np
 
 import warpmatch
 
-__all__ = ["search", "search_local", "edit_distances", "plan"]
+__all__ = ["search", "search_local", "edit_distances", "plan", "auto_blocksize"]
 
 Matcher = Union[warpmatch.ExactMatcher, warpmatch.ApproxMatcher]
 
-DEFAULT_BLOCKSIZE = 256 << 20
+# blocksize=None: the input's bytes over the cluster's threads (default client's, else this
+# machine's cores), within these bounds. Each task costs ~30 ms besides its scan on the 16-core
+# GPU host (Dask, mapping, frame); 256 MiB blocks (a fast scan's 55 ms) got 4.65x on 8 workers
+# over 8 GiB, 1 GiB blocks (one task a worker) 5.71x, the host's own ceiling for 8 processes.
+MIN_AUTO_BLOCKSIZE = 64 << 20
+MAX_AUTO_BLOCKSIZE = 1 << 30
+DEFAULT_BLOCKSIZE = 256 << 20  # the size without a cluster to fit (plan() of no paths, callers' own)
+
+
+def _cluster_threads() -> int:
+    """Threads of the default distributed client's workers; this machine's cores without one."""
+    try:
+        from distributed import default_client
+
+        workers = default_client().scheduler_info().get("workers", {})
+        threads = sum(int(w.get("nthreads", 1)) for w in workers.values())
+        if threads > 0:
+            return threads
+    except Exception:  # no distributed, no client, or a client without workers yet
+        pass
+    return os.cpu_count() or 1
+
+
+def auto_blocksize(paths, threads: int | None = None) -> int:
+    """The block size search(..., blocksize=None) uses: the inputs' total bytes (compressed
+    bytes for BGZF and zstd) over `threads` (default: the cluster's), so each thread gets about
+    one task, within [MIN_AUTO_BLOCKSIZE, MAX_AUTO_BLOCKSIZE]."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    total = 0
+    for p in paths:
+        try:
+            total += os.path.getsize(os.fspath(p))
+        except OSError:  # reported by the planning that follows, naming the path
+            pass
+    threads = threads or _cluster_threads()
+    return max(MIN_AUTO_BLOCKSIZE, min(MAX_AUTO_BLOCKSIZE, -(-total // max(1, threads))))
 
 # ---- per-worker matcher cache ------------------------------------------------------------
 _cache: dict[bytes, Matcher] = {}
@@ -329,12 +365,16 @@ def _block_pieces(path: str, kind: str, blocks: list[tuple[int, int]], blocksize
     return pieces
 
 
-def plan(paths: str | os.PathLike | Iterable[str | os.PathLike], blocksize: int = DEFAULT_BLOCKSIZE,
+def plan(paths: str | os.PathLike | Iterable[str | os.PathLike], blocksize: int | None = None,
          format: str = "auto") -> list[tuple[str, str, int, int]]:
-    """The tasks `search` makes: (path, kind, lo, hi) with kind 'range' (plain byte range),
+    """The tasks `search` makes (blocksize None: auto_blocksize(paths)): (path, kind, lo, hi)
+    with kind 'range' (plain byte range),
     'records' (FASTA/FASTQ byte range of whole records), 'bgzf' (a range of whole BGZF blocks,
     compressed offsets), 'zstd' (a range of whole zstd frames, compressed offsets) or 'file'
     (the whole file, streamed)."""
+    paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    if blocksize is None:
+        blocksize = auto_blocksize(paths)
     return [(p.path, p.kind, p.lo, p.hi) for p in _pieces(paths, blocksize, format)]
 
 
@@ -520,11 +560,13 @@ def _finish(piece, offset: int, best: dict[tuple[str, int], int] | None):
 
 # ---- public entry points -------------------------------------------------------------------
 def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLike],
-           blocksize: int = DEFAULT_BLOCKSIZE, format: str = "auto"):
+           blocksize: int | None = None, format: str = "auto"):
     """Every hit of `matcher` (an ExactMatcher or ApproxMatcher) in `paths` as a lazy Dask
     DataFrame with columns path, record, record_index, pattern, strand, start, end (and distance for
     approximate search); offsets are within the record (plain files: one record named '').
-    Compute it on any Dask scheduler or cluster; the result equals search_local()."""
+    Compute it on any Dask scheduler or cluster; the result equals search_local(). blocksize:
+    bytes per task, None for auto_blocksize(paths) (about one task per thread of the default
+    client's cluster, 64 MiB to 1 GiB)."""
     import dask
     import dask.dataframe as dd
     import pandas as pd
@@ -534,6 +576,9 @@ def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLi
     approx = isinstance(matcher, warpmatch.ApproxMatcher)
     best_mode = approx and matcher.best
     blob = pickle.dumps(matcher)
+    paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    if blocksize is None:
+        blocksize = auto_blocksize(paths)
     pieces = _pieces(paths, blocksize, format, matcher.overlap)
     # Global record indices for FASTA/FASTQ files split at record starts (plain, BGZF or zstd).
     offsets: list[Any] = [0] * len(pieces)
