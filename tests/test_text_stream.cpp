@@ -414,6 +414,44 @@ TEST_F(TempDir, UnwrappedFastaLinesLongerThanAWindow) {
   }
 }
 
+// BGZF FASTA through the bulk line removal (more than its 4 MiB at hand): records short (many
+// in one bulk step), mid-sized (one header per step) and long (several steps), lines and records
+// split by blocks anywhere, LF and CRLF (a "\r\n" split by a block, too), blank lines, '>'
+// and '\r' inside lines; mapped (the decoder maps the next batch's pages ahead) and read.
+TEST_F(TempDir, LargeBgzfFastaEqualsWholeInput) {
+  std::mt19937_64 rng(83);
+  for (const char* nl : {"\n", "\r\n"}) {
+    std::string fa;
+    for (int r = 0; fa.size() < (std::size_t{14} << 20); ++r) {
+      fa += ">rec" + std::to_string(r) + " description\n";
+      const std::size_t kind = rng() % 10;
+      const std::size_t size = kind < 6 ? 1 + rng() % 4000 : kind < 9 ? (1u << 20) + rng() % (2u << 20) : 5u << 20;
+      const std::size_t width = 1 + rng() % 120;
+      for (const std::size_t target = fa.size() + size; fa.size() < target;) {
+        std::string line = random_dna(rng, 1 + rng() % width);
+        if (rng() % 1000 == 0) line[rng() % line.size()] = '\r';
+        if (rng() % 1000 == 0) line += ">";
+        fa += line + nl;
+        if (rng() % 500 == 0) fa += nl;
+      }
+    }
+    const std::vector<Record> want = whole("x", fa);
+    const std::string stored = bgzf(fa, 60000 + rng() % 5000);
+    const std::string path = write("big.fa.gz", stored);
+    for (int threads : {1, 3}) {
+      io::StreamOptions o;
+      o.window_bytes = 5u << 20;
+      o.overlap = 9;
+      o.threads = threads;
+      TextStream mapped = TextStream::open(path, o);
+      EXPECT_EQ(mapped.compression(), io::Compression::bgzf);
+      EXPECT_EQ(reassemble(mapped, o.overlap), want) << "mapped, threads " << threads;
+      TextStream copied = TextStream::from_bytes("x", as_bytes(stored), o);
+      EXPECT_EQ(reassemble(copied, o.overlap), want) << "read(), threads " << threads;
+    }
+  }
+}
+
 // ---- interactive inputs: a writer that pauses ------------------------------------------------
 
 namespace {
