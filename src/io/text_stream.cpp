@@ -369,12 +369,21 @@ class RecordParser {
   // for a paused writer.
   std::size_t read_fasta(std::uint8_t* out, std::size_t cap) {
     std::size_t done = 0;
+    bool asked_for_more = false;
     while (done < cap) {
       const bool may_wait = done == 0;
       if (line_start_) {
         if (skip_blank_lines(may_wait) != Next::line) break;
         if (base_[pos_] == '>') break;  // the next record
         line_start_ = false;
+      }
+      // Little left in the parse buffer but room in out: the buffer is refilled first (when
+      // more is at hand), so the step goes in bulk rather than line by line on this thread.
+      // Asked once per call: wait_ready() is a system call for some sources (a zstd ring with
+      // nothing published yet answered it for every line: 0.5 s of futex calls per GiB).
+      if (len_ - pos_ < kBulkBytes && cap - done >= kBulkBytes && pos_ > 0 && !eof_ && !asked_for_more) {
+        asked_for_more = true;
+        if (source_at_hand()) refill();
       }
       if (len_ - pos_ >= kBulkBytes && cap - done >= kBulkBytes) {
         const std::size_t at = pos_;
@@ -397,7 +406,11 @@ class RecordParser {
   // a lone "\n"), as copy_line would remove them line by line. Stops on a line start.
   std::size_t remove_line_breaks(std::uint8_t* out, std::size_t cap) {
     const std::uint8_t* p = base_ + pos_;
-    std::size_t n = std::min(len_ - pos_, cap);
+    // More input than fits in cap is taken (line breaks are dropped) and the region is cut
+    // to what fits below, so the step fills `out` nearly to cap: what is left over goes
+    // line by line through copy_line on this one thread (~1/60 of every step before).
+    std::size_t n = std::min(len_ - pos_, cap + cap / 8);
+    const std::size_t at_hand = n;
     if (!pool_) pool_ = std::make_unique<WorkerPool>(threads_ > 0 ? static_cast<unsigned>(threads_)
                                                                   : std::max(1u, std::thread::hardware_concurrency()));
     auto split = [&](std::size_t bytes) {
@@ -408,6 +421,15 @@ class RecordParser {
     // it drops up to its header, while the piece (<= 1 MiB) is still in the core's cache. Three
     // passes over the buffer had cost as much again (the header, the line breaks, the '\r's:
     // a 64 MiB buffer is read from memory each time).
+    // Bytes of p[a, end) that are dropped: "\n", and the '\r' of "\r\n" (looked for only where
+    // there is a '\r' at all); a '\r' that is the last byte at hand is decided later (a region
+    // ends on a '\n' before it).
+    auto dropped_between = [&](std::size_t a, std::size_t end) {
+      std::size_t drop = count_newlines(p + a, end - a);
+      if (std::memchr(p + a, '\r', end - a))
+        for (std::size_t j = a; j < end && j + 1 < at_hand; ++j) drop += p[j] == '\r' && p[j + 1] == '\n';
+      return drop;
+    };
     const std::size_t pieces = split(n), step = (n + pieces - 1) / pieces;
     std::vector<std::size_t> header(pieces, SIZE_MAX), dropped_in(pieces, 0);
     std::atomic<std::size_t> first_header_piece{SIZE_MAX};  // pieces after it count nothing
@@ -426,24 +448,38 @@ class RecordParser {
         j = at + 1;
       }
       if (end <= a || first_header_piece.load() < i) return;  // short records: no count wasted
-      std::size_t drop = count_newlines(p + a, end - a);
-      // "\r\n" drops its '\r' too (only where the piece has a '\r' at all); a '\r' that is
-      // the last byte at hand is decided later (the region ends on a '\n' before it).
-      if (std::memchr(p + a, '\r', end - a))
-        for (std::size_t j = a; j < end && j + 1 < n; ++j) drop += p[j] == '\r' && p[j + 1] == '\n';
-      dropped_in[i] = drop;
+      dropped_in[i] = dropped_between(a, end);
     });
     for (std::size_t h : header)
       if (h != SIZE_MAX) {
         n = h;
         break;
       }
+    // What fits in cap: the pieces whose bytes kept fit whole, and of the first that does not
+    // as many input bytes as there is room left (a piece keeps at most its size).
+    bool cut_to_fit = false;
+    for (std::size_t i = 0, room = cap; i < pieces; ++i) {
+      const std::size_t a = i * step, b = std::min(n, a + step);
+      if (b <= a) break;
+      const std::size_t kept_here = (b - a) - dropped_in[i];
+      if (kept_here > room) {
+        n = a + room;
+        cut_to_fit = true;
+        break;
+      }
+      room -= kept_here;
+    }
     // End on a line break so the next call starts a line (a partial last line is left for
     // copy_line); a '\r' just before the end is decided by the byte after it, so also left.
-    // The bytes cut off hold no '\n', so the pieces' counts stand.
+    // The bytes cut off hold no '\n' unless the region was cut to fit: then the piece the
+    // region now ends in is counted again, to its new end.
     const auto* last_nl = static_cast<const std::uint8_t*>(memrchr(p, '\n', n));
     if (!last_nl) return 0;
     n = static_cast<std::size_t>(last_nl - p) + 1;
+    if (cut_to_fit) {
+      const std::size_t k = (n - 1) / step;
+      dropped_in[k] = dropped_between(k * step, n);
+    }
     // A byte is dropped when it is '\n', or '\r' followed by '\n' (the byte after a piece is
     // still inside [p, p + n), which ends with '\n').
     auto dropped = [&](std::size_t j) { return p[j] == '\n' || (p[j] == '\r' && p[j + 1] == '\n'); };
