@@ -35,6 +35,8 @@ constexpr std::size_t kParseBlock = std::size_t{64} << 20;
 constexpr std::size_t kReleaseStep = std::size_t{32} << 20;
 // FASTA sequence of at least this much is freed of line breaks on all threads at once.
 constexpr std::size_t kBulkBytes = std::size_t{4} << 20;
+// The bulk line removal looks at a piece in steps of this much (a core's L1/L2 holds it).
+constexpr std::size_t kCensusStep = std::size_t{64} << 10;
 constexpr std::size_t kProbeBytes = std::size_t{64} << 10;  // what format detection looks at
 // A window's pages are faulted in ahead of its reads once it holds this much (populate_ahead).
 constexpr std::size_t kPopulateAfter = std::size_t{4} << 20;
@@ -59,20 +61,33 @@ constexpr std::size_t kBulkWindowBytes = std::size_t{16} << 20;
 // of a flowing pipe (a 128 KiB write of `cat` every ~50 us), whose slots stay full.
 constexpr Clock::duration kHandOffWait = std::chrono::milliseconds(10);
 
-// '\n' bytes in p[0, n): byte-wide counters, 64 lanes at a time (the compiler vectorises the
-// lane loop; a single size_t counter was widened to 8 lanes of 64 bits), folded every 255 rounds.
+// One pass over p[0, n): its '\n' bytes counted, and whether it holds a '>' or a '\r' at all.
+// Byte-wide lanes, 64 at a time (the compiler vectorises the lane loop; a single size_t
+// counter was widened to 8 lanes of 64 bits), the counters folded every 255 rounds.
+struct ByteCensus {
+  std::size_t newlines = 0;
+  bool has_gt = false, has_cr = false;
+};
 [[gnu::target_clones("arch=x86-64-v4", "avx2", "default")]]
-std::size_t count_newlines(const std::uint8_t* p, std::size_t n) {
+ByteCensus byte_census(const std::uint8_t* p, std::size_t n) {
   constexpr std::size_t kLanes = 64, kRounds = 255;
-  std::size_t total = 0, j = 0;
+  ByteCensus c;
+  std::uint8_t gt[kLanes] = {}, cr[kLanes] = {};
+  std::size_t j = 0;
   while (n - j >= kLanes) {
-    std::uint8_t lanes[kLanes] = {};
+    std::uint8_t nl[kLanes] = {};
     for (std::size_t r = 0; r < kRounds && n - j >= kLanes; ++r, j += kLanes)
-      for (std::size_t k = 0; k < kLanes; ++k) lanes[k] += p[j + k] == '\n';
-    for (std::uint8_t c : lanes) total += c;
+      for (std::size_t k = 0; k < kLanes; ++k) {
+        const std::uint8_t b = p[j + k];
+        nl[k] += b == '\n';
+        gt[k] |= b == '>';
+        cr[k] |= b == '\r';
+      }
+    for (std::uint8_t v : nl) c.newlines += v;
   }
-  for (; j < n; ++j) total += p[j] == '\n';
-  return total;
+  for (std::size_t k = 0; k < kLanes; ++k) c.has_gt |= gt[k] != 0, c.has_cr |= cr[k] != 0;
+  for (; j < n; ++j) c.newlines += p[j] == '\n', c.has_gt |= p[j] == '>', c.has_cr |= p[j] == '\r';
+  return c;
 }
 
 // The '\n' bytes of p[0, 64) as bits (SSE2, which every x86-64 has).
@@ -454,42 +469,51 @@ class RecordParser {
     auto split = [&](std::size_t bytes) {
       return std::min<std::size_t>(pool_->size() * 4, std::max<std::size_t>(1, bytes / (1 << 20)));
     };
-    // One parallel pass: each piece looks for its first header ("\n>" starts one; a '>'
-    // inside a line is sequence data), the earliest ending the region, and counts the bytes
-    // it drops up to its header, while the piece (<= 1 MiB) is still in the core's cache. Three
-    // passes over the buffer had cost as much again (the header, the line breaks, the '\r's:
-    // a 64 MiB buffer is read from memory each time).
     // Bytes of p[a, end) that are dropped: "\n", and the '\r' of "\r\n" (looked for only where
     // there is a '\r' at all); a '\r' that is the last byte at hand is decided later (a region
-    // ends on a '\n' before it).
-    // `cr`: whether p[a, end) holds a '\r' at all.
-    auto dropped_between = [&](std::size_t a, std::size_t end, char& cr) {
-      std::size_t drop = count_newlines(p + a, end - a);
-      cr = std::memchr(p + a, '\r', end - a) != nullptr;
-      if (cr)
+    // ends on a '\n' before it). `census`: p[a, end)'s.
+    auto dropped_between = [&](std::size_t a, std::size_t end, const ByteCensus& census) {
+      std::size_t drop = census.newlines;
+      if (census.has_cr)
         for (std::size_t j = a; j < end && j + 1 < at_hand; ++j) drop += p[j] == '\r' && p[j + 1] == '\n';
       return drop;
     };
+    // One parallel pass: each piece counts the bytes it drops and looks for its first header
+    // ("\n>" starts one; a '>' inside a line is sequence data), the earliest ending the
+    // region, reading its bytes once (byte_census; memchr only where there is a '>' or '\r').
+    // Separate passes for the header, the line breaks and the '\r's had each read the 64 MiB
+    // buffer from memory.
     const std::size_t pieces = split(n), step = (n + pieces - 1) / pieces;
     std::vector<std::size_t> header(pieces, SIZE_MAX), dropped_in(pieces, 0);
     std::vector<char> has_cr(pieces, 0);  // the piece holds a '\r' (up to its header)
     std::atomic<std::size_t> first_header_piece{SIZE_MAX};  // pieces after it count nothing
     pool_->run(pieces, [&](std::size_t i) {
       const std::size_t a = i * step, b = std::min(n, a + step);
-      std::size_t end = b;
-      for (std::size_t j = a; j < b;) {
-        const auto* q = static_cast<const std::uint8_t*>(std::memchr(p + j, '>', b - j));
-        if (!q) break;
-        const std::size_t at = static_cast<std::size_t>(q - p);
-        if (at > 0 && p[at - 1] == '\n') {
-          header[i] = end = at;
-          for (std::size_t seen = first_header_piece.load(); i < seen && !first_header_piece.compare_exchange_weak(seen, i);) {}
-          break;
+      std::size_t drop = 0;
+      // In steps, so a piece stops soon after its first header (short records: one region per
+      // record, each piece looking only up to its first) or once an earlier piece has one.
+      for (std::size_t j = a; j < b && first_header_piece.load(std::memory_order_relaxed) >= i; j += kCensusStep) {
+        std::size_t e = std::min(b, j + kCensusStep);
+        ByteCensus census = byte_census(p + j, e - j);
+        bool ends_here = false;
+        for (std::size_t k = j; census.has_gt && k < e;) {  // the '>' that starts a line, if any
+          const auto* q = static_cast<const std::uint8_t*>(std::memchr(p + k, '>', e - k));
+          if (!q) break;
+          const std::size_t at = static_cast<std::size_t>(q - p);
+          if (at > 0 && p[at - 1] == '\n') {
+            header[i] = e = at;
+            ends_here = true;
+            for (std::size_t seen = first_header_piece.load(); i < seen && !first_header_piece.compare_exchange_weak(seen, i);) {}
+            census = byte_census(p + j, e - j);
+            break;
+          }
+          k = at + 1;
         }
-        j = at + 1;
+        drop += dropped_between(j, e, census);
+        has_cr[i] |= census.has_cr;
+        if (ends_here) break;
       }
-      if (end <= a || first_header_piece.load() < i) return;  // short records: no count wasted
-      dropped_in[i] = dropped_between(a, end, has_cr[i]);
+      dropped_in[i] = drop;
     });
     for (std::size_t h : header)
       if (h != SIZE_MAX) {
@@ -519,7 +543,9 @@ class RecordParser {
     n = static_cast<std::size_t>(last_nl - p) + 1;
     if (cut_to_fit) {
       const std::size_t k = (n - 1) / step;
-      dropped_in[k] = dropped_between(k * step, n, has_cr[k]);
+      const ByteCensus census = byte_census(p + k * step, n - k * step);
+      dropped_in[k] = dropped_between(k * step, n, census);
+      has_cr[k] = census.has_cr;
     }
     // A byte is dropped when it is '\n', or '\r' followed by '\n' (the byte after a piece is
     // still inside [p, p + n), which ends with '\n').
