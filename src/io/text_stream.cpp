@@ -18,6 +18,7 @@
 
 #include <emmintrin.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/worker_pool.hpp"
 
@@ -126,6 +127,33 @@ std::uint8_t* copy_without_newlines(const std::uint8_t* p, std::size_t n, std::u
   return o;
 }
 
+// Frees the pages of a large buffer about to be deleted on several threads at once (MADV_DONTNEED
+// in slices; the delete then unmaps nothing resident): freeing is per-page kernel work, ~20 ms
+// per 256 MiB on one core, and at a stream's end it comes after the last search (two threads
+// freed 512 MiB in 21-25 ms against one's 34-45 ms on the 2-core development host). Only
+// whole pages inside the buffer (the allocator's header before it stays).
+void free_pages_in_parallel(std::uint8_t* p, std::size_t n, int threads) {
+  constexpr std::size_t kSlice = std::size_t{32} << 20;
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const std::uintptr_t lo = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
+  const std::uintptr_t hi = (reinterpret_cast<std::uintptr_t>(p) + n) & ~(page - 1);
+  if (hi <= lo + kSlice) return;  // small: the delete frees it as fast
+  const std::size_t slices = (hi - lo + kSlice - 1) / kSlice;
+  const std::size_t workers = std::min<std::size_t>(
+      slices, threads > 0 ? static_cast<std::size_t>(threads) : std::max(1u, std::thread::hardware_concurrency()));
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < slices;) {
+      const std::uintptr_t a = lo + i * kSlice, b = std::min<std::uintptr_t>(hi, a + kSlice);
+      ::madvise(reinterpret_cast<void*>(a), b - a, MADV_DONTNEED);  // a failure leaves them to the delete
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (std::size_t t = 1; t < workers; ++t) helpers.emplace_back(work);
+  work();
+  for (auto& t : helpers) t.join();
+}
+
 bool is_blank(std::uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
 
 // Whether an input's first bytes already decide detect_compression(): a writer's pause ends
@@ -217,6 +245,7 @@ class RecordParser {
   // Frees the parse buffer once the input has ended (next_record() gave false).
   void release_buffer() {
     if (!buf_) return;  // a mapped file is parsed in place
+    free_pages_in_parallel(buf_.get(), buf_size_, threads_);
     buf_.reset();
     base_ = nullptr;
     buf_size_ = pos_ = len_ = 0;
@@ -896,8 +925,9 @@ struct TextStream::Impl {
     free_buffer(buffers[current]);  // next_parsed moved to it before it found the end
     parser->release_buffer();
   }
-  static void free_buffer(Buffer& b) {
+  void free_buffer(Buffer& b) const {
     b.populator = {};  // stopped and joined first: it may still be touching the pages
+    if (b.bytes) free_pages_in_parallel(b.bytes.get(), b.capacity, options.threads);
     b.bytes.reset();
     b.capacity = b.populated = 0;
   }
