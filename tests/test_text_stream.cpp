@@ -357,6 +357,37 @@ TEST(TextStream, WindowedSearchEqualsWholeSearch) {
   }
 }
 
+namespace {
+
+// Lines of 1 to `width` random bases ended by `nl` until fa holds `target` bytes; now and then
+// a '\r' inside a line or a '>' at its end (both data), and a blank line.
+void append_dna_lines(std::string& fa, std::mt19937_64& rng, std::size_t target, std::size_t width, const char* nl) {
+  while (fa.size() < target) {
+    std::string line = random_dna(rng, 1 + rng() % width);
+    if (rng() % 1000 == 0) line[rng() % line.size()] = '\r';
+    if (rng() % 1000 == 0) line += ">";
+    fa += line + nl;
+    if (rng() % 500 == 0) fa += nl;
+  }
+}
+
+// The file at `path` (mapped) and its bytes `stored` (through read()) stream as `want`, in
+// 5 MiB windows on 1 and 3 threads.
+void expect_streams_in_5_mib_windows(const std::string& path, const std::string& stored, const std::vector<Record>& want) {
+  for (int threads : {1, 3}) {
+    io::StreamOptions o;
+    o.window_bytes = 5u << 20;
+    o.overlap = 9;
+    o.threads = threads;
+    TextStream mapped = TextStream::open(path, o);
+    EXPECT_EQ(reassemble(mapped, o.overlap), want) << "mapped, threads " << threads;
+    TextStream copied = TextStream::from_bytes("x", as_bytes(stored), o);
+    EXPECT_EQ(reassemble(copied, o.overlap), want) << "read(), threads " << threads;
+  }
+}
+
+}  // namespace
+
 // Large FASTA takes the bulk line-removal path (all threads): mapped and piped, LF and CRLF,
 // lines of any width, blank lines, a '\r' inside a line (data) and '>' inside a line (data).
 TEST_F(TempDir, LargeFastaBulkLineRemovalEqualsWholeInput) {
@@ -365,27 +396,9 @@ TEST_F(TempDir, LargeFastaBulkLineRemovalEqualsWholeInput) {
     std::string fa;
     for (int r = 0; r < 3; ++r) {
       fa += ">big" + std::to_string(r) + "\n";
-      std::size_t target = fa.size() + (r == 1 ? 100 : 6u << 20);
-      while (fa.size() < target) {
-        std::string line = random_dna(rng, 1 + rng() % 120);
-        if (rng() % 1000 == 0) line[rng() % line.size()] = '\r';
-        if (rng() % 1000 == 0) line += ">";
-        fa += line + nl;
-        if (rng() % 500 == 0) fa += nl;
-      }
+      append_dna_lines(fa, rng, fa.size() + (r == 1 ? 100 : 6u << 20), 120, nl);
     }
-    const std::vector<Record> want = whole("x", fa);
-    const std::string path = write("big.fa", fa);
-    for (int threads : {1, 3}) {
-      io::StreamOptions o;
-      o.window_bytes = 5u << 20;
-      o.overlap = 9;
-      o.threads = threads;
-      TextStream mapped = TextStream::open(path, o);
-      EXPECT_EQ(reassemble(mapped, o.overlap), want) << "mapped, threads " << threads;
-      TextStream copied = TextStream::from_bytes("x", as_bytes(fa), o);
-      EXPECT_EQ(reassemble(copied, o.overlap), want) << "read(), threads " << threads;
-    }
+    expect_streams_in_5_mib_windows(write("big.fa", fa), fa, whole("x", fa));
   }
 }
 
@@ -411,6 +424,27 @@ TEST_F(TempDir, UnwrappedFastaLinesLongerThanAWindow) {
       TextStream copied = TextStream::from_bytes("x", as_bytes(fa), o);
       EXPECT_EQ(reassemble(copied, o.overlap), want) << "read(), window " << window << ", end '" << end << "'";
     }
+  }
+}
+
+// BGZF FASTA through the bulk line removal (more than its 4 MiB at hand): records short (many
+// in one bulk step), mid-sized (one header per step) and long (several steps), lines and records
+// split by blocks anywhere, LF and CRLF (a "\r\n" split by a block, too), blank lines, '>'
+// and '\r' inside lines; mapped (the decoder maps the next batch's pages ahead) and read.
+TEST_F(TempDir, LargeBgzfFastaEqualsWholeInput) {
+  std::mt19937_64 rng(83);
+  for (const char* nl : {"\n", "\r\n"}) {
+    std::string fa;
+    for (int r = 0; fa.size() < (std::size_t{14} << 20); ++r) {
+      fa += ">rec" + std::to_string(r) + " description\n";
+      const std::size_t kind = rng() % 10;
+      const std::size_t size = kind < 6 ? 1 + rng() % 4000 : kind < 9 ? (1u << 20) + rng() % (2u << 20) : 5u << 20;
+      append_dna_lines(fa, rng, fa.size() + size, 1 + rng() % 120, nl);
+    }
+    const std::string stored = bgzf(fa, 60000 + rng() % 5000);
+    const std::string path = write("big.fa.gz", stored);
+    EXPECT_EQ(TextStream::open(path).compression(), io::Compression::bgzf);
+    expect_streams_in_5_mib_windows(path, stored, whole("x", fa));
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <condition_variable>
 #include <cstring>
 #include <exception>
@@ -15,7 +16,9 @@
 #include <thread>
 #include <vector>
 
+#include <emmintrin.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/worker_pool.hpp"
 
@@ -33,6 +36,8 @@ constexpr std::size_t kParseBlock = std::size_t{64} << 20;
 constexpr std::size_t kReleaseStep = std::size_t{32} << 20;
 // FASTA sequence of at least this much is freed of line breaks on all threads at once.
 constexpr std::size_t kBulkBytes = std::size_t{4} << 20;
+// The bulk line removal looks at a piece in steps of this much (a core's L1/L2 holds it).
+constexpr std::size_t kCensusStep = std::size_t{64} << 10;
 constexpr std::size_t kProbeBytes = std::size_t{64} << 10;  // what format detection looks at
 // A window's pages are faulted in ahead of its reads once it holds this much (populate_ahead).
 constexpr std::size_t kPopulateAfter = std::size_t{4} << 20;
@@ -56,6 +61,98 @@ constexpr std::size_t kBulkWindowBytes = std::size_t{16} << 20;
 // this long after the slot's first byte: short against kPauseWait, and long against the gaps
 // of a flowing pipe (a 128 KiB write of `cat` every ~50 us), whose slots stay full.
 constexpr Clock::duration kHandOffWait = std::chrono::milliseconds(10);
+
+// One pass over p[0, n): its '\n' bytes counted, and whether it holds a '>' or a '\r' at all.
+// Byte-wide lanes, 64 at a time (the compiler vectorises the lane loop; a single size_t
+// counter was widened to 8 lanes of 64 bits), the counters folded every 255 rounds.
+struct ByteCensus {
+  std::size_t newlines = 0;
+  bool has_gt = false, has_cr = false;
+};
+[[gnu::target_clones("arch=x86-64-v4", "avx2", "default")]]
+ByteCensus byte_census(const std::uint8_t* p, std::size_t n) {
+  constexpr std::size_t kLanes = 64, kRounds = 255;
+  ByteCensus c;
+  std::uint8_t gt[kLanes] = {}, cr[kLanes] = {};
+  std::size_t j = 0;
+  while (n - j >= kLanes) {
+    std::uint8_t nl[kLanes] = {};
+    for (std::size_t r = 0; r < kRounds && n - j >= kLanes; ++r, j += kLanes)
+      for (std::size_t k = 0; k < kLanes; ++k) {
+        const std::uint8_t b = p[j + k];
+        nl[k] += b == '\n';
+        gt[k] |= b == '>';
+        cr[k] |= b == '\r';
+      }
+    for (std::uint8_t v : nl) c.newlines += v;
+  }
+  for (std::size_t k = 0; k < kLanes; ++k) c.has_gt |= gt[k] != 0, c.has_cr |= cr[k] != 0;
+  for (; j < n; ++j) c.newlines += p[j] == '\n', c.has_gt |= p[j] == '>', c.has_cr |= p[j] == '\r';
+  return c;
+}
+
+// The '\n' bytes of p[0, 64) as bits (SSE2, which every x86-64 has).
+std::uint64_t newline_bits(const std::uint8_t* p) {
+  const __m128i nl = _mm_set1_epi8('\n');
+  std::uint64_t bits = 0;
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    bits |= std::uint64_t{static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)))} << (16 * k);
+  }
+  return bits;
+}
+
+// p[0, n) without its '\n' bytes into o, which has room for exactly what is kept (o_end); for
+// text without '\r'. 64 bytes at a time, each run between line breaks copied as 64 bytes
+// whose excess the next run overwrites: a few vector moves per line instead of a memchr and a
+// memcpy call each (per 60-base line, those were most of the line removal's time). Returns
+// the end of what it wrote.
+std::uint8_t* copy_without_newlines(const std::uint8_t* p, std::size_t n, std::uint8_t* o, const std::uint8_t* o_end) {
+  std::size_t j = 0;
+  // While 128 bytes lie ahead in both: every 64-byte load and store stays inside.
+  while (n - j >= 128 && o_end - o >= 128) {
+    std::size_t from = 0;
+    for (std::uint64_t bits = newline_bits(p + j); bits; bits &= bits - 1) {
+      const auto at = static_cast<std::size_t>(std::countr_zero(bits));
+      std::memcpy(o, p + j + from, 64);
+      o += at - from;
+      from = at + 1;
+    }
+    std::memcpy(o, p + j + from, 64);
+    o += 64 - from;
+    j += 64;
+  }
+  for (; j < n; ++j)
+    if (p[j] != '\n') *o++ = p[j];
+  return o;
+}
+
+// Frees the pages of a large buffer about to be deleted on several threads at once (MADV_DONTNEED
+// in slices; the delete then unmaps nothing resident): freeing is per-page kernel work, ~20 ms
+// per 256 MiB on one core, and at a stream's end it comes after the last search (two threads
+// freed 512 MiB in 21-25 ms against one's 34-45 ms on the 2-core development host). Only
+// whole pages inside the buffer (the allocator's header before it stays).
+void free_pages_in_parallel(std::uint8_t* p, std::size_t n, int threads) {
+  constexpr std::size_t kSlice = std::size_t{32} << 20;
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const std::uintptr_t lo = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
+  const std::uintptr_t hi = (reinterpret_cast<std::uintptr_t>(p) + n) & ~(page - 1);
+  if (hi <= lo + kSlice) return;  // small: the delete frees it as fast
+  const std::size_t slices = (hi - lo + kSlice - 1) / kSlice;
+  const std::size_t workers = std::min<std::size_t>(
+      slices, threads > 0 ? static_cast<std::size_t>(threads) : std::max(1u, std::thread::hardware_concurrency()));
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < slices;) {
+      const std::uintptr_t a = lo + i * kSlice, b = std::min<std::uintptr_t>(hi, a + kSlice);
+      ::madvise(reinterpret_cast<void*>(a), b - a, MADV_DONTNEED);  // a failure leaves them to the delete
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (std::size_t t = 1; t < workers; ++t) helpers.emplace_back(work);
+  work();
+  for (auto& t : helpers) t.join();
+}
 
 bool is_blank(std::uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
 
@@ -145,6 +242,14 @@ class RecordParser {
   }
 
   std::uint64_t raw_offset() const { return src_->raw_offset(); }
+  // Frees the parse buffer once the input has ended (next_record() gave false).
+  void release_buffer() {
+    if (!buf_) return;  // a mapped file is parsed in place
+    free_pages_in_parallel(buf_.get(), buf_size_, threads_);
+    buf_.reset();
+    base_ = nullptr;
+    buf_size_ = pos_ = len_ = 0;
+  }
 
   // Waits until read_sequence() or next_record() would return without waiting for the
   // input's writer, or until `deadline`; returns whether they would (see ByteSource).
@@ -346,12 +451,21 @@ class RecordParser {
   // for a paused writer.
   std::size_t read_fasta(std::uint8_t* out, std::size_t cap) {
     std::size_t done = 0;
+    bool asked_for_more = false;
     while (done < cap) {
       const bool may_wait = done == 0;
       if (line_start_) {
         if (skip_blank_lines(may_wait) != Next::line) break;
         if (base_[pos_] == '>') break;  // the next record
         line_start_ = false;
+      }
+      // Little left in the parse buffer but room in out: the buffer is refilled first (when
+      // more is at hand), so the step goes in bulk rather than line by line on this thread.
+      // Asked once per call: wait_ready() is a system call for some sources (a zstd ring with
+      // nothing published yet answered it for every line: 0.5 s of futex calls per GiB).
+      if (len_ - pos_ < kBulkBytes && cap - done >= kBulkBytes && pos_ > 0 && !eof_ && !asked_for_more) {
+        asked_for_more = true;
+        if (source_at_hand()) refill();
       }
       if (len_ - pos_ >= kBulkBytes && cap - done >= kBulkBytes) {
         const std::size_t at = pos_;
@@ -374,60 +488,110 @@ class RecordParser {
   // a lone "\n"), as copy_line would remove them line by line. Stops on a line start.
   std::size_t remove_line_breaks(std::uint8_t* out, std::size_t cap) {
     const std::uint8_t* p = base_ + pos_;
-    std::size_t n = std::min(len_ - pos_, cap);
+    // More input than fits in cap is taken (line breaks are dropped) and the region is cut
+    // to what fits below, so the step fills `out` nearly to cap: what is left over goes
+    // line by line through copy_line on this one thread (~1/60 of every step before).
+    std::size_t n = std::min(len_ - pos_, cap + cap / 8);
+    const std::size_t at_hand = n;
     if (!pool_) pool_ = std::make_unique<WorkerPool>(threads_ > 0 ? static_cast<unsigned>(threads_)
                                                                   : std::max(1u, std::thread::hardware_concurrency()));
     auto split = [&](std::size_t bytes) {
       return std::min<std::size_t>(pool_->size() * 4, std::max<std::size_t>(1, bytes / (1 << 20)));
     };
-    // Up to the next header: "\n>" starts one (a '>' inside a line is sequence data). Each
-    // piece looks for its first; the earliest ends the region.
-    {
-      const std::size_t pieces = split(n), step = (n + pieces - 1) / pieces;
-      std::vector<std::size_t> header(pieces, SIZE_MAX);
-      pool_->run(pieces, [&](std::size_t i) {
-        const std::size_t a = i * step, b = std::min(n, a + step);
-        for (std::size_t j = a; j < b;) {
-          const auto* q = static_cast<const std::uint8_t*>(std::memchr(p + j, '>', b - j));
+    // Bytes of p[a, end) that are dropped: "\n", and the '\r' of "\r\n" (looked for only where
+    // there is a '\r' at all); a '\r' that is the last byte at hand is decided later (a region
+    // ends on a '\n' before it). `census`: p[a, end)'s.
+    auto dropped_between = [&](std::size_t a, std::size_t end, const ByteCensus& census) {
+      std::size_t drop = census.newlines;
+      if (census.has_cr)
+        for (std::size_t j = a; j < end && j + 1 < at_hand; ++j) drop += p[j] == '\r' && p[j + 1] == '\n';
+      return drop;
+    };
+    // One parallel pass: each piece counts the bytes it drops and looks for its first header
+    // ("\n>" starts one; a '>' inside a line is sequence data), the earliest ending the
+    // region, reading its bytes once (byte_census; memchr only where there is a '>' or '\r').
+    // Separate passes for the header, the line breaks and the '\r's had each read the 64 MiB
+    // buffer from memory.
+    const std::size_t pieces = split(n), step = (n + pieces - 1) / pieces;
+    std::vector<std::size_t> header(pieces, SIZE_MAX), dropped_in(pieces, 0);
+    std::vector<char> has_cr(pieces, 0);  // the piece holds a '\r' (up to its header)
+    std::atomic<std::size_t> first_header_piece{SIZE_MAX};  // pieces after it count nothing
+    pool_->run(pieces, [&](std::size_t i) {
+      const std::size_t a = i * step, b = std::min(n, a + step);
+      std::size_t drop = 0;
+      // In steps, so a piece stops soon after its first header (short records: one region per
+      // record, each piece looking only up to its first) or once an earlier piece has one.
+      for (std::size_t j = a; j < b && first_header_piece.load(std::memory_order_relaxed) >= i; j += kCensusStep) {
+        std::size_t e = std::min(b, j + kCensusStep);
+        ByteCensus census = byte_census(p + j, e - j);
+        bool ends_here = false;
+        for (std::size_t k = j; census.has_gt && k < e;) {  // the '>' that starts a line, if any
+          const auto* q = static_cast<const std::uint8_t*>(std::memchr(p + k, '>', e - k));
           if (!q) break;
           const std::size_t at = static_cast<std::size_t>(q - p);
           if (at > 0 && p[at - 1] == '\n') {
-            header[i] = at;
+            header[i] = e = at;
+            ends_here = true;
+            for (std::size_t seen = first_header_piece.load(); i < seen && !first_header_piece.compare_exchange_weak(seen, i);) {}
+            census = byte_census(p + j, e - j);
             break;
           }
-          j = at + 1;
+          k = at + 1;
         }
-      });
-      for (std::size_t h : header)
-        if (h != SIZE_MAX) {
-          n = h;
-          break;
-        }
+        drop += dropped_between(j, e, census);
+        has_cr[i] |= census.has_cr;
+        if (ends_here) break;
+      }
+      dropped_in[i] = drop;
+    });
+    for (std::size_t h : header)
+      if (h != SIZE_MAX) {
+        n = h;
+        break;
+      }
+    // What fits in cap: the pieces whose bytes kept fit whole, and of the first that does not
+    // as many input bytes as there is room left (a piece keeps at most its size).
+    bool cut_to_fit = false;
+    for (std::size_t i = 0, room = cap; i < pieces; ++i) {
+      const std::size_t a = i * step, b = std::min(n, a + step);
+      if (b <= a) break;
+      const std::size_t kept_here = (b - a) - dropped_in[i];
+      if (kept_here > room) {
+        n = a + room;
+        cut_to_fit = true;
+        break;
+      }
+      room -= kept_here;
     }
     // End on a line break so the next call starts a line (a partial last line is left for
     // copy_line); a '\r' just before the end is decided by the byte after it, so also left.
+    // The bytes cut off hold no '\n' unless the region was cut to fit: then the piece the
+    // region now ends in is counted again, to its new end.
     const auto* last_nl = static_cast<const std::uint8_t*>(memrchr(p, '\n', n));
     if (!last_nl) return 0;
     n = static_cast<std::size_t>(last_nl - p) + 1;
-    const std::size_t pieces = split(n), step = (n + pieces - 1) / pieces;
+    if (cut_to_fit) {
+      const std::size_t k = (n - 1) / step;
+      const ByteCensus census = byte_census(p + k * step, n - k * step);
+      dropped_in[k] = dropped_between(k * step, n, census);
+      has_cr[k] = census.has_cr;
+    }
     // A byte is dropped when it is '\n', or '\r' followed by '\n' (the byte after a piece is
     // still inside [p, p + n), which ends with '\n').
     auto dropped = [&](std::size_t j) { return p[j] == '\n' || (p[j] == '\r' && p[j + 1] == '\n'); };
     std::vector<std::size_t> kept(pieces + 1, 0);
-    pool_->run(pieces, [&](std::size_t i) {
+    for (std::size_t i = 0; i < pieces; ++i) {
       const std::size_t a = i * step, b = std::min(n, a + step);
-      if (b <= a) return;
-      std::size_t newlines = 0;  // a plain loop the compiler vectorises
-      for (std::size_t j = a; j < b; ++j) newlines += p[j] == '\n';
-      std::size_t crlf = 0;      // only where the piece has a '\r' at all
-      if (std::memchr(p + a, '\r', b - a))
-        for (std::size_t j = a; j < b; ++j) crlf += p[j] == '\r' && p[j + 1] == '\n';
-      kept[i + 1] = (b - a) - newlines - crlf;
-    });
-    for (std::size_t i = 0; i < pieces; ++i) kept[i + 1] += kept[i];
+      kept[i + 1] = kept[i] + (b > a ? (b - a) - dropped_in[i] : 0);
+    }
     pool_->run(pieces, [&](std::size_t i) {
       const std::size_t a = i * step, b = std::min(n, a + step);
       std::uint8_t* o = out + kept[i];
+      if (b <= a) return;
+      if (!has_cr[i]) {
+        copy_without_newlines(p + a, b - a, o, out + kept[i + 1]);
+        return;
+      }
       // Whole runs between line breaks are copied at once.
       for (std::size_t j = a; j < b;) {
         const auto* nl = static_cast<const std::uint8_t*>(std::memchr(p + j, '\n', b - j));
@@ -748,8 +912,24 @@ struct TextStream::Impl {
         ready = std::move(b);
       }
       changed.notify_all();
+      if (b.end) release_spare_buffers();
       if (stop) return;
     }
+  }
+
+  // At the input's end, the buffers no window needs any more (the one the next window would
+  // have used, the parser's) are freed by the producer while the caller searches the last
+  // window: freeing pages is serial work that otherwise comes after the last search, when the
+  // process ends (1 GiB BGZF FASTA, 2-core development host: ~25 ms of the main thread alone).
+  void release_spare_buffers() {
+    free_buffer(buffers[current]);  // next_parsed moved to it before it found the end
+    parser->release_buffer();
+  }
+  void free_buffer(Buffer& b) const {
+    b.populator = {};  // stopped and joined first: it may still be touching the pages
+    if (b.bytes) free_pages_in_parallel(b.bytes.get(), b.capacity, options.threads);
+    b.bytes.reset();
+    b.capacity = b.populated = 0;
   }
 
   bool next_pipelined(TextWindow& w) {
@@ -768,16 +948,20 @@ struct TextStream::Impl {
       std::rethrow_exception(b->error);
     }
     if (b->end) {
-      ended = true;
+      ended = at_end = true;
       return false;
     }
     w = b->window;
     return true;
   }
   bool ended = false;
+  bool at_end = false;  // the producer found the input's end: it touches no window buffer now
 
   ~Impl() {
     if (producer.joinable()) {
+      // The last window's buffer is freed here while the producer frees the others
+      // (release_spare_buffers): the two frees overlap rather than follow each other.
+      if (at_end) free_buffer(buffers[(current + 1) % buffer_count]);
       closing.store(true);
       {
         std::lock_guard lock(mutex);  // the producer sees closing before it waits again
