@@ -42,7 +42,7 @@ struct ApproxFlags {
   bool no_progress = false;
   bool line_buffered = false;
   std::int64_t max_hits = -1;
-  std::string window = "256M";  // --window
+  std::string window;  // --window ("": window_bytes_for)
   std::string backend = "auto";
   std::string algorithm = "auto";
   std::string format = "auto";
@@ -106,7 +106,7 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
   SearchPlan plan;
   plan.stream.format = io::parse_format(flags.format);
   plan.stream.threads = flags.threads;
-  plan.stream.window_bytes = std::max<std::uint64_t>(parse_size(flags.window), 1);
+  plan.stream.window_bytes = window_bytes_for(flags.window, matcher.backend());
   // Windows overlap by the longest pattern's m + k (every alignment ending in a window's own
   // ends lies inside it). Best mode and --best-per-cluster compare hits across the whole
   // record, so their windows are whole records (memory grows with the largest record).
@@ -307,7 +307,7 @@ CommandRunner add_approx_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "plain", "fasta", "fastq"}));
   cmd->add_option("--window", flags->window,
                   "Text bytes searched per window (inputs are streamed; windows overlap by m + k); "
-                  "--best and --best-per-cluster take whole records (default 256M)")
+                  "--best and --best-per-cluster take whole records (default 64M on the CPU, 256M on the GPU)")
       ->check(size_check());
   cmd->footer(
       std::string("Output: [PATH:][RECORD:][PATTERN:][STRAND:]START:END:DISTANCE[:CIGAR]:MATCH per hit (PATH with several\n") +

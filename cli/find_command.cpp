@@ -50,7 +50,7 @@ struct FindFlags {
   std::string device_memory;  // --device-memory SIZE ("": none given)
   std::string devices;  // --devices: several GPUs (all|LIST)
   std::int64_t max_count = -1;
-  std::string window = "256M";  // --window: text bytes per streamed window
+  std::string window;  // --window: text bytes per streamed window ("": window_bytes_for)
   tuning_hooks::MbndmGpuConfig mbndm;  // the paper's thread configuration (its Table 2)
   SequenceFlags seq;
 
@@ -124,7 +124,7 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   plan.stream.format = io::parse_format(flags.format);
   plan.stream.overlap = longest_pattern(matcher) - 1;
   plan.stream.threads = flags.threads;
-  plan.stream.window_bytes = std::max<std::uint64_t>(parse_size(flags.window), 1);
+  plan.stream.window_bytes = window_bytes_for(flags.window, matcher.backend());
   // The GPU pipelines stream host text in chunks of their own and set up their pinned
   // staging per scan: a mapped file is one scan for them (a window per GiB is the CPU's).
   plan.stream.mapped_window_bytes = matcher.backend() == Backend::cuda ? kMappedWindowBytesCuda : kMappedWindowBytes;
@@ -380,7 +380,8 @@ CommandRunner add_find_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "plain", "fasta", "fastq"}));
   cmd->add_option("--window", flags->window,
                   "Text bytes searched per window of a streamed input (pipe, gzip/BGZF/zstd, "
-                  "FASTA/FASTQ); memory is about this plus ~150 MiB of read-ahead (default 256M)")
+                  "FASTA/FASTQ); memory is about this plus ~150 MiB of read-ahead (default 64M on the CPU, "
+                  "256M on the GPU)")
       ->check(size_check());
   cmd->add_flag("--no-progress", flags->no_progress, "Never draw the progress bar");
   cmd->add_flag("--line-buffered", flags->line_buffered,
