@@ -191,6 +191,18 @@ TEST(ApproxSetCpu, TwoThousandPatternsOverAShortTextSplitTheSetAcrossThreads) {
   }
 }
 
+// Issue 15's largest sets: 5000 patterns of 8-64 bases, k from 0 to m/2, against the DP oracle.
+TEST(ApproxSetCpu, FiveThousandPatternsEqualTheOracle) {
+  std::mt19937_64 rng(5001);
+  SetCase sc;
+  const std::vector<Bytes> user = random_patterns(rng, 5000, 64, false);
+  const auto set = compile_set(user, sc);
+  const Bytes text = hostile_text(rng, 1500, {user.begin(), user.begin() + 40});
+  std::vector<core::ApproxQuery> q(set.size());
+  for (std::size_t i = 0; i < q.size(); ++i) q[i].k = static_cast<std::uint32_t>(rng() % (set[i].size() / 2 + 1));
+  expect_set_equals_oracle(set, text, q, 2, "5000 edit");
+}
+
 TEST(ApproxSetCpu, FloodsMatchEverywhereAndLongPatternsRunAlone) {
   std::mt19937_64 rng(3);
   Bytes flood(5000, 'A');

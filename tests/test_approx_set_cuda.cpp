@@ -1,6 +1,6 @@
 // CUDA short-pattern set kernel (src/cuda/approx/short_set.cu, routed from cuda::approx_scan
 // for algorithm myers when every pattern has m <= 64) against the CPU backend pattern by
-// pattern (itself checked against the DP): random DNA sets of 1-300 patterns, duplicates and
+// pattern (itself checked against the DP): random DNA sets of 1-300 and 5000 patterns, duplicates and
 // substrings, k from 0 to m/2, both modes, edit distance and Hamming, IUPAC and case folding
 // with both strands through the public API, small tiles / groups / segments for seams, and the
 // hit buffer's re-run, split and device-sort paths. Every test skips visibly without a GPU.
@@ -257,6 +257,26 @@ TEST(ApproxSetCuda, SeedFilterEqualsTheSetKernelAndTheCpu) {
   const auto automatic = cu::approx_scan(s.patterns, s.queries, big, cu::ApproxAlgorithm::myers, 0, 0);
   const ScopedEnv env(Vars{{"WARPMATCH_APPROX_SEED_FILTER", "0"}});
   EXPECT_EQ(automatic, cu::approx_scan(s.patterns, s.queries, big, cu::ApproxAlgorithm::myers, 0, 0));
+}
+
+// Issue 15's largest sets: 5000 patterns of 8-64 bases (duplicates and substrings among them),
+// k from 0 to m/2, through the set kernel (many groups of a block's table budget), and with
+// k <= m/4 through the forced seed filter too, against the CPU pattern by pattern.
+TEST(ApproxSetCuda, FiveThousandPatternsThroughTheSetKernelAndTheSeedFilter) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(5000);
+  const Bytes text = random_dna(rng, 30000);
+  Set s = random_set(rng, text, 5000, false, false);
+  {
+    const ScopedEnv env(Vars{{"WARPMATCH_APPROX_SEED_FILTER", "0"}});
+    expect_set_equals_cpu(s, text, "5000 patterns, set kernel");
+  }
+  for (std::size_t i = 0; i < s.patterns.size(); ++i) {
+    if (s.patterns[i].size() < 12) s.patterns[i].bytes.resize(12, 'C');
+    s.queries[i].k = static_cast<std::uint32_t>(rng() % (s.patterns[i].size() / 4));
+  }
+  const ScopedEnv env(Vars{{"WARPMATCH_APPROX_SEED_FILTER", "1"}});
+  expect_set_equals_cpu(s, text, "5000 patterns, seed filter");
 }
 
 // The bench's "search only" (kernel_timing::approx_set_route_resident): the route the matcher
