@@ -10,42 +10,6 @@
 
 namespace warpmatch::core {
 
-namespace {
-
-/// SeedPlan::class_of / classes / peq_top from peq: bytes whose peq column is the same for
-/// every member share a class.
-void plan_top_words(SeedPlan& t) {
-  const std::size_t members = t.members.size();
-  std::vector<std::uint8_t> representative;  // one byte per class
-  std::vector<std::uint8_t> class_of(256);
-  for (unsigned b = 0; b < 256; ++b) {
-    std::size_t c = 0;
-    for (; c < representative.size(); ++c) {
-      bool same = true;
-      for (std::size_t i = 0; i < members && same; ++i) same = t.peq[i * 256 + b] == t.peq[i * 256 + representative[c]];
-      if (same) break;
-    }
-    if (c == representative.size()) {
-      if (representative.size() == SeedPlan::kMaxTopClasses) return;  // too many: the 256-entry words only
-      representative.push_back(static_cast<std::uint8_t>(b));
-    }
-    class_of[b] = static_cast<std::uint8_t>(c);
-  }
-  t.class_of = std::move(class_of);
-  t.classes = static_cast<std::uint32_t>(representative.size());
-  t.peq_top.assign(members * t.classes, 0);
-  for (std::size_t i = 0; i < members; ++i) {
-    const SeedPlan::Member& mb = t.members[i];
-    if (mb.hamming || mb.m > 32) continue;
-    const std::uint32_t pad = 32 - mb.m;
-    for (std::uint32_t c = 0; c < t.classes; ++c)
-      t.peq_top[i * t.classes + c] =
-          (static_cast<std::uint32_t>(t.peq[i * 256 + representative[c]]) << pad) | ((std::uint32_t{1} << pad) - 1);
-  }
-}
-
-}  // namespace
-
 std::unique_ptr<SeedPlan> plan_seeds(const std::vector<ApproxPattern>& patterns, const std::vector<std::uint32_t>& members,
                                      const std::vector<ApproxQuery>& queries) {
   if (members.empty()) return nullptr;
@@ -122,8 +86,39 @@ std::unique_ptr<SeedPlan> plan_seeds(const std::vector<ApproxPattern>& patterns,
     t->entry_key[slot] = keys[i];
     t->entry_piece[slot] = i;
   }
-  plan_top_words(*t);
   return t;
+}
+
+SeedTopWords seed_top_words(const SeedPlan& plan) {
+  // Bytes whose peq column is the same for every member share a class.
+  const std::size_t members = plan.members.size();
+  std::vector<std::uint8_t> representative;  // one byte per class
+  SeedTopWords out;
+  out.class_of.assign(256, 0);
+  for (unsigned b = 0; b < 256; ++b) {
+    std::size_t c = 0;
+    for (; c < representative.size(); ++c) {
+      bool same = true;
+      for (std::size_t i = 0; i < members && same; ++i) same = plan.peq[i * 256 + b] == plan.peq[i * 256 + representative[c]];
+      if (same) break;
+    }
+    if (c == representative.size()) {
+      if (representative.size() == SeedTopWords::kMaxClasses) return {};  // too many: the 256-entry words only
+      representative.push_back(static_cast<std::uint8_t>(b));
+    }
+    out.class_of[b] = static_cast<std::uint8_t>(c);
+  }
+  out.classes = static_cast<std::uint32_t>(representative.size());
+  out.peq_top.assign(members * out.classes, 0);
+  for (std::size_t i = 0; i < members; ++i) {
+    const SeedPlan::Member& mb = plan.members[i];
+    if (mb.hamming || mb.m > 32) continue;
+    const std::uint32_t pad = 32 - mb.m;
+    for (std::uint32_t c = 0; c < out.classes; ++c)
+      out.peq_top[i * out.classes + c] =
+          (static_cast<std::uint32_t>(plan.peq[i * 256 + representative[c]]) << pad) | ((std::uint32_t{1} << pad) - 1);
+  }
+  return out;
 }
 
 std::uint64_t count_seed_uses(const SeedPlan& plan, ByteSpan text) {

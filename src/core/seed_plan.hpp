@@ -42,16 +42,6 @@ struct SeedPlan {
   std::vector<std::uint64_t> entry_key;      // the pieces' keys by bucket (seed_hash >> (64 - bucket_bits))
   std::vector<std::uint32_t> entry_piece;
   std::uint32_t max_m = 0, max_k = 0;
-  // The same match words in the set kernel's form, for the CUDA verification of Myers members
-  // of m <= 32: text bytes in classes (bytes every member matches alike; class_of, at most
-  // kMaxTopClasses of them, else both left empty), per member and class the pattern's rows at
-  // the top of a 32-bit word with the rows below matching every byte (peq_top, members x
-  // classes; 0 for the other members). A verification then reads a few words of its own
-  // member instead of 2 KiB of peq scattered over every member.
-  static constexpr std::uint32_t kMaxTopClasses = 8;
-  std::vector<std::uint8_t> class_of;
-  std::uint32_t classes = 0;
-  std::vector<std::uint32_t> peq_top;
 
   std::uint64_t key_mask() const { return q >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * q)) - 1; }
   std::size_t pieces() const { return piece_offsets.empty() ? 0 : piece_offsets.size() - 1; }
@@ -62,6 +52,20 @@ struct SeedPlan {
 /// k + 1 pieces shorter than kMinPiece.
 std::unique_ptr<SeedPlan> plan_seeds(const std::vector<ApproxPattern>& patterns, const std::vector<std::uint32_t>& members,
                                      const std::vector<ApproxQuery>& queries);
+
+/// A plan's match words in the set kernel's form, for the CUDA verification of Myers members
+/// of m <= 32: text bytes in classes (bytes every member matches alike; class_of), per member
+/// and class the pattern's rows at the top of a 32-bit word with the rows below matching every
+/// byte (peq_top, members x classes; 0 for the other members). A verification then reads a few
+/// words of its own member instead of 2 KiB of peq scattered over every member. Empty (classes
+/// 0) beyond kMaxClasses classes. Only the CUDA filter uses them: built at its upload.
+struct SeedTopWords {
+  static constexpr std::uint32_t kMaxClasses = 8;
+  std::vector<std::uint8_t> class_of;
+  std::uint32_t classes = 0;
+  std::vector<std::uint32_t> peq_top;
+};
+SeedTopWords seed_top_words(const SeedPlan& plan);
 
 /// The table's hash of a q-byte key (little-endian, folded when case-insensitive).
 WARPMATCH_HD std::uint64_t seed_hash(std::uint64_t key) { return key * 0x9E3779B97F4A7C15ull; }

@@ -57,13 +57,14 @@ inline std::vector<std::vector<core::EndHit>> emulated_seed_scan(const core::See
                                                                  std::size_t patterns, std::int64_t chunk, unsigned grid,
                                                                  unsigned threads,
                                                                  unsigned long long max_candidates = 64) {
+  const core::SeedTopWords top = core::seed_top_words(plan);
   const kk::SeedTables t{plan.bitmap.data(),      plan.bucket_start.data(), plan.entry_key.data(),
                          plan.entry_piece.data(), plan.piece_offsets.data(), plan.piece_bytes.data(),
                          plan.use_start.data(),   plan.use_member.data(),   plan.use_offset.data(),
                          plan.members.data(),     plan.peq.data(),          plan.q,
                          64 - plan.bitmap_bits,   64 - plan.bucket_bits,    plan.case_insensitive,
-                         plan.peq_top.empty() ? nullptr : plan.class_of.data(),
-                         plan.peq_top.empty() ? nullptr : plan.peq_top.data(), plan.classes};
+                         top.classes ? top.class_of.data() : nullptr,
+                         top.classes ? top.peq_top.data() : nullptr, top.classes};
   const auto n = static_cast<std::int64_t>(text.size());
   const auto max_m = static_cast<std::int64_t>(plan.max_m), max_k = static_cast<std::int64_t>(plan.max_k);
   std::vector<kk::SeedHit> hits;

@@ -61,8 +61,10 @@ class SeedFilterDevice {
     upload(use_offset, plan->use_offset);
     upload(members, plan->members);
     upload(peq, plan->peq);
-    upload(class_of, plan->class_of);
-    upload(peq_top, plan->peq_top);
+    const core::SeedTopWords top = core::seed_top_words(*plan);
+    upload(class_of, top.class_of);
+    upload(peq_top, top.peq_top);
+    top_classes = top.classes;
     // A pageable cudaMemcpy may return before its DMA lands; later streams do not wait for it.
     WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
   }
@@ -72,8 +74,7 @@ class SeedFilterDevice {
             piece_offsets.get(), piece_bytes.get(), use_start.get(), use_member.get(),
             use_offset.get(), members.get(),      peq.get(),        plan->q,
             64 - plan->bitmap_bits, 64 - plan->bucket_bits, plan->case_insensitive,
-            plan->peq_top.empty() ? nullptr : class_of.get(), plan->peq_top.empty() ? nullptr : peq_top.get(),
-            plan->classes};
+            top_classes ? class_of.get() : nullptr, top_classes ? peq_top.get() : nullptr, top_classes};
   }
 
   int device;
@@ -98,6 +99,7 @@ class SeedFilterDevice {
   DeviceBuffer<std::uint64_t> peq;
   DeviceBuffer<std::uint8_t> class_of;
   DeviceBuffer<std::uint32_t> peq_top;
+  std::uint32_t top_classes = 0;  // core::seed_top_words's classes; 0: none, the 256-entry words
 };
 
 std::shared_ptr<const SeedFilterDevice> seed_filter_upload(std::unique_ptr<const core::SeedPlan> plan, int device) {

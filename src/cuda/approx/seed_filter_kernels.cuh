@@ -40,7 +40,7 @@ struct SeedTables {
   std::uint32_t q;
   int bitmap_shift, bucket_shift;
   bool fold;
-  // core::SeedPlan's top-aligned words (null when the plan has none): the fast verification.
+  // core::seed_top_words of the plan (null when it has none): the fast verification.
   const std::uint8_t* class_of;
   const std::uint32_t* peq_top;
   std::uint32_t classes;
@@ -109,6 +109,25 @@ __device__ __forceinline__ std::uint8_t seed_text_byte(const SeedChunk& c, std::
   return c.text[i - c.base];
 }
 
+/// The columns a Myers verification of window w steps through: from j0 (2k before the
+/// pattern's unedited start, clipped at 0) to `last`, reporting ends in [first, last] that
+/// the chunk owns; empty when it owns none of the window's ends.
+struct SeedVerifySpan {
+  std::int64_t j0, first, last;
+  bool empty;
+};
+__device__ __forceinline__ SeedVerifySpan seed_verify_span(const SeedChunk& c, const core::SeedWindow& w,
+                                                           std::int64_t k) {
+  SeedVerifySpan v{};
+  v.first = w.first_end > c.e_lo + 1 ? w.first_end : c.e_lo + 1;
+  if (v.first < 1) v.first = 1;
+  v.last = w.last_end < c.e_hi ? w.last_end : c.e_hi;
+  if (v.last > c.n) v.last = c.n;
+  v.empty = v.first > v.last;
+  v.j0 = w.start - 2 * k > 0 ? w.start - 2 * k : 0;
+  return v;
+}
+
 /// The pattern `member`, whose piece at `offset` was found at text position s: its ends within
 /// k of the unedited start + m that this chunk owns, with distance <= k. Word: 32 bits for
 /// m <= 32 (half the operations of a step), else 64.
@@ -128,21 +147,16 @@ __device__ __forceinline__ void verify_seed(const SeedTables& t, const SeedChunk
     if (mismatches <= mb.k) seed_append(sink, {static_cast<unsigned long long>(end), member, mismatches});
     return;
   }
-  std::int64_t first = w.first_end > c.e_lo + 1 ? w.first_end : c.e_lo + 1;
-  if (first < 1) first = 1;
-  std::int64_t last = w.last_end < c.e_hi ? w.last_end : c.e_hi;
-  if (last > c.n) last = c.n;
-  if (first > last) return;
-  std::int64_t j = w.start - 2 * k;
-  if (j < 0) j = 0;
+  const SeedVerifySpan v = seed_verify_span(c, w, k);
+  if (v.empty) return;
   Word pv = ~Word{0}, mv = 0;
   auto score = static_cast<std::int64_t>(mb.m);
   const core::AtRow row{static_cast<int>(mb.m) - 1};
-  for (; j < last; ++j) {  // column j: the end j + 1
+  for (std::int64_t j = v.j0; j < v.last; ++j) {  // column j: the end j + 1
     const core::MyersCarry<Word> h = core::myers_step(pv, mv, static_cast<Word>(peq[seed_text_byte(c, j)]),
                                                       core::MyersCarry<Word>{}, row);
     score += static_cast<std::int64_t>(h.plus) - static_cast<std::int64_t>(h.minus);
-    if (j + 1 >= first && score <= k)
+    if (j + 1 >= v.first && score <= k)
       seed_append(sink, {static_cast<unsigned long long>(j + 1), member, static_cast<unsigned int>(score)});
   }
 }
@@ -152,7 +166,7 @@ __device__ __forceinline__ void verify_seed(const SeedTables& t, const SeedChunk
 /// lanes read 32 banks whatever their classes).
 struct SeedVerifyShared {
   std::uint8_t class_of[256];
-  std::uint32_t words[core::SeedPlan::kMaxTopClasses * kSeedThreads];
+  std::uint32_t words[core::SeedTopWords::kMaxClasses * kSeedThreads];
 };
 
 /// verify_seed for a Myers member of m <= 32 through the plan's top-aligned words: the
@@ -165,16 +179,11 @@ struct SeedVerifyShared {
 __device__ __forceinline__ void verify_seed_top(const SeedTables& t, const SeedChunk& c, std::uint32_t member,
                                                 const core::SeedPlan::Member& mb, std::int64_t s,
                                                 std::uint32_t offset, SeedVerifyShared& shared, const SeedSink& sink) {
-  const core::SeedWindow w = core::seed_window(s, offset, mb.m, mb.k);
-  const auto k = static_cast<std::int64_t>(mb.k);
-  std::int64_t first = w.first_end > c.e_lo + 1 ? w.first_end : c.e_lo + 1;
-  if (first < 1) first = 1;
-  std::int64_t last = w.last_end < c.e_hi ? w.last_end : c.e_hi;
-  if (last > c.n) last = c.n;
-  if (first > last) return;
-  const std::int64_t j0 = w.start - 2 * k > 0 ? w.start - 2 * k : 0;
-  const auto columns = static_cast<std::int32_t>(last - j0);       // column i: the end j0 + i + 1
-  const auto report_from = static_cast<std::int32_t>(first - 1 - j0);
+  const SeedVerifySpan v = seed_verify_span(c, core::seed_window(s, offset, mb.m, mb.k), mb.k);
+  if (v.empty) return;
+  const std::int64_t j0 = v.j0;
+  const auto columns = static_cast<std::int32_t>(v.last - j0);  // column i: the end j0 + i + 1
+  const auto report_from = static_cast<std::int32_t>(v.first - 1 - j0);
   const std::uint8_t* text = c.text + (j0 - c.base);
   std::uint32_t* mine = shared.words + threadIdx.x;
   const std::uint32_t* words = t.peq_top + static_cast<std::size_t>(member) * t.classes;
