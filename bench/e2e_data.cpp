@@ -244,8 +244,10 @@ void put_le32(std::uint8_t* p, std::uint32_t v) {
 }  // namespace
 
 /// One gzip member, like `gzip -6` writes but in parallel (as pigz): the input in kGzipChunk
-/// parts, each deflated by zlib on its own and ended with a sync flush (the last one with the
-/// final block), the CRC-32s combined.
+/// parts, each deflated by zlib on its own, primed with the 32 KiB before it as pigz does (so
+/// back-references cross the parts as in a serial gzip's output: a decoder cannot treat the
+/// parts as independent), ended with a sync flush (the last one with the final block), the
+/// CRC-32s combined.
 Compressed write_gzip(const Mapped& in, const fs::path& path, int threads) {
   const auto t0 = Clock::now();
   OutFile out(path);
@@ -265,6 +267,11 @@ Compressed write_gzip(const Mapped& in, const fs::path& path, int threads) {
       z_stream z{};
       if (deflateInit2(&z, kGzipLevel, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         throw std::runtime_error("zlib deflateInit2 failed");
+      if (begin > 0) {
+        const std::size_t dict = static_cast<std::size_t>(std::min<std::uint64_t>(begin, 32768));
+        if (deflateSetDictionary(&z, in.data() + begin - dict, static_cast<uInt>(dict)) != Z_OK)
+          throw std::runtime_error("zlib deflateSetDictionary failed");
+      }
       auto& buf = deflated[i];
       buf.resize(deflateBound(&z, len) + 64);
       z.next_in = const_cast<Bytef*>(in.data() + begin);
@@ -289,7 +296,7 @@ Compressed write_gzip(const Mapped& in, const fs::path& path, int threads) {
   put_le32(trailer + 4, static_cast<std::uint32_t>(in.size()));
   out.append(trailer, sizeof trailer);
   return {"gzip", path, out.size(),
-          fmt::format("one gzip member, zlib level {}, deflated in {} parallel parts (as pigz)", kGzipLevel, parts),
+          fmt::format("one gzip member, zlib level {}, deflated in {} parallel parts primed with the 32 KiB before each (as pigz)", kGzipLevel, parts),
           std::chrono::duration<double>(Clock::now() - t0).count()};
 }
 

@@ -36,7 +36,7 @@ inline constexpr int kGzipLevel = 6;  // what `gzip` writes by default
 inline constexpr int kBgzfLevel = 6;  // bgzip's default (zlib's)
 inline constexpr int kZstdLevel = 3;  // zstd's default
 inline constexpr std::size_t kBgzfBlockInput = 0xff00;  // as bgzip: the block always fits in 64 KiB
-inline constexpr std::uint64_t kGzipChunk = 4ull << 20;  // independently deflated parts of the member
+inline constexpr std::uint64_t kGzipChunk = 4ull << 20;  // parts of the member deflated in parallel (pigz-style)
 inline constexpr int kPairMinLength = 100, kPairMaxLength = 300;
 inline constexpr double kMiB = 1024.0 * 1024.0;
 inline constexpr double kRssLimitMiB = 1.2 * 1024.0;  // PERF.md: peak memory <= 1.2 GiB
