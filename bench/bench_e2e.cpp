@@ -513,7 +513,8 @@ void Bench::print_table() const {
                  fmt::format("{}{}", *r.count, r.unit == "lines" ? "L" : ""), agrees, verdict);
     }
   }
-  fmt::print("(wall: median of {} runs after a warm-up, process start to exit; GB/s = input bytes / wall, "
+  fmt::print("(wall: median of {} runs after a warm-up (at least 21 where the warm-up took under 50 ms), "
+             "process start to exit; GB/s = input bytes / wall, "
              "decompressed bytes for .gz/BGZF/.zst; peak MiB: wait4's ru_maxrss, the largest process of a "
              "pipeline; vs peer = peer wall / this wall; L = matching lines, as `rg -c` counts; agrees = "
              "count equals the generator's, or warpmatch backends give the same output)\n",
@@ -539,7 +540,7 @@ json Bench::to_json(bool complete, int exit_status) const {
   j["measurement"] = {
       {"how", "posix_spawn from a helper process forked at start, wait4: wall from spawn to reap, peak RSS = "
               "ru_maxrss (for /bin/sh -c pipelines the largest of the shell and its children); one warm-up run, "
-              "then the median of the repeats; stdout/stderr to files"},
+              "then the median of the repeats (at least 21 where the warm-up took under 50 ms); stdout/stderr to files"},
       {"true_wall_s", env_.true_wall_s},
       {"true_peak_rss_mib", env_.true_rss_mib}};
   j["device"] = env_.device.is_null() ? json(nullptr) : env_.device;

@@ -88,8 +88,12 @@ std::optional<std::uint64_t> parse_output(Parse how, const std::string& out) {
   return std::nullopt;
 }
 
+constexpr double kQuickRun = 0.05;  // seconds
+constexpr int kMinQuickRepeats = 21;
+
 /// Runs the row once as a warm-up (files into the page cache, CUDA's first start-up), then
-/// `repeats` times timed.
+/// `repeats` times timed, or kMinQuickRepeats times when the warm-up took under kQuickRun (a
+/// median of three runs of a few milliseconds is mostly the noise of starting a process).
 void measure(Spawner& spawner, Row& row, int repeats, const fs::path& scratch, double timeout_s) {
   static const std::regex backend_re(R"(backend (\w+))");
   static const std::regex scan_re(R"(s scanning \(([0-9.]+) GB/s\))");
@@ -111,6 +115,7 @@ void measure(Spawner& spawner, Row& row, int repeats, const fs::path& scratch, d
     return;
   }
   std::vector<double> inprocess;
+  if (warm.wall_s < kQuickRun) repeats = std::max(repeats, kMinQuickRepeats);
   for (int i = 0; i < repeats; ++i) {
     const RunResult r = spawner.run(row.argv, scratch, timeout_s);
     if (!r.ok) {
