@@ -46,4 +46,14 @@ std::vector<ZstdFrame> zstd_frames(std::string_view name, ByteSpan data, std::si
 std::unique_ptr<ByteSource> decompressing_source(std::string name, Compression kind,
                                                  std::unique_ptr<ByteSource> raw, int threads = 0);
 
+/// The gzip members of at least this many compressed bytes in a mapped file are decoded on
+/// all cores (threads != 1), the smaller ones streamed on one.
+inline constexpr std::size_t kParallelGzipMin = std::size_t{8} << 20;
+
+/// gzip in memory as decompressing_source decodes it with threads != 1, its parameters open
+/// to tests: members of at least `parallel_min` compressed bytes decoded in chunks of
+/// `chunk_bytes` (0: the default) on `threads` threads (0: all cores).
+std::unique_ptr<ByteSource> parallel_gzip_source(std::string name, std::unique_ptr<MemorySource> raw, int threads,
+                                                 std::size_t chunk_bytes = 0, std::size_t parallel_min = kParallelGzipMin);
+
 }  // namespace warpmatch::io
