@@ -314,14 +314,14 @@ TEST(ParallelGzip, CorruptAndTruncatedDataGiveTheSequentialPrefixThenAnError) {
 }
 
 TEST(ParallelGzip, LargeMemberThroughDecompressingSource) {
-  // Above kParallelGzipMin: the default path with default chunks, equal to the data.
+  // Above kParallelGzipMin, 4 threads: the parallel path with default chunks, equal to the data.
   std::mt19937_64 rng(9);
   const std::string data = dna(rng, 40u << 20);
   const std::string gz = compress(data, {6}, 31);
   ASSERT_GE(gz.size(), io::kParallelGzipMin);
   std::string error;
   const std::string out = decode_all(
-      io::decompressing_source("t.gz", io::Compression::gzip, std::make_unique<io::MemorySource>(bytes_of(gz)), 0), &error);
+      io::decompressing_source("t.gz", io::Compression::gzip, std::make_unique<io::MemorySource>(bytes_of(gz)), 4), &error);
   EXPECT_EQ(error, "");
   EXPECT_TRUE(out == data);
 }

@@ -925,7 +925,8 @@ std::unique_ptr<ByteSource> decompressing_source(std::string name, Compression k
   switch (kind) {
     case Compression::gzip:
       if (auto* mem = dynamic_cast<MemorySource*>(raw.get());
-          mem && threads != 1 && ParallelGzipSource::worth_it(*mem, kParallelGzipMin)) {
+          mem && ParallelGzipSource::worth_it(*mem, kParallelGzipMin) &&
+          (threads > 0 ? static_cast<unsigned>(threads) : std::thread::hardware_concurrency()) >= kParallelGzipMinThreads) {
         raw.release();
         return parallel_gzip_source(std::move(name), std::unique_ptr<MemorySource>(mem), threads);
       }

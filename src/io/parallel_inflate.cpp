@@ -66,8 +66,10 @@ constexpr std::uint8_t kCodeLengthOrder[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5,
 
 // A table entry: bits 0-4 the code's length (a subtable pointer: the subtable's index bits),
 // 5-9 the extra bits that follow it, 10-12 the kind, 16-31 the value (literal, length or
-// distance base, code length symbol, or the subtable's offset).
-enum Kind : std::uint32_t { kLiteral = 0, kBase = 1, kEndOfBlock = 2, kSubtable = 3, kInvalid = 4 };
+// distance base, code length symbol, or the subtable's offset). kLiteralPair: two literal
+// codes that fit in the primary bits together, value = first | second << 8, length their sum
+// (ISA-L's trick: one lookup for two short literals, most of DNA's).
+enum Kind : std::uint32_t { kLiteral = 0, kBase = 1, kEndOfBlock = 2, kSubtable = 3, kInvalid = 4, kLiteralPair = 5 };
 constexpr std::uint32_t entry(Kind kind, std::uint32_t value, std::uint32_t extra = 0, std::uint32_t len = 0) {
   return value << 16 | kind << 10 | extra << 5 | len;
 }
@@ -150,7 +152,24 @@ bool build_table(const std::uint8_t* lens, unsigned n, unsigned primary_bits, st
   return true;
 }
 
-constexpr unsigned kLitBits = 10, kDistBits = 8, kCodeLengthBits = 7;
+constexpr unsigned kLitBits = 11, kDistBits = 8, kCodeLengthBits = 7;
+
+// Literal/length table: the primary entries of a literal followed by another literal within
+// the primary bits become pairs.
+bool build_litlen_table(const std::uint8_t* lens, unsigned n, Completeness rule, std::vector<std::uint32_t>& table) {
+  if (!build_table(lens, n, kLitBits, litlen_symbol, rule, table)) return false;
+  std::uint32_t single[1u << kLitBits];
+  std::copy(table.begin(), table.begin() + (1u << kLitBits), single);
+  for (unsigned i = 0; i < (1u << kLitBits); ++i) {
+    const std::uint32_t first = single[i];
+    if (entry_kind(first) != kLiteral) continue;
+    const unsigned len = entry_len(first);
+    const std::uint32_t second = single[i >> len];  // its code's bits all known when it fits
+    if (entry_kind(second) != kLiteral || entry_len(second) > kLitBits - len) continue;
+    table[i] = entry(kLiteralPair, entry_value(first) | entry_value(second) << 8, 0, len + entry_len(second));
+  }
+  return true;
+}
 
 // A 64-bit little-endian bit reader over `in` that reads zeros past its end and counts them.
 class BitReader {
@@ -224,7 +243,7 @@ MarkerInflater::MarkerInflater() : t_(std::make_unique<Tables>()) {
   std::fill(lens + 144, lens + 256, 9);
   std::fill(lens + 256, lens + 280, 7);
   std::fill(lens + 280, lens + 288, 8);
-  build_table(lens, 288, kLitBits, litlen_symbol, Completeness::zlib, t_->fixed_lit);
+  build_litlen_table(lens, 288, Completeness::zlib, t_->fixed_lit);
   std::fill(lens, lens + 32, 5);
   build_table(lens, 32, kDistBits, dist_symbol, Completeness::zlib, t_->fixed_dist);
 }
@@ -274,11 +293,88 @@ const char* read_dynamic_header(BitReader& br, MarkerInflater::Tables& t, Comple
     i += repeat;
   }
   if (lens[256] == 0) return "invalid code -- missing end-of-block";
-  if (!build_table(lens, hlit, kLitBits, litlen_symbol, rule, t.lit)) return "invalid literal/lengths set";
+  if (!build_litlen_table(lens, hlit, rule, t.lit)) return "invalid literal/lengths set";
   if (rule == Completeness::complete && std::all_of(lens + hlit, lens + n, [](std::uint8_t l) { return l == 0; }))
     return "invalid distances set";
   if (!build_table(lens + hlit, hdist, kDistBits, dist_symbol, rule, t.dist)) return "invalid distances set";
   return nullptr;
+}
+
+}  // namespace
+
+namespace {
+
+// The symbols of one Huffman block up to its end-of-block code; the reason when invalid, null
+// otherwise (also when the block ran past the input: the caller sees it). On a reader and an
+// output size of its own, so they live in registers (the caller's reader escapes to lambdas).
+const char* decode_huffman_block(BitReader& reader, const std::uint32_t* lt, const std::uint32_t* dt, SymbolBuffer& out) {
+  BitReader br = reader;
+  std::size_t size = out.size();
+  const char* error = nullptr;
+  for (;;) {
+    if (size + 258 + SymbolBuffer::kSlack > out.capacity()) {
+      out.resize(size);
+      out.reserve_more(258);
+    }
+    std::uint16_t* o = out.data() + size;
+    br.refill();
+    std::uint32_t e = lt[br.bits(kLitBits)];
+    if (entry_kind(e) == kSubtable)
+      e = lt[entry_value(e) + ((br.peek() >> kLitBits) & ((1u << entry_len(e)) - 1))];
+    const std::uint32_t kind = entry_kind(e);
+    if (kind == kLiteralPair) {
+      o[0] = static_cast<std::uint16_t>(entry_value(e) & 255);
+      o[1] = static_cast<std::uint16_t>(entry_value(e) >> 8);
+      br.consume(entry_len(e));
+      if (br.beyond_input()) break;  // (the pair's second code may be of zeros past the end)
+      size += 2;
+      continue;
+    }
+    if (kind == kLiteral) {
+      *o = static_cast<std::uint16_t>(entry_value(e));
+      br.consume(entry_len(e));
+      if (br.beyond_input()) break;  // a symbol made of the zeros past the end: not output
+      ++size;
+      continue;
+    }
+    if (kind == kEndOfBlock) {
+      br.consume(entry_len(e));
+      break;
+    }
+    if (kind == kInvalid) {
+      error = "invalid literal/length code";
+      break;
+    }
+    // A length (base + extra bits), then its distance: 20 + 28 bits, within the 56 at hand.
+    const unsigned len_bits = entry_len(e);
+    const std::size_t length = entry_value(e) + ((br.peek() >> len_bits) & ((1u << entry_extra(e)) - 1));
+    br.consume(len_bits + entry_extra(e));
+    std::uint32_t d = dt[br.bits(kDistBits)];
+    if (entry_kind(d) == kSubtable)
+      d = dt[entry_value(d) + ((br.peek() >> kDistBits) & ((1u << entry_len(d)) - 1))];
+    if (entry_kind(d) == kInvalid) {
+      error = "invalid distance code";
+      break;
+    }
+    const unsigned dist_bits = entry_len(d);
+    const std::size_t distance = entry_value(d) + ((br.peek() >> dist_bits) & ((1u << entry_extra(d)) - 1));
+    br.consume(dist_bits + entry_extra(d));
+    if (br.beyond_input()) break;
+    if (distance > size) {
+      error = "invalid distance too far back";
+      break;
+    }
+    const std::uint16_t* from = o - distance;
+    if (distance >= 8) {
+      for (std::size_t i = 0; i < length; i += 8) std::memcpy(o + i, from + i, 16);  // slack past the end
+    } else {
+      for (std::size_t i = 0; i < length; ++i) o[i] = from[i];
+    }
+    size += length;
+  }
+  out.resize(size);
+  reader = br;
+  return error;
 }
 
 }  // namespace
@@ -333,65 +429,7 @@ InflateResult MarkerInflater::decode(ByteSpan in, BlockStart start, std::uint64_
         lit = &t_->lit;
         dist = &t_->dist;
       }
-      const std::uint32_t* lt = lit->data();
-      const std::uint32_t* dt = dist->data();
-      // The hot loop keeps the output's size in a local; `out` learns it on every way out.
-      std::size_t size = out.size();
-      const char* error = nullptr;
-      for (;;) {
-        if (size + 258 + SymbolBuffer::kSlack > out.capacity()) {
-          out.resize(size);
-          out.reserve_more(258);
-        }
-        std::uint16_t* o = out.data() + size;
-        br.refill();
-        std::uint32_t e = lt[br.bits(kLitBits)];
-        if (entry_kind(e) == kSubtable)
-          e = lt[entry_value(e) + ((br.peek() >> kLitBits) & ((1u << entry_len(e)) - 1))];
-        const std::uint32_t kind = entry_kind(e);
-        if (kind == kLiteral) {
-          *o = static_cast<std::uint16_t>(entry_value(e));
-          br.consume(entry_len(e));
-          if (br.beyond_input()) break;  // a symbol made of the zeros past the end: not output
-          ++size;
-          continue;
-        }
-        if (kind == kEndOfBlock) {
-          br.consume(entry_len(e));
-          break;
-        }
-        if (kind == kInvalid) {
-          error = "invalid literal/length code";
-          break;
-        }
-        // A length (base + extra bits), then its distance: 20 + 28 bits, within the 56 at hand.
-        const unsigned len_bits = entry_len(e);
-        const std::size_t length = entry_value(e) + ((br.peek() >> len_bits) & ((1u << entry_extra(e)) - 1));
-        br.consume(len_bits + entry_extra(e));
-        std::uint32_t d = dt[br.bits(kDistBits)];
-        if (entry_kind(d) == kSubtable)
-          d = dt[entry_value(d) + ((br.peek() >> kDistBits) & ((1u << entry_len(d)) - 1))];
-        if (entry_kind(d) == kInvalid) {
-          error = "invalid distance code";
-          break;
-        }
-        const unsigned dist_bits = entry_len(d);
-        const std::size_t distance = entry_value(d) + ((br.peek() >> dist_bits) & ((1u << entry_extra(d)) - 1));
-        br.consume(dist_bits + entry_extra(d));
-        if (br.beyond_input()) break;
-        if (distance > size) {
-          error = "invalid distance too far back";
-          break;
-        }
-        const std::uint16_t* from = o - distance;
-        if (distance >= 8) {
-          for (std::size_t i = 0; i < length; i += 8) std::memcpy(o + i, from + i, 16);  // slack past the end
-        } else {
-          for (std::size_t i = 0; i < length; ++i) o[i] = from[i];
-        }
-        size += length;
-      }
-      out.resize(size);
+      const char* error = decode_huffman_block(br, lit->data(), dist->data(), out);
       if (error) return fail(Status::invalid, error);
     }
     if (br.past_end()) return fail(Status::truncated, "unexpected end of file");
@@ -411,11 +449,22 @@ BlockStart MarkerInflater::find_block(ByteSpan in, std::uint64_t from_bit, std::
       if ((len ^ nlen) == 0xffff && (in[byte - 1] & 0xe0) == 0 && byte + 4 + len <= in.size())
         return {bit, true};
     }
-    std::uint64_t w = 0;
-    std::memcpy(&w, in.data() + byte, std::min<std::size_t>(8, in.size() - byte));
-    w >>= bit % 8;
-    // BFINAL 0, BTYPE 2, HLIT <= 29, HDIST <= 29: then the whole header, strictly.
+    // 128 bits from `bit` on: the header's first 74 bits (up to the code length code) at hand.
+    unsigned __int128 v = 0;
+    if (byte + 16 <= in.size()) std::memcpy(&v, in.data() + byte, 16);
+    else std::memcpy(&v, in.data() + byte, in.size() - byte);
+    v >>= bit % 8;
+    const auto w = static_cast<std::uint64_t>(v);
+    // BFINAL 0, BTYPE 2, HLIT <= 29, HDIST <= 29, a complete code length code of two or more
+    // codes (Kraft's sum exactly 2^7): only then the whole header, strictly.
     if ((w & 7) != 4 || ((w >> 3) & 31) > 29 || ((w >> 8) & 31) > 29) continue;
+    const unsigned hclen = static_cast<unsigned>((w >> 13) & 15) + 4;
+    unsigned kraft = 0, codes = 0;
+    for (unsigned i = 0; i < hclen; ++i) {
+      const unsigned len = static_cast<unsigned>(v >> (17 + 3 * i)) & 7;
+      if (len) kraft += 128u >> len, ++codes;
+    }
+    if (kraft != 128 || codes < 2) continue;
     BitReader br(in, bit + 3);
     if (!read_dynamic_header(br, *t_, Completeness::complete) && !br.past_end()) return {bit, false};
   }
