@@ -26,12 +26,14 @@ struct Deflated {
   int strategy = Z_DEFAULT_STRATEGY;
   std::size_t flush_every = 0;  // Z_SYNC_FLUSH every this many input bytes (pigz-style)
   std::string dictionary;
+  int mem_level = 8;  // 1: blocks of 128 symbols, many block starts in a tiny chunk
+  int flush = Z_SYNC_FLUSH;  // pigz's: references cross it (Z_FULL_FLUSH: they don't)
 };
 
 // Deflate of `data` through zlib: raw (window_bits -15) or gzip (31), with `header` if given.
 std::string compress(const std::string& data, const Deflated& how, int window_bits, gz_header* header = nullptr) {
   z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, how.level, Z_DEFLATED, window_bits, 8, how.strategy), Z_OK);
+  EXPECT_EQ(deflateInit2(&zs, how.level, Z_DEFLATED, window_bits, how.mem_level, how.strategy), Z_OK);
   if (header) EXPECT_EQ(deflateSetHeader(&zs, header), Z_OK);
   if (!how.dictionary.empty())
     deflateSetDictionary(&zs, reinterpret_cast<const Bytef*>(how.dictionary.data()), static_cast<uInt>(how.dictionary.size()));
@@ -44,7 +46,7 @@ std::string compress(const std::string& data, const Deflated& how, int window_bi
     zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()) + std::min(at, data.size()));
     zs.avail_in = static_cast<uInt>(n);
     const bool last = at + step >= data.size();
-    const int rc = deflate(&zs, last ? Z_FINISH : Z_SYNC_FLUSH);
+    const int rc = deflate(&zs, last ? Z_FINISH : how.flush);
     EXPECT_TRUE(rc == Z_OK || rc == Z_STREAM_END);
     if (last) break;
   }
@@ -130,19 +132,30 @@ std::vector<Case> cases() {
   const std::string text = english(rng, 300000), genome = dna(rng, 400000), noise = random_bytes(rng, 100000),
                     mix = mixed(rng, 400000);
   for (int level : {1, 6, 9}) {
-    all.push_back({"text" + std::to_string(level), text, {level}});
-    all.push_back({"dna" + std::to_string(level), genome, {level}});
-    all.push_back({"mixed" + std::to_string(level), mix, {level}});
+    for (int mem_level : {1, 8}) {
+      const std::string suffix = std::to_string(level) + "_mem" + std::to_string(mem_level);
+      all.push_back({"text" + suffix, text, {level, Z_DEFAULT_STRATEGY, 0, "", mem_level}});
+      all.push_back({"dna" + suffix, genome, {level, Z_DEFAULT_STRATEGY, 0, "", mem_level}});
+      all.push_back({"mixed" + suffix, mix, {level, Z_DEFAULT_STRATEGY, 0, "", mem_level}});
+    }
   }
+  // A ratio of hundreds: chunks end at their output limit, rounds end early.
+  std::string repeats;
+  while (repeats.size() < 2000000) repeats += rng() % 50 ? "ACGTTGCA" : "N";
+  all.push_back({"repeats", repeats, {6, Z_DEFAULT_STRATEGY, 0, "", 1}});
+  all.push_back({"repeats_big_blocks", repeats, {9}});
   all.push_back({"random6", noise, {6}});
   all.push_back({"stored", mix, {0}});
   all.push_back({"stored_dna", genome, {0}});
   all.push_back({"fixed", text, {6, Z_FIXED}});
+  all.push_back({"fixed_small_blocks", mix, {6, Z_FIXED, 0, "", 1}});
   all.push_back({"fixed_dna", genome, {9, Z_FIXED}});
   all.push_back({"huffman_only", genome, {6, Z_HUFFMAN_ONLY}});
   all.push_back({"rle", mix, {6, Z_RLE}});
   all.push_back({"sync_flushed", genome, {6, Z_DEFAULT_STRATEGY, 10000}});
   all.push_back({"sync_flushed_text", text, {9, Z_DEFAULT_STRATEGY, 3000}});
+  // pigz --independent: a full flush forgets the window, no reference crosses it.
+  all.push_back({"full_flushed", genome, {6, Z_DEFAULT_STRATEGY, 10000, "", 8, Z_FULL_FLUSH}});
   all.push_back({"empty", "", {6}});
   all.push_back({"one_byte", "x", {6}});
   return all;
@@ -226,11 +239,12 @@ TEST(BlockFinder, FindsEveryBoundaryAndMarkersResolveToTheData) {
       ++found;
       io::SymbolBuffer spec;
       spec.append_window_markers();
-      const io::InflateResult s = finder.decode(in, at, UINT64_MAX, spec);
-      ASSERT_EQ(s.status, io::InflateResult::Status::final_block) << c.name;
+      const io::InflateResult s = finder.decode(in, at, at.bit + 1, spec);  // the block
+      ASSERT_NE(s.status, io::InflateResult::Status::invalid) << c.name;
       const std::size_t before = all.size();
       const std::string window = c.data.substr(before - std::min(before, io::kDeflateWindow), std::min(before, io::kDeflateWindow));
-      ASSERT_TRUE(bytes_from(spec, io::kDeflateWindow, window) == c.data.substr(before)) << c.name << " at bit " << at.bit;
+      ASSERT_TRUE(bytes_from(spec, io::kDeflateWindow, window) == c.data.substr(before, spec.size() - io::kDeflateWindow))
+          << c.name << " at bit " << at.bit;
     }
     EXPECT_EQ(found, blocks) << c.name;
     if (c.how.level == 0 || c.how.flush_every) EXPECT_GT(blocks, 2) << c.name;
@@ -285,7 +299,7 @@ TEST(ParallelGzip, MembersPaddingGarbageAndHeaderFlagsAsTheSequentialDecoder) {
 TEST(ParallelGzip, CorruptAndTruncatedDataGiveTheSequentialPrefixThenAnError) {
   std::mt19937_64 rng(5);
   const std::string data = dna(rng, 150000) + english(rng, 100000);
-  const std::string gz = compress(data, {6}, 31);
+  const std::string gz = compress(data, {6, Z_DEFAULT_STRATEGY, 0, "", 2}, 31);
   for (std::size_t cut = 1; cut < gz.size(); cut += gz.size() / 40) {
     std::string error;
     const std::string out = parallel(gz.substr(0, cut), &error, 2048);
