@@ -1,5 +1,6 @@
 // Decompressing byte sources, detected by content: gzip (ISA-L's igzip, streaming, members
-// one after another), BGZF (the bioinformatics blocked gzip of `bgzip`: independent blocks
+// one after another; in a mapped file, a member of kParallelGzipMin bytes or more decoded on
+// all cores by parallel_inflate.hpp's chunks when there are kParallelGzipMinThreads), BGZF (the bioinformatics blocked gzip of `bgzip`: independent blocks
 // decoded in parallel, also with ISA-L), zstd (libzstd: frames one after another, decoded on
 // a thread of its own into a small ring; in memory, files of many small frames — pzstd's —
 // decoded frame-parallel). Each reads its compressed input through a bounded buffer (or

@@ -65,18 +65,19 @@ constexpr std::uint8_t kDistExtra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 
 constexpr std::uint8_t kCodeLengthOrder[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
 
 // A table entry: bits 0-4 the code's length (a subtable pointer: the subtable's index bits),
-// 5-9 the extra bits that follow it, 10-12 the kind, 16-31 the value (literal, length or
-// distance base, code length symbol, or the subtable's offset). kLiteralPair: two literal
-// codes that fit in the primary bits together, value = first | second << 8, length their sum
-// (ISA-L's trick: one lookup for two short literals, most of DNA's).
-enum Kind : std::uint32_t { kLiteral = 0, kBase = 1, kEndOfBlock = 2, kSubtable = 3, kInvalid = 4, kLiteralPair = 5 };
-constexpr std::uint32_t entry(Kind kind, std::uint32_t value, std::uint32_t extra = 0, std::uint32_t len = 0) {
-  return value << 16 | kind << 10 | extra << 5 | len;
+// 5-7 the kind, 8-31 the payload: for kBase a length or distance base (bits 8-23) and its
+// extra bits' count (24-28); for literals one to three of them, the kind being their count:
+// codes that fit in the primary bits together share one lookup (ISA-L's trick; DNA's
+// literals take 2-3 bits each); the subtable's offset; a code length symbol.
+enum Kind : std::uint32_t { kBase = 0, kLiteral = 1, kEndOfBlock = 4, kSubtable = 5, kInvalid = 6 };
+constexpr std::uint32_t entry(std::uint32_t kind, std::uint32_t value, std::uint32_t extra = 0, std::uint32_t len = 0) {
+  return extra << 24 | value << 8 | kind << 5 | len;
 }
 constexpr std::uint32_t entry_len(std::uint32_t e) { return e & 31; }
-constexpr std::uint32_t entry_extra(std::uint32_t e) { return (e >> 5) & 31; }
-constexpr std::uint32_t entry_kind(std::uint32_t e) { return (e >> 10) & 7; }
-constexpr std::uint32_t entry_value(std::uint32_t e) { return e >> 16; }
+constexpr std::uint32_t entry_kind(std::uint32_t e) { return (e >> 5) & 7; }
+constexpr std::uint32_t entry_value(std::uint32_t e) { return (e >> 8) & 0xffff; }
+constexpr std::uint32_t entry_extra(std::uint32_t e) { return e >> 24; }
+constexpr std::uint32_t entry_literals(std::uint32_t e) { return e >> 8; }
 constexpr std::uint32_t kInvalidEntry = entry(kInvalid, 0);
 
 std::uint32_t litlen_symbol(unsigned s) {
@@ -154,19 +155,22 @@ bool build_table(const std::uint8_t* lens, unsigned n, unsigned primary_bits, st
 
 constexpr unsigned kLitBits = 11, kDistBits = 8, kCodeLengthBits = 7;
 
-// Literal/length table: the primary entries of a literal followed by another literal within
-// the primary bits become pairs.
+// Literal/length table: a primary entry whose literal code leaves room for the next
+// literal codes within the primary bits decodes up to three literals at once.
 bool build_litlen_table(const std::uint8_t* lens, unsigned n, Completeness rule, std::vector<std::uint32_t>& table) {
   if (!build_table(lens, n, kLitBits, litlen_symbol, rule, table)) return false;
   std::uint32_t single[1u << kLitBits];
   std::copy(table.begin(), table.begin() + (1u << kLitBits), single);
   for (unsigned i = 0; i < (1u << kLitBits); ++i) {
-    const std::uint32_t first = single[i];
-    if (entry_kind(first) != kLiteral) continue;
-    const unsigned len = entry_len(first);
-    const std::uint32_t second = single[i >> len];  // its code's bits all known when it fits
-    if (entry_kind(second) != kLiteral || entry_len(second) > kLitBits - len) continue;
-    table[i] = entry(kLiteralPair, entry_value(first) | entry_value(second) << 8, 0, len + entry_len(second));
+    std::uint32_t literals = 0, count = 0, used = 0;
+    for (; count < 3; ++count) {
+      // The next code's bits are all known when its length fits in what is left.
+      const std::uint32_t next = single[i >> used];
+      if (entry_kind(next) != kLiteral || entry_len(next) > kLitBits - used) break;
+      literals |= entry_value(next) << (8 * count);
+      used += entry_len(next);
+    }
+    if (count > 1) table[i] = entry(count, literals, 0, used);
   }
   return true;
 }
@@ -322,19 +326,14 @@ const char* decode_huffman_block(BitReader& reader, const std::uint32_t* lt, con
     if (entry_kind(e) == kSubtable)
       e = lt[entry_value(e) + ((br.peek() >> kLitBits) & ((1u << entry_len(e)) - 1))];
     const std::uint32_t kind = entry_kind(e);
-    if (kind == kLiteralPair) {
-      o[0] = static_cast<std::uint16_t>(entry_value(e) & 255);
-      o[1] = static_cast<std::uint16_t>(entry_value(e) >> 8);
+    if (kind - kLiteral < 3) {  // one to three literals (unused ones write zeros into the slack)
+      const std::uint32_t literals = entry_literals(e);
+      o[0] = static_cast<std::uint16_t>(literals & 255);
+      o[1] = static_cast<std::uint16_t>((literals >> 8) & 255);
+      o[2] = static_cast<std::uint16_t>(literals >> 16);
       br.consume(entry_len(e));
-      if (br.beyond_input()) break;  // (the pair's second code may be of zeros past the end)
-      size += 2;
-      continue;
-    }
-    if (kind == kLiteral) {
-      *o = static_cast<std::uint16_t>(entry_value(e));
-      br.consume(entry_len(e));
-      if (br.beyond_input()) break;  // a symbol made of the zeros past the end: not output
-      ++size;
+      if (br.beyond_input()) break;  // codes made of the zeros past the end: not output
+      size += kind;
       continue;
     }
     if (kind == kEndOfBlock) {
