@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -16,6 +17,10 @@
 #include <mutex>
 #include <new>
 #include <thread>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace warpmatch::io {
 
@@ -96,22 +101,28 @@ enum class Completeness { zlib, complete };
 // A canonical Huffman decoding table for `n` code lengths: a primary table indexed by
 // `primary_bits` bits, subtables behind it for longer codes. False when the lengths are not
 // a prefix code (over-subscribed, or incomplete beyond what `rule` allows).
-bool build_table(const std::uint8_t* lens, unsigned n, unsigned primary_bits, std::uint32_t (*symbol)(unsigned),
-                 Completeness rule, std::vector<std::uint32_t>& table) {
-  unsigned count[16] = {};
+// Whether `n` code lengths form a prefix code that `rule` accepts; `count` gets how many
+// codes have each length, `max_len` the longest.
+bool is_prefix_code(const std::uint8_t* lens, unsigned n, Completeness rule, unsigned (&count)[16], unsigned& max_len) {
+  std::fill(count, count + 16, 0u);
   for (unsigned s = 0; s < n; ++s) ++count[lens[s]];
   count[0] = 0;
   int left = 1;
-  unsigned max_len = 0;
+  max_len = 0;
   for (unsigned len = 1; len < 16; ++len) {
     left = 2 * left - static_cast<int>(count[len]);
     if (left < 0) return false;
     if (count[len]) max_len = len;
   }
-  if (left > 0) {
-    const unsigned codes = n - std::count(lens, lens + n, std::uint8_t{0});
-    if (rule == Completeness::complete ? !(codes == 1 && max_len == 1) : max_len > 1) return false;
-  }
+  if (left == 0) return true;
+  const unsigned codes = n - static_cast<unsigned>(std::count(lens, lens + n, std::uint8_t{0}));
+  return rule == Completeness::complete ? codes == 1 && max_len == 1 : max_len <= 1;
+}
+
+bool build_table(const std::uint8_t* lens, unsigned n, unsigned primary_bits, std::uint32_t (*symbol)(unsigned),
+                 Completeness rule, std::vector<std::uint32_t>& table) {
+  unsigned count[16], max_len;
+  if (!is_prefix_code(lens, n, rule, count, max_len)) return false;
   unsigned next[16] = {};
   for (unsigned len = 1, code = 0; len < 16; ++len) {
     code = (code + count[len - 1]) << 1;
@@ -297,9 +308,13 @@ const char* read_dynamic_header(BitReader& br, MarkerInflater::Tables& t, Comple
     i += repeat;
   }
   if (lens[256] == 0) return "invalid code -- missing end-of-block";
+  if (rule == Completeness::complete) {  // the block finder: the codes' shape is enough, no tables
+    unsigned count[16], max_len;
+    if (!is_prefix_code(lens, hlit, rule, count, max_len)) return "invalid literal/lengths set";
+    if (!is_prefix_code(lens + hlit, hdist, rule, count, max_len) || max_len == 0) return "invalid distances set";
+    return nullptr;
+  }
   if (!build_litlen_table(lens, hlit, rule, t.lit)) return "invalid literal/lengths set";
-  if (rule == Completeness::complete && std::all_of(lens + hlit, lens + n, [](std::uint8_t l) { return l == 0; }))
-    return "invalid distances set";
   if (!build_table(lens + hlit, hdist, kDistBits, dist_symbol, rule, t.dist)) return "invalid distances set";
   return nullptr;
 }
@@ -438,34 +453,52 @@ InflateResult MarkerInflater::decode(ByteSpan in, BlockStart start, std::uint64_
   }
 }
 
+namespace {
+// Kraft's sum (in units of 2^-7) of four 3-bit code lengths, length 0 counting nothing.
+const std::array<std::uint16_t, 4096> kKraftOf4 = [] {
+  std::array<std::uint16_t, 4096> sums{};
+  for (unsigned i = 0; i < 4096; ++i)
+    for (unsigned j = 0; j < 4; ++j)
+      if (const unsigned len = (i >> (3 * j)) & 7) sums[i] = static_cast<std::uint16_t>(sums[i] + (128u >> len));
+  return sums;
+}();
+}  // namespace
+
 BlockStart MarkerInflater::find_block(ByteSpan in, std::uint64_t from_bit, std::uint64_t until_bit) {
   until_bit = std::min(until_bit, std::uint64_t{in.size()} * 8);
-  for (std::uint64_t bit = from_bit; bit < until_bit; ++bit) {
-    const std::uint64_t byte = bit / 8;
-    if (bit % 8 == 0 && byte >= 1 && byte + 4 <= in.size()) {
+  for (std::uint64_t byte = from_bit / 8; byte * 8 < until_bit; ++byte) {
+    if (byte * 8 >= from_bit && byte >= 1 && byte + 4 <= in.size()) {
       // A stored block's LEN: the zero bits of its header (and zlib's zero padding) before it.
       const unsigned len = in[byte] | in[byte + 1] << 8, nlen = in[byte + 2] | in[byte + 3] << 8;
       if ((len ^ nlen) == 0xffff && (in[byte - 1] & 0xe0) == 0 && byte + 4 + len <= in.size())
-        return {bit, true};
+        return {byte * 8, true};
     }
-    // 128 bits from `bit` on: the header's first 74 bits (up to the code length code) at hand.
+    // 128 bits from the byte on: a header starting in it has its first 74 bits (up to the code
+    // length code) at hand.
     unsigned __int128 v = 0;
     if (byte + 16 <= in.size()) std::memcpy(&v, in.data() + byte, 16);
     else std::memcpy(&v, in.data() + byte, in.size() - byte);
-    v >>= bit % 8;
+    // The offsets k in the byte where BFINAL 0, BTYPE 2 (bits 0 0 1), HLIT <= 29 and HDIST <= 29
+    // (bits 4-7 and 9-12 not all ones) hold, for all eight at once.
     const auto w = static_cast<std::uint64_t>(v);
-    // BFINAL 0, BTYPE 2, HLIT <= 29, HDIST <= 29, a complete code length code of two or more
-    // codes (Kraft's sum exactly 2^7): only then the whole header, strictly.
-    if ((w & 7) != 4 || ((w >> 3) & 31) > 29 || ((w >> 8) & 31) > 29) continue;
-    const unsigned hclen = static_cast<unsigned>((w >> 13) & 15) + 4;
-    unsigned kraft = 0, codes = 0;
-    for (unsigned i = 0; i < hclen; ++i) {
-      const unsigned len = static_cast<unsigned>(v >> (17 + 3 * i)) & 7;
-      if (len) kraft += 128u >> len, ++codes;
+    std::uint64_t at = ~w & ~(w >> 1) & (w >> 2) & ~((w >> 4) & (w >> 5) & (w >> 6) & (w >> 7)) &
+                       ~((w >> 9) & (w >> 10) & (w >> 11) & (w >> 12)) & 0xff;
+    for (; at; at &= at - 1) {
+      const unsigned k = static_cast<unsigned>(__builtin_ctzll(at));
+      const std::uint64_t bit = byte * 8 + k;
+      if (bit < from_bit || bit >= until_bit) continue;
+      // A complete code length code of two or more codes (Kraft's sum exactly 2^7), then the
+      // whole header, strictly.
+      // (A sum of 2^7 needs two codes at least: one alone gives at most 2^6.)
+      const unsigned __int128 h = v >> k;
+      const unsigned hclen = static_cast<unsigned>((h >> 13) & 15) + 4;
+      const std::uint64_t lens = static_cast<std::uint64_t>(h >> 17) & ((std::uint64_t{1} << (3 * hclen)) - 1);
+      const unsigned kraft = kKraftOf4[lens & 4095] + kKraftOf4[(lens >> 12) & 4095] + kKraftOf4[(lens >> 24) & 4095] +
+                             kKraftOf4[(lens >> 36) & 4095] + kKraftOf4[lens >> 48];
+      if (kraft != 128) continue;
+      BitReader br(in, bit + 3);
+      if (!read_dynamic_header(br, *t_, Completeness::complete) && !br.past_end()) return {bit, false};
     }
-    if (kraft != 128 || codes < 2) continue;
-    BitReader br(in, bit + 3);
-    if (!read_dynamic_header(br, *t_, Completeness::complete) && !br.past_end()) return {bit, false};
   }
   return {UINT64_MAX, false};
 }
@@ -488,6 +521,24 @@ struct Chunk {
   std::uint64_t end_byte = 0;           // compressed bytes consumed once it is out
   const std::uint8_t* bytes() const { return reinterpret_cast<const std::uint8_t*>(symbols.data()); }
 };
+
+// The bytes of `n` symbols, markers replaced from `window`, written to `bytes`, which may be
+// the symbols' own memory (in place, forward: byte j lies before symbol j). Eight symbols at
+// a time where none is a marker (most: markers are rare past a chunk's first 32 KiB).
+void narrow_symbols(const std::uint16_t* symbols, std::size_t n, const std::uint8_t* window, std::uint8_t* bytes) {
+  std::size_t j = 0;
+#ifdef __SSE2__
+  for (; j + 8 <= n; j += 8) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(symbols + j));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_srli_epi16(v, 8), _mm_setzero_si128())) != 0xffff) {
+      for (std::size_t i = j; i < j + 8; ++i) bytes[i] = symbols[i] < 256 ? static_cast<std::uint8_t>(symbols[i]) : window[symbols[i] - 256];
+      continue;
+    }
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(bytes + j), _mm_packus_epi16(v, v));
+  }
+#endif
+  for (; j < n; ++j) bytes[j] = symbols[j] < 256 ? static_cast<std::uint8_t>(symbols[j]) : window[symbols[j] - 256];
+}
 
 struct Round {
   std::vector<std::unique_ptr<Chunk>> chunks;
@@ -667,13 +718,8 @@ bool ParallelGzipMemberSource::State::decode_round(Round& r, ByteSpan deflate, B
   }
   pool.run(r.kept.size(), [&](std::size_t k) {
     Chunk& c = *r.kept[k];
-    const std::uint16_t* s = c.symbols.data() + c.prefix;
-    auto* b = reinterpret_cast<std::uint8_t*>(c.symbols.data());
-    for (std::size_t j = 0; j < c.size; ++j) {  // in place, forward: byte j lies before symbol j
-      const std::uint16_t v = s[j];
-      b[j] = v < 256 ? static_cast<std::uint8_t>(v) : c.window[v - 256];
-    }
-    c.crc = crc32_gzip_refl(0, b, c.size);
+    narrow_symbols(c.symbols.data() + c.prefix, c.size, c.window, reinterpret_cast<std::uint8_t*>(c.symbols.data()));
+    c.crc = crc32_gzip_refl(0, c.bytes(), c.size);
   });
   const InflateResult& end = cur->result;
   if (end.status == Status::boundary) {
