@@ -301,10 +301,12 @@ TEST(ParallelGzip, CorruptAndTruncatedDataGiveTheSequentialPrefixThenAnError) {
   const std::string data = dna(rng, 150000) + english(rng, 100000);
   const std::string gz = compress(data, {6, Z_DEFAULT_STRATEGY, 0, "", 2}, 31);
   for (std::size_t cut = 1; cut < gz.size(); cut += gz.size() / 40) {
-    std::string error;
+    std::string error, want_error;
     const std::string out = parallel(gz.substr(0, cut), &error, 2048);
     EXPECT_NE(error.find("t.gz: corrupt gzip data at compressed byte offset"), std::string::npos) << cut << " " << error;
     EXPECT_TRUE(out == data.substr(0, out.size())) << cut;
+    sequential(gz.substr(0, cut), &want_error);
+    EXPECT_EQ(error, want_error) << cut;
   }
   for (std::size_t at = 10; at < gz.size(); at += 1 + gz.size() / 150) {
     std::string bad = gz;
@@ -321,9 +323,12 @@ TEST(ParallelGzip, CorruptAndTruncatedDataGiveTheSequentialPrefixThenAnError) {
   for (std::size_t from_end : {8, 4}) {
     std::string bad = gz;
     bad[bad.size() - from_end] ^= 1;
-    std::string error;
+    std::string error, want_error;
     EXPECT_TRUE(parallel(bad, &error, 4096) == data);
     EXPECT_NE(error.find("checksum mismatch"), std::string::npos) << error;
+    // The sequential decoder too hands on every byte before the mismatch, and names the same offset.
+    EXPECT_TRUE(sequential(bad, &want_error) == data);
+    EXPECT_EQ(error, want_error);
   }
 }
 

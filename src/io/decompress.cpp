@@ -152,6 +152,10 @@ class GzipSource final : public ByteSource {
   }
 
   std::size_t read(std::uint8_t* out, std::size_t capacity) override {
+    if (const int rc = pending_error_) {
+      pending_error_ = 0;
+      fail(rc);
+    }
     std::size_t done = 0;
     while (done < capacity && !finished_) {
       // What is decoded goes out before anything that may throw (the caller searches it).
@@ -176,7 +180,11 @@ class GzipSource final : public ByteSource {
       const int rc = isal_inflate(&state_);
       in_.consume(offer - state_.avail_in);
       done += room - state_.avail_out;
-      if (rc != ISAL_DECOMP_OK) fail(rc);
+      if (rc != ISAL_DECOMP_OK) {
+        if (done == 0) fail(rc);
+        pending_error_ = rc;  // the bytes decoded before it go out first
+        return done;
+      }
     }
     return done;
   }
@@ -228,6 +236,7 @@ class GzipSource final : public ByteSource {
   CompressedReader in_;
   inflate_state state_{};
   bool finished_ = false;
+  int pending_error_ = 0;  // ISA-L's error after bytes not yet handed on
 };
 
 // ---- BGZF: independent blocks, decoded in parallel ------------------------------------------
@@ -911,6 +920,8 @@ std::vector<ZstdFrame> zstd_frames(std::string_view name, ByteSpan data, std::si
   }
   return frames;
 }
+
+bool decodes_ahead(const ByteSource& src) { return dynamic_cast<const ParallelGzipSource*>(&src) != nullptr; }
 
 std::unique_ptr<ByteSource> parallel_gzip_source(std::string name, std::unique_ptr<MemorySource> raw, int threads,
                                                  std::size_t chunk_bytes, std::size_t parallel_min) {

@@ -47,6 +47,11 @@ std::vector<ZstdFrame> zstd_frames(std::string_view name, ByteSpan data, std::si
 std::unique_ptr<ByteSource> decompressing_source(std::string name, Compression kind,
                                                  std::unique_ptr<ByteSource> raw, int threads = 0);
 
+/// Whether `src` (made by decompressing_source) decodes ahead of its reader on threads of its
+/// own, as the parallel decoder of large gzip members does: a read-ahead stage in front of it
+/// would only add a copy of every byte.
+bool decodes_ahead(const ByteSource& src);
+
 /// The gzip members of at least this many compressed bytes in a mapped file are decoded on
 /// all cores when there are at least kParallelGzipMinThreads threads, the others streamed on
 /// one (ISA-L). Our decoder runs at ~0.4 of ISA-L's speed per core (256 MiB FASTA, gzip -6,

@@ -787,7 +787,7 @@ void ParallelGzipMemberSource::State::produce() {
                  std::uint32_t{data[i + 3]} << 24;
         };
         if (le32(at) != crc || le32(at + 4) != static_cast<std::uint32_t>(total))
-          r->error = error_at(at, "checksum mismatch");
+          r->error = error_at(at + 8, "checksum mismatch");  // after the trailer, as ISA-L reports it
         member_bytes = at + 8;
         if (!r->kept.empty()) r->kept.back()->end_byte = at + 8;
       }
