@@ -286,6 +286,26 @@ TEST(ParallelGzip, MembersPaddingGarbageAndHeaderFlagsAsTheSequentialDecoder) {
       empty,
       flagged.substr(0, 12),  // inside the header
   };
+  // Each header flag alone, and the flagged member cut inside its header: the same bytes and
+  // the same message as the sequential decoder's.
+  std::vector<std::string> more = files;
+  for (const int flag : {2, 4, 8, 16}) {
+    gz_header one{};
+    one.extra = flag == 4 ? header.extra : nullptr;
+    one.extra_len = flag == 4 ? header.extra_len : 0;
+    one.name = flag == 8 ? header.name : nullptr;
+    one.comment = flag == 16 ? header.comment : nullptr;
+    one.hcrc = flag == 2;
+    more.push_back(compress(b, {6}, 31, &one));
+  }
+  for (std::size_t cut = 2; cut < 40; ++cut) more.push_back(flagged.substr(0, cut));
+  for (std::size_t i = 0; i < more.size(); ++i) {
+    std::string want_error, got_error;
+    const std::string want = sequential(more[i], &want_error);
+    const std::string got = parallel(more[i], &got_error, 2048);
+    EXPECT_TRUE(got == want) << "file " << i;
+    if (i >= files.size()) EXPECT_EQ(got_error, want_error) << "file " << i;
+  }
   for (std::size_t i = 0; i < files.size(); ++i) {
     std::string want_error, got_error;
     const std::string want = sequential(files[i], &want_error);

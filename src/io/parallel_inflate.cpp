@@ -587,6 +587,14 @@ GzipHeader parse_gzip_header(ByteSpan d) {
 
 }  // namespace
 
+// The symbols a chunk may decode, in chunk_bytes (it stops at the first block boundary
+// after): the bound on memory. Two rounds of `threads` chunks are alive (one read, one
+// decoded), each chunk's symbols 2 bytes: with 16 threads and 1 MiB chunks 2 x 16 x 5 MiB x 2
+// = 320 MiB, and a block's output beyond (zlib's are at most 16 K symbols, 4 MiB of
+// matches, only on data of ratios in the hundreds: then 576 MiB). DNA's ratio at gzip -6 is
+// 3-4, a chunk's output 2.5 MiB and its symbols 5 MiB.
+constexpr std::size_t kOutputPerChunk = 5;
+
 struct ParallelGzipMemberSource::State {
   std::string name;
   ByteSpan data;
@@ -642,7 +650,7 @@ bool ParallelGzipMemberSource::State::decode_round(Round& r, ByteSpan deflate, B
                                                    std::vector<std::uint8_t>& history, std::size_t chunk_bytes,
                                                    std::size_t deflate_at) {
   using Status = InflateResult::Status;
-  const std::size_t limit = 8 * options.chunk_bytes;  // symbols a chunk may hold (memory bound)
+  const std::size_t limit = kOutputPerChunk * options.chunk_bytes;
   const std::uint64_t first_byte = pos.bit / 8;
   std::size_t n = 1;
   while (n < threads && first_byte + n * chunk_bytes < deflate.size()) ++n;
@@ -756,7 +764,7 @@ void ParallelGzipMemberSource::State::produce() {
     if (header.error) {
       r->kept.clear();
       r->piece = r->at = 0;
-      r->error = error_at(0, header.error);
+      r->error = error_at(header.truncated ? data.size() : 0, header.error);  // ISA-L: after all it read
       r->last = true;
       publish(r);
       return;
@@ -792,11 +800,12 @@ void ParallelGzipMemberSource::State::produce() {
         if (!r->kept.empty()) r->kept.back()->end_byte = at + 8;
       }
     }
-    // A round that read many compressed bytes per chunk for its output keeps its chunks; a
-    // highly compressible input gets smaller chunks, so a chunk's output stays under its limit.
-    const std::uint64_t in_bytes = std::max<std::uint64_t>(1, (pos.bit - from) / 8);
-    const std::uint64_t ratio = std::max<std::uint64_t>(1, out / in_bytes);
-    chunk_bytes = std::clamp<std::size_t>(4 * options.chunk_bytes / ratio, std::max<std::size_t>(options.chunk_bytes / 16, 512),
+    // The next chunks are sized by this round's ratio so they fill about half their output
+    // limit: a chunk that reaches it ends its round, wasting the chunks after it.
+    const double in_bytes = static_cast<double>(std::max<std::uint64_t>(1, (pos.bit - from) / 8));
+    const double fill = static_cast<double>(kOutputPerChunk * options.chunk_bytes) / 2 * in_bytes /
+                        static_cast<double>(std::max<std::uint64_t>(out, 1));
+    chunk_bytes = std::clamp<std::size_t>(static_cast<std::size_t>(fill), std::max<std::size_t>(options.chunk_bytes / 16, 512),
                                           options.chunk_bytes);
     publish(r);
   }

@@ -93,7 +93,9 @@ class MarkerInflater {
 
 struct ParallelInflateOptions {
   unsigned threads = 0;                         // 0: all cores
-  std::size_t chunk_bytes = std::size_t{1} << 20;  // compressed bytes per chunk (tests: a few KiB)
+  // Compressed bytes per chunk (tests: a few KiB): at most this, less for data that inflates
+  // more than 2.5x, as a chunk's output is bounded (5 x chunk_bytes and a block).
+  std::size_t chunk_bytes = std::size_t{1} << 20;
 };
 
 /// The gzip member at the front of `data` (a mapped file's bytes from `base_offset` on; more
