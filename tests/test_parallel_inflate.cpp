@@ -339,6 +339,27 @@ TEST(ParallelGzip, CorruptAndTruncatedDataGiveTheSequentialPrefixThenAnError) {
     const std::size_t common = std::min(want.size(), got.size());
     EXPECT_TRUE(want.compare(0, common, got, 0, common) == 0) << "flip at " << at;
   }
+  // After an error, reading again gives the error again, never bytes twice.
+  {
+    std::string bad = gz;
+    bad.resize(bad.size() - 3);
+    auto src = io::parallel_gzip_source("t.gz", std::make_unique<io::MemorySource>(bytes_of(bad)), 3, 4096, 0);
+    std::string error;
+    EXPECT_TRUE(decode_all(std::move(src), &error) == data);
+    src = io::parallel_gzip_source("t.gz", std::make_unique<io::MemorySource>(bytes_of(bad)), 3, 4096, 0);
+    std::string buf(1 << 20, '\0');
+    std::size_t total = 0;
+    int errors = 0;
+    for (int i = 0; i < 200 && errors < 3; ++i) {
+      try {
+        total += src->read(reinterpret_cast<std::uint8_t*>(buf.data()), buf.size());
+      } catch (const io::InputError&) {
+        ++errors;
+      }
+    }
+    EXPECT_EQ(errors, 3);
+    EXPECT_EQ(total, data.size());
+  }
   // A wrong CRC-32 or ISIZE: all bytes, then the mismatch.
   for (std::size_t from_end : {8, 4}) {
     std::string bad = gz;

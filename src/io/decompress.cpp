@@ -838,9 +838,17 @@ class ParallelGzipSource final : public ByteSource {
   }
 
   std::size_t read(std::uint8_t* out, std::size_t capacity) override {
+    if (error_) std::rethrow_exception(error_);  // once failed, it stays failed (no member twice)
     for (;;) {
       if (member_) {
-        if (const std::size_t n = member_->read(out, capacity); n > 0 || cancelled_) return n;
+        std::size_t n;
+        try {
+          n = member_->read(out, capacity);
+        } catch (...) {
+          error_ = std::current_exception();
+          throw;
+        }
+        if (n > 0 || cancelled_) return n;
         raw_->skip(member_->member_bytes());
         member_.reset();
         next(true);
@@ -883,6 +891,7 @@ class ParallelGzipSource final : public ByteSource {
   std::unique_ptr<ParallelGzipMemberSource> member_;
   std::unique_ptr<ByteSource> tail_;
   std::atomic<bool> cancelled_{false};
+  std::exception_ptr error_;
 };
 
 }  // namespace
