@@ -849,6 +849,7 @@ class ParallelGzipSource final : public ByteSource {
           throw;
         }
         if (n > 0 || cancelled_) return n;
+        std::lock_guard lock(switching_);  // cancel() may look at member_ meanwhile
         raw_->skip(member_->member_bytes());
         member_.reset();
         next(true);
@@ -860,7 +861,8 @@ class ParallelGzipSource final : public ByteSource {
   std::uint64_t raw_offset() const override {
     return member_ ? member_->raw_offset() : tail_ ? tail_->raw_offset() : raw_->raw_offset();
   }
-  void cancel() override {
+  void cancel() override {  // from any thread
+    std::lock_guard lock(switching_);
     cancelled_ = true;
     if (member_) member_->cancel();
     if (tail_) tail_->cancel();
@@ -892,6 +894,7 @@ class ParallelGzipSource final : public ByteSource {
   std::unique_ptr<ByteSource> tail_;
   std::atomic<bool> cancelled_{false};
   std::exception_ptr error_;
+  std::mutex switching_;  // held while member_ or tail_ changes, and by cancel()
 };
 
 }  // namespace
