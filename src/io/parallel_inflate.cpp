@@ -675,13 +675,22 @@ bool ParallelGzipMemberSource::State::decode_round(Round& r, ByteSpan deflate, B
       if (i == 0) {
         c.start = pos;
         c.symbols.append_bytes(history.data(), history.size());
-      } else {
-        c.start = inflater.find_block(deflate, (first_byte + i * chunk_bytes) * 8, c.stop_bit);
-        if (c.start.bit == UINT64_MAX) continue;
-        c.symbols.append_window_markers();
+        c.prefix = c.symbols.size();
+        c.result = inflater.decode(deflate, c.start, c.stop_bit, c.symbols, c.prefix + limit);
+        continue;
       }
-      c.prefix = c.symbols.size();
-      c.result = inflater.decode(deflate, c.start, c.stop_bit, c.symbols, c.prefix + limit);
+      // A guess whose decode fails was false (a true block start decodes without error, the
+      // window's markers standing for any distance): the next guess after it, then. (On
+      // corrupt data, guesses past the damage; the chunk before reports it.)
+      for (std::uint64_t from = (first_byte + i * chunk_bytes) * 8;; from = c.start.bit + 1) {
+        c.start = inflater.find_block(deflate, from, c.stop_bit);
+        if (c.start.bit == UINT64_MAX) break;
+        c.symbols.clear();
+        c.symbols.append_window_markers();
+        c.prefix = c.symbols.size();
+        c.result = inflater.decode(deflate, c.start, c.stop_bit, c.symbols, c.prefix + limit);
+        if (c.result.status == Status::boundary || c.result.status == Status::final_block) break;
+      }
     }
   });
   // In order: a chunk is kept when the last kept one ends exactly where it starts; else that
