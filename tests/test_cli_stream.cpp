@@ -13,6 +13,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -205,6 +206,40 @@ TEST_F(CliStream, CompressedInputsPrintWhatThePlainFilePrints) {
     const CliResult approx = shell("cat " + quote(z.string()) + " | \"$WM\" approx -k 1 --window 50 GGATCC");
     EXPECT_EQ(approx.out, approx_want) << kind;
   }
+}
+
+TEST_F(CliStream, LargeGzipMemberDecodedInParallelPrintsWhatThePlainFilePrints) {
+  // Over 8 MiB compressed in one member: with 4 threads it is decoded on all of them
+  // (io/parallel_inflate.hpp), without a read-ahead stage; with 1 thread by ISA-L.
+  std::mt19937_64 rng(17);
+  std::string fa;
+  while (fa.size() < (std::size_t{22} << 20)) {
+    fa += ">r" + std::to_string(fa.size()) + "\n";
+    for (int l = 0; l < 40; ++l) {
+      for (int c = 0; c < 60; ++c) fa.push_back("ACGTNRYKMSWBDHVacgt"[rng() % 16]);
+      fa.push_back('\n');
+    }
+  }
+  const auto plain = file("big.fa", fa);
+  const std::string gz = warpmatch_test::gzip_member(fa);
+  ASSERT_GT(gz.size(), std::size_t{8} << 20);
+  const auto z = file("big.fa.gz", gz);
+  const CliResult want = run({"find", "-j", "4", "GATC", plain.string()});
+  ASSERT_EQ(want.status, 0);
+  ASSERT_GT(want.out.size(), 1000u);
+  for (const char* threads : {"4", "1"}) {
+    const CliResult got = run({"find", "-j", threads, "GATC", z.string()});
+    EXPECT_EQ(got.status, 0) << threads << got.err;
+    EXPECT_TRUE(got.out == want.out) << threads << " threads";
+  }
+  // Cut: the matches before the cut, then the error (exit 2), as the sequential decoder.
+  const auto cut = file("cut.fa.gz", gz.substr(0, gz.size() * 3 / 5));
+  const CliResult parallel = run({"find", "-j", "4", "-c", "GATC", cut.string()});
+  const CliResult sequential = run({"find", "-j", "1", "-c", "GATC", cut.string()});
+  EXPECT_EQ(parallel.status, 2);
+  EXPECT_EQ(parallel.out, sequential.out);
+  EXPECT_EQ(parallel.err, sequential.err);
+  EXPECT_NE(parallel.err.find("corrupt gzip data at compressed byte offset"), std::string::npos) << parallel.err;
 }
 
 TEST_F(CliStream, CorruptInputIsReportedAfterItsMatchesAndOthersAreSearched) {

@@ -2,6 +2,7 @@
 #include "io/decompress.hpp"
 
 #include "core/worker_pool.hpp"
+#include "io/parallel_inflate.hpp"
 
 #include <isa-l/igzip_lib.h>
 #define ZSTD_STATIC_LINKING_ONLY  // the buffer-less streaming API
@@ -61,6 +62,7 @@ class CompressedReader {
       : name_(std::move(name)), src_(std::move(src)), mem_(dynamic_cast<MemorySource*>(src_.get())) {
     if (mem_) {
       data_ = mem_->rest();
+      base_ = mem_->raw_offset();  // a source read in part already: offsets stay the file's
       eof_ = true;
     }
   }
@@ -141,11 +143,19 @@ class CompressedReader {
 
 class GzipSource final : public ByteSource {
  public:
-  GzipSource(std::string name, std::unique_ptr<ByteSource> raw) : in_(std::move(name), std::move(raw)) {
-    start_member();
+  // `after_member`: the input continues after a member decoded elsewhere (another member,
+  // zero padding, the end, or garbage: the error).
+  GzipSource(std::string name, std::unique_ptr<ByteSource> raw, bool after_member = false)
+      : in_(std::move(name), std::move(raw)) {
+    if (after_member) next_member();
+    else start_member();
   }
 
   std::size_t read(std::uint8_t* out, std::size_t capacity) override {
+    if (const int rc = pending_error_) {
+      pending_error_ = 0;
+      fail(rc);
+    }
     std::size_t done = 0;
     while (done < capacity && !finished_) {
       // What is decoded goes out before anything that may throw (the caller searches it).
@@ -170,7 +180,11 @@ class GzipSource final : public ByteSource {
       const int rc = isal_inflate(&state_);
       in_.consume(offer - state_.avail_in);
       done += room - state_.avail_out;
-      if (rc != ISAL_DECOMP_OK) fail(rc);
+      if (rc != ISAL_DECOMP_OK) {
+        if (done == 0) fail(rc);
+        pending_error_ = rc;  // the bytes decoded before it go out first
+        return done;
+      }
     }
     return done;
   }
@@ -222,6 +236,7 @@ class GzipSource final : public ByteSource {
   CompressedReader in_;
   inflate_state state_{};
   bool finished_ = false;
+  int pending_error_ = 0;  // ISA-L's error after bytes not yet handed on
 };
 
 // ---- BGZF: independent blocks, decoded in parallel ------------------------------------------
@@ -809,6 +824,79 @@ class ZstdFramesSource final : public ByteSource {
   std::exception_ptr pending_error_;
 };
 
+// ---- gzip in memory: large members decoded on all cores -------------------------------------
+//
+// A mapped gzip file's members of at least kParallelGzipMin compressed bytes are decoded by
+// ParallelGzipMemberSource (parallel_inflate.hpp); smaller ones and whatever follows the last
+// large one (zero padding, garbage) by GzipSource, so both end and fail as a stream would.
+class ParallelGzipSource final : public ByteSource {
+ public:
+  ParallelGzipSource(std::string name, std::unique_ptr<MemorySource> raw, ParallelInflateOptions options,
+                     std::size_t parallel_min)
+      : name_(std::move(name)), raw_(std::move(raw)), options_(options), parallel_min_(parallel_min) {
+    next(false);
+  }
+
+  std::size_t read(std::uint8_t* out, std::size_t capacity) override {
+    if (error_) std::rethrow_exception(error_);  // once failed, it stays failed (no member twice)
+    for (;;) {
+      if (member_) {
+        std::size_t n;
+        try {
+          n = member_->read(out, capacity);
+        } catch (...) {
+          error_ = std::current_exception();
+          throw;
+        }
+        if (n > 0 || cancelled_) return n;
+        std::lock_guard lock(switching_);  // cancel() may look at member_ meanwhile
+        raw_->skip(member_->member_bytes());
+        member_.reset();
+        next(true);
+        continue;
+      }
+      return tail_ ? tail_->read(out, capacity) : 0;
+    }
+  }
+  std::uint64_t raw_offset() const override {
+    return member_ ? member_->raw_offset() : tail_ ? tail_->raw_offset() : raw_->raw_offset();
+  }
+  void cancel() override {  // from any thread
+    std::lock_guard lock(switching_);
+    cancelled_ = true;
+    if (member_) member_->cancel();
+    if (tail_) tail_->cancel();
+  }
+
+  static bool worth_it(const MemorySource& raw, std::size_t parallel_min) {
+    const ByteSpan rest = raw.rest();
+    return rest.size() >= parallel_min && is_gzip_magic(rest);
+  }
+
+ private:
+  // The next member in parallel when it is large; else the rest streams through GzipSource.
+  void next(bool after_member) {
+    if (worth_it(*raw_, parallel_min_)) {
+      member_ = std::make_unique<ParallelGzipMemberSource>(name_, raw_->rest(), raw_->raw_offset(), options_);
+      return;
+    }
+    const bool at_end = raw_->rest().empty();
+    if (after_member && at_end) return;
+    const bool member_follows = is_gzip_magic(raw_->rest());
+    tail_ = std::make_unique<GzipSource>(name_, std::move(raw_), after_member && !member_follows);
+  }
+
+  std::string name_;
+  std::unique_ptr<MemorySource> raw_;  // the compressed bytes not yet handed on
+  ParallelInflateOptions options_;
+  std::size_t parallel_min_;
+  std::unique_ptr<ParallelGzipMemberSource> member_;
+  std::unique_ptr<ByteSource> tail_;
+  std::atomic<bool> cancelled_{false};
+  std::exception_ptr error_;
+  std::mutex switching_;  // held while member_ or tail_ changes, and by cancel()
+};
+
 }  // namespace
 
 Compression detect_compression(ByteSpan head) {
@@ -845,10 +933,27 @@ std::vector<ZstdFrame> zstd_frames(std::string_view name, ByteSpan data, std::si
   return frames;
 }
 
+bool decodes_ahead(const ByteSource& src) { return dynamic_cast<const ParallelGzipSource*>(&src) != nullptr; }
+
+std::unique_ptr<ByteSource> parallel_gzip_source(std::string name, std::unique_ptr<MemorySource> raw, int threads,
+                                                 std::size_t chunk_bytes, std::size_t parallel_min) {
+  ParallelInflateOptions options;
+  options.threads = threads > 0 ? static_cast<unsigned>(threads) : 0;
+  if (chunk_bytes) options.chunk_bytes = chunk_bytes;
+  return std::make_unique<ParallelGzipSource>(std::move(name), std::move(raw), options, parallel_min);
+}
+
 std::unique_ptr<ByteSource> decompressing_source(std::string name, Compression kind,
                                                  std::unique_ptr<ByteSource> raw, int threads) {
   switch (kind) {
-    case Compression::gzip: return std::make_unique<GzipSource>(std::move(name), std::move(raw));
+    case Compression::gzip:
+      if (auto* mem = dynamic_cast<MemorySource*>(raw.get());
+          mem && ParallelGzipSource::worth_it(*mem, kParallelGzipMin) &&
+          (threads > 0 ? static_cast<unsigned>(threads) : std::thread::hardware_concurrency()) >= kParallelGzipMinThreads) {
+        raw.release();
+        return parallel_gzip_source(std::move(name), std::unique_ptr<MemorySource>(mem), threads);
+      }
+      return std::make_unique<GzipSource>(std::move(name), std::move(raw));
     case Compression::bgzf:
       return std::make_unique<BgzfSource>(std::move(name), std::move(raw), threads);
     case Compression::zstd:

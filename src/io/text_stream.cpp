@@ -1029,8 +1029,9 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
   // busiest thread, the pipe's kernel copy (6 GiB through `cat |` on the 2-core development
   // host, perf samples: busiest thread 1.2-1.45 s either way, the process 2.1 s with a
   // read-ahead, 1.5 s without). Huge pages for the windows made it slower there (fresh 2 MiB
-  // pages zeroed at under 1 GB/s on that VM).
-  if (options.read_ahead && impl->compression == Compression::gzip)
+  // pages zeroed at under 1 GB/s on that VM). A large gzip member in a mapped file is decoded
+  // ahead on all threads already (decodes_ahead): a read-ahead would only copy it once more.
+  if (options.read_ahead && impl->compression == Compression::gzip && !decodes_ahead(*src))
     src = read_ahead(std::move(src), kReadAheadSlot, kReadAheadSlots, kHandOffWait);
 
   // Format by the content's first bytes.
