@@ -20,8 +20,6 @@ namespace {
 // the per-piece cost is nothing; page-cache text is faulted in as it is read.
 constexpr std::size_t kPiece = std::size_t{2} << 20;
 constexpr unsigned kMaxThreads = 16;
-// The copy's software prefetch distance, as the CPU scans' (cpu/tuning.hpp prefetch_ahead).
-constexpr std::size_t kPrefetchAhead = 4096;
 
 void stream_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
   std::size_t head = (16 - reinterpret_cast<std::uintptr_t>(dst) % 16) % 16;
@@ -29,8 +27,6 @@ void stream_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
   std::memcpy(dst, src, head);
   std::size_t i = head;
   for (; i + 64 <= n; i += 64) {
-    // A page ahead: the hardware prefetchers stop at 4 KiB pages (see ExactCpuPolicy).
-    _mm_prefetch(reinterpret_cast<const char*>(src + i + kPrefetchAhead), _MM_HINT_T0);
     const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
     const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
     const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
