@@ -220,6 +220,9 @@ bool seed_search(const SeedFilterDevice& filter, SeedScratch& scratch, ByteSpan 
       scratch.text.reserve(static_cast<std::size_t>(c.bytes));
       WARPMATCH_CUDA_CHECK(filter.device, cudaMemcpy(scratch.text.get(), text.data() + c.base,
                                                      static_cast<std::size_t>(c.bytes), cudaMemcpyDefault));
+      // A pageable copy may land after cudaMemcpy returns; the passes' stream does not wait
+      // for the legacy stream.
+      WARPMATCH_CUDA_CHECK(filter.device, cudaStreamSynchronize(cudaStreamLegacy));
       c.text = scratch.text.get();
     }
     if (!kernels::seed_chunk_passes(runner, c, span, policy.max_candidate_capacity, policy.max_hit_capacity))
@@ -259,9 +262,11 @@ std::optional<core::ApproxSetTiming> time_seed_filter(const SeedFilterDevice& fi
   detail::DeviceGuard guard(filter.device);
   SeedScratch scratch(filter.device);
   scratch.text.reserve(text.size());
-  if (!text.empty())
+  if (!text.empty()) {
     WARPMATCH_CUDA_CHECK(filter.device,
                          cudaMemcpy(scratch.text.get(), text.data(), text.size(), cudaMemcpyDefault));
+    WARPMATCH_CUDA_CHECK(filter.device, cudaStreamSynchronize(cudaStreamLegacy));  // as seed_search
+  }
   const detail::Event start(filter.device, true), searched(filter.device, true);
   std::vector<double> search_ms, total_ms;
   core::ApproxSetTiming timing;
