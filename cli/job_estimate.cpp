@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "io/decompress.hpp"
 
@@ -19,7 +20,7 @@ struct InputShape {
   TextSource source = TextSource::memory;
 };
 
-InputShape shape_of(const std::string& path) {
+InputShape shape_of(const std::string& path, int threads) {
   InputShape s;
   // Only regular files are opened here: opening a FIFO would wait for its writer, and the
   // bytes it then sent would be lost to the search (issue 16).
@@ -42,8 +43,14 @@ InputShape shape_of(const std::string& path) {
   if (fd != 0) ::close(fd);
   if (got > 0) {
     switch (io::detect_compression(ByteSpan(head, static_cast<std::size_t>(got)))) {
-      // gzip and zstd decode one stream on one thread; BGZF on all threads.
-      case io::Compression::gzip:
+      // zstd (and small gzip members) decode one stream on one thread; BGZF and a large gzip
+      // member (decompress.hpp's thresholds, the member's size taken as the file's) on all.
+      case io::Compression::gzip: {
+        const unsigned t = threads > 0 ? static_cast<unsigned>(threads) : std::thread::hardware_concurrency();
+        const bool parallel = s.bytes >= io::kParallelGzipMin && t >= io::kParallelGzipMinThreads;
+        s.source = parallel ? TextSource::parallel_gzip : TextSource::gzip, s.bytes *= kAssumedRatio;
+        break;
+      }
       case io::Compression::zstd: s.source = TextSource::gzip, s.bytes *= kAssumedRatio; break;
       case io::Compression::bgzf: s.source = TextSource::parallel_decode, s.bytes *= kAssumedRatio; break;
       case io::Compression::none:
@@ -68,7 +75,7 @@ BackendChoice resolve_backend_for(const std::string& requested, const std::vecto
   std::uint64_t total = 0, largest = 0;
   bool unknown = false;
   for (const std::string& f : files) {
-    const InputShape s = shape_of(f);
+    const InputShape s = shape_of(f, shape.threads);
     if (s.bytes == 0 && s.source == TextSource::stream) unknown = true;
     total += s.bytes;
     if (s.bytes >= largest) largest = s.bytes, shape.source = s.source;

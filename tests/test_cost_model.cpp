@@ -55,6 +55,11 @@ TEST(CostModel, TheInputsRateCapsBothBackends) {
   // gzip decoding (one thread) is slower than the CPU's multi-pattern scan on 16 threads:
   // the GPU's start-up is then pure cost.
   EXPECT_EQ(gz.backend, Backend::cpu);
+  // A large member decoded on all cores sits between one decoding thread and the page cache.
+  const BackendChoice pgz = pick(Operation::multi, 8 * GiB, 1000, TextSource::parallel_gzip);
+  EXPECT_LT(pgz.cpu_seconds, gz.cpu_seconds);
+  EXPECT_GT(pgz.cpu_seconds, mem.cpu_seconds);
+  EXPECT_NE(pgz.reason.find("gzip, parallel"), std::string::npos) << pgz.reason;
 }
 
 TEST(CostModel, NoGpuMeansCpuWithAReason) {

@@ -22,6 +22,7 @@ enum class TextSource {
   stream,   // a pipe or FASTA/FASTQ parsing: read and copied on the CPU
   gzip,     // one compressed stream (gzip, zstd): one decoding thread
   parallel_decode,  // BGZF: blocks decoded by several threads
+  parallel_gzip,    // one large gzip member in a file, decoded in chunks on several threads
 };
 
 struct JobShape {

@@ -79,6 +79,7 @@ BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& p, b
     case TextSource::stream: input_gbps = p.pipe_gbps, where = "streamed"; break;
     case TextSource::gzip: input_gbps = p.gzip_gbps, where = "gzip"; break;
     case TextSource::parallel_decode: input_gbps = p.parallel_decode_gbps, where = "BGZF/zstd"; break;
+    case TextSource::parallel_gzip: input_gbps = p.parallel_gzip_gbps, where = "gzip, parallel"; break;
   }
   BackendChoice c;
   if (job.operation == Operation::distance) {

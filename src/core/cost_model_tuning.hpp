@@ -52,6 +52,9 @@ struct CostModelPolicy {
   double pipe_gbps = 2.4;
   double gzip_gbps = 0.66;
   double parallel_decode_gbps = 2.75;
+  // A gzip member of >= 8 MiB in a file on >= 4 threads (io::kParallelGzipMin): 1 GiB FASTA
+  // as one pigz-style member, 16 threads, H200 host (bench e2e at 48073ea): 2.14 GB/s.
+  double parallel_gzip_gbps = 2.1;
 
   /// The rates by name (the stored file's keys and WARPMATCH_COST_<NAME> overrides).
   template <class F>
@@ -72,6 +75,7 @@ struct CostModelPolicy {
     f("pipe_gbps", pipe_gbps);
     f("gzip_gbps", gzip_gbps);
     f("parallel_decode_gbps", parallel_decode_gbps);
+    f("parallel_gzip_gbps", parallel_gzip_gbps);
   }
 
   /// The defaults above, then the rates `warpmatch tune --cost-model` measured on this
