@@ -653,7 +653,11 @@ bool ParallelGzipMemberSource::State::decode_round(Round& r, ByteSpan deflate, B
   const std::size_t limit = kOutputPerChunk * options.chunk_bytes;
   const std::uint64_t first_byte = pos.bit / 8;
   std::size_t n = 1;
-  while (n < threads && first_byte + n * chunk_bytes < deflate.size()) ++n;
+  // Guesses only once 32 KiB of the member are known: before that a guessed chunk's marker
+  // could name a byte before the member's start, which no window resolves (corrupt data, a
+  // distance too far back); the known decode alone reports it, as the sequential decoder does.
+  if (history.size() >= kDeflateWindow)
+    while (n < threads && first_byte + n * chunk_bytes < deflate.size()) ++n;
   while (r.chunks.size() < n) r.chunks.push_back(std::make_unique<Chunk>());
   r.kept.clear();
   r.piece = r.at = 0;
