@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <thread>
 
 #include "io/decompress.hpp"
 
@@ -45,12 +44,10 @@ InputShape shape_of(const std::string& path, int threads) {
     switch (io::detect_compression(ByteSpan(head, static_cast<std::size_t>(got)))) {
       // zstd (and small gzip members) decode one stream on one thread; BGZF and a large gzip
       // member (decompress.hpp's thresholds, the member's size taken as the file's) on all.
-      case io::Compression::gzip: {
-        const unsigned t = threads > 0 ? static_cast<unsigned>(threads) : std::thread::hardware_concurrency();
-        const bool parallel = s.bytes >= io::kParallelGzipMin && t >= io::kParallelGzipMinThreads;
-        s.source = parallel ? TextSource::parallel_gzip : TextSource::gzip, s.bytes *= kAssumedRatio;
+      case io::Compression::gzip:
+        s.source = io::gzip_member_in_parallel(s.bytes, threads) ? TextSource::parallel_gzip : TextSource::gzip;
+        s.bytes *= kAssumedRatio;
         break;
-      }
       case io::Compression::zstd: s.source = TextSource::gzip, s.bytes *= kAssumedRatio; break;
       case io::Compression::bgzf: s.source = TextSource::parallel_decode, s.bytes *= kAssumedRatio; break;
       case io::Compression::none:

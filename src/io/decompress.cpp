@@ -935,6 +935,11 @@ std::vector<ZstdFrame> zstd_frames(std::string_view name, ByteSpan data, std::si
 
 bool decodes_ahead(const ByteSource& src) { return dynamic_cast<const ParallelGzipSource*>(&src) != nullptr; }
 
+bool gzip_member_in_parallel(std::uint64_t compressed_bytes, int threads) {
+  const unsigned t = threads > 0 ? static_cast<unsigned>(threads) : std::thread::hardware_concurrency();
+  return compressed_bytes >= kParallelGzipMin && t >= kParallelGzipMinThreads;
+}
+
 std::unique_ptr<ByteSource> parallel_gzip_source(std::string name, std::unique_ptr<MemorySource> raw, int threads,
                                                  std::size_t chunk_bytes, std::size_t parallel_min) {
   ParallelInflateOptions options;
@@ -948,8 +953,7 @@ std::unique_ptr<ByteSource> decompressing_source(std::string name, Compression k
   switch (kind) {
     case Compression::gzip:
       if (auto* mem = dynamic_cast<MemorySource*>(raw.get());
-          mem && ParallelGzipSource::worth_it(*mem, kParallelGzipMin) &&
-          (threads > 0 ? static_cast<unsigned>(threads) : std::thread::hardware_concurrency()) >= kParallelGzipMinThreads) {
+          mem && gzip_member_in_parallel(mem->rest().size(), threads) && ParallelGzipSource::worth_it(*mem, kParallelGzipMin)) {
         raw.release();
         return parallel_gzip_source(std::move(name), std::unique_ptr<MemorySource>(mem), threads);
       }

@@ -60,6 +60,9 @@ bool decodes_ahead(const ByteSource& src);
 /// 2), and the search needs cores too: from 4 threads on it passes ISA-L's one thread.
 inline constexpr std::size_t kParallelGzipMin = std::size_t{8} << 20;
 inline constexpr unsigned kParallelGzipMinThreads = 4;
+/// Whether a mapped gzip member of `compressed_bytes` on `threads` (0 = all cores) is decoded
+/// on all cores (decompressing_source; the cost model asks the same).
+bool gzip_member_in_parallel(std::uint64_t compressed_bytes, int threads);
 
 /// gzip in memory as decompressing_source decodes it with threads != 1, its parameters open
 /// to tests: members of at least `parallel_min` compressed bytes decoded in chunks of

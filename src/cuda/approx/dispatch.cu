@@ -141,9 +141,7 @@ std::unique_ptr<const PatternTables> upload_tables(const core::ApproxPattern& pa
   const std::uint32_t max_lanes = tuning.max_lanes ? logic::pow2_at_least(tuning.max_lanes) : 0;
   auto tables = std::make_unique<const PatternTables>(pattern, algorithm != ApproxAlgorithm::wavefront, max_lanes,
                                                       shared_optin, device);
-  // A pageable cudaMemcpy may return before its DMA lands; the scans' streams do not wait
-  // for the legacy stream.
-  WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
+  detail::wait_for_uploads(device);
   return tables;
 }
 

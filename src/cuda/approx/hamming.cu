@@ -58,9 +58,7 @@ class HammingDevicePatterns : detail::DeviceOwner {
       lengths.push_back(p.size());
       longest = std::max<std::uint64_t>(longest, p.size());
     }
-    // A pageable cudaMemcpy may return before its DMA lands; the scans' streams do not wait
-    // for the legacy stream.
-    WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
+    detail::wait_for_uploads(device);
   }
   ~HammingDevicePatterns() { free_on_device(); }
   HammingDevicePatterns(const HammingDevicePatterns&) = delete;

@@ -65,8 +65,7 @@ class SeedFilterDevice {
     upload(class_of, top.class_of);
     upload(peq_top, top.peq_top);
     top_classes = top.classes;
-    // A pageable cudaMemcpy may return before its DMA lands; later streams do not wait for it.
-    WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
+    detail::wait_for_uploads(device);
   }
 
   kernels::SeedTables tables() const {
@@ -220,9 +219,7 @@ bool seed_search(const SeedFilterDevice& filter, SeedScratch& scratch, ByteSpan 
       scratch.text.reserve(static_cast<std::size_t>(c.bytes));
       WARPMATCH_CUDA_CHECK(filter.device, cudaMemcpy(scratch.text.get(), text.data() + c.base,
                                                      static_cast<std::size_t>(c.bytes), cudaMemcpyDefault));
-      // A pageable copy may land after cudaMemcpy returns; the passes' stream does not wait
-      // for the legacy stream.
-      WARPMATCH_CUDA_CHECK(filter.device, cudaStreamSynchronize(cudaStreamLegacy));
+      detail::wait_for_uploads(filter.device);
       c.text = scratch.text.get();
     }
     if (!kernels::seed_chunk_passes(runner, c, span, policy.max_candidate_capacity, policy.max_hit_capacity))
@@ -265,7 +262,7 @@ std::optional<core::ApproxSetTiming> time_seed_filter(const SeedFilterDevice& fi
   if (!text.empty()) {
     WARPMATCH_CUDA_CHECK(filter.device,
                          cudaMemcpy(scratch.text.get(), text.data(), text.size(), cudaMemcpyDefault));
-    WARPMATCH_CUDA_CHECK(filter.device, cudaStreamSynchronize(cudaStreamLegacy));  // as seed_search
+    detail::wait_for_uploads(filter.device);
   }
   const detail::Event start(filter.device, true), searched(filter.device, true);
   std::vector<double> search_ms, total_ms;

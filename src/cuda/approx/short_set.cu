@@ -109,9 +109,7 @@ struct ShortSetTables {
       ids.emplace_back(device);
       upload(ids.back(), b.ids);
     }
-    // A pageable cudaMemcpy may return before its DMA lands; the scans' streams do not wait
-    // for the legacy stream.
-    WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
+    detail::wait_for_uploads(device);
     sort_bits = std::min(64, logic::kSetPatternShift + static_cast<int>(std::bit_width(patterns.size())));
   }
 

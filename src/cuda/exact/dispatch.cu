@@ -78,9 +78,7 @@ class ExactKernels {
       pattern_bytes_.reserve(m);
       WARPMATCH_CUDA_CHECK(device, cudaMemcpy(pattern_bytes_.get(), bytes.data(), m,
                                               cudaMemcpyHostToDevice));
-      // A pageable cudaMemcpy may return before its DMA lands, and our streams do not
-      // wait for the legacy stream.
-      WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
+      detail::wait_for_uploads(device);
       params_.global = pattern_bytes_.get();
     }
     WARPMATCH_CUDA_CHECK(device, cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device));
@@ -535,7 +533,7 @@ core::CountTiming time_exact_resident(const core::ExactPattern& pattern, ByteSpa
   ExactKernels kernels(pattern, algorithm, device);
   DeviceBuffer<std::uint8_t> d_text(device, round_up(n, 16) + kTextPadding);
   WARPMATCH_CUDA_CHECK(device, cudaMemcpy(d_text.get(), text.data(), n, cudaMemcpyHostToDevice));
-  WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));  // see ExactKernels
+  detail::wait_for_uploads(device);
   DeviceBuffer<unsigned long long> d_total(device, 1);
   CountScratch scratch(device);
   kernels.prepare(scratch);

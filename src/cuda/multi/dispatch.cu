@@ -41,9 +41,7 @@ DeviceBuffer<T> upload(const std::vector<T>& host, int device, std::uint64_t& to
   if (!host.empty()) {
     WARPMATCH_CUDA_CHECK(device, cudaMemcpy(buf.get(), host.data(), host.size() * sizeof(T),
                                             cudaMemcpyHostToDevice));
-    // A pageable cudaMemcpy may return before its DMA lands, and our streams do not wait for
-    // the legacy stream (as ExactKernels says).
-    WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
+    detail::wait_for_uploads(device);
   }
   total += std::max<std::size_t>(1, host.size()) * sizeof(T);
   return buf;
@@ -663,9 +661,7 @@ core::CountTiming time_multi_resident(const MultiDeviceTables& tables, ByteSpan 
   DeviceGuard guard(device);
   DeviceBuffer<std::uint8_t> d_text(device, text.size() + kTextPadding);
   WARPMATCH_CUDA_CHECK(device, cudaMemcpy(d_text.get(), text.data(), text.size(), cudaMemcpyHostToDevice));
-  // The DMA may land after cudaMemcpy returns (see upload): with other work on the GPU the
-  // kernels below counted 60 % of the matches once (MultiCuda.BenchEntryPointsCountLikeTheScan).
-  WARPMATCH_CUDA_CHECK(device, cudaStreamSynchronize(cudaStreamLegacy));
+  detail::wait_for_uploads(device);
   DeviceBuffer<unsigned long long> counter(device, 1);
   Stream stream(device);
   const detail::HitOutput out{counter.get(), nullptr, 0};
