@@ -13,14 +13,16 @@ struct CostModelPolicy {
   // CUDA context creation, first allocation and module load in a new process: `find -c` of a
   // 100-byte file took 0.42 s with --backend cuda vs 0.003 s with cpu (H200, issue 12).
   double cuda_start_seconds = 0.35;
-  // Host-to-device copy of page-cache text by the exact/multi pipelines: 11 GB/s measured
-  // for `find -c` over 8 GiB on the H200 (pinned-buffer bound is 55 GB/s, PERF.md).
-  double cuda_host_feed_gbps = 11.0;
+  // Host-to-device copy of page-cache text by the exact/multi pipelines (all cores copy into
+  // pinned buffers): 30-39 GB/s of scan in `bench e2e`'s `find -c --backend cuda` over 8 GiB
+  // (H200 host, thirteenth session); the bus's 55 GB/s is reached only from pinned memory.
+  double cuda_host_feed_gbps = 30.0;
   // Exact search, one pattern, CPU: 88 GB/s over 16 threads on 8 GiB (H200 host) = 5.5/thread.
   double cpu_exact_gbps_per_thread = 5.5;
-  // Multi-pattern, CPU: 1000 English words over 8 GiB in 2.19 s on 16 threads = 0.245 GB/s
-  // per thread; small sets run near the exact rate (scaled by 1000 / patterns, capped).
-  double cpu_multi_gbps_per_thread_1000 = 0.245;
+  // Multi-pattern, CPU: 1000 English words (`bench e2e` job 3) over 2 GiB in 0.30 s wall on
+  // 16 threads = 0.445 GB/s per thread (H200 host, fourteenth session; 0.245 before the
+  // bitmap filter); small sets run near the exact rate (scaled by 1000 / patterns, capped).
+  double cpu_multi_gbps_per_thread_1000 = 0.445;
   // Multi-pattern, GPU: 1.69 TB/s resident for 1000 literals (bench multi, H200).
   double cuda_multi_scan_gbps = 1690.0;
   double cuda_exact_scan_gbps = 2760.0;  // bench find, resident, H200
