@@ -390,24 +390,32 @@ def _columns(approx: bool) -> dict[str, str]:
 def _frame(path: str, records: Sequence[str], hits: np.ndarray, approx: bool, record_offset: int = 0):
     import pandas as pd
 
-    rec = hits["record"].astype(np.uint64) if "record" in (hits.dtype.names or ()) else np.zeros(len(hits), np.uint64)
+    n = len(hits)
+    rec = np.asarray(hits["record"], np.uint64) if "record" in (hits.dtype.names or ()) else np.zeros(n, np.uint64)
     names = np.asarray(list(records) or [""], dtype=object)
+
+    def text(values):  # object columns as _columns() has them, without pandas inferring `str`
+        return pd.Series(values, dtype=object, copy=False)
+
+    # Every column built in its final dtype: an astype() of the frame cost more than the rest
+    # of a small task's frame (0.8 against 0.16 ms), once per task.
     data: dict[str, Any] = {
-        "path": np.full(len(hits), path, dtype=object),
-        "record": names[rec.astype(np.int64)] if len(hits) else np.empty(0, dtype=object),
+        "path": text(np.full(n, path, dtype=object)),
+        "record": text(names[rec.astype(np.int64)] if n else np.empty(0, dtype=object)),
         "record_index": rec + np.uint64(record_offset),
-        "pattern": hits["pattern"].astype(np.uint32),
-        "strand": hits["strand"].astype("U1").astype(object) if len(hits) else np.empty(0, dtype=object),
-        "start": hits["start"].astype(np.uint64),
-        "end": hits["end"].astype(np.uint64),
+        "pattern": np.asarray(hits["pattern"], np.uint32),
+        "strand": text(np.asarray(hits["strand"]).astype("U1").astype(object) if n else np.empty(0, dtype=object)),
+        "start": np.asarray(hits["start"], np.uint64),
+        "end": np.asarray(hits["end"], np.uint64),
     }
     if approx:
-        data["distance"] = hits["distance"].astype(np.uint32)
-    df = pd.DataFrame(data)
-    return df.astype(_columns(approx))
+        data["distance"] = np.asarray(hits["distance"], np.uint32)
+    return pd.DataFrame(data, copy=False)
 
 
 def _sort(df, approx: bool):
+    if len(df) < 2:
+        return df
     key = ["record_index", "end", "pattern"] if approx else ["record_index", "start", "pattern"]
     return df.sort_values(key, kind="stable").reset_index(drop=True)
 
@@ -517,6 +525,11 @@ def _scan_frame(blob: bytes, piece: _Piece, format: str):
     return _scan_piece(blob, piece, format)[0]
 
 
+def _scan_partition(piece: _Piece, blob: bytes, format: str):
+    """_scan_frame with the piece first, as dd.from_map passes it."""
+    return _scan_piece(blob, piece, format)[0]
+
+
 def _empty_hits(approx: bool) -> np.ndarray:
     fields = [("record", "<u8"), ("pattern", "<u4"), ("strand", "S1"), ("start", "<u8"), ("end", "<u8")]
     return np.zeros(0, dtype=fields + ([("distance", "<u4")] if approx else []))
@@ -592,6 +605,16 @@ def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLi
     joined = {i for idx in by_path.values() if len(idx) > 1 for i in idx}
     if best_mode:
         joined |= {i for i, p in enumerate(pieces) if _is_text_range(p)}
+    meta = pd.DataFrame({c: pd.Series(dtype=t) for c, t in _columns(approx).items()})
+    if not pieces:
+        return dd.from_pandas(meta, npartitions=1)
+    if not joined:
+        # Every piece is one independent partition: from_map makes one task of each piece and
+        # what the collection adds to it (dask-expr fuses them), where from_delayed kept up to
+        # four tasks a partition (about 10 ms each on the scheduler: 32 tasks of 16 MiB took
+        # 0.46 s against 0.20 s this way, on one worker).
+        return dd.from_map(_scan_partition, pieces, args=[blob, format], meta=meta, enforce_metadata=False,
+                           label="warpmatch-search")
     scan = dask.delayed(_scan_piece, pure=True)
     raw: list[Any] = [scan(blob, piece, format) if i in joined else None for i, piece in enumerate(pieces)]
     for idx in by_path.values():
@@ -607,9 +630,6 @@ def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLi
     parts = [dask.delayed(_finish)(raw[i], offsets[i], best if _is_text_range(pieces[i]) else None)
              if raw[i] is not None else scan_frame(blob, pieces[i], format)
              for i in range(len(pieces))]
-    meta = pd.DataFrame({c: pd.Series(dtype=t) for c, t in _columns(approx).items()})
-    if not parts:
-        return dd.from_pandas(meta, npartitions=1)
     return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
 
