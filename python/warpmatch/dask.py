@@ -379,23 +379,43 @@ def plan(paths: str | os.PathLike | Iterable[str | os.PathLike], blocksize: int 
 
 
 # ---- tasks -----------------------------------------------------------------------------------
-def _columns(approx: bool) -> dict[str, str]:
-    cols = {"path": "object", "record": "object", "record_index": "uint64", "pattern": "uint32",
-            "strand": "object", "start": "uint64", "end": "uint64"}
+def _text_dtype():
+    """The dtype of the text columns (path, record, strand): pandas' pyarrow strings, which a
+    Dask DataFrame turns object columns into anyway (dask's dataframe.convert-string, on by
+    default), so each task's frame is built so and needs no conversion (that conversion doubled
+    a small task's cost); object where that option is off or pyarrow is missing."""
+    try:
+        import dask
+        import pyarrow  # noqa: F401  (the pyarrow strings need it)
+    except ImportError:
+        return object
+    if not dask.config.get("dataframe.convert-string", True):
+        return object
+    import pandas as pd
+
+    return pd.StringDtype("pyarrow")
+
+
+def _columns(approx: bool, text: Any = object) -> dict[str, Any]:
+    cols = {"path": text, "record": text, "record_index": "uint64", "pattern": "uint32",
+            "strand": text, "start": "uint64", "end": "uint64"}
     if approx:
         cols["distance"] = "uint32"
     return cols
 
 
-def _frame(path: str, records: Sequence[str], hits: np.ndarray, approx: bool, record_offset: int = 0):
+def _frame(path: str, records: Sequence[str], hits: np.ndarray, approx: bool, record_offset: int = 0,
+           text_dtype: Any = object):
     import pandas as pd
 
     n = len(hits)
     rec = np.asarray(hits["record"], np.uint64) if "record" in (hits.dtype.names or ()) else np.zeros(n, np.uint64)
     names = np.asarray(list(records) or [""], dtype=object)
 
-    def text(values):  # object columns as _columns() has them, without pandas inferring `str`
-        return pd.Series(values, dtype=object, copy=False)
+    def text(values):  # as _columns(text_dtype) has them (object: without pandas inferring `str`)
+        if text_dtype is object:
+            return pd.Series(values, dtype=object, copy=False)
+        return pd.Series(pd.array(values, dtype=text_dtype))
 
     # Every column built in its final dtype: an astype() of the frame cost more than the rest
     # of a small task's frame (0.8 against 0.16 ms), once per task.
@@ -480,14 +500,14 @@ def _block_records(mm, piece: _Piece) -> bytes:
     return bytes(data[first : next_start(own_end)])
 
 
-def _scan_piece(blob: bytes, piece: _Piece, format: str):
+def _scan_piece(blob: bytes, piece: _Piece, format: str, text_dtype: Any = object):
     """One task: (DataFrame with piece-local record indices, records in the piece)."""
     m = _matcher(blob)
     approx = isinstance(m, warpmatch.ApproxMatcher)
     path, kind, lo, hi = piece.path, piece.kind, piece.lo, piece.hi
     if kind == "file":
         hits = m.find_file(path, format=format)
-        return _sort(_frame(path, hits.records, hits, approx), approx), len(hits.records)
+        return _sort(_frame(path, hits.records, hits, approx, text_dtype=text_dtype), approx), len(hits.records)
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         if kind in ("bgzf", "zstd"):
             if piece.fmt == "plain":
@@ -496,38 +516,38 @@ def _scan_piece(blob: bytes, piece: _Piece, format: str):
                 else:
                     text, base = _decompress(kind, mm[lo : piece.ahead]), piece.u_lo
                 hits = _owned_range_hits(m, approx, text, piece.u_lo, piece.u_hi, base)
-                return _sort(_frame(path, [""], hits, approx), approx), 1
+                return _sort(_frame(path, [""], hits, approx, text_dtype=text_dtype), approx), 1
             records = _block_records(mm, piece)
             hits = m.find_file(records, format=piece.fmt) if records else None
             if hits is None:
-                return _sort(_frame(path, [], _empty_hits(approx), approx), approx), 0
-            return _sort(_frame(path, hits.records, hits, approx), approx), len(hits.records)
+                return _sort(_frame(path, [], _empty_hits(approx), approx, text_dtype=text_dtype), approx), 0
+            return _sort(_frame(path, hits.records, hits, approx, text_dtype=text_dtype), approx), len(hits.records)
         view = memoryview(mm)
         try:
             if kind == "records":
                 fmt = "fasta" if view[lo : lo + 1] == b">" else "fastq"
                 hits = m.find_file(view[lo:hi], format=fmt)
                 n = len(hits.records)
-                return _sort(_frame(path, hits.records, hits, approx), approx), n
+                return _sort(_frame(path, hits.records, hits, approx, text_dtype=text_dtype), approx), n
             # a byte range of a plain file, with the matcher's overlap
             if approx:
                 vlo = max(0, lo - m.overlap)
                 hits = _owned_range_hits(m, approx, view[vlo:hi], lo, hi, vlo)
             else:
                 hits = _owned_range_hits(m, approx, view[lo : min(len(mm), hi + m.overlap)], lo, hi, lo)
-            return _sort(_frame(path, [""], hits, approx), approx), 1
+            return _sort(_frame(path, [""], hits, approx, text_dtype=text_dtype), approx), 1
         finally:
             view.release()
 
 
-def _scan_frame(blob: bytes, piece: _Piece, format: str):
+def _scan_frame(blob: bytes, piece: _Piece, format: str, text: Any = object):
     """One task for a piece that needs nothing from the others: its DataFrame."""
-    return _scan_piece(blob, piece, format)[0]
+    return _scan_piece(blob, piece, format, text)[0]
 
 
-def _scan_partition(piece: _Piece, blob: bytes, format: str):
+def _scan_partition(piece: _Piece, blob: bytes, format: str, text: Any = object):
     """_scan_frame with the piece first, as dd.from_map passes it."""
-    return _scan_piece(blob, piece, format)[0]
+    return _scan_piece(blob, piece, format, text)[0]
 
 
 def _empty_hits(approx: bool) -> np.ndarray:
@@ -605,7 +625,8 @@ def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLi
     joined = {i for idx in by_path.values() if len(idx) > 1 for i in idx}
     if best_mode:
         joined |= {i for i, p in enumerate(pieces) if _is_text_range(p)}
-    meta = pd.DataFrame({c: pd.Series(dtype=t) for c, t in _columns(approx).items()})
+    text = _text_dtype()  # decided here, on the client, for every task
+    meta = pd.DataFrame({c: pd.Series(dtype=t) for c, t in _columns(approx, text).items()})
     if not pieces:
         return dd.from_pandas(meta, npartitions=1)
     if not joined:
@@ -613,10 +634,10 @@ def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLi
         # what the collection adds to it (dask-expr fuses them), where from_delayed kept up to
         # four tasks a partition (about 10 ms each on the scheduler: 32 tasks of 16 MiB took
         # 0.46 s against 0.20 s this way, on one worker).
-        return dd.from_map(_scan_partition, pieces, args=[blob, format], meta=meta, enforce_metadata=False,
+        return dd.from_map(_scan_partition, pieces, args=[blob, format, text], meta=meta, enforce_metadata=False,
                            label="warpmatch-search")
     scan = dask.delayed(_scan_piece, pure=True)
-    raw: list[Any] = [scan(blob, piece, format) if i in joined else None for i, piece in enumerate(pieces)]
+    raw: list[Any] = [scan(blob, piece, format, text) if i in joined else None for i, piece in enumerate(pieces)]
     for idx in by_path.values():
         if len(idx) > 1:
             offs = dask.delayed(_offsets)([dask.delayed(_record_count)(raw[i]) for i in idx])
@@ -628,7 +649,7 @@ def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLi
         best = dask.delayed(_best_by_path)(ranges) if ranges else None
     scan_frame = dask.delayed(_scan_frame, pure=True)
     parts = [dask.delayed(_finish)(raw[i], offsets[i], best if _is_text_range(pieces[i]) else None)
-             if raw[i] is not None else scan_frame(blob, pieces[i], format)
+             if raw[i] is not None else scan_frame(blob, pieces[i], format, text)
              for i in range(len(pieces))]
     return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
@@ -641,13 +662,14 @@ def search_local(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     approx = isinstance(matcher, warpmatch.ApproxMatcher)
+    text = _text_dtype()
     frames = []
     for p in paths:
         path = os.fspath(p)
         hits = matcher.find_file(path, format=format)
-        frames.append(_sort(_frame(path, hits.records, hits, approx), approx))
+        frames.append(_sort(_frame(path, hits.records, hits, approx, text_dtype=text), approx))
     if not frames:
-        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _columns(approx).items()})
+        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _columns(approx, text).items()})
     return pd.concat(frames, ignore_index=True)
 
 
