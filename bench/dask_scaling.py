@@ -123,8 +123,8 @@ def main() -> int:
     ap.add_argument("--approx-bytes", default="1G", help="the approx job reads the file's first this many bytes")
     ap.add_argument("--workers", default="1,2,4,8,16", help="worker counts (capped at the host's cores)")
     ap.add_argument("--blocksize", default="auto",
-                    help="byte range per task (default auto: warpmatch.dask.auto_blocksize, the input over the "
-                         "cluster's threads, 64M to 1G; 256M gave 4.65x on 8 workers over 8 GiB, 1G 5.71x)")
+                    help="byte range per task (default auto: warpmatch.dask.auto_blocksize, the input over twice "
+                         "the cluster's threads, 64M to 1G; its comment has the sizes measured)")
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--plant", type=int, default=1000)
     ap.add_argument("--pattern", default="GATTACANNGATTACA")
@@ -176,7 +176,7 @@ def main() -> int:
                         left -= dst.write(src.read(min(left, 16 << 20)))
         print(f"input: {size / 1e9:.2f} GB ({planted} x {args.pattern}; approx job: first {approx_size / 1e9:.2f} GB, "
               f"k={args.approx_k}) in {tmp}, written in {time.perf_counter() - t0:.1f} s; blocksize "
-              + (f"{blocksize >> 20} MiB" if blocksize else "auto (about one task per worker's thread, 64 MiB to 1 GiB)"))
+              + (f"{blocksize >> 20} MiB" if blocksize else "auto (about two tasks per worker's thread, 64 MiB to 1 GiB)"))
 
         def job_input(job: str) -> tuple[str, int]:
             return (path, size) if job == "exact" else (approx_path, approx_size)

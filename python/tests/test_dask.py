@@ -79,7 +79,7 @@ def test_plan_splits(files):
     assert ("empty.txt", "file") in kinds
 
 
-def test_auto_blocksize_is_the_input_over_the_clusters_threads(client, files, tmp_path):
+def test_auto_blocksize_is_the_input_over_twice_the_clusters_threads(client, files, tmp_path):
     d, _, _ = files
     paths = [d / "plain.txt", d / "genome.fa"]
     total = sum(p.stat().st_size for p in paths)
@@ -89,12 +89,15 @@ def test_auto_blocksize_is_the_input_over_the_clusters_threads(client, files, tm
     big = tmp_path / "sparse.bin"
     with open(big, "wb") as f:  # a sparse 10 GiB file: sizes only, no data read
         f.truncate(10 << 30)
-    assert wd.auto_blocksize(big, threads=8) == wd.MAX_AUTO_BLOCKSIZE  # 1.25 GiB capped
-    assert wd.auto_blocksize(big, threads=32) == -(-(10 << 30) // 32)  # 320 MiB
-    assert wd.auto_blocksize([big, d / "missing.txt"], threads=32) == -(-(10 << 30) // 32)
-    # The default client's threads (the fixture's cluster): one task per thread of 10 GiB.
+    assert wd.TASKS_PER_THREAD == 2
+    assert wd.auto_blocksize(big, threads=4) == wd.MAX_AUTO_BLOCKSIZE  # 1.25 GiB capped
+    assert wd.auto_blocksize(big, threads=8) == -(-(10 << 30) // 16)  # 640 MiB: 2 tasks a thread
+    assert wd.auto_blocksize(big, threads=32) == -(-(10 << 30) // 64)  # 160 MiB
+    assert wd.auto_blocksize([big, d / "missing.txt"], threads=32) == -(-(10 << 30) // 64)
+    assert wd.auto_blocksize(big, threads=1024) == wd.MIN_AUTO_BLOCKSIZE  # 5 MiB raised
+    # The default client's threads (the fixture's cluster): two tasks per thread of 10 GiB.
     threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values())
-    assert wd.auto_blocksize(big) == max(wd.MIN_AUTO_BLOCKSIZE, min(wd.MAX_AUTO_BLOCKSIZE, -(-(10 << 30) // threads)))
+    assert wd.auto_blocksize(big) == max(wd.MIN_AUTO_BLOCKSIZE, min(wd.MAX_AUTO_BLOCKSIZE, -(-(10 << 30) // (2 * threads))))
     # search / plan without a blocksize use it: plain.txt in one range.
     assert [k for _, k, _, _ in wd.plan(d / "plain.txt")] == ["range"]
     assert total < wd.MIN_AUTO_BLOCKSIZE

@@ -63,10 +63,13 @@ __all__ = ["search", "search_local", "edit_distances", "plan", "auto_blocksize"]
 
 Matcher = Union[warpmatch.ExactMatcher, warpmatch.ApproxMatcher]
 
-# blocksize=None: the input's bytes over the cluster's threads (default client's, else this
-# machine's cores), within these bounds. Each task costs ~30 ms besides its scan on the 16-core
-# GPU host (Dask, mapping, frame); 256 MiB blocks (a fast scan's 55 ms) got 4.65x on 8 workers
-# over 8 GiB, 1 GiB blocks (one task a worker) 5.71x, the host's own ceiling for 8 processes.
+# blocksize=None: the input's bytes over twice the cluster's threads (default client's, else
+# this machine's cores), within these bounds. Two tasks a thread let Dask move the second task
+# of a worker that runs slow (on the 16-core GPU host some of 8 equal tasks run 1.5-1.9x longer)
+# while costing each task only its few ms besides the scan. 8 workers over 8 GiB, H200 host,
+# speed-up over one worker by blocksize (fourteenth session, two hosts): 128 MiB 3.60x,
+# 256 MiB 4.67x / 5.09x, 512 MiB 5.43x, 1 GiB (one task a thread) 4.45x / 3.97x.
+TASKS_PER_THREAD = 2
 MIN_AUTO_BLOCKSIZE = 64 << 20
 MAX_AUTO_BLOCKSIZE = 1 << 30
 DEFAULT_BLOCKSIZE = 256 << 20  # the size without a cluster to fit (plan() of no paths, callers' own)
@@ -88,8 +91,8 @@ def _cluster_threads() -> int:
 
 def auto_blocksize(paths, threads: int | None = None) -> int:
     """The block size search(..., blocksize=None) uses: the inputs' total bytes (compressed
-    bytes for BGZF and zstd) over `threads` (default: the cluster's), so each thread gets about
-    one task, within [MIN_AUTO_BLOCKSIZE, MAX_AUTO_BLOCKSIZE]."""
+    bytes for BGZF and zstd) over TASKS_PER_THREAD x `threads` (default: the cluster's), so each
+    thread gets about two tasks, within [MIN_AUTO_BLOCKSIZE, MAX_AUTO_BLOCKSIZE]."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     total = 0
@@ -98,8 +101,8 @@ def auto_blocksize(paths, threads: int | None = None) -> int:
             total += os.path.getsize(os.fspath(p))
         except OSError:  # reported by the planning that follows, naming the path
             pass
-    threads = threads or _cluster_threads()
-    return max(MIN_AUTO_BLOCKSIZE, min(MAX_AUTO_BLOCKSIZE, -(-total // max(1, threads))))
+    tasks = TASKS_PER_THREAD * max(1, threads or _cluster_threads())
+    return max(MIN_AUTO_BLOCKSIZE, min(MAX_AUTO_BLOCKSIZE, -(-total // tasks)))
 
 # ---- per-worker matcher cache ------------------------------------------------------------
 _cache: dict[bytes, Matcher] = {}
@@ -598,7 +601,7 @@ def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLi
     DataFrame with columns path, record, record_index, pattern, strand, start, end (and distance for
     approximate search); offsets are within the record (plain files: one record named '').
     Compute it on any Dask scheduler or cluster; the result equals search_local(). blocksize:
-    bytes per task, None for auto_blocksize(paths) (about one task per thread of the default
+    bytes per task, None for auto_blocksize(paths) (about two tasks per thread of the default
     client's cluster, 64 MiB to 1 GiB)."""
     import dask
     import dask.dataframe as dd
