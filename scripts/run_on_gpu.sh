@@ -54,7 +54,8 @@
 #                 benchmark stops starting clusters past 60 % of it)  -> $OUT/dask_scaling.{log,json}
 #         all     info tests bench (the default)
 #   EXTRA BENCH ARGS go to every benchmark, e.g. `find -- --bytes 256M --repeats 3`.
-#   Environment: WM_TESTS_TIMEOUT (s, default 200), WM_BENCH_TIMEOUT (s, default 330),
+#   Environment: WM_TESTS_TIMEOUT (s, default 200), WM_TEST_SHARDS (default: cores / 2, 4-8),
+#                WM_BENCH_TIMEOUT (s, default 330),
 #                GTEST_FILTER (as GoogleTest reads it).
 # The device tool returns at most 8 files from $OUT: each step writes at most two.
 # Exit status: the worst of the steps' (0 = all passed).
@@ -140,10 +141,14 @@ step_info() {
   } 2>&1 | tee "$OUT/info.log"
 }
 
-# The suite in WM_TEST_SHARDS (default 4) GoogleTest shards run side by side: one process took
-# 270 s on the H100 at bf3e4ba, over the step's limit; shards share the GPU (correctness only).
+# The suite in WM_TEST_SHARDS GoogleTest shards run side by side: one process took 270 s on the
+# H100 at bf3e4ba, over the step's limit; shards share the GPU (correctness only). Default: one
+# shard per two cores, 4 to 8 (4 shards took 191 s of the 200 s limit on the H200 at 79f592d,
+# the slowest tests being CPU work: a kernel's emulation 51 s, windowed streams 45 s).
 step_tests() {
-  local shards=${WM_TEST_SHARDS:-4} i rc=0 r
+  local cores; cores=$(nproc 2>/dev/null || echo 8)
+  local default_shards=$((cores / 2)); ((default_shards < 4)) && default_shards=4; ((default_shards > 8)) && default_shards=8
+  local shards=${WM_TEST_SHARDS:-$default_shards} i rc=0 r
   echo "running $D/warpmatch_tests in $shards shards (log: $OUT/tests.log, limit ${tests_timeout}s)"
   local pids=()
   for ((i = 0; i < shards; i++)); do
