@@ -116,6 +116,30 @@ def test_exact_plain_byte_ranges(client, files):
     assert set(got["record"]) <= {""} and set(got["path"]) == {str(d / "plain.txt")}
 
 
+def test_text_columns_come_as_the_dask_frame_would_convert_them(client, files):
+    # Tasks build path/record/strand in the dtype the Dask DataFrame would convert them to
+    # (pyarrow strings under dask's default dataframe.convert-string), so meta, every partition
+    # and search_local agree; with the option off they stay object.
+    import dask
+    import pandas as pd
+
+    d, _, _ = files
+    m = warpmatch.ExactMatcher([b"ACGTA", b"GATTACA"], threads=1)
+    pyarrow = pytest.importorskip("pyarrow")
+    assert pyarrow
+    for convert, want in ((True, pd.StringDtype("pyarrow")), (False, np.dtype(object))):
+        with dask.config.set({"dataframe.convert-string": convert}):
+            ddf = wd.search(m, d / "plain.txt", blocksize=50_000)
+            assert ddf.npartitions == 4
+            got = ddf.compute()
+            local = wd.search_local(m, d / "plain.txt")
+        assert len(got) > 0
+        for frame in (ddf._meta, got, local):
+            for col in ("path", "record", "strand"):
+                assert frame[col].dtype == want, (convert, col, frame[col].dtype)
+        pd.testing.assert_frame_equal(got.reset_index(drop=True), local)
+
+
 @pytest.mark.parametrize("best", [False, True])
 def test_approx_plain_byte_ranges(client, files, best):
     d, plain, _ = files
