@@ -543,13 +543,9 @@ def _scan_piece(blob: bytes, piece: _Piece, format: str, text_dtype: Any = objec
             view.release()
 
 
-def _scan_frame(blob: bytes, piece: _Piece, format: str, text: Any = object):
-    """One task for a piece that needs nothing from the others: its DataFrame."""
-    return _scan_piece(blob, piece, format, text)[0]
-
-
-def _scan_partition(piece: _Piece, blob: bytes, format: str, text: Any = object):
-    """_scan_frame with the piece first, as dd.from_map passes it."""
+def _scan_frame(piece: _Piece, blob: bytes, format: str, text: Any = object):
+    """One task for a piece that needs nothing from the others: its DataFrame (the piece
+    first, as dd.from_map passes it)."""
     return _scan_piece(blob, piece, format, text)[0]
 
 
@@ -637,7 +633,7 @@ def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLi
         # what the collection adds to it (dask-expr fuses them), where from_delayed kept up to
         # four tasks a partition (about 10 ms each on the scheduler: 32 tasks of 16 MiB took
         # 0.46 s against 0.20 s this way, on one worker).
-        return dd.from_map(_scan_partition, pieces, args=[blob, format, text], meta=meta, enforce_metadata=False,
+        return dd.from_map(_scan_frame, pieces, args=[blob, format, text], meta=meta, enforce_metadata=False,
                            label="warpmatch-search")
     scan = dask.delayed(_scan_piece, pure=True)
     raw: list[Any] = [scan(blob, piece, format, text) if i in joined else None for i, piece in enumerate(pieces)]
@@ -652,7 +648,7 @@ def search(matcher: Matcher, paths: str | os.PathLike | Iterable[str | os.PathLi
         best = dask.delayed(_best_by_path)(ranges) if ranges else None
     scan_frame = dask.delayed(_scan_frame, pure=True)
     parts = [dask.delayed(_finish)(raw[i], offsets[i], best if _is_text_range(pieces[i]) else None)
-             if raw[i] is not None else scan_frame(blob, pieces[i], format, text)
+             if raw[i] is not None else scan_frame(pieces[i], blob, format, text)
              for i in range(len(pieces))]
     return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
