@@ -19,6 +19,7 @@
 #include "cpu/approx_cpu.hpp"
 #include "cuda/approx/approx_cuda.hpp"
 #include "cuda/runtime/devices.hpp"
+#include "cuda/runtime/host_transfer.hpp"
 #include "warpmatch/approx.hpp"
 
 namespace core = warpmatch::core;
@@ -210,6 +211,33 @@ TEST(ApproxSetCuda, PublicApiIupacBothStrandsEqualCpu) {
       }
 }
 
+// The public API on one GPU scans a group of segments in one call (each worker's run of
+// consecutive segments) and cuts the hits back into segments: with 23 segments of 20,000
+// ends, 16 at a time, and the seed filter forced in chunks of 7,000 ends (chunks straddle
+// the segments), the matches equal the CPU backend's, in its order, with starts and CIGARs.
+TEST(ApproxSetCuda, PublicApiGroupsSegmentsThroughTheSeedFilter) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(1126);
+  const Bytes text = random_dna(rng, 450000);
+  std::vector<Bytes> guides;
+  for (int i = 0; i < 200; ++i) {
+    const std::size_t at = rng() % (text.size() - 20);
+    Bytes g(text.begin() + static_cast<std::ptrdiff_t>(at), text.begin() + static_cast<std::ptrdiff_t>(at + 20));
+    g[rng() % 20] = "ACGT"[rng() % 4];
+    guides.push_back(g);
+  }
+  warpmatch::ApproxOptions o;
+  o.k = 2;
+  o.report = warpmatch::Report::cigar;
+  const warpmatch::tuning_hooks::ApproxKnobs knobs{.segment_ends = 20000};
+  o.backend = warpmatch::Backend::cpu;
+  const auto want = warpmatch::tuning_hooks::compile_approx(guides, o, knobs).find_all(text);
+  ASSERT_GT(want.size(), 200u);  // every guide's source, and more
+  const ScopedEnv env(Vars{{"WARPMATCH_APPROX_SEED_FILTER", "1"}, {"WARPMATCH_APPROX_SEED_CHUNK", "7000"}});
+  o.backend = warpmatch::Backend::cuda;
+  EXPECT_EQ(warpmatch::tuning_hooks::compile_approx(guides, o, knobs).find_all(text), want);
+}
+
 // The seed filter's route (src/cuda/approx/seed_filter.cu): forced on (WARPMATCH_APPROX_SEED_FILTER=1)
 // for sets that qualify (k <= m/4, no IUPAC), against the CPU one pattern at a time and against
 // the set kernel (forced off); then left to its estimate on a text large enough to sample,
@@ -231,9 +259,22 @@ TEST(ApproxSetCuda, SeedFilterEqualsTheSetKernelAndTheCpu) {
     const std::string what = "round " + std::to_string(round);
     std::vector<std::vector<core::EndHit>> filtered, set_kernel;
     {
-      const ScopedEnv env(Vars{{"WARPMATCH_APPROX_SEED_FILTER", "1"}});
+      // Rounds 4-7 in chunks of 1,000-31,000 ends: the text goes through many chunks, each
+      // copied while the one before is searched (the flood's re-runs among them).
+      Vars vars{{"WARPMATCH_APPROX_SEED_FILTER", "1"}};
+      const bool chunked = round >= 4;
+      if (chunked) vars.emplace_back("WARPMATCH_APPROX_SEED_CHUNK", std::to_string(1000 + rng() % 30000));
+      const ScopedEnv env(vars);
       expect_set_equals_cpu(s, text, what + ", seed filter");
       filtered = cu::approx_scan(s.patterns, s.queries, text, cu::ApproxAlgorithm::myers, 0, 0);
+      if (chunked) {  // the same text in pinned host memory: copied as it is, without staging
+        std::uint8_t* pinned = cu::pinned_alloc(text.size());
+        std::copy(text.begin(), text.end(), pinned);
+        const auto from_pinned = cu::approx_scan(s.patterns, s.queries, warpmatch::ByteSpan(pinned, text.size()),
+                                                 cu::ApproxAlgorithm::myers, 0, 0);
+        cu::pinned_free(pinned);
+        EXPECT_EQ(from_pinned, filtered) << what << ", pinned text";
+      }
     }
     {
       const ScopedEnv env(Vars{{"WARPMATCH_APPROX_SEED_FILTER", "0"}});
@@ -281,7 +322,7 @@ TEST(ApproxSetCuda, FiveThousandPatternsThroughTheSetKernelAndTheSeedFilter) {
 
 // The bench's "search only" (kernel_timing::approx_set_route_resident): the route the matcher
 // takes, named, with the matcher's ends. Forced to the seed filter and to the set kernel (the
-// filter in chunks of 32 Mi ends: 40 MiB is two chunks), then left to the estimate, which takes
+// filter in chunks of 16 Mi ends: 40 MiB is three chunks), then left to the estimate, which takes
 // the filter for 1000 20-mers at k = 2 on random DNA.
 TEST(ApproxSetCuda, RouteTimingNamesTheRouteAndFindsTheMatchersEnds) {
   SKIP_WITHOUT_GPU();

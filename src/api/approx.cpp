@@ -104,22 +104,25 @@ struct ApproxMatcher::Impl {
       out[0] = find_ends(text, begin, end, queries, cpu_route);
       return out;
     }
-    if (backend != Backend::cuda) {
-      // The cpu scans the whole group at once (its threads meet once per group, not once per
-      // 8 Mi-end segment) and the hits, sorted by end per pattern, are cut back into the
-      // segments they are delivered in: the same hits in the same order as segment by segment.
-      std::vector<std::vector<core::EndHit>> all = find_ends_on(text, begin, end, queries, 0, cpu_route);
-      for (auto& segment_hits : out) segment_hits.resize(all.size());
+    // Each worker scans its run of consecutive segments at once, and the hits, sorted by end
+    // per pattern, are cut back into the segments they are delivered in: the same hits in the
+    // same order as segment by segment. The cpu's threads then meet once per group, not once
+    // per 8 Mi-end segment; a GPU copies its run's next chunk while it searches the current one
+    // (segment by segment, each call copied its text, then searched it).
+    auto scan_run = [&](std::size_t worker, std::uint64_t first, std::uint64_t last) {
+      const std::uint64_t b = begin + first * segment, e = std::min(end, begin + last * segment);
+      std::vector<std::vector<core::EndHit>> all = find_ends_on(text, b, e, queries, worker, cpu_route);
+      for (std::uint64_t i = first; i < last; ++i) out[i].resize(all.size());
       for (std::size_t p = 0; p < all.size(); ++p)
         for (const core::EndHit& h : all[p]) out[(h.end - begin - 1) / segment][p].push_back(h);
+    };
+    if (backend != Backend::cuda) {
+      scan_run(0, 0, count);
       return out;
     }
     const std::size_t runs = std::min<std::size_t>(count, workers.size());
     multi_device::run_per_device(runs, [&](std::size_t w) {
-      for (std::uint64_t i = count * w / runs; i < count * (w + 1) / runs; ++i) {
-        const std::uint64_t b = begin + i * segment;
-        out[i] = find_ends_on(text, b, std::min(end, b + segment), queries, w, cpu_route);
-      }
+      scan_run(w, count * w / runs, count * (w + 1) / runs);
     }, workers);
     return out;
   }
@@ -133,16 +136,16 @@ struct ApproxMatcher::Impl {
   /// How many segments find_ends_of_segments takes at once (their hits are held until
   /// delivered in order), in all-hits mode: on the cpu kCpuSegments (16 threads finish an
   /// 8 Mi-end segment in well under a millisecond, so a pool round per segment cost a third of
-  /// one 20-mer's rate: 9.7 GB/s, H200 host); on several GPUs up to kSegmentsPerDevice per GPU;
-  /// else one. An early stop wastes at most that many segments' work.
+  /// one 20-mer's rate: 9.7 GB/s, H200 host); on the GPUs up to kSegmentsPerDevice per GPU
+  /// (a GPU's run is one call, whose chunks' copies overlap its searches); else one. An early
+  /// stop wastes at most that many segments' work.
   std::uint64_t segments_at_once(const std::vector<core::ApproxQuery>& queries, std::uint64_t n,
                                  std::uint64_t segment) const {
-    constexpr std::uint64_t kSegmentsPerDevice = 8, kCpuSegments = 4;
+    constexpr std::uint64_t kSegmentsPerDevice = 16, kCpuSegments = 4;
     const bool best_mode = std::any_of(queries.begin(), queries.end(),
                                        [](const core::ApproxQuery& q) { return q.mode == core::ApproxMode::best; });
     if (best_mode) return 1;
     if (backend != Backend::cuda) return threads > 1 ? kCpuSegments : 1;
-    if (workers.size() <= 1) return 1;
     const std::uint64_t segments = (n + segment - 1) / segment;
     const std::uint64_t per_device = (segments + workers.size() - 1) / workers.size();
     return workers.size() * std::clamp<std::uint64_t>(per_device, 1, kSegmentsPerDevice);

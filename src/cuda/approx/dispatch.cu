@@ -158,7 +158,7 @@ class ApproxRunner {
       : device_(device), algorithm_(algorithm), wavefront_blocks_(wavefront_blocks),
         text_(device), dist_(device), index_(device), gathered_(device), block_min_(device),
         scalars_(device, 3), hits_(device), staged_scalars_(device), staged_hits_(device), temp_(device),
-        stream_(device) {
+        stream_(device), upload_(device) {
     // The kernels read the last 16-byte block whole (masked past the text's end).
     text_.zero_on_growth(stream_.get());
     // fetch_hits copies the buffer's first staged_hits entries before it knows the count
@@ -174,14 +174,13 @@ class ApproxRunner {
 
   bool myers() const { return algorithm_ != ApproxAlgorithm::wavefront; }
 
-  /// Copies text[from, to) to the device on the stream: from pinned or pageable host memory,
-  /// or device-to-device from a DeviceSpan's text (cudaMemcpyDefault; peer-to-peer from
-  /// another of the matcher's GPUs).
+  /// Copies text[from, to) to the device on the stream: from pinned host memory, pageable
+  /// host memory (through pinned staging), or device-to-device from a DeviceSpan's text
+  /// (peer-to-peer from another of the matcher's GPUs).
   void load_text(const std::uint8_t* source, std::uint64_t bytes) {
     text_.reserve(bytes + kTextPadding);
     text_bytes_ = bytes;
-    if (bytes)
-      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(text_.get(), source, bytes, cudaMemcpyDefault, stream_.get()));
+    upload_.copy(text_.get(), source, bytes, stream_.get());
   }
 
   /// Best mode (Myers): sets dp.best_bound to the minimum over the text's first m + 256
@@ -475,6 +474,7 @@ class ApproxRunner {
   PinnedBuffer<std::uint64_t> staged_hits_;
   DeviceBuffer<std::uint8_t> temp_;
   Stream stream_;
+  detail::TextUpload upload_;  // after the stream: destroyed (its DMA awaited) first
 };
 
 /// Owned ends per device segment: the policy's (WARPMATCH_APPROX_SEGMENT_ENDS: tests' seams),

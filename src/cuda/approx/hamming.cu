@@ -31,7 +31,7 @@ constexpr std::uint64_t kFirstHitCapacity = std::uint64_t{1} << 20;
 
 /// A scan's buffers and stream, grown to the largest scan seen.
 struct HammingScratch {
-  explicit HammingScratch(int device) : text(device), count(device), hits(device), stream(device) {
+  explicit HammingScratch(int device) : text(device), count(device), hits(device), stream(device), upload(device) {
     count.reserve(1);
     hits.reserve(kFirstHitCapacity);
   }
@@ -39,6 +39,7 @@ struct HammingScratch {
   DeviceBuffer<unsigned long long> count;
   DeviceBuffer<uint2> hits;
   detail::Stream stream;
+  detail::TextUpload upload;  // after the stream: destroyed (its DMA awaited) first
 };
 
 }  // namespace
@@ -98,8 +99,8 @@ std::vector<std::vector<core::EndHit>> hamming_scan(const HammingDevicePatterns&
     // Windows starting in [first, first + kSegmentStarts): their bytes, up to the longest pattern.
     const std::uint64_t bytes = std::min(n - first, kSegmentStarts + longest - 1);
     s.text.reserve(bytes);
-    // cudaMemcpyDefault: host text, or a DeviceSpan's copied device-to-device.
-    WARPMATCH_CUDA_CHECK(device, cudaMemcpyAsync(s.text.get(), text.data() + first, bytes, cudaMemcpyDefault, stream));
+    // Host text (pageable through pinned staging), or a DeviceSpan's copied device-to-device.
+    s.upload.copy(s.text.get(), text.data() + first, bytes, stream);
     for (std::size_t pi = 0; pi < count; ++pi) {
       const std::uint64_t m = patterns.lengths[pi];
       if (bytes < m) continue;

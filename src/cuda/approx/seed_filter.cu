@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "cuda/approx/seed_filter.hpp"
@@ -32,12 +34,20 @@ using kernels::SeedCandidate;
 using kernels::SeedHit;
 
 /// A scan's device buffers, kept in the filter's pool for the next scan (the API scans a long
-/// text in 8 Mi-end segments: one allocation for all of them).
+/// text in groups of 8 Mi-end segments: one allocation for all of them). Host text goes
+/// through two slots: chunk i + 1 is copied into the other slot's pinned staging and on to its
+/// device buffer (on the copy stream) while chunk i's kernels run.
 struct SeedScratch {
+  struct Slot {
+    explicit Slot(int device) : text(device), upload(device), uploaded(device, false) {}
+    DeviceBuffer<std::uint8_t> text;
+    detail::TextUpload upload;  // host text through pinned staging
+    detail::Event uploaded;     // the chunk's text is on the device
+  };
   explicit SeedScratch(int device)
-      : text(device), staging(device), candidates(device), hits(device), counts(device, 2) {}
-  DeviceBuffer<std::uint8_t> text;
-  detail::StagingBuffer staging;  // pinned: a chunk of pageable host text on its way to `text`
+      : slots{Slot(device), Slot(device)}, copy(device), candidates(device), hits(device), counts(device, 2) {}
+  Slot slots[2];                    // slots[0].text holds the whole text of a resident timing
+  detail::Stream copy;              // non-blocking: its copies overlap the default stream's kernels
   DeviceBuffer<SeedCandidate> candidates;
   DeviceBuffer<SeedHit> hits;
   DeviceBuffer<unsigned long long> counts;  // candidates, hits
@@ -169,6 +179,8 @@ class SeedRunner {
     kernels::seed_verify_kernel<<<verify_blocks, kernels::kSeedThreads>>>(
         tables_, c, s_.candidates.get(), counts, s_.candidate_capacity, {s_.hits.get(), s_.hit_capacity, counts + 1});
     detail::check_launch("seed_verify_kernel", device);
+    // The host's work for the next chunk (its copy), while these kernels run.
+    if (while_searching_) std::exchange(while_searching_, nullptr)();
     kernels::SeedCounts got;
     unsigned long long back[2] = {0, 0};
     WARPMATCH_CUDA_CHECK(device, cudaMemcpy(back, counts, sizeof back, cudaMemcpyDeviceToHost));
@@ -176,6 +188,8 @@ class SeedRunner {
     got.hits = back[1];
     return got;
   }
+  /// Runs once, after the next launch (the chunk's first pass) and before its counts are awaited.
+  void while_searching(std::function<void()> work) { while_searching_ = std::move(work); }
   void keep_hits(unsigned long long count) {
     if (!kept_ || count == 0) return;
     const std::size_t had = kept_->size();
@@ -190,52 +204,83 @@ class SeedRunner {
   std::vector<SeedHit>* kept_;
   kernels::SeedTables tables_;
   int multiprocessors_ = 0;
+  std::function<void()> while_searching_;
 };
 
+/// Copies chunk `c`'s bytes of `text` into `slot`'s device buffer on the copy stream.
+void upload_chunk(SeedScratch& scratch, SeedScratch::Slot& slot, ByteSpan text, const kernels::SeedChunk& c) {
+  const auto bytes = static_cast<std::size_t>(c.bytes);
+  slot.text.reserve(bytes);
+  slot.upload.copy(slot.text.get(), text.data() + c.base, bytes, scratch.copy.get());
+  slot.uploaded.record(scratch.copy.get());
+}
+
 /// Every chunk of `text` through the runner's passes. resident: the whole text already in
-/// scratch.text (the timing); else each chunk's bytes are copied there from `text` (host memory
-/// or a DeviceSpan's). false: a flood (hits beyond the policy's cap).
+/// slots[0].text (the timing); else each chunk's bytes are uploaded into a slot, the next
+/// chunk's while this one is searched. false: a flood (hits beyond the policy's cap).
 bool seed_search(const SeedFilterDevice& filter, SeedScratch& scratch, ByteSpan text, bool resident,
                  std::vector<SeedHit>* kept) {
   const core::SeedPlan& plan = *filter.plan;
-  const SeedFilterPolicy policy;
+  const SeedFilterPolicy policy = seed_filter_policy();
   const auto n = static_cast<std::int64_t>(text.size());
   const auto max_m = static_cast<std::int64_t>(plan.max_m), max_k = static_cast<std::int64_t>(plan.max_k);
   const auto chunk_ends = static_cast<std::int64_t>(policy.chunk_ends);
+  std::vector<kernels::SeedChunk> chunks;  // those with a piece start to try
+  for (std::int64_t e_lo = 0; e_lo < n; e_lo += chunk_ends) {
+    // Pieces whose windows reach ends (e_lo, e_hi]; the bytes those windows and pieces read.
+    const kernels::SeedChunk c =
+        kernels::seed_chunk(n, e_lo, chunk_ends, static_cast<std::int64_t>(plan.q), max_m, max_k);
+    if (c.s_hi >= c.s_lo) chunks.push_back(c);
+  }
+  if (chunks.empty()) return true;
   SeedRunner runner(filter, scratch, kept);
   // First buffers: half a candidate per piece start of a chunk (random DNA under 1000 20-mers
   // at k = 2 has about a third), the policy's hits.
-  const auto first = kernels::seed_chunk(n, 0, chunk_ends, static_cast<std::int64_t>(plan.q), max_m, max_k);
-  const auto want = std::clamp<unsigned long long>(static_cast<unsigned long long>(std::max<std::int64_t>(0, first.s_hi - first.s_lo + 1)) / 2,
-                                                   policy.min_candidate_capacity, policy.candidate_capacity);
+  const auto want = std::clamp<unsigned long long>(
+      static_cast<unsigned long long>(chunks[0].s_hi - chunks[0].s_lo + 1) / 2, policy.min_candidate_capacity,
+      policy.candidate_capacity);
   if (scratch.candidate_capacity < want) runner.grow_candidates(want);
   if (scratch.hit_capacity < policy.hit_capacity) runner.grow_hits(policy.hit_capacity);
+  // No copy may still be writing a slot when the scratch goes back to the pool (a flood or an
+  // error leaves the next chunk's upload in flight).
+  struct CopiesDone {
+    SeedScratch& s;
+    ~CopiesDone() { cudaStreamSynchronize(s.copy.get()); }
+  } copies_done{scratch};
+  const int device = filter.device;
+  std::size_t uploaded = 0;  // chunks [0, uploaded) are (being) copied to their slots
+  auto upload = [&](std::size_t i) {
+    upload_chunk(scratch, scratch.slots[i % 2], text, chunks[i]);
+    uploaded = i + 1;
+  };
+  if (!resident) {
+    // Both slots sized before the first launch: a reserve while kernels run would free (and so
+    // synchronise the device) in the middle of the pipeline.
+    std::int64_t largest = 0;
+    for (const auto& c : chunks) largest = std::max(largest, c.bytes);
+    for (std::size_t s = 0; s < std::min<std::size_t>(2, chunks.size()); ++s) {
+      scratch.slots[s].text.reserve(static_cast<std::size_t>(largest));
+      scratch.slots[s].upload.reserve(static_cast<std::size_t>(largest), text.data());
+    }
+    upload(0);
+  }
   std::int64_t span = std::numeric_limits<std::int64_t>::max();  // a chunk in one pass, until too many
-  for (std::int64_t e_lo = 0; e_lo < n; e_lo += chunk_ends) {
-    // Pieces whose windows reach ends (e_lo, e_hi]; the bytes those windows and pieces read.
-    kernels::SeedChunk c = kernels::seed_chunk(n, e_lo, chunk_ends, static_cast<std::int64_t>(plan.q), max_m, max_k);
-    if (c.s_hi < c.s_lo) continue;
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    kernels::SeedChunk c = chunks[i];
     if (resident) {
-      c.text = scratch.text.get() + c.base;
+      c.text = scratch.slots[0].text.get() + c.base;
     } else {
-      const auto bytes = static_cast<std::size_t>(c.bytes);
-      const std::uint8_t* from = text.data() + c.base;
-      scratch.text.reserve(bytes);
-      if (!detail::copies_directly(from)) {
-        // Pageable host text (the API's and the CLI's): all cores copy the chunk into pinned
-        // staging and the DMA then runs at the bus's speed. A pageable cudaMemcpy of each
-        // 8 MiB segment held most of the API's 62 ms for 1000 guides over 256 MiB, whose search
-        // takes 12 ms (H200, bench scaling).
-        scratch.staging.reserve(bytes);
-        detail::parallel_copy(scratch.staging.get(), from, bytes);
-        from = scratch.staging.get();
-      }
-      WARPMATCH_CUDA_CHECK(filter.device, cudaMemcpy(scratch.text.get(), from, bytes, cudaMemcpyDefault));
-      detail::wait_for_uploads(filter.device);
-      c.text = scratch.text.get();
+      SeedScratch::Slot& slot = scratch.slots[i % 2];
+      // The default stream's kernels wait for this chunk's copy, the host does not.
+      WARPMATCH_CUDA_CHECK(device, cudaStreamWaitEvent(0, slot.uploaded.get(), 0));
+      c.text = slot.text.get();
+      // The other slot's chunk (i - 1) is done: its counts and hits came back synchronously.
+      if (i + 1 < chunks.size()) runner.while_searching([&, next = i + 1] { upload(next); });
     }
     if (!kernels::seed_chunk_passes(runner, c, span, policy.max_candidate_capacity, policy.max_hit_capacity))
       return false;
+    runner.while_searching(nullptr);
+    if (!resident && i + 1 < chunks.size() && uploaded <= i + 1) upload(i + 1);  // (a pass always runs: never)
   }
   return true;
 }
@@ -270,10 +315,10 @@ std::optional<core::ApproxSetTiming> time_seed_filter(const SeedFilterDevice& fi
                                                       std::size_t patterns, int repeats) {
   detail::DeviceGuard guard(filter.device);
   SeedScratch scratch(filter.device);
-  scratch.text.reserve(text.size());
+  scratch.slots[0].text.reserve(text.size());
   if (!text.empty()) {
     WARPMATCH_CUDA_CHECK(filter.device,
-                         cudaMemcpy(scratch.text.get(), text.data(), text.size(), cudaMemcpyDefault));
+                         cudaMemcpy(scratch.slots[0].text.get(), text.data(), text.size(), cudaMemcpyDefault));
     detail::wait_for_uploads(filter.device);
   }
   const detail::Event start(filter.device, true), searched(filter.device, true);

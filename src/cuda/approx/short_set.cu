@@ -142,7 +142,7 @@ struct ShortSetTables {
 struct ShortSetScratch {
   explicit ShortSetScratch(int device)
       : text(device), minimum(device), count(device), keys(device), keys_sorted(device), temp(device),
-        staged_count(device), stream(device) {
+        staged_count(device), stream(device), upload(device) {
     count.reserve(1);
     staged_count.reserve(1);
   }
@@ -152,6 +152,7 @@ struct ShortSetScratch {
   DeviceBuffer<std::uint8_t> temp;
   PinnedBuffer<unsigned long long> staged_count;
   Stream stream;
+  detail::TextUpload upload;  // declared after the stream: destroyed (its DMA awaited) first
 };
 
 /// One scan of the set: the tables of its queries, a scratch.
@@ -162,7 +163,7 @@ class ShortSetRunner {
         sort_bits_(tables.sort_bits), class_of_(tables.class_of), m_of_(tables.m_of), k_of_(tables.k_of),
         tables_(tables.tables), ids_(tables.ids), text_(scratch.text), minimum_(scratch.minimum),
         count_(scratch.count), keys_(scratch.keys), keys_sorted_(scratch.keys_sorted), temp_(scratch.temp),
-        staged_count_(scratch.staged_count), stream_(scratch.stream) {
+        staged_count_(scratch.staged_count), stream_(scratch.stream), upload_(scratch.upload) {
     const std::size_t patterns = tables.queries.size();
     minimum_.reserve(patterns);
     WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(minimum_.get(), 0xff, patterns * 4, stream_.get()));
@@ -177,13 +178,12 @@ class ShortSetRunner {
   std::uint32_t overlap() const { return plan_.overlap; }
   Stream& stream() { return stream_; }
 
-  /// Copies `bytes` of text (a device segment) to the device: from host memory, or
-  /// device-to-device from a DeviceSpan's text (cudaMemcpyDefault).
+  /// Copies `bytes` of text (a device segment) to the device: from host memory (pageable
+  /// text through pinned staging), or device-to-device from a DeviceSpan's text.
   void load_text(const std::uint8_t* source, std::uint64_t bytes) {
     text_.reserve(bytes + 16);
     text_bytes_ = bytes;
-    if (bytes)
-      WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(text_.get(), source, bytes, cudaMemcpyDefault, stream_.get()));
+    upload_.copy(text_.get(), source, bytes, stream_.get());
     // Whole words are read past the text's end: zeros there (compute-sanitizer initcheck).
     WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(text_.get() + bytes, 0, 16, stream_.get()));
   }
@@ -342,6 +342,7 @@ class ShortSetRunner {
   DeviceBuffer<std::uint8_t>& temp_;
   PinnedBuffer<unsigned long long>& staged_count_;
   Stream& stream_;
+  detail::TextUpload& upload_;
 };
 
 }  // namespace

@@ -101,9 +101,11 @@ struct SeedFilterPolicy {
   double position_steps = 2;
   double advantage = 2;
   // Owned ends per chunk (< 2^31: a candidate holds its start as 32 bits from the chunk's
-  // first). 32 Mi: random DNA under 1000 20-mers at k = 2 leaves ~12 M candidates a chunk,
-  // which the first candidate buffer (16 Mi) holds: the 256 MiB in 8 one-pass chunks.
-  std::uint64_t chunk_ends = std::uint64_t{32} << 20;
+  // first). 16 Mi: random DNA under 1000 20-mers at k = 2 leaves ~6 M candidates a chunk,
+  // which the first candidate buffer holds (one pass), and host text's next chunk is copied
+  // while this one is searched, so a call of 128 Mi ends (the API's group on one GPU) leaves
+  // one chunk's copy of eight unhidden.
+  std::uint64_t chunk_ends = std::uint64_t{16} << 20;
   // Candidates (8 B each): the first buffer is half the chunk's piece starts, within these
   // bounds; it grows to max_candidate_capacity, then passes cover fewer starts.
   std::uint64_t min_candidate_capacity = std::uint64_t{1} << 16;
@@ -112,6 +114,15 @@ struct SeedFilterPolicy {
   std::uint64_t hit_capacity = std::uint64_t{1} << 20;  // the first hit buffer (16 B a hit)
   std::uint64_t max_hit_capacity = std::uint64_t{64} << 20;
 };
+
+/// The policy with its test hook: WARPMATCH_APPROX_SEED_CHUNK (owned ends per chunk; small
+/// values send a test's text through many chunks and the copy pipeline between them).
+inline SeedFilterPolicy seed_filter_policy() {
+  SeedFilterPolicy p;
+  if (const char* env = std::getenv("WARPMATCH_APPROX_SEED_CHUNK"))
+    p.chunk_ends = std::clamp<std::uint64_t>(std::strtoull(env, nullptr, 10), 1, p.chunk_ends);
+  return p;
+}
 
 /// WARPMATCH_APPROX_SEED_FILTER: 0 never takes the filter, 1 always where the set qualifies
 /// (tests, comparisons); unset: by the estimate.

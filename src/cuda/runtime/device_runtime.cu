@@ -304,6 +304,21 @@ void StagingBuffer::release() noexcept {
   for (std::uint8_t* p : evicted) cudaFreeHost(p);  // outside the lock
 }
 
+void TextUpload::copy(std::uint8_t* to, const std::uint8_t* from, std::size_t bytes, cudaStream_t stream) {
+  if (bytes == 0) return;
+  if (!copies_directly(from)) {
+    drain();
+    staging_.reserve(bytes);
+    parallel_copy(staging_.get(), from, bytes);
+    from = staging_.get();
+  }
+  WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(to, from, bytes, cudaMemcpyDefault, stream));
+  if (from == staging_.get()) {
+    drained_.record(stream);
+    in_flight_ = true;
+  }
+}
+
 AsyncDeviceBuffer::AsyncDeviceBuffer(int device, cudaStream_t stream, std::size_t bytes)
     : device_(device), stream_(stream), bytes_(std::max<std::size_t>(bytes, 1)) {
   static std::mutex mutex;
