@@ -305,15 +305,16 @@ std::uint64_t multi_scan(const MultiTables& tables, ByteSpan text, MultiAlgorith
   }
   // Rounds of a few chunks per worker: scanned in parallel, delivered in order, so memory
   // stays bounded and an early stop wastes at most one round. A chunk holds at most about
-  // kChunkMatches matches (a start has at most one per pattern): fast stops a chunk when it is
-  // full and the next round resumes there (the chunks after it in the round are scanned
-  // again); mbndm and naive, which cannot stop mid-chunk, take chunks of kChunkMatches /
-  // patterns starts.
+  // chunk_matches matches (the round's budget shared out; a start has at most one per
+  // pattern): fast stops a chunk when it is full and the next round resumes there (the chunks
+  // after it in the round are scanned again); mbndm and naive, which cannot stop mid-chunk,
+  // take chunks of chunk_matches / patterns starts.
   const std::size_t round = static_cast<std::size_t>(workers) * 2;
+  const std::uint64_t chunk_matches = std::clamp<std::uint64_t>(MultiCpuPolicy::round_matches / round, 4096, kChunkMatches);
   const std::uint64_t patterns = std::max<std::uint64_t>(1, tables.set->size());
   const std::uint64_t chunk_bytes =
       algorithm == MultiAlgorithm::fast ? kChunkBytes
-                                        : std::clamp<std::uint64_t>(kChunkMatches / patterns, 256, kChunkBytes);
+                                        : std::clamp<std::uint64_t>(chunk_matches / patterns, 256, kChunkBytes);
   std::vector<std::vector<Match>> found(round);
   std::vector<std::uint64_t> stopped(round);
   std::uint64_t delivered = 0;
@@ -330,7 +331,7 @@ std::uint64_t multi_scan(const MultiTables& tables, ByteSpan text, MultiAlgorith
       stopped[k] = scan_chunk(
           tables, text, algorithm, ch.begin, ch.owned_end, scratch,
           [&](std::uint32_t id, std::uint64_t at) { out.push_back(Match{.pattern = id, .start = at, .end = at + tables.set->length(id)}); },
-          [&] { return out.size() >= kChunkMatches; });
+          [&] { return out.size() >= chunk_matches; });
       if (algorithm == MultiAlgorithm::mbndm)
         std::sort(out.begin(), out.end(), [](const Match& a, const Match& b) {
           return a.start != b.start ? a.start < b.start : a.pattern < b.pattern;
@@ -356,7 +357,9 @@ std::vector<std::uint64_t> multi_count_per_pattern(const MultiTables& tables, By
   // Each worker counts into its own array (an atomic per pattern, shared by all threads, cost
   // 7 ns per match on dense matches: 100 patterns over 100 MB of one letter took 70 s).
   const auto chunks = core::plan_chunks(text.size(), kChunkBytes, 0);
-  const int workers = resolve_threads(algorithm, threads);
+  // No more workers than chunks: each starts a thread (a 1-byte window on 64 cores started 64,
+  // which held the windowed-search test 200 s on the 4-GPU host).
+  const int workers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(resolve_threads(algorithm, threads)), chunks.size()));
   std::vector<std::vector<std::uint64_t>> local(static_cast<std::size_t>(workers));
   std::atomic<std::size_t> next{0};
   core::parallel_for(static_cast<std::size_t>(workers), workers, [&](std::size_t w) {

@@ -38,6 +38,10 @@ struct MultiCpuPolicy {
   // Matches a chunk of a listing scan holds before it is delivered (24 bytes each; d6210d1,
   // bounded memory for floods).
   static constexpr std::uint64_t chunk_matches = std::uint64_t{1} << 20;
+  // ... and a round's chunks together (2 per worker): per chunk chunk_matches at most, fewer
+  // on many cores. 100 patterns over 100 MB of one letter peaked at 3.8 GB on a 64-core host
+  // when each chunk held chunk_matches (0.8 GB on 16 cores); 16 Mi matches is 384 MB.
+  static constexpr std::uint64_t round_matches = std::uint64_t{1} << 24;
   // Starts per block: the batch walk's lists stay in L1/L2 (c5a456b: English words 0.78x ->
   // 1.92x Hyperscan on 16 threads, H200 host, with the level-by-level walk).
   static constexpr std::uint64_t block_starts = 2048;
