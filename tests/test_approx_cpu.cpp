@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "api/segment_groups.hpp"
 #include "api/tuning_hooks.hpp"
 #include "core/approx_align.hpp"
 #include "core/wavefront_hmm.hpp"
@@ -670,6 +671,37 @@ TEST(ApproxSegments, SinkStopAndMaxHitsEndTheScanInTheFirstSegment) {
                                                             nullptr, &limited),
             5u);
   EXPECT_LE(limited.done.load(), std::uint64_t{1} << 23);
+}
+
+TEST(ApproxSegments, AFloodIsDeliveredInBatchesAcrossSegmentsAndStopsMidBatch) {
+  // Every end of 64 MiB of 'a' is a hit of "aaaa" at k = 1 (end 3 too: "aaa" at distance 1),
+  // delivered in batches of 4,096 with starts recovered; the sink stops at the first hit of
+  // the second segment, inside a batch.
+  const Bytes text(64u << 20, 'a');
+  const auto matcher = ApproxMatcher::compile(bytes_of("aaaa"), options_k(1));
+  std::uint64_t seen = 0, last_end = 0;
+  bool ordered = true;
+  matcher.scan(text, [&](const ApproxMatch& m) {
+    ++seen;
+    ordered = ordered && m.end == last_end + (seen == 1 ? 3 : 1) && m.start + 4 - m.distance == m.end;
+    last_end = m.end;
+    return m.end <= (std::uint64_t{1} << 23);
+  });
+  EXPECT_TRUE(ordered);
+  EXPECT_EQ(seen, (std::uint64_t{1} << 23) - 1);  // ends 3 .. 2^23, then the one that stops
+}
+
+TEST(ApproxSegments, DenseHitsMakeSmallerGroups) {
+  using warpmatch::api::kGroupHits;
+  using warpmatch::api::next_group_segments;
+  // Sparse hits: the largest group; a flood of 8 Mi hits a segment: two segments; denser
+  // still: one per worker, never fewer, never more than the largest.
+  EXPECT_EQ(next_group_segments(0, 1, 1, 4), 4u);
+  EXPECT_EQ(next_group_segments(2500, 32, 4, 64), 64u);
+  EXPECT_EQ(next_group_segments(std::uint64_t{8} << 20, 1, 1, 16), 2u);
+  EXPECT_EQ(next_group_segments(kGroupHits * 3, 3, 1, 16), 1u);
+  EXPECT_EQ(next_group_segments(kGroupHits * 8, 2, 4, 64), 4u);
+  EXPECT_EQ(next_group_segments(kGroupHits * 8, 2, 4, 1), 1u);  // best mode: one segment
 }
 
 TEST(ApproxSegments, BestModeOverManySegmentsFindsTheLaterMinimum) {

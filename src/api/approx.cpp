@@ -8,9 +8,11 @@
 #include "api/backend_choice.hpp"
 #include "api/multi_device.hpp"
 #include "api/scan_stats.hpp"
+#include "api/segment_groups.hpp"
 #include "api/tuning_hooks.hpp"
 #include "core/device_split.hpp"
 #include "core/approx_align.hpp"
+#include "core/host_copy.hpp"
 #include "core/parallel.hpp"
 #include "cpu/approx_cpu.hpp"
 #include "cpu/approx_set_cpu.hpp"
@@ -227,8 +229,10 @@ class HitText {
     std::uint64_t base = 0;
   };
 
-  /// Makes the windows of hits[first, first + count) of a pattern of length m readable.
-  void fetch(const std::vector<core::EndHit>& hits, std::size_t first, std::size_t count, std::uint64_t m) {
+  /// Makes text[lo, hi) readable for each of `count` hits, window(i) giving hit i's {lo, hi}
+  /// (its end and the m + d bytes before it: all recover_start and recover_cigar read).
+  template <class Window>
+  void fetch(std::size_t count, const Window& window) {
     if (!on_device_) return;
     constexpr std::uint64_t kMergeGap = 4096;  // one copy for windows this close: copies cost ~10 us
     pieces_.clear();
@@ -236,13 +240,12 @@ class HitText {
     std::vector<cuda::DeviceToHostCopy> copies;
     std::uint64_t bytes = 0;
     for (std::size_t i = 0; i < count; ++i) {
-      const core::EndHit& h = hits[first + i];
-      const std::uint64_t lo = h.end - std::min<std::uint64_t>(h.end, m + h.distance);
-      if (pieces_.empty() || lo > pieces_.back().hi + kMergeGap) {
-        pieces_.push_back({lo, h.end, 0});
+      const auto [lo, hi] = window(i);
+      if (pieces_.empty() || lo > pieces_.back().hi + kMergeGap || hi + kMergeGap < pieces_.back().lo) {
+        pieces_.push_back({lo, hi, 0});
       } else {
         pieces_.back().lo = std::min(pieces_.back().lo, lo);
-        pieces_.back().hi = std::max(pieces_.back().hi, h.end);
+        pieces_.back().hi = std::max(pieces_.back().hi, hi);
       }
       piece_of_[i] = pieces_.size() - 1;
     }
@@ -436,54 +439,93 @@ std::uint64_t ApproxMatcher::Impl::scan(ByteSpan text, bool on_device, const App
   bool stopped = false;
   const bool want_start = opt.report >= Report::starts;
   const bool want_cigar = opt.report == Report::cigar;
-  constexpr std::size_t kBatch = 4096;  // hits recovered in parallel before delivery
   std::vector<ClusterCarry> carry(np);
-  std::vector<ApproxMatch> batch;
   HitText hit_text(text, on_device);
+  // Hits go out in batches of up to kBatch taken across patterns and segments in delivery
+  // order, each batch's starts and CIGARs recovered on all threads at once: batches of one
+  // (segment, pattern) held a few hits each, so 1000 guides' ~2,500 hits over 256 MiB were
+  // recovered one at a time (1.7 ms, after 6.5 ms of search on four GPUs).
+  constexpr std::size_t kBatch = 4096;
+  struct Pending {
+    std::size_t pattern;  // in im.patterns
+    core::EndHit hit;
+  };
+  std::vector<Pending> pending;
+  std::vector<ApproxMatch> batch;
+  auto flush = [&] {
+    const std::size_t count = pending.size();
+    if (count == 0 || stopped) return;
+    batch.assign(count, ApproxMatch{});
+    if (want_start)
+      hit_text.fetch(count, [&](std::size_t i) {
+        const core::EndHit& h = pending[i].hit;
+        const std::uint64_t reach = im.patterns[pending[i].pattern].size() + h.distance;
+        return std::pair<std::uint64_t, std::uint64_t>{h.end - std::min(h.end, reach), h.end};
+      });
+    auto recover = [&](std::size_t i) {
+      const std::size_t pi = pending[i].pattern;
+      const core::EndHit& h = pending[i].hit;
+      ApproxMatch& out = batch[i];
+      out.pattern = im.user_index[pi];
+      out.strand = im.strand[pi];
+      out.end = h.end;
+      out.distance = h.distance;
+      if (!want_start) return;
+      const core::ApproxPattern& pattern = im.patterns[pi];
+      const HitText::View v = hit_text.view(i);
+      out.start = v.base + core::recover_start(pattern, v.text, h.end - v.base, h.distance);
+      if (want_cigar) out.cigar = core::recover_cigar(pattern, v.text, out.start - v.base, h.end - v.base, h.distance);
+    };
+    // On the persistent host pool, at most `threads` ranges at once: a thread started per
+    // batch cost more than the recovery of a few thousand hits (64 of them on the 4-GPU host).
+    constexpr std::size_t kPerTask = 64;
+    const std::size_t tasks = want_start ? std::min<std::size_t>(static_cast<std::size_t>(std::max(1, im.threads)),
+                                                                 (count + kPerTask - 1) / kPerTask)
+                                         : 1;
+    core::run_on_host_pool(tasks, [&](std::size_t t) {
+      for (std::size_t i = count * t / tasks; i < count * (t + 1) / tasks; ++i) recover(i);
+    });
+    pending.clear();
+    for (const ApproxMatch& match : batch) {
+      ++delivered;
+      if (!sink(match) || (opt.max_hits && delivered >= opt.max_hits)) {
+        stopped = true;
+        break;
+      }
+    }
+  };
   const cpu::SetRoute cpu_route = im.cpu_route_for(text, queries);
-  const std::uint64_t group = segment * im.segments_at_once(queries, n, segment);
+  // Segments per group: the first group one per worker (the first hits come after that much
+  // work, and it shows how dense the hits are); later ones up to segments_at_once, as many as
+  // keep a group's hits within api::kGroupHits at the density seen so far.
+  const std::uint64_t most = im.segments_at_once(queries, n, segment);
+  const std::uint64_t fewest = std::min<std::uint64_t>(most, im.backend == Backend::cuda ? im.workers.size() : 1);
+  std::uint64_t segments_now = fewest;
   for (std::uint64_t g = 0, span = 0; g < n && !stopped; g += span) {
-    // The cpu's first segment goes alone: the first hits come after one segment's work.
-    span = g == 0 && im.backend != Backend::cuda ? segment : group;
+    span = segment * segments_now;
     const auto group_ends = im.find_ends_of_segments(text, g, std::min(n, g + span), segment, queries, cpu_route);
+    std::uint64_t group_hits = 0;
+    for (const auto& segment_ends : group_ends)
+      for (const auto& hits : segment_ends) group_hits += hits.size();
+    segments_now = api::next_group_segments(group_hits, group_ends.size(), fewest, most);
     for (std::size_t s = 0; s < group_ends.size() && !stopped; ++s) {
       const std::uint64_t b = g + s * segment, e = std::min(n, b + segment);
       const bool last = e == n;
       const std::vector<std::vector<core::EndHit>>& ends = group_ends[s];
       if (done) done->fetch_add((e - b) * im.user_lengths.size(), std::memory_order_relaxed);
       for (std::size_t pi = 0; pi < np && !stopped; ++pi) {
-        const core::ApproxPattern& pattern = im.patterns[pi];
         const std::vector<core::EndHit> clustered =
             opt.best_of_cluster ? best_of_clusters(ends[pi], carry[pi], e, last) : std::vector<core::EndHit>{};
-        const std::vector<core::EndHit>& hits = opt.best_of_cluster ? clustered : ends[pi];
-        for (std::size_t a = 0; a < hits.size() && !stopped; a += kBatch) {
-          std::size_t count = std::min(kBatch, hits.size() - a);
-          if (opt.max_hits) count = std::min<std::uint64_t>(count, opt.max_hits - delivered);
-          batch.assign(count, ApproxMatch{});
-          if (want_start) hit_text.fetch(hits, a, count, pattern.size());
-          const int workers = (want_start && count > 16) ? im.threads : 1;
-          core::parallel_for(count, workers, [&](std::size_t i) {
-            const core::EndHit& h = hits[a + i];
-            ApproxMatch& out = batch[i];
-            out.pattern = im.user_index[pi];
-            out.strand = im.strand[pi];
-            out.end = h.end;
-            out.distance = h.distance;
-            if (!want_start) return;
-            const HitText::View v = hit_text.view(i);
-            out.start = v.base + core::recover_start(pattern, v.text, h.end - v.base, h.distance);
-            if (want_cigar) out.cigar = core::recover_cigar(pattern, v.text, out.start - v.base, h.end - v.base, h.distance);
-          });
-          for (const ApproxMatch& match : batch) {
-            ++delivered;
-            if (!sink(match) || (opt.max_hits && delivered >= opt.max_hits)) {
-              stopped = true;
-              break;
-            }
+        for (const core::EndHit& h : opt.best_of_cluster ? clustered : ends[pi]) {
+          pending.push_back({pi, h});
+          if (pending.size() == kBatch || (opt.max_hits && delivered + pending.size() >= opt.max_hits)) {
+            flush();
+            if (stopped) break;
           }
         }
       }
     }
+    flush();  // a group's hits are delivered before the next group is searched
   }
   api::fill_scan_stats(stats, im.backend, im.algorithm, im.device_label, text.size(), delivered,
                        api::seconds_since(t0));
