@@ -19,13 +19,19 @@ for target in input ops cli kernels; do
   target_seconds="$seconds"
   if [ "$target" = kernels ]; then target_seconds="${WARPMATCH_FUZZ_KERNELS_SECONDS:-$seconds}"; fi
   echo "fuzz: $target for ${target_seconds}s"
-  if ! "build/fuzz/fuzz_$target" -max_total_time="$target_seconds" -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
-      -print_final_stats=1 -artifact_prefix=build/fuzz/ "$work" "fuzz/corpus/$target" 2>&1 |
-      grep -E "^(#[0-9]+[[:space:]]+DONE|Done|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|fuzz_|SUMMARY|artifact_prefix|Test unit written)"; then
-    :
+  # The target's own status decides (a crash, a leak, a timeout or a disagreement): read as
+  # `if ! target | grep` and then ${PIPESTATUS[0]}, it was the status of the `if`, and a crash
+  # found in CI passed unnoticed (fifteenth session).
+  log="build/fuzz/$target.log"
+  if "build/fuzz/fuzz_$target" -max_total_time="$target_seconds" -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
+      -print_final_stats=1 -artifact_prefix=build/fuzz/ "$work" "fuzz/corpus/$target" > "$log" 2>&1; then
+    target_status=0
+  else
+    target_status=$?
   fi
-  if [ "${PIPESTATUS[0]}" -ne 0 ]; then
-    echo "fuzz: $target FAILED (see build/fuzz/crash-* or leak-*/timeout-*)"
+  grep -E "^(#[0-9]+[[:space:]]+DONE|Done|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|fuzz_|SUMMARY|artifact_prefix|Test unit written)" "$log" || true
+  if [ "$target_status" -ne 0 ]; then
+    echo "fuzz: $target FAILED (status $target_status; see $log and build/fuzz/crash-* or leak-*/timeout-*)"
     status=1
   fi
 done

@@ -178,7 +178,10 @@ class GzipSource final : public ByteSource {
       state_.next_out = out + done;
       state_.avail_out = static_cast<std::uint32_t>(room);
       const int rc = isal_inflate(&state_);
-      in_.consume(offer - state_.avail_in);
+      // Never more than was offered: after an invalid symbol ISA-L has left avail_in at
+      // 0xffffffff (counted past the end), and consuming offer - avail_in wrapped the reader's
+      // position (a fuzz finding; the error then reads this call's start as its offset).
+      in_.consume(offer - std::min<std::size_t>(state_.avail_in, offer));
       done += room - state_.avail_out;
       if (rc != ISAL_DECOMP_OK) {
         if (done == 0) fail(rc);
