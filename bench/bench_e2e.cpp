@@ -573,7 +573,7 @@ json Bench::to_json(bool complete, int exit_status) const {
                     {"expected_occurrences", job.expected_occurrences ? json(*job.expected_occurrences) : json(nullptr)},
                     {"expected_lines", job.expected_lines ? json(*job.expected_lines) : json(nullptr)},
                     {"peer", peer ? json(peer->method) : json(nullptr)},
-                    {"peer_count", peer && peer->ok() ? json(*peer->count) : json(nullptr)},
+                    {"peer_count", peer && peer->ok() && peer->count ? json(*peer->count) : json(nullptr)},  // unset: not run yet (a partial write)
                     {"peer_count_unit", peer ? json(peer->unit) : json(nullptr)},
                     {"auto_vs_best", job.auto_vs_best ? json(*job.auto_vs_best) : json(nullptr)},
                     {"auto_vs_best_met", job.auto_vs_best ? json(*job.auto_vs_best >= 0.9) : json(nullptr)},
