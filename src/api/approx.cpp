@@ -13,7 +13,6 @@
 #include "core/device_split.hpp"
 #include "core/approx_align.hpp"
 #include "core/host_copy.hpp"
-#include "core/parallel.hpp"
 #include "cpu/approx_cpu.hpp"
 #include "cpu/approx_set_cpu.hpp"
 #include "cuda/approx/approx_cuda.hpp"
