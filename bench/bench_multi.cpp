@@ -8,6 +8,9 @@
 //             (half cut from the text so that they occur, half random).
 //   english   every word of /usr/share/dict/words in English prose (the licence texts of
 //             /usr/share/common-licenses, repeated to --english-bytes).
+//   dna-1000  1 GiB (--bytes) of random ACGT, 1000 k-mers of lengths 12–24 (half cut from the
+//             text): the sets that take the 8-byte scan bitmap (core::PrefixIndex::key8), as
+//             every 4-byte prefix filter passes nearly every start of DNA.
 // Methods: GPU fast resident (text on the device, kernel time), GPU fast host-fed (pinned host
 // text streamed, transfers included), each fast kernel resident where the set allows a
 // choice (no pattern shorter than 4: tile, scan + block / warp queue, scan + per-thread
@@ -270,7 +273,8 @@ class Runner {
                                       std::pair{MultiKernel::fast_scan_block_queue, "scan+block queue"},
                                       std::pair{MultiKernel::fast_scan_warp_queue, "scan+warp queue"},
                                       std::pair{MultiKernel::fast_scan_per_thread, "scan+per thread"},
-                                      std::pair{MultiKernel::fast_scan_lane_filter, "scan+lane filter"}}) {
+                                      std::pair{MultiKernel::fast_scan_lane_filter, "scan+lane filter"},
+                                      std::pair{MultiKernel::fast_scan_key8, "scan+8-byte keys"}}) {
             const kernel_timing::MultiTables variant(patterns, {kernel}, 0);
             const auto t = variant.resident(bytes, r);
             add(fmt::format("gpu fast/{} resident", name), t.median_ms, compile, t.count, variant.device_bytes());
@@ -390,6 +394,17 @@ int run_bench_multi(const BenchMultiOptions& o) {
     run.run_workload("large-1000", text, random_literals(1000, 4, 32, text, 7, true), false, true);
     run.run_workload("large-100000", text, random_literals(100000, 4, 32, text, 8, true), false, false);
   }
+  // DNA k-mers in random DNA: the same text mapped to ACGT.
+  {
+    std::string text = random_lowercase(o.text_bytes, 5, run.threads_);
+    core::parallel_for((text.size() + (1 << 20) - 1) >> 20, run.threads_, [&](std::size_t b) {
+      for (std::size_t i = b << 20; i < std::min(text.size(), (b + 1) << 20); ++i) text[i] = "ACGT"[text[i] & 3];
+    });
+    auto kmers = random_literals(1000, 12, 24, text, 9, true);
+    for (auto& k : kmers)
+      for (auto& c : k) c = "ACGT"[c & 3];  // the random half, mapped as the text was
+    run.run_workload("dna-1000", text, kmers, false, false);
+  }
   // English words in English text.
   {
     auto words = word_list(o.words_file);
@@ -425,7 +440,7 @@ int run_bench_multi(const BenchMultiOptions& o) {
     ratio(w, "gpu fast resident", "hyperscan (");
     ratio(w, "cpu fast (1 thread)", "hyperscan (1 thread)");
   }
-  for (const char* w : {"large-1000", "large-100000", "english"}) {
+  for (const char* w : {"large-1000", "large-100000", "english", "dna-1000"}) {
     ratio(w, "gpu fast resident", "hyperscan (");
     ratio(w, "gpu fast host-fed", "hyperscan (");
     ratio(w, "cpu fast", "hyperscan (");
@@ -444,7 +459,7 @@ int run_bench_multi(const BenchMultiOptions& o) {
   target("1000 literals, 1 GiB, GPU resident vs Hyperscan all cores",
          ratio("large-1000", "gpu fast resident", "hyperscan ("), 100, "x");
   target("1000 literals, 1 GiB, host-fed", fed ? fed->gbps() : -1, 45, "GB/s");
-  for (const char* w : {"large-1000", "large-100000", "english"})
+  for (const char* w : {"large-1000", "large-100000", "english", "dna-1000"})
     target(std::string(w) + ": CPU fast vs Hyperscan, same threads", ratio(w, "cpu fast", "hyperscan ("),
            1, "x");
 

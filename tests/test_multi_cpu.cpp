@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "core/multi_patterns.hpp"
 #include "test_multi_oracle.hpp"
 #include "warpmatch/multi.hpp"
 
@@ -212,6 +213,61 @@ TEST(MultiCpu, GenomeKmersInLambdaPhage) {
   }
   const auto want = oracle_matches(kmers, genome);
   for (const char* algo : kCpuAlgorithms) expect_same(cpu_matches(kmers, genome, algo), want, algo);
+}
+
+// Sets over a small alphabet whose 4-byte prefixes cover most of it get the 8-byte scan
+// bitmap (DNA of length >= 8); others keep the 4-byte one.
+TEST(MultiCpu, EightByteScanBitmapOnlyWhereFourBytePrefixesSaturate) {
+  std::mt19937_64 rng(13);
+  auto index_of = [](const std::vector<std::string>& ps, bool ci = false) {
+    return core::build_prefix_index(core::make_pattern_set(ps, ci));
+  };
+  std::vector<std::string> kmers, primers, protein;
+  for (int i = 0; i < 1000; ++i) kmers.push_back(multi_test::random_text(rng, 12, 4));
+  for (int i = 0; i < 5; ++i) primers.push_back(multi_test::random_text(rng, 20, 4));
+  for (int i = 0; i < 1000; ++i) protein.push_back(multi_test::random_text(rng, 12, 20));
+  const core::PrefixIndex dna = index_of(kmers);
+  ASSERT_TRUE(dna.key8_scan());
+  EXPECT_EQ(dna.key8_bits, 18);
+  std::vector<std::string> lower = kmers;
+  for (auto& k : lower) for (auto& c : k) c = static_cast<char>(c + 32);
+  EXPECT_TRUE(index_of(lower, true).key8_scan());
+  kmers.push_back("ACGTACG");  // one pattern shorter than 8: its q = 4 class needs the 4-byte bitmap
+  EXPECT_FALSE(index_of(kmers).key8_scan());
+  EXPECT_FALSE(index_of(primers).key8_scan());  // 5 of 256 4-mers: the 4-byte bitmap rejects most starts
+  EXPECT_FALSE(index_of(protein).key8_scan());  // 20 letters
+  EXPECT_FALSE(index_of(multi_test::dictionary_words()).key8_scan());
+}
+
+// DNA k-mers of length >= 8 (the 8-byte scan bitmap) against Hyperscan (else the double
+// loop): planted across
+// chunk boundaries on several threads, soft-masked text folded, the genome's own k-mers.
+TEST(MultiCpu, DnaKmersThroughTheEightByteScanMatchTheOracle) {
+  std::mt19937_64 rng(14);
+  std::string text = multi_test::random_text(rng, (2u << 20) + 333, 4);
+  std::vector<std::string> kmers;
+  for (int i = 0; i < 1000; ++i) kmers.push_back(multi_test::random_text(rng, 8 + i % 25, 4));
+  for (std::uint64_t boundary : {1ull << 20, 2ull << 20}) {
+    text.replace(boundary - 6, 12, kmers[4]);
+    text.replace(boundary - 1, 8, kmers[0]);
+  }
+  text.replace(text.size() - 8, 8, kmers[0]);
+  ASSERT_TRUE(core::build_prefix_index(core::make_pattern_set(kmers, false)).key8_scan());
+  const auto want = oracle_matches(kmers, text);
+  ASSERT_GT(want.size(), 50u);
+  for (int threads : {1, 3})
+    expect_same(cpu_matches(kmers, text, "fast", false, threads), want, "threads " + std::to_string(threads));
+  std::string soft = text.substr(0, 1 << 18);
+  for (std::size_t i = 0; i < soft.size(); i += 1 + i % 5) soft[i] = static_cast<char>(soft[i] + 32);
+  expect_same(cpu_matches(kmers, soft, "fast", true), oracle_matches(kmers, soft, true), "folded");
+  const std::string genome = multi_test::lambda_genome();
+  if (genome.empty()) return;
+  std::vector<std::string> from_genome;
+  for (int i = 0; i < 3000; ++i) {
+    const std::size_t len = 8 + rng() % 24;
+    from_genome.push_back(genome.substr(rng() % (genome.size() - len), len));
+  }
+  expect_same(cpu_matches(from_genome, genome, "fast"), oracle_matches(from_genome, genome), "lambda k-mers");
 }
 
 TEST(MultiApi, CountsPerPatternAndTotalsAgreeWithMatches) {

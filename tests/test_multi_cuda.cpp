@@ -76,7 +76,8 @@ const cuda::FastKernel kFastKernels[] = {cuda::FastKernel::automatic, cuda::Fast
                                          cuda::FastKernel::scan_warp_queue,
                                          cuda::FastKernel::scan_per_thread,
                                          cuda::FastKernel::scan_lane_filter,
-                                         cuda::FastKernel::scan_pair};
+                                         cuda::FastKernel::scan_pair,
+                                         cuda::FastKernel::scan_key8};
 
 }  // namespace
 
@@ -308,6 +309,7 @@ kernel_timing::MultiKernel timing_kernel(cuda::FastKernel kernel) {
     case cuda::FastKernel::scan_per_thread: return K::fast_scan_per_thread;
     case cuda::FastKernel::scan_lane_filter: return K::fast_scan_lane_filter;
     case cuda::FastKernel::scan_pair: return K::fast_scan_pair;
+    case cuda::FastKernel::scan_key8: return K::fast_scan_key8;
     case cuda::FastKernel::automatic: break;
   }
   return K::fast;
@@ -377,6 +379,44 @@ TEST(MultiCuda, AllFastKernelsAgreeOnSetsOfLength4Up) {
   const std::vector<std::string> runs = {"aaaa", "aaaaaaaaa", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
   for (auto kernel : kFastKernels)
     EXPECT_EQ(scan(runs, flood, false, kernel, 0).size(), 3 * flood.size() - 3 - 8 - 38);
+}
+
+// DNA k-mers of length >= 8 (the 8-byte scan bitmap, chosen automatically): every fast kernel
+// finds what the oracle finds, streamed across chunk borders, folded (soft-masked text), with
+// the bitmap in shared and in global memory (10^4 patterns), and counted per pattern.
+TEST(MultiCuda, AllFastKernelsAgreeOnDnaKmersOfTheEightByteScan) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(114);
+  std::string text = multi_test::random_text(rng, (1 << 20) + 91, 4);
+  std::vector<std::string> kmers;
+  for (int i = 0; i < 1000; ++i) kmers.push_back(multi_test::random_text(rng, 8 + i % 25, 4));
+  for (std::size_t at : {8185u, 100000u, 100003u, 1000000u}) text.replace(at, kmers[at % 7].size(), kmers[at % 7]);
+  text.replace(text.size() - 8, 8, kmers[0]);
+  ASSERT_TRUE(core::build_prefix_index(core::make_pattern_set(kmers, false)).key8_scan());
+  const auto want = oracle_matches(kmers, text);
+  ASSERT_GT(want.size(), 20u);
+  for (std::uint64_t chunk : {0ull, 100000ull + 3})
+    for (auto kernel : kFastKernels)
+      expect_same(scan_with_kernel(kmers, text, false, kernel, chunk), want,
+                  "kernel " + std::to_string(static_cast<int>(kernel)) + " chunk " + std::to_string(chunk));
+  std::string soft = text;
+  for (std::size_t i = 0; i < soft.size(); i += 1 + i % 5) soft[i] = static_cast<char>(soft[i] + 32);
+  expect_same(scan_with_kernel(kmers, soft, true, cuda::FastKernel::automatic, 0), oracle_matches(kmers, soft, true),
+              "folded");
+  std::vector<std::string> many;
+  for (int i = 0; i < 10000; ++i) many.push_back(multi_test::random_text(rng, 12, 4));
+  for (int i = 0; i < 100; ++i) many.push_back(text.substr(rng() % (text.size() - 12), 12));
+  const core::PrefixIndex large = core::build_prefix_index(core::make_pattern_set(many, false));
+  ASSERT_TRUE(large.key8_scan());
+  ASSERT_GT(large.key8_bits, 18);  // the global-memory bitmap
+  expect_same(scan_with_kernel(many, text, false, cuda::FastKernel::automatic, 0), oracle_matches(many, text),
+              "10^4 k-mers");
+  // Counts per pattern on the device, as the CPU counts them.
+  MultiOptions o;
+  o.backend = Backend::cpu;
+  const auto cpu_counts = MultiMatcher::compile(kmers, o).count_per_pattern(as_bytes(text));
+  o.backend = Backend::cuda;
+  EXPECT_EQ(MultiMatcher::compile(kmers, o).count_per_pattern(as_bytes(text)), cpu_counts);
 }
 
 // Sets with patterns of length 1..3 (the scan kernels' short gate): every fast kernel finds

@@ -76,7 +76,8 @@ TEST(MultiKernelEmulation, TileKernelWithGlobalBitmapForLargeSets) {
 
 constexpr FastKernel kScanKernels[] = {FastKernel::scan_block_queue, FastKernel::scan_warp_queue,
                                        FastKernel::scan_per_thread, FastKernel::scan_lane_filter,
-                                       FastKernel::scan_pair, FastKernel::scan_pair_wide};
+                                       FastKernel::scan_pair, FastKernel::scan_pair_wide,
+                                       FastKernel::scan_key8};
 
 std::vector<std::string> at_least_4(std::vector<std::string> ps) {
   std::erase_if(ps, [](const std::string& p) { return p.size() < 4; });
@@ -177,6 +178,50 @@ TEST(MultiKernelEmulation, ScanKernelsWithShortPatternsMatchCpu) {
   ASSERT_GT(core::build_prefix_index(core::make_pattern_set(large, false)).bits4, dev::kFastSharedBitmapBits);
   for (const FastKernel kernel : kScanKernels)
     EXPECT_EQ(emulate_fast(large, large_text, 10000, false, 2, kernel), expected(large, large_text, 10000, false));
+}
+
+// The 8-byte scan (sets of length >= 8 over a small alphabet: DNA): its 10-word register
+// window, the second funnel shift and prefix_hash8 against the naive double loop, at thread, tile and chunk
+// borders, folded, flooded, and with the bitmap in global memory.
+TEST(MultiKernelEmulation, Key8ScanMatchesCpuOnDnaSets) {
+  std::mt19937_64 rng(210);
+  const std::string text = multi_test::random_text(rng, 20000, 4);
+  std::vector<std::string> patterns;
+  for (int i = 0; i < 300; ++i) patterns.push_back(multi_test::random_text(rng, 8 + i % 13, 4));
+  for (std::size_t at : {0u, 25u, 31u, 8185u, 8190u, 16380u, 19980u}) patterns.push_back(text.substr(at, 8 + at % 5));
+  patterns.push_back(text.substr(text.size() - 8, 8));
+  patterns.push_back(text.substr(8160, 40));  // across a thread's 32 starts and the tile
+  ASSERT_TRUE(core::build_prefix_index(core::make_pattern_set(patterns, false)).key8_scan());
+  for (std::uint64_t owned : {std::uint64_t{20000}, std::uint64_t{8192}, std::uint64_t{8195},
+                              std::uint64_t{1}, std::uint64_t{31}, std::uint64_t{33}, std::uint64_t{19993}})
+    for (unsigned grid : {1u, 3u})
+      EXPECT_EQ(emulate_fast(patterns, text, owned, false, grid, FastKernel::scan_key8),
+                expected(patterns, text, owned, false, "naive"))
+          << "owned " << owned << " grid " << grid;
+  // Folded: soft-masked (lowercase) stretches of the genome, mixed-case patterns.
+  std::string soft = text;
+  for (std::size_t i = 0; i < soft.size(); i += 1 + i % 7) soft[i] = static_cast<char>(soft[i] + 32);
+  std::vector<std::string> mixed = patterns;
+  for (std::size_t i = 0; i < mixed.size(); i += 2) mixed[i][0] = static_cast<char>(mixed[i][0] + 32);
+  for (std::size_t len : {8u, 9u, 39u, 40u, 41u, 8200u, 20000u}) {
+    const std::string t = soft.substr(0, len);
+    EXPECT_EQ(emulate_fast(mixed, t, len, true, 2, FastKernel::scan_key8), expected(mixed, t, len, true, "naive")) << len;
+  }
+  // A flood: every start passes and matches.
+  const std::string flood(17000, 'A');
+  const std::vector<std::string> runs = {"AAAAAAAA", "AAAAAAAAAAAAA", std::string(33, 'A')};
+  EXPECT_EQ(emulate_fast(runs, flood, flood.size(), false, 2, FastKernel::scan_key8),
+            expected(runs, flood, flood.size(), false, "naive"));
+  // 10000 patterns: the bitmap is too large for shared memory.
+  std::vector<std::string> many;
+  for (int i = 0; i < 10000; ++i) many.push_back(multi_test::random_text(rng, 12, 4));
+  const std::string head = text.substr(0, 6000);
+  for (int i = 0; i < 50; ++i) many.push_back(head.substr(rng() % 5980, 12));
+  const core::PrefixIndex large = core::build_prefix_index(core::make_pattern_set(many, false));
+  ASSERT_TRUE(large.key8_scan());
+  ASSERT_GT(large.key8_bits, dev::kFastSharedBitmapBits);
+  EXPECT_EQ(emulate_fast(many, head, head.size(), false, 2, FastKernel::scan_key8),
+            expected(many, head, head.size(), false, "naive"));
 }
 
 // The pair filter (narrow and wide) never rejects a start where a pattern of length >= 4

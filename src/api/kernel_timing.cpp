@@ -59,6 +59,7 @@ MultiTables::MultiTables(std::vector<std::string> patterns, const MultiVariant& 
     case MultiKernel::fast_scan_per_thread: launch.fast_kernel = cuda::FastKernel::scan_per_thread; break;
     case MultiKernel::fast_scan_lane_filter: launch.fast_kernel = cuda::FastKernel::scan_lane_filter; break;
     case MultiKernel::fast_scan_pair: launch.fast_kernel = cuda::FastKernel::scan_pair; break;
+    case MultiKernel::fast_scan_key8: launch.fast_kernel = cuda::FastKernel::scan_key8; break;
     case MultiKernel::fast:
     case MultiKernel::mbndm: break;
   }

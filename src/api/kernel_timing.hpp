@@ -59,6 +59,7 @@ enum class MultiKernel {
   fast_scan_per_thread,
   fast_scan_lane_filter,
   fast_scan_pair,
+  fast_scan_key8,         // the 8-byte scan bitmap where the set has one (DNA), else warp queue
   mbndm,                  // seed paper 002
 };
 struct MultiVariant {

@@ -52,7 +52,7 @@ int log2_ceil(std::uint64_t x) { return x <= 1 ? 0 : 64 - std::countl_zero(x - 1
 }  // namespace
 
 std::uint64_t PrefixIndex::memory_bytes() const {
-  std::uint64_t b = (bit1.size() + bit2.size() + bit3.size() + bit4.size() + bit8.size()) * 8 +
+  std::uint64_t b = (bit1.size() + bit2.size() + bit3.size() + bit4.size() + bit8.size() + key8.size()) * 8 +
                     ids.size() * 4 + head8.size() * 8 + short_gate.size() * 4;
   for (const auto& t : table) b += t.size() * sizeof(PrefixTableEntry);
   return b;
@@ -110,6 +110,29 @@ PrefixIndex build_prefix_index(const PatternSet& set) {
       default:
         set_bit(index.bit4, prefix_hash4(key, index.bits4));
         set_bit(index.bit8, prefix_hash(key) >> (64 - index.bits8));
+    }
+  }
+  // The 8-byte scan bitmap, where the 4-byte one would pass most starts (see PrefixIndex).
+  if (index.class_mask == 1u << prefix_class(8)) {
+    bool alphabet[256] = {};
+    std::vector<std::uint32_t> prefixes4;
+    prefixes4.reserve(n);
+    for (const Keyed& k : keyed) {
+      prefixes4.push_back(static_cast<std::uint32_t>(k.key));
+      for (int b = 0; b < 4; ++b) alphabet[(k.key >> (8 * b)) & 0xff] = true;
+    }
+    std::sort(prefixes4.begin(), prefixes4.end());
+    const auto distinct4 = static_cast<std::uint64_t>(
+        std::unique(prefixes4.begin(), prefixes4.end()) - prefixes4.begin());
+    const auto letters = static_cast<std::uint64_t>(std::count(std::begin(alphabet), std::end(alphabet), true));
+    if (letters <= 16 && distinct4 * 8 >= letters * letters * letters * letters) {
+      index.key8_bits = std::max(bits_for(n), std::min(18, log2_ceil(n * 256)));
+      index.key8.assign((1ull << index.key8_bits) / 64, 0);
+      for (const Keyed& k : keyed) {
+        const std::uint32_t b = prefix_hash8(static_cast<std::uint32_t>(k.key),
+                                             static_cast<std::uint32_t>(k.key >> 32), index.key8_bits);
+        index.key8[b >> 6] |= 1ull << (b & 63);
+      }
     }
   }
   std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {

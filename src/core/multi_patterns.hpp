@@ -5,6 +5,9 @@
 //    q = 1, 2; hashed for 3, 4, 8 — patterns with q = 8 also set the 4-byte bitmap) reject
 //    most text positions with one test; a hash table per q maps a key to the ids of its
 //    patterns (ascending), which are verified. False positives only, never false negatives.
+//    Sets over a small alphabet (DNA) whose 4-byte prefixes cover most of what the alphabet
+//    allows pass nearly every start of such text; when every pattern has >= 8 bytes they get
+//    an 8-byte scan bitmap too, which the scanning filters (AVX2, the GPU scan) test instead.
 //  - MbndmPlan: seed paper 002's M-BNDM — patterns grouped into subsets packed in one
 //    64-bit word (each truncated to the subset's window length w), one B table per subset.
 // Everything is flat arrays so the CUDA side copies them as they are.
@@ -76,6 +79,14 @@ constexpr std::uint32_t prefix_hash4(std::uint64_t key4, int bits) {
          (32 - bits);
 }
 
+/// Index into the 8-byte scan bitmap (2^bits bits) of the 8 bytes lo | hi << 32: two 32-bit
+/// multiplies, as cheap as prefix_hash4 on the GPU and in AVX2 lanes; every bit of the key
+/// reaches the top bits (the first product's top bits depend on all of lo).
+constexpr std::uint32_t kPrefixHash8Multiplier = 0x85EBCA77u;
+constexpr std::uint32_t prefix_hash8(std::uint32_t lo, std::uint32_t hi, int bits) {
+  return ((lo * kPrefixHash4Multiplier ^ hi) * kPrefixHash8Multiplier) >> (32 - bits);
+}
+
 /// ASCII case folding of 8 bytes at once (SWAR): 'A'..'Z' -> 'a'..'z'.
 constexpr std::uint64_t fold_ascii_word(std::uint64_t x) {
   constexpr std::uint64_t high = 0x8080808080808080ull;
@@ -104,6 +115,14 @@ struct PrefixIndex {
   // 1..3 may start there — length 1: its byte then any byte; 2 and 3: their first two. One
   // direct test per start that the batched filters (AVX2, GPU scan) add to the 4-byte bitmap.
   std::vector<std::uint32_t> short_gate;
+  // The 8-byte scan bitmap (empty unless key8_scan()): 2^key8_bits bits, bit
+  // prefix_hash8(first 8 bytes) of every pattern. Built when every pattern has >= 8 bytes
+  // and the distinct 4-byte prefixes are at least 1/8 of alphabet^4 (the alphabet: the
+  // bytes of those prefixes, at most 16 of them), i.e. text over the patterns' alphabet would pass bit4 at more
+  // than one start in 8 (1000 DNA 12-mers: nearly all 256 ACGT 4-mers, every start).
+  std::vector<std::uint64_t> key8;
+  int key8_bits = 0;
+  bool key8_scan() const { return !key8.empty(); }
   // Open-addressing hash table per class (power-of-two sizes, linear probing).
   std::vector<PrefixTableEntry> table[kPrefixClasses];
   std::vector<std::uint32_t> ids;      // pattern ids grouped by key, ascending within a key

@@ -36,20 +36,25 @@ bool cpu_has_avx2() {
   return has;
 }
 
-/// The 4-byte bitmap test of 32 consecutive starts from `t` (reads t[0, 40)), 8 at a time:
-/// the 8 windows by one byte shuffle of 16 bytes, the hash by one multiply, the bitmap words
-/// by one gather; with `gate` (core::PrefixIndex::short_gate) also the gate's bit of each
-/// start's first two bytes by one more gather. Bit j of the result: start j passed, a
-/// superset of the starts where some pattern occurs.
+/// The bitmap test of 32 consecutive starts from `t` (reads t[0, 40)), 8 at a time: the 8
+/// windows by one byte shuffle of 16 bytes, the hash by one multiply (kKey8: the windows of
+/// bytes 4..7 by a second shuffle, prefix_hash8 by two multiplies, against the 8-byte scan
+/// bitmap), the bitmap words by one gather; with `gate` (core::PrefixIndex::short_gate) also
+/// the gate's bit of each start's first two bytes by one more gather. Bit j of the result:
+/// start j passed, a superset of the starts where some pattern occurs.
+template <bool kKey8>
 __attribute__((target("avx2"))) std::uint32_t bitmap_test_32(const std::uint8_t* t,
                                                              const std::uint32_t* bitmap,
-                                                             int bits4, bool ci,
+                                                             int bits, bool ci,
                                                              const std::uint32_t* gate) {
   const __m256i windows = _mm256_setr_epi8(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6,  //
                                            4, 5, 6, 7, 5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10);
+  const __m256i high_windows = _mm256_setr_epi8(4, 5, 6, 7, 5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10,  //
+                                                8, 9, 10, 11, 9, 10, 11, 12, 10, 11, 12, 13, 11, 12, 13, 14);
   const __m256i multiplier = _mm256_set1_epi32(static_cast<int>(core::kPrefixHash4Multiplier));
-  const __m128i word_shift = _mm_cvtsi32_si128(32 - bits4 + 5);
-  const __m128i bit_shift = _mm_cvtsi32_si128(32 - bits4);
+  const __m256i multiplier8 = _mm256_set1_epi32(static_cast<int>(core::kPrefixHash8Multiplier));
+  const __m128i word_shift = _mm_cvtsi32_si128(32 - bits + 5);
+  const __m128i bit_shift = _mm_cvtsi32_si128(32 - bits);
   const __m256i low5 = _mm256_set1_epi32(31);
   std::uint32_t mask = 0;
   for (int k = 0; k < 4; ++k) {
@@ -59,8 +64,11 @@ __attribute__((target("avx2"))) std::uint32_t bitmap_test_32(const std::uint8_t*
       const __m128i upper = _mm_cmplt_epi8(shifted, _mm_set1_epi8(static_cast<char>(-128 + 26)));
       bytes = _mm_or_si128(bytes, _mm_and_si128(upper, _mm_set1_epi8(0x20)));
     }
-    const __m256i keys = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(bytes), windows);
-    const __m256i hash = _mm256_mullo_epi32(keys, multiplier);
+    const __m256i both = _mm256_broadcastsi128_si256(bytes);
+    const __m256i keys = _mm256_shuffle_epi8(both, windows);
+    __m256i hash = _mm256_mullo_epi32(keys, multiplier);
+    if constexpr (kKey8)
+      hash = _mm256_mullo_epi32(_mm256_xor_si256(hash, _mm256_shuffle_epi8(both, high_windows)), multiplier8);
     const __m256i words = _mm256_i32gather_epi32(reinterpret_cast<const int*>(bitmap),
                                                  _mm256_srl_epi32(hash, word_shift), 4);
     // Move the tested bit to the sign: shift left by 31 - bit.
@@ -110,7 +118,10 @@ void for_each_start_block(const MultiTables& tables, const std::uint8_t* t, std:
 #ifdef WARPMATCH_MULTI_AVX2
   const bool filter = cpu_has_avx2();
   const PrefixIndex& index = *tables.index;
-  const auto* bitmap32 = reinterpret_cast<const std::uint32_t*>(index.bit4.data());  // little-endian
+  // The 8-byte scan bitmap where the set has one (no short patterns then, so no gate).
+  const bool key8 = index.key8_scan();
+  const auto* bitmap32 = reinterpret_cast<const std::uint32_t*>(key8 ? index.key8.data() : index.bit4.data());
+  const int bits = key8 ? index.key8_bits : index.bits4;
   const std::uint32_t* gate = index.short_gate.empty() ? nullptr : index.short_gate.data();
   const bool ci = tables.set->case_insensitive;
 #else
@@ -126,8 +137,9 @@ void for_each_start_block(const MultiTables& tables, const std::uint8_t* t, std:
       filtered = true;
       std::uint32_t k = 0;
       for (; k + 32 <= span; k += 32)
-        for (std::uint32_t hits = bitmap_test_32(from + k, bitmap32, index.bits4, ci, gate); hits;
-             hits &= hits - 1)
+        for (std::uint32_t hits = key8 ? bitmap_test_32<true>(from + k, bitmap32, bits, ci, nullptr)
+                                       : bitmap_test_32<false>(from + k, bitmap32, bits, ci, gate);
+             hits; hits &= hits - 1)
           starts[count++] = k + static_cast<std::uint32_t>(std::countr_zero(hits));
       for (; k < span; ++k) starts[count++] = k;
     }

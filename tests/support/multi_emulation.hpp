@@ -70,7 +70,8 @@ inline std::vector<Match> expected(const std::vector<std::string>& patterns, con
 }
 
 enum class FastKernel {
-  tile, scan_block_queue, scan_warp_queue, scan_per_thread, scan_lane_filter, scan_pair, scan_pair_wide
+  tile, scan_block_queue, scan_warp_queue, scan_per_thread, scan_lane_filter, scan_pair, scan_pair_wide,
+  scan_key8  // the 8-byte scan bitmap where the set has one, else scan_warp_queue (as the dispatcher)
 };
 
 inline std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const std::string& text,
@@ -88,6 +89,8 @@ inline std::vector<Match> emulate_fast(const std::vector<std::string>& patterns,
   ix.bits3 = index.bits3;
   ix.bits4 = index.bits4;
   ix.bits8 = index.bits8;
+  ix.key8 = index.key8.empty() ? nullptr : index.key8.data();
+  ix.key8_bits = index.key8_bits;
   for (int c = 0; c < core::kPrefixClasses; ++c) {
     ix.table[c] = index.table[c].empty() ? nullptr : index.table[c].data();
     ix.table_mask[c] = index.table[c].empty() ? 0 : index.table[c].size() - 1;
@@ -144,6 +147,21 @@ inline std::vector<Match> emulate_fast(const std::vector<std::string>& patterns,
       else if (ci) with_wide(std::true_type{}, std::false_type{});
       else if (short_classes) with_wide(std::false_type{}, std::true_type{});
       else with_wide(std::false_type{}, std::false_type{});
+    } else if (kernel == FastKernel::scan_key8 && index.key8_scan()) {
+      const std::uint64_t tiles = (owned + dev::kScanTileStarts - 1) / dev::kScanTileStarts;
+      const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
+      auto run = [&](auto shared_tag, auto fold_tag) {
+        constexpr bool kShared = decltype(shared_tag)::value, kFold = decltype(fold_tag)::value;
+        emu::launch(grid, dev::kScanThreads, [&] {
+          dev::multi_scan_kernel<kShared, kFold, dev::ScanVerify::warp_queue, false, false, true>(
+              ix, chunk.data(), owned, readable, out);
+        });
+      };
+      const bool shared_key8 = index.key8_bits <= dev::kFastSharedBitmapBits;
+      if (shared_key8 && ci) run(std::true_type{}, std::true_type{});
+      else if (shared_key8) run(std::true_type{}, std::false_type{});
+      else if (ci) run(std::false_type{}, std::true_type{});
+      else run(std::false_type{}, std::false_type{});
     } else {
       // As the dispatcher: the short gate for sets with patterns shorter than 4, the lane
       // filter only with the shared bitmap and without them.
@@ -172,7 +190,8 @@ inline std::vector<Match> emulate_fast(const std::vector<std::string>& patterns,
           }
           if (kernel == FastKernel::scan_block_queue)
             dev::multi_scan_kernel<kShared, kFold, ScanVerify::block_queue>(ix, chunk.data(), owned, readable, out);
-          else if (kernel == FastKernel::scan_warp_queue || kernel == FastKernel::scan_lane_filter)
+          else if (kernel == FastKernel::scan_warp_queue || kernel == FastKernel::scan_lane_filter ||
+                   kernel == FastKernel::scan_key8)
             dev::multi_scan_kernel<kShared, kFold, ScanVerify::warp_queue>(ix, chunk.data(), owned, readable, out);
           else
             dev::multi_scan_kernel<kShared, kFold, ScanVerify::per_thread>(ix, chunk.data(), owned, readable, out);

@@ -88,7 +88,8 @@ class MultiDeviceTables : detail::DeviceOwner {
         max_length(set.max_length),
         offsets(device),
         bytes(device),
-        bit1(device), bit2(device), bit3(device), bit4(device), bit8(device), bit4_summary(device), short_gate(device),
+        bit1(device), bit2(device), bit3(device), bit4(device), bit8(device), key8(device), bit4_summary(device),
+        short_gate(device),
         pair_words(device),
         pair_slots(device),
         pair_members(device),
@@ -120,6 +121,11 @@ class MultiDeviceTables : detail::DeviceOwner {
       fast.bits3 = index->bits3;
       fast.bits4 = index->bits4;
       fast.bits8 = index->bits8;
+      if (index->key8_scan()) {
+        key8 = upload(index->key8, device, device_bytes);
+        fast.key8 = key8.get();
+        fast.key8_bits = index->key8_bits;
+      }
       for (int c = 0; c < core::kPrefixClasses; ++c) {
         prefix_tables[c] = std::make_unique<DeviceBuffer<core::PrefixTableEntry>>(
             upload(index->table[c], device, device_bytes));
@@ -145,6 +151,7 @@ class MultiDeviceTables : detail::DeviceOwner {
                         ? FastKernel::scan_warp_queue
                         : asked;
       if (asked == FastKernel::automatic) fast_kernel = automatic_kernel(set);
+      if (fast_kernel == FastKernel::scan_key8 && !index->key8_scan()) fast_kernel = FastKernel::scan_warp_queue;
       if (fast_kernel == FastKernel::scan_pair) setup_pair_scan(set);
       if (fast_kernel == FastKernel::scan_lane_filter) {
         bit4_summary = upload(detail::bit4_word_summary(index->bit4), device, device_bytes);
@@ -251,6 +258,9 @@ class MultiDeviceTables : detail::DeviceOwner {
   /// 10^5 patterns) better.
   FastKernel automatic_kernel(const core::PatternSet& set) const {
     if (short_classes) return FastKernel::scan_warp_queue;
+    // A small alphabet whose 4-byte prefixes are nearly all taken: both 4-byte filters
+    // would pass most starts (1000 DNA 12-mers: every one).
+    if (fast.key8) return FastKernel::scan_key8;
     const core::PairFilter pair = core::build_pair_filter(set, MultiPolicy::pair_bits, true);
     std::uint64_t set_bits = 0;
     for (const std::uint32_t w : pair.words) set_bits += static_cast<std::uint64_t>(__builtin_popcount(w));
@@ -346,8 +356,10 @@ class MultiDeviceTables : detail::DeviceOwner {
   void launch_scan(const std::uint8_t* text, std::uint64_t owned, std::uint64_t readable,
                    const detail::HitOutput& out, cudaStream_t stream) const {
     const std::uint64_t tiles = (owned + detail::kScanTileStarts - 1) / detail::kScanTileStarts;
-    const bool shared_bitmap = fast.bits4 <= detail::kFastSharedBitmapBits;
-    const std::size_t bitmap_bytes = shared_bitmap ? (std::size_t{1} << fast.bits4) / 8 : 0;
+    const bool key8_scan = fast_kernel == FastKernel::scan_key8;
+    const int bits = key8_scan ? fast.key8_bits : fast.bits4;
+    const bool shared_bitmap = bits <= detail::kFastSharedBitmapBits;
+    const std::size_t bitmap_bytes = shared_bitmap ? (std::size_t{1} << bits) / 8 : 0;
     const std::size_t gate_bytes = short_classes ? detail::kShortGateWords * sizeof(std::uint32_t) : 0;
     // Template arguments from run-time choices, one at a time.
     auto with_verify = [&](auto shared_tag, auto fold_tag) {
@@ -360,6 +372,9 @@ class MultiDeviceTables : detail::DeviceOwner {
             tiles, static_cast<std::uint64_t>(multiprocessors) * detail::scan_blocks_per_sm(kVerify)));
         if (short_classes)
           detail::multi_scan_kernel<kShared, kFold, kVerify, false, true>
+              <<<grid, detail::kScanThreads, shared, stream>>>(fast, text, owned, readable, out);
+        else if (key8_scan)
+          detail::multi_scan_kernel<kShared, kFold, kVerify, false, false, true>
               <<<grid, detail::kScanThreads, shared, stream>>>(fast, text, owned, readable, out);
         else
           detail::multi_scan_kernel<kShared, kFold, kVerify>
@@ -381,7 +396,7 @@ class MultiDeviceTables : detail::DeviceOwner {
       }
       if (fast_kernel == FastKernel::scan_block_queue)
         go(std::integral_constant<ScanVerify, ScanVerify::block_queue>{});
-      else if (fast_kernel == FastKernel::scan_warp_queue)
+      else if (fast_kernel == FastKernel::scan_warp_queue || key8_scan)
         go(std::integral_constant<ScanVerify, ScanVerify::warp_queue>{});
       else
         go(std::integral_constant<ScanVerify, ScanVerify::per_thread>{});
@@ -405,7 +420,7 @@ class MultiDeviceTables : detail::DeviceOwner {
   std::vector<std::uint64_t> lengths;  // each pattern's, for the matches handed to the sink
   DeviceBuffer<std::uint64_t> offsets;
   DeviceBuffer<std::uint8_t> bytes;
-  DeviceBuffer<std::uint64_t> bit1, bit2, bit3, bit4, bit8;
+  DeviceBuffer<std::uint64_t> bit1, bit2, bit3, bit4, bit8, key8;
   DeviceBuffer<std::uint32_t> bit4_summary;
   DeviceBuffer<std::uint32_t> short_gate;
   DeviceBuffer<std::uint32_t> pair_words;  // scan_pair: the pair filter and its verification

@@ -33,7 +33,8 @@ struct DevicePrefixIndex {
   const std::uint64_t* bit8 = nullptr;
   const std::uint32_t* bit4_summary = nullptr;  // see bit4_word_summary (lane filter only)
   const std::uint32_t* short_gate = nullptr;    // see core::PrefixIndex (sets with q < 4)
-  int bits3 = 0, bits4 = 0, bits8 = 0;
+  const std::uint64_t* key8 = nullptr;          // the 8-byte scan bitmap (core::PrefixIndex)
+  int bits3 = 0, bits4 = 0, bits8 = 0, key8_bits = 0;
   const core::PrefixTableEntry* table[core::kPrefixClasses] = {};
   std::uint64_t table_mask[core::kPrefixClasses] = {};
   const std::uint32_t* ids = nullptr;
@@ -248,6 +249,8 @@ constexpr int kScanThreads = 256;
 constexpr int kScanStartsPerThread = 32;  // one bit each in a 32-bit candidate mask
 constexpr int kScanTileStarts = kScanThreads * kScanStartsPerThread;  // 8192
 constexpr int kScanWindowWords = kScanStartsPerThread / 4 + 1;       // + 3 bytes of look-ahead
+/// Words per thread of the scan: 8-byte keys (the 8-byte scan bitmap) need 7 bytes of look-ahead.
+constexpr int scan_window_words(bool key8) { return key8 ? kScanWindowWords + 1 : kScanWindowWords; }
 
 /// The lane filter's summary of the 4-byte bitmap: bit i set iff 32-bit word i of the bitmap
 /// is nonzero (at least one 32-bit word, unused high bits zero).
@@ -301,20 +304,26 @@ __device__ __forceinline__ std::uint64_t load_window8(const std::uint8_t* text, 
   return word;
 }
 
-/// The 36 bytes from `first` (a multiple of 32; text 16-byte aligned) as 9 little-endian
-/// words, zeros past `readable`.
+/// The 36 (kWords = 9) or 40 (10) bytes from `first` (a multiple of 32; text 16-byte
+/// aligned) as little-endian words, zeros past `readable`.
+template <int kWords>
 __device__ __forceinline__ void load_scan_words(const std::uint8_t* text, std::uint64_t first,
-                                                std::uint64_t readable,
-                                                std::uint32_t (&w)[kScanWindowWords]) {
-  if (first + 4 * kScanWindowWords <= readable) {
+                                                std::uint64_t readable, std::uint32_t (&w)[kWords]) {
+  static_assert(kWords == 9 || kWords == 10, "32 starts and 4 or 8 bytes of key");
+  if (first + 4 * kWords <= readable) {
     const uint4 a = __ldg(reinterpret_cast<const uint4*>(text + first));
     const uint4 b = __ldg(reinterpret_cast<const uint4*>(text + first + 16));
     w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w;
     w[4] = b.x, w[5] = b.y, w[6] = b.z, w[7] = b.w;
-    w[8] = __ldg(reinterpret_cast<const std::uint32_t*>(text + first + 32));
+    if constexpr (kWords == 10) {
+      const uint2 c = __ldg(reinterpret_cast<const uint2*>(text + first + 32));
+      w[8] = c.x, w[9] = c.y;
+    } else {
+      w[8] = __ldg(reinterpret_cast<const std::uint32_t*>(text + first + 32));
+    }
     return;
   }
-  for (int k = 0; k < kScanWindowWords; ++k) {
+  for (int k = 0; k < kWords; ++k) {
     std::uint32_t v = 0;
     for (int b = 0; b < 4; ++b) {
       const std::uint64_t g = first + 4 * k + b;
@@ -343,23 +352,31 @@ __device__ __forceinline__ std::uint32_t verify_start(const DevicePrefixIndex& i
 // few lanes active per probe. Measured slower on the H200 (1000 literals over 1 GiB: 1.33
 // against 0.92 ms for scan_warp_queue): bank conflicts are not what bounds the scan, and the
 // 32 copies leave room for 3 blocks per SM instead of 5. Kept as a variant for comparison.
-template <bool kSharedBitmap, bool kFold, ScanVerify kVerify, bool kLaneFilter = false, bool kShort = false>
+//
+// kKey8 (sets with the 8-byte scan bitmap, core::PrefixIndex::key8: DNA): each start's 8-byte
+// key from one more word and funnel shift, prefix_hash8 against that bitmap instead of bit4.
+template <bool kSharedBitmap, bool kFold, ScanVerify kVerify, bool kLaneFilter = false, bool kShort = false,
+          bool kKey8 = false>
 __global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(kVerify, kLaneFilter))
     multi_scan_kernel(DevicePrefixIndex ix, const std::uint8_t* __restrict__ text,
                       std::uint64_t owned, std::uint64_t readable, HitOutput out) {
   static_assert(kSharedBitmap || !kLaneFilter, "the lane filter needs the shared bitmap");
   static_assert(!(kLaneFilter && kShort), "the lane filter takes sets of length >= 4");
+  static_assert(!(kKey8 && (kShort || kLaneFilter)), "8-byte keys: sets of length >= 8, no lane filter");
+  constexpr int kWords = scan_window_words(kKey8);
+  const int bits = kKey8 ? ix.key8_bits : ix.bits4;
   extern __shared__ std::uint32_t shared_words[];
   constexpr int kGroupThreads = scan_group_threads(kVerify), kCapacity = scan_queue_capacity(kVerify);
   const unsigned member = threadIdx.x % kGroupThreads;
   std::uint32_t* queue = shared_words + threadIdx.x / kGroupThreads * (kCapacity + 4);
   std::uint32_t* queued = queue + kCapacity;  // [round & 1]
   std::uint32_t* overflow = queued + 2;       // [round & 1]
-  // The 4-byte bitmap as 32-bit words (little-endian: bit i is bit i & 31 of word i >> 5).
-  const std::uint32_t* bitmap = reinterpret_cast<const std::uint32_t*>(ix.bit4);
+  // The 4-byte (or 8-byte scan) bitmap as 32-bit words (little-endian: bit i is bit i & 31
+  // of word i >> 5).
+  const std::uint32_t* bitmap = reinterpret_cast<const std::uint32_t*>(kKey8 ? ix.key8 : ix.bit4);
   if constexpr (kSharedBitmap) {
     std::uint32_t* copy = shared_words + scan_shared_header_words(kVerify);
-    for (int i = threadIdx.x; i < (1 << ix.bits4) / 32; i += blockDim.x) copy[i] = __ldg(bitmap + i);
+    for (int i = threadIdx.x; i < (1 << bits) / 32; i += blockDim.x) copy[i] = __ldg(bitmap + i);
     bitmap = copy;
   }
   // Word j of the summary, lane l's copy: shared word 32 j + l (bank l).
@@ -379,19 +396,19 @@ __global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(kVerify, kLan
   }
   if (kVerify != ScanVerify::per_thread && member < 4) queued[member] = 0;  // counters and flags
   __syncthreads();
-  const int bit_shift = 32 - ix.bits4, word_shift = bit_shift + 5;
+  const int bit_shift = 32 - bits, word_shift = bit_shift + 5;
   std::uint64_t counted = 0;
   unsigned round = 0;
   const std::uint32_t local_first = kScanStartsPerThread * threadIdx.x;
   const std::uint64_t tiles = (owned + kScanTileStarts - 1) / kScanTileStarts;
   // Software pipeline: the next tile's words are in flight while this one is scanned.
-  std::uint32_t w[kScanWindowWords], next[kScanWindowWords];
+  std::uint32_t w[kWords], next[kWords];
   if (blockIdx.x < tiles)
     load_scan_words(text, std::uint64_t{blockIdx.x} * kScanTileStarts + local_first, readable, next);
   for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const std::uint64_t tile_start = t * kScanTileStarts;
     const std::uint64_t first = tile_start + local_first;
-    for (int k = 0; k < kScanWindowWords; ++k) w[k] = next[k];
+    for (int k = 0; k < kWords; ++k) w[k] = next[k];
     if (t + gridDim.x < tiles)
       load_scan_words(text, (t + gridDim.x) * kScanTileStarts + local_first, readable, next);
     if constexpr (kFold)
@@ -403,7 +420,11 @@ __global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(kVerify, kLan
                                         : w[b >> 2];
       // Bit prefix_hash4(key) = hash >> bit_shift: word hash >> word_shift, and the low 5
       // bits of hash >> bit_shift within it (the wrapping funnel shift masks them itself).
-      const std::uint32_t hash = key * core::kPrefixHash4Multiplier;
+      std::uint32_t hash = key * core::kPrefixHash4Multiplier;
+      if constexpr (kKey8) {  // prefix_hash8 before its final shift
+        const std::uint32_t high = __funnelshift_r(w[(b >> 2) + 1], w[(b >> 2) + 2], 8 * (b & 3));
+        hash = (hash ^ high) * core::kPrefixHash8Multiplier;
+      }
       const std::uint32_t word_index = hash >> word_shift;
       std::uint32_t passed = 0;
       if constexpr (kLaneFilter) {

@@ -20,7 +20,8 @@ enum class MultiAlgorithm {
 /// than 4 — survivors verified after the scan) and the tile kernel (shared-memory tiles,
 /// every bitmap survivor verified inline) take any set.
 enum class FastKernel {
-  automatic,        // scan_pair for sparse sets of length >= 4, else scan_warp_queue
+  automatic,        // scan_key8 where the set has the 8-byte scan bitmap, scan_pair for
+                    // sparse sets of length >= 4, else scan_warp_queue
   tile,             // the first fast kernel
   scan_block_queue, // survivors queued in shared memory, verified by the whole block
   scan_warp_queue,  // survivors queued in shared memory per warp, verified by the warp
@@ -30,6 +31,9 @@ enum class FastKernel {
                     // slower on the H200, kept for comparison
   scan_pair,        // one probe of the pair filter (core/multi_pair_filter.hpp) per two
                     // starts, survivors verified by full warps from a per-warp queue
+  scan_key8,        // scan_warp_queue keyed by each start's 8 bytes (the 8-byte scan bitmap of
+                    // core::PrefixIndex, built for small alphabets such as DNA; a set without
+                    // it runs scan_warp_queue)
 };
 
 /// Launch settings: the paper's thread configuration for mbndm, and the streaming chunk.
