@@ -56,14 +56,14 @@ void add_file_selection_options(CLI::App* cmd, FileSelectionFlags& flags) {
 
 const char* const kFileSelectionHelp =
     "Files (as grep): -r searches every regular file under a directory FILE (no FILE: the working\n"
-    "directory, names without ./), depth first, each directory's entries sorted by name; a link\n"
+    "directory's, named sub/file), depth first, each directory's entries sorted by name; a link\n"
     "given as FILE is followed, none inside a directory is; without -r a directory FILE is an\n"
     "error (\"DIR: is a directory\", exit 2, the other inputs still searched). -l prints the name\n"
     "of each input with a match, once, and stops reading it at its first match; -L prints the\n"
     "name of each input read to its end without a match (an input that failed is not listed).\n"
     "The exit status is the same with -L as without (GNU grep 3.5 and later): 0 some input\n"
-    "matched, 1 none did, 2 an error. -q wins over -l and -L; -l and -L win over -c; -l, -L and\n"
-    "--json, --bed, --tsv exclude each other (exit 2). -s hides the messages about inputs that\n"
+    "matched, 1 none did, 2 an error. -q wins over -l and -L; -l and -L win over -c; -l and -L\n"
+    "exclude each other and --json, --bed, --tsv (exit 2). -s hides the messages about inputs that\n"
     "cannot be opened or read (missing, unreadable, a directory, corrupt data); the exit status\n"
     "is still 2.\n";
 
