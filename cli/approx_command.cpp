@@ -12,6 +12,7 @@
 
 #include "api/tuning_hooks.hpp"
 #include "commands.hpp"
+#include "file_selection.hpp"
 #include "io/input.hpp"
 #include "job_estimate.hpp"
 #include "printer/sink.hpp"
@@ -53,6 +54,7 @@ struct ApproxFlags {
   int blocks = 0;
   bool hamming = false;
   SequenceFlags seq;
+  FileSelectionFlags selection;  // -l, -L, -r, -s
 };
 
 /// Patterns from --patterns: FASTA/FASTQ records (their names label BED/TSV rows), or one
@@ -133,19 +135,20 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
   plan.quiet = flags.quiet;
   plan.count = flags.count;
   plan.max_per_input = flags.max_hits;
+  flags.selection.apply(plan);
   plan.pattern_count = matcher.pattern_count();
   plan.progress = !flags.no_progress && !flags.quiet;
   plan.work_per_byte = matcher.pattern_count();  // the CPU advances a ScanProgress per pattern and chunk
   plan.scan_progress = true;
 
   PrintOptions print;
-  print.show_path = flags.with_filename || (plan.inputs.size() > 1 && !flags.no_filename);
+  print.show_path = flags.selection.show_input_names(flags.with_filename, flags.no_filename, plan.inputs);
   print.show_pattern = matcher.pattern_count() > 1;
   print.show_strand = flags.seq.shows_strand();
   print.show_cigar = flags.cigar;
   print.labels = std::move(labels);
   const std::unique_ptr<Sink> printer =
-      flags.seq.make_hit_printer(flags.quiet, flags.count, flags.json, flags.line_buffered, std::move(print));
+      flags.seq.make_hit_printer(plan, flags.json, flags.line_buffered, std::move(print));
 
   Searcher::Summarize summarize;
   if ((flags.json && !flags.quiet) || flags.stats) {
@@ -189,7 +192,7 @@ int run_approx(const ApproxFlags& flags) {
     patterns.emplace_back(p.begin(), p.end());
     files.assign(flags.args.begin() + 1, flags.args.end());
   }
-  if (files.empty()) files.push_back("-");
+  files = flags.selection.inputs(std::move(files));
   for (const auto& p : patterns) labels.texts.emplace_back(p.begin(), p.end());
   if (flags.seq.circular && flags.best_of_cluster) {
     std::fprintf(stderr, "warpmatch: --circular works with -k and --best, not with --best-per-cluster\n");
@@ -233,10 +236,11 @@ int run_approx(const ApproxFlags& flags) {
   options.strand = flags.seq.parsed_strand();
   options.iupac = flags.seq.iupac;
   options.hamming = flags.hamming;
-  // Counting and -q print no hit: no start or alignment is recovered (so -c is never slower
-  // than listing); but --circular tells a junction's crossing hits by their starts (with
-  // every start 0, -c counted the junction's hits inside the record's head again).
-  const bool lists_hits = !flags.count && !flags.quiet;
+  // Counting, -q, -l and -L print no hit: no start or alignment is recovered (so -c is never
+  // slower than listing); but --circular tells a junction's crossing hits by their starts
+  // (with every start 0, -c counted the junction's hits inside the record's head again).
+  const bool lists_names = flags.selection.files_with_matches || flags.selection.files_without_match;
+  const bool lists_hits = !flags.count && !flags.quiet && !lists_names;
   options.report = !lists_hits && !flags.seq.circular ? Report::ends
                    : lists_hits && (flags.cigar || flags.json) ? Report::cigar  // JSON lines carry the alignment
                                                                 : Report::starts;
@@ -271,7 +275,8 @@ CommandRunner add_approx_command(CLI::App& app) {
   cmd->set_help_flag("--help", "Print this help and exit");
   cmd->add_option("PATTERN FILE", flags->args,
                   "The pattern (taken literally; omitted with --patterns), then inputs: plain, gzip, "
-                  "FASTA or FASTQ; '-' or none = stdin");
+                  "FASTA or FASTQ; '-' or none = stdin (with -r: a directory's files; none = the working "
+                  "directory's)");
   cmd->add_option("-k,--max-edits", flags->k, "Report every end position within K edits (K >= pattern "
                   "length: every position); with --best, an upper bound")
       ->check(integer_in(0));
@@ -294,6 +299,7 @@ CommandRunner add_approx_command(CLI::App& app) {
   cmd->add_flag("-c,--count", flags->count, "Print only the number of hits per input");
   cmd->add_flag("-H,--with-filename", flags->with_filename, "Prefix each line with the input name");
   cmd->add_flag("-h,--no-filename", flags->no_filename, "Never prefix lines with the input name");
+  add_file_selection_options(cmd, flags->selection);
   add_backend_options(cmd, flags->backend, flags->threads, flags->device, flags->device_memory);
   add_devices_option(cmd, flags->devices);
   cmd->add_option("--algo", flags->algorithm,
@@ -317,11 +323,12 @@ CommandRunner add_approx_command(CLI::App& app) {
       "'D' a text byte absent from the pattern. -c counts every input, 0 included; -q exits 0 at\n"
       "the first hit, even when an input failed. Exit status: 0 hit, 1 no hit, 2 error. --best with\n"
       "--circular: the best distance of each pattern and strand over the record read circularly.\n" +
-      std::string(kSequenceHelp) +
+      std::string(kSequenceHelp) + kFileSelectionHelp +
       "Examples:\n"
       "  warpmatch approx -k 3 --hamming --strand both --iupac --bed --patterns guides.fa g.fa\n"
       "  warpmatch approx -k 2 GATTACA genome.fa.gz          every end within 2 edits\n"
       "  warpmatch approx --best --cigar ACGTTGCA reads.fq    best hits with alignments\n"
+      "  warpmatch approx -k 1 -rL GATTACA runs/             the files under runs/ without a hit\n"
       "  warpmatch approx -k 3 --patterns primers.txt --json genome.fa\n"
       "  warpmatch approx --best --backend cuda --algo wavefront --blocks 128 X y.txt");
   return [flags] { return run_approx(*flags); };

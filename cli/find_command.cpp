@@ -14,6 +14,7 @@
 
 #include "api/tuning_hooks.hpp"
 #include "commands.hpp"
+#include "file_selection.hpp"
 #include "io/input.hpp"
 #include "job_estimate.hpp"
 #include "printer/sink.hpp"
@@ -28,7 +29,7 @@ namespace {
 struct FindFlags {
   std::string pattern;
   bool pattern_given = false;  // set after parsing: PATTERN was on the command line
-  std::vector<std::string> files;
+  std::vector<std::string> files;  // FILE operands; run_find() resolves them into the inputs
   std::vector<std::string> patterns_e;     // -e P (repeatable)
   std::vector<std::string> pattern_files;  // -f FILE (repeatable)
   bool fixed_lines = false;
@@ -53,6 +54,7 @@ struct FindFlags {
   std::string window;  // --window: text bytes per streamed window ("": window_bytes_for)
   tuning_hooks::MbndmGpuConfig mbndm;  // the paper's thread configuration (its Table 2)
   SequenceFlags seq;
+  FileSelectionFlags selection;  // -l, -L, -r, -s
 
   bool multi() const { return !patterns_e.empty() || !pattern_files.empty(); }
   /// Strands and IUPAC codes are searched by the pattern-set engine, even for one pattern.
@@ -134,19 +136,20 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   plan.quiet = flags.quiet;
   plan.count = flags.count;
   plan.max_per_input = flags.max_count;
+  flags.selection.apply(plan);
   if constexpr (kIsMulti<Matcher>) plan.pattern_count = matcher.pattern_count();
   plan.count_per_pattern = kIsMulti<Matcher>;
   plan.progress = !flags.no_progress && !flags.quiet;
 
   PrintOptions print;
-  print.show_path = flags.with_filename || (flags.files.size() > 1 && !flags.no_filename);
+  print.show_path = flags.selection.show_input_names(flags.with_filename, flags.no_filename, plan.inputs);
   print.show_strand = flags.seq.shows_strand();
   print.pattern_ids = std::move(pattern_ids);
   print.labels = std::move(labels);
   print.include_zero = flags.include_zero;
   print.count_names_pattern = true;
   const std::unique_ptr<Sink> printer =
-      flags.seq.make_hit_printer(flags.quiet, flags.count, flags.json, flags.line_buffered, std::move(print));
+      flags.seq.make_hit_printer(plan, flags.json, flags.line_buffered, std::move(print));
 
   Searcher::Summarize summarize;
   if ((flags.json && !flags.quiet) || flags.stats) {
@@ -289,10 +292,10 @@ int run_find(FindFlags flags) {
   if (flags.multi()) {
     // With -e / -f every positional argument is an input.
     if (flags.pattern_given) flags.files.insert(flags.files.begin(), flags.pattern);
-    if (flags.files.empty()) flags.files.push_back("-");
+    flags.files = flags.selection.inputs(std::move(flags.files));
     return run_multi(flags);
   }
-  if (flags.files.empty()) flags.files.push_back("-");
+  flags.files = flags.selection.inputs(std::move(flags.files));
   if (!flags.pattern_given) {
     std::fprintf(stderr, "warpmatch: find: a PATTERN (or -e P / -f FILE) is required\n");
     return 2;
@@ -336,7 +339,8 @@ CommandRunner add_find_command(CLI::App& app) {
                       "The bytes to search for (taken literally); absent with -e / -f");
   cmd->add_option("FILE", flags->files,
                   "Inputs: plain, gzip, BGZF, zstd, FASTA or FASTQ (detected by content), streamed in "
-                  "bounded memory; '-' or none = stdin");
+                  "bounded memory; '-' or none = stdin (with -r: a directory's files; none = the "
+                  "working directory's)");
   cmd->add_option("-e,--pattern", flags->patterns_e,
                   "A pattern of the set (repeatable); PATTERN is then an input")
       ->allow_extra_args(false);
@@ -360,6 +364,7 @@ CommandRunner add_find_command(CLI::App& app) {
   cmd->add_flag("-h,--no-filename", flags->no_filename, "Never prefix lines with the input name");
   cmd->add_option("-m,--max-count", flags->max_count, "Stop after N matches per input (-1 = no limit, as grep)")
       ->check(integer_in(-1));
+  add_file_selection_options(cmd, flags->selection);
   add_backend_options(cmd, flags->backend, flags->threads, flags->device, flags->device_memory);
   add_devices_option(cmd, flags->devices);
   cmd->add_option("--algo", flags->algorithm,
@@ -404,11 +409,12 @@ CommandRunner add_find_command(CLI::App& app) {
       "a pipe's matches are printed (and flushed) as soon as its writer pauses (tail -f | find).\n"
       "--backend auto weighs the job (bytes, where they come from, patterns) by a cost model and\n"
       "starts CUDA only when the GPU wins end to end; --stats prints the choice and its estimate.\n"
-      + std::string(kSequenceHelp) +
+      + std::string(kSequenceHelp) + kFileSelectionHelp +
       "Examples:\n"
       "  warpmatch find GGATCC lambda.fa.gz             BamHI sites in a phage genome\n"
       "  warpmatch find --strand both --iupac --bed GGNCCR g.fa   both strands, degenerate bases, BED\n"
       "  warpmatch find -c the a.txt b.txt.gz           count per file\n"
+      "  warpmatch find -rl GGATCC genomes/             the files under genomes/ with a BamHI site\n"
       "  zcat big.gz | warpmatch find --json needle     JSON lines from stdin\n"
       "  warpmatch find -f words.txt --stats book.txt   every word of a list, compile stats\n"
       "  warpmatch find -e GGATCC -e GAATTC -c g.fa     two sites, counts per pattern\n"

@@ -10,6 +10,8 @@
 
 #include "api/multi_device.hpp"
 #include "cuda/runtime/devices.hpp"
+#include "input_walk.hpp"
+#include "io/input.hpp"
 #include "sequence_options.hpp"
 
 namespace warpmatch::cli {
@@ -53,20 +55,32 @@ class ScanTicker {
 }  // namespace
 
 int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool stats) {
-  if (plan_.max_per_input == 0) return 1;  // grep -m 0: read nothing, match nothing
+  // grep -m 0: read nothing, match nothing (with -L every input that opens is listed).
+  if (plan_.max_per_input == 0 && plan_.list_files != ListFiles::without_match) return 1;
   const auto t0 = std::chrono::steady_clock::now();
   sink_.begin();
-  for (const std::string& path : plan_.inputs) {
-    if (stop_all_) break;
-    ++totals_.inputs;
+  InputWalk walk(plan_.inputs, plan_.recursive);
+  while (!stop_all_) {
+    std::optional<std::string> path;
     try {
-      io::TextStream input = io::TextStream::open(path, plan_.stream);
-      search_input(input, scanner);
+      path = walk.next();
+    } catch (const io::InputError& e) {  // a directory of -r that cannot be read; the walk goes on
+      sink_.flush();
+      report_error({}, e);  // what() names the directory
+      ++totals_.errors;
+      continue;
+    }
+    if (!path) break;
+    ++totals_.inputs;
+    std::optional<io::TextStream> input;
+    try {
+      input.emplace(io::TextStream::open(*path, plan_.stream));
+      search_input(*input, scanner);
     } catch (const Error& e) {
       // Hits before a corrupt or truncated part are already printed; the counts too.
-      finish_input(path);
+      finish_input(input ? input->name() : *path, /*failed=*/true);
       sink_.flush();
-      report_input_error(path, e);
+      report_error(*path, e);
       ++totals_.errors;
     }
   }
@@ -96,6 +110,7 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
   Progress progress(plan_.progress, input.stored_bytes(), plan_.work_per_byte);
   const bool fastx = input.format() != io::Format::plain;
   CircularJunction junction(plan_.circular_reach);
+  stop_input_ = plan_.max_per_input == 0;  // -L -m 0: opened, not read (grep)
   for (io::TextWindow w; !stop_input_ && !stop_all_ && input.next(w);) {
     const Location where{input.name(), fastx ? std::optional<std::string_view>(w.record) : std::nullopt};
     if (plan_.circular && plan_.best) {
@@ -116,8 +131,9 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
 void Searcher::search_window(const io::TextWindow& w, const Location& where, const WindowScanner& scanner,
                              Progress& progress, std::uint64_t stored_offset, const Keep& keep) {
   const auto t0 = std::chrono::steady_clock::now();
-  // -q stops at the first; a filter needs every hit.
-  const bool count_only = plan_.count && plan_.max_per_input < 0 && !plan_.quiet && !keep;
+  // -q, -l and -L stop at the first; a filter needs every hit.
+  const bool count_only =
+      plan_.count && plan_.max_per_input < 0 && !plan_.quiet && plan_.list_files == ListFiles::off && !keep;
   if (const auto counted = count_only ? scanner.count(w, per_pattern_) : std::nullopt) {
     input_matches_ += *counted;
   } else {
@@ -251,11 +267,15 @@ std::optional<std::uint64_t> CpuFallbackScanner::count(const io::TextWindow& w, 
   return cpu_->count(w, per_pattern);
 }
 
-// One hit at record coordinates; false stops the scan (-q, -m).
+// One hit at record coordinates; false stops the scan (-q, -m, -l, -L).
 bool Searcher::deliver(const Hit& hit) {
   ++input_matches_;
   if (plan_.quiet) {
     stop_all_ = true;
+    return false;
+  }
+  if (plan_.list_files != ListFiles::off) {  // the first hit decides the input: no need to read on
+    stop_input_ = true;
     return false;
   }
   if (hit.pattern < per_pattern_.size()) ++per_pattern_[hit.pattern];
@@ -267,8 +287,9 @@ bool Searcher::deliver(const Hit& hit) {
   return true;
 }
 
-// The input's counts (-c), then its state reset; once per input, errors included.
-void Searcher::finish_input(const std::string& name) {
+// The input's counts (-c) or name (-l / -L), then its state reset; once per input that
+// opened, errors included.
+void Searcher::finish_input(const std::string& name, bool failed) {
   if (!input_open_) return;
   input_open_ = false;
   totals_.matches += input_matches_;
@@ -279,8 +300,17 @@ void Searcher::finish_input(const std::string& name) {
     if (plan_.count_per_pattern) c.per_pattern = per_pattern_;
     sink_.input_done(c);
   }
+  const bool listed = plan_.list_files == ListFiles::with_matches    ? input_matches_ > 0
+                      : plan_.list_files == ListFiles::without_match ? input_matches_ == 0 && !failed
+                                                                     : false;
+  if (listed) sink_.input_listed(name);
   input_matches_ = 0;
   stop_input_ = false;
+}
+
+void Searcher::report_error(const std::string& path, const std::exception& error) const {
+  if (plan_.no_messages && dynamic_cast<const io::InputError*>(&error)) return;  // -s (grep -s)
+  report_input_error(path, error);
 }
 
 }  // namespace warpmatch::cli

@@ -1,13 +1,15 @@
-// The one searcher of find, approx and offtarget (ripgrep's searcher): it opens every input
-// as a stream, cuts it into the overlapping windows of src/io, hands each window to the
-// command's WindowScanner, keeps the hits each window owns, searches the junction of
-// circular records, applies -q / -m / -c, draws the progress line, reports an input that
-// fails by its name (exit status 2, the other inputs still searched) and gives every result
-// to the printer (a Sink). A command only resolves its options into a SearchPlan, a
+// The one searcher of find, approx and offtarget (ripgrep's searcher): it takes the inputs
+// one by one (the files under a directory too with -r: cli/input_walk.hpp), opens each as a
+// stream, cuts it into the overlapping windows of src/io, hands each window to the command's
+// WindowScanner, keeps the hits each window owns, searches the junction of circular records,
+// applies -q / -m / -c / -l / -L, draws the progress line, reports an input that fails by its
+// name (exit status 2, the other inputs still searched; no message with -s) and gives every
+// result to the printer (a Sink). A command only resolves its options into a SearchPlan, a
 // WindowScanner (its matcher) and a printer.
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <span>
@@ -29,9 +31,19 @@ enum class Ownership {
   ends,    // the hits ending after `repeated`: approximate search (the overlap is m + k)
 };
 
+/// -l / -L: list the inputs by name, by whether they have a hit, instead of their hits.
+enum class ListFiles {
+  off,
+  with_matches,   // -l: the inputs with a hit
+  without_match,  // -L: the inputs searched to their end without one
+};
+
 /// The searcher's resolved decisions.
 struct SearchPlan {
-  std::vector<std::string> inputs;  // "-" is standard input
+  /// The FILE operands: "-" is standard input; with `recursive`, a directory stands for the
+  /// files under it and none at all for the working directory's (InputWalk).
+  std::vector<std::string> inputs;
+  bool recursive = false;           // -r
   io::StreamOptions stream;
   Ownership owns = Ownership::starts;
   bool circular = false;            // --circular: also the hits across each record's end->start
@@ -42,6 +54,12 @@ struct SearchPlan {
   bool best = false;
   bool quiet = false;               // -q: stop everything at the first hit
   bool count = false;               // -c: count hits, list none
+  /// -l / -L: each input stops at its first hit (-q and -c are resolved before: -q wins, -c
+  /// loses). Failed inputs are never listed by -L (their end was not searched).
+  ListFiles list_files = ListFiles::off;
+  /// -s: no message for an input that cannot be opened or read (io::InputError: missing,
+  /// unreadable, a directory without -r, corrupt data); it still makes the exit status 2.
+  bool no_messages = false;
   std::int64_t max_per_input = -1;  // -m / --max-hits (-1: no limit; 0: search nothing)
   std::size_t pattern_count = 1;    // hits are counted per pattern of the matcher
   bool count_per_pattern = false;   // -c reports each pattern's count (pattern sets)
@@ -108,7 +126,8 @@ class Searcher {
   /// Searches every input, then prints the summary (when `summarize` is given; --stats
   /// lines too with `stats`, and on stderr whether device memory made the GPU scan in
   /// smaller chunks); returns the exit status: 0 a hit, 1 none, 2 an input failed
-  /// (with -q a hit wins over errors, as grep).
+  /// (with -q a hit wins over errors, as grep). -L does not change it (GNU grep 3.5 on):
+  /// 0 still means some input had a hit.
   int run(const WindowScanner& scanner, const Summarize& summarize = {}, bool stats = false);
   const SearchTotals& totals() const { return totals_; }
 
@@ -122,7 +141,10 @@ class Searcher {
   void search_circular_best(const io::TextWindow& w, CircularJunction& junction, const Location& where,
                             const WindowScanner& scanner, Progress& progress, std::uint64_t stored_offset);
   bool deliver(const Hit& hit);
-  void finish_input(const std::string& name);
+  /// `failed`: the input ended in an error (-L does not list it).
+  void finish_input(const std::string& name, bool failed = false);
+  /// The stderr line of an input (or a directory of -r) that failed, unless -s hides it.
+  void report_error(const std::string& path, const std::exception& error) const;
 
   SearchPlan plan_;
   Sink& sink_;
@@ -130,7 +152,7 @@ class Searcher {
   std::vector<std::uint64_t> per_pattern_;  // counts of the current input
   std::uint64_t input_matches_ = 0;
   bool input_open_ = false;
-  bool stop_input_ = false;  // -m reached for the current input
+  bool stop_input_ = false;  // -m reached (or -l / -L decided) for the current input
   bool stop_all_ = false;    // -q saw a hit
 };
 

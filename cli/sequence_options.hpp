@@ -15,6 +15,7 @@
 
 #include "io/text_stream.hpp"
 #include "printer/sink.hpp"
+#include "searcher.hpp"
 #include "warpmatch/sequence.hpp"
 
 namespace warpmatch::cli {
@@ -29,19 +30,20 @@ struct SequenceFlags {
   Strand parsed_strand() const { return parse_strand(strand); }
   /// Whether hits carry a strand worth printing in the plain and JSON formats.
   bool shows_strand() const { return strand != "+"; }
-  /// The printer of find and approx: nothing with -q, counts with -c, else BED, TSV, JSON or
-  /// plain lines.
-  PrintFormat hit_format(bool quiet, bool count, bool json) const {
-    if (quiet) return PrintFormat::none;
-    if (count) return json ? PrintFormat::count_json : PrintFormat::count;
+  /// The printer of find and approx for the search `plan` (-q, -l / -L and -c resolved):
+  /// nothing with -q, names with -l / -L, counts with -c, else BED, TSV, JSON or plain lines.
+  PrintFormat hit_format(const SearchPlan& plan, bool json) const {
+    if (plan.quiet) return PrintFormat::none;
+    if (plan.list_files != ListFiles::off) return PrintFormat::names;
+    if (plan.count) return json ? PrintFormat::count_json : PrintFormat::count;
     if (bed) return PrintFormat::bed;
     if (tsv) return PrintFormat::tsv;
     return json ? PrintFormat::json : PrintFormat::plain;
   }
   /// That printer with `print`'s options, line-buffered with --line-buffered.
-  std::unique_ptr<Sink> make_hit_printer(bool quiet, bool count, bool json, bool line_buffered,
+  std::unique_ptr<Sink> make_hit_printer(const SearchPlan& plan, bool json, bool line_buffered,
                                          PrintOptions print) const {
-    std::unique_ptr<Sink> printer = make_printer(hit_format(quiet, count, json), std::move(print));
+    std::unique_ptr<Sink> printer = make_printer(hit_format(plan, json), std::move(print));
     if (line_buffered) printer->set_line_buffered();
     return printer;
   }

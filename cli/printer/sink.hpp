@@ -7,6 +7,7 @@
 //   events             printers (PrintFormat)
 //   hit                plain, json, bed, tsv (seqkit locate), site_tsv / site_json (offtarget)
 //   input_done         count, count_json (-c: per input, per pattern for pattern sets)
+//   input_listed       names (-l / -L: the inputs the searcher lists)
 //   summary            json, count_json (the last line); --stats lines: print_stats()
 //   distance, matrix   plain, json (`distance`)
 //   lcs, mems          plain, json (`lcs`)
@@ -113,6 +114,8 @@ class Sink {
   virtual void begin() {}  // before any result (headers)
   virtual void hit(const Hit&) {}
   virtual void input_done(const InputCount&) {}
+  /// -l / -L: an input the searcher lists by its display name.
+  virtual void input_listed(std::string_view /*path*/) {}
   virtual void summary(const SearchSummary&) {}
   virtual void distance(const DistanceRow&) {}
   virtual void matrix(const DistanceMatrix&) {}
@@ -144,6 +147,7 @@ enum class PrintFormat {
   json,        // JSON lines and a summary
   count,       // -c: [PATH:][PATTERN:]COUNT
   count_json,  // -c --json
+  names,       // -l / -L: one input name per line
   bed,         // BED6
   tsv,         // seqkit locate's TSV, with a header
   site_tsv,    // offtarget: Cas-OFFinder-like TSV, with a header

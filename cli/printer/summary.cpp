@@ -1,5 +1,6 @@
 // Summaries (ripgrep's summary printer): -c's counts per input (per pattern for pattern
-// sets), the --stats lines, and make_printer(), which picks a printer for a format.
+// sets), -l / -L's input names, the --stats lines, and make_printer(), which picks a printer
+// for a format.
 #include <cstdio>
 
 #include "json_line.hpp"
@@ -48,6 +49,18 @@ class CountPrinter : public Printer {
   bool json_;
 };
 
+/// -l / -L: PATH per line, as given (grep prints names unescaped too).
+class NamePrinter : public Printer {
+ public:
+  using Printer::Printer;
+  void input_listed(std::string_view path) override {
+    fmt::memory_buffer& buf = out_.buffer();
+    buf.append(path);
+    buf.push_back('\n');
+    out_.maybe_flush();
+  }
+};
+
 }  // namespace
 
 std::unique_ptr<Sink> make_count_printer(bool json, PrintOptions options) {
@@ -59,6 +72,7 @@ std::unique_ptr<Sink> make_printer(PrintFormat format, PrintOptions options) {
     case PrintFormat::none: return std::make_unique<Sink>();
     case PrintFormat::count: return make_count_printer(false, std::move(options));
     case PrintFormat::count_json: return make_count_printer(true, std::move(options));
+    case PrintFormat::names: return std::make_unique<NamePrinter>(std::move(options));
     case PrintFormat::json:
     case PrintFormat::site_json: return make_json_printer(format, std::move(options));
     case PrintFormat::plain:

@@ -1,0 +1,44 @@
+// grep's file flags, the same on find and approx: -l / -L list the inputs with / without a
+// hit instead of the hits, -r searches the files under a directory, -s hides the messages
+// about inputs that cannot be read. add_file_selection_options() adds them with their
+// exclusions; FileSelectionFlags resolves them into the searcher's plan. The searcher acts on
+// them (cli/searcher.hpp), the walk of -r is cli/input_walk.hpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "searcher.hpp"
+
+namespace warpmatch::cli {
+
+struct FileSelectionFlags {
+  bool files_with_matches = false;   // -l
+  bool files_without_match = false;  // -L
+  bool recursive = false;            // -r
+  bool no_messages = false;          // -s
+
+  /// The searcher's inputs for the FILE `operands`: as given; none: standard input ("-"), or
+  /// with -r the working directory (no input: the walk's convention, InputWalk).
+  std::vector<std::string> inputs(std::vector<std::string> operands) const;
+  /// Whether each output line starts with its input's name (grep's rule): always with -H,
+  /// never with -h, else with several inputs, or with -r when the one input is a directory
+  /// (or none is given: the working directory).
+  bool show_input_names(bool with_filename, bool no_filename, const std::vector<std::string>& inputs) const;
+  /// Sets the plan's recursive, no_messages and list_files; call after the command has set
+  /// quiet and count, which this resolves as grep does: -q wins over -l / -L (no output, -q's
+  /// exit status), -l / -L win over -c.
+  void apply(SearchPlan& plan) const;
+};
+
+/// Adds -l, -L, -r and -s to `cmd`. Call after the command's output formats are added
+/// (--json, and --bed, --tsv of add_sequence_options): -l and -L exclude them and each other
+/// (a usage error naming both options, exit 2).
+void add_file_selection_options(CLI::App* cmd, FileSelectionFlags& flags);
+
+/// The --help paragraph on these flags and how they combine.
+extern const char* const kFileSelectionHelp;
+
+}  // namespace warpmatch::cli

@@ -1,0 +1,47 @@
+// The inputs of a search, one after the other (cli/searcher.hpp): the FILE operands as given
+// and, with -r (grep -r), every regular file under a directory operand. The walk is depth
+// first with each directory's entries sorted by name (byte order), so a tree prints in the
+// same order on every run and file system. As grep -r: a symbolic link met inside a directory
+// is not followed (neither to a file nor to a directory), while an operand that is a link is;
+// other files inside directories (FIFOs, sockets, devices) are skipped. A directory is read
+// when the walk reaches it, so the first file is searched before the rest of the tree is read.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpmatch::cli {
+
+class InputWalk {
+ public:
+  /// `operands`: the FILE arguments ("-" is standard input). Without `recursive` they are the
+  /// inputs, a directory included (opening it is the searcher's error). With `recursive` a
+  /// directory operand stands for its files, named operand/sub/file; no operand at all stands
+  /// for the working directory, whose files are named sub/file (grep -r names them so, not
+  /// ./sub/file).
+  InputWalk(std::vector<std::string> operands, bool recursive);
+
+  /// The next input to open, or nullopt once the walk is done. A directory of the walk that
+  /// cannot be read throws io::InputError naming it ("logs/old: Permission denied"); the next
+  /// call goes on with what follows it.
+  std::optional<std::string> next();
+
+ private:
+  /// A directory being walked: its sorted entry names and the next one to visit.
+  struct Directory {
+    std::string path;  // as printed: "" is the working directory
+    std::vector<std::string> names;
+    std::size_t next = 0;
+  };
+  /// Reads `path`'s entries and pushes it on the walk (throws io::InputError when unreadable).
+  void enter(const std::string& path);
+
+  std::vector<std::string> operands_;
+  std::size_t next_operand_ = 0;
+  bool recursive_;
+  std::vector<Directory> open_directories_;  // the current path of the walk, outermost first
+};
+
+}  // namespace warpmatch::cli

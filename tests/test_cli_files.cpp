@@ -1,0 +1,319 @@
+// grep's file flags on find and approx (cli/file_selection.hpp, cli/input_walk.hpp): -l / -L
+// over several inputs and stdin, each input's reading stopped at its first match; -r over a
+// tree (nested directories, a gzip file, links inside not followed, a link operand followed,
+// name order); unreadable files and directories; -s; the exclusions and precedences. GNU grep
+// (/usr/bin/grep) is the oracle where it reads the same bytes: plain files.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_test_support.hpp"
+
+namespace fs = std::filesystem;
+using warpmatch_test::CliResult;
+using warpmatch_test::quote;
+
+namespace {
+
+class CliFiles : public warpmatch_test::CliTest {
+ protected:
+  CliFiles() : CliTest("warpmatch_cli_files_") {}
+
+  // `command` (the CLI as "$WM", or grep) with `args`, run in dir_ so names are relative as a
+  // user types them, with `input` on stdin.
+  CliResult run_in_dir(const std::string& command, const std::vector<std::string>& args, const std::string& input = {}) {
+    file(".in", input);
+    std::string line = command;
+    for (const auto& a : args) line += " " + quote(a);
+    return shell(line + " < .in");
+  }
+  CliResult wm(const std::vector<std::string>& args, const std::string& input = {}) {
+    return run_in_dir("\"$WM\"", args, input);
+  }
+  CliResult grep(const std::vector<std::string>& args, const std::string& input = {}) {
+    return run_in_dir("/usr/bin/grep", args, input);
+  }
+
+  void mkdir(const std::string& name) { fs::create_directories(dir_ / name); }
+
+  // The tree of the -r tests; `needle` is in every file but none.txt (and the links' target):
+  //   t/a-b.txt t/a.txt t/b.txt t/c.txt.gz t/none.txt t/sub/deeper/m.txt t/sub/z.txt t/sub-x.txt
+  //   t/link.txt -> ../outside.txt and t/dirlink -> sub: links inside the tree, not followed.
+  // Per directory, "a-b.txt" < "a.txt" ('-' < '.') and "sub" < "sub-x.txt", so t/sub/... come
+  // before t/sub-x.txt: not the order of the whole paths sorted ('-' < '/').
+  void make_tree() {
+    mkdir("t/sub/deeper");
+    for (const char* name : {"t/b.txt", "t/a.txt", "t/a-b.txt", "t/sub/z.txt", "t/sub/deeper/m.txt", "t/sub-x.txt"})
+      file(name, "hay needle hay\n");
+    warpmatch_test::write_gzip(dir_ / "t/c.txt.gz", "compressed needle\n");
+    file("t/none.txt", "hay\n");
+    file("outside.txt", "needle outside\n");
+    fs::create_symlink("../outside.txt", dir_ / "t/link.txt");
+    fs::create_directory_symlink("sub", dir_ / "t/dirlink");
+  }
+};
+
+const std::string kTreeWithMatches =
+    "t/a-b.txt\nt/a.txt\nt/b.txt\nt/c.txt.gz\nt/sub/deeper/m.txt\nt/sub/z.txt\nt/sub-x.txt\n";
+
+// The lines of `text`, sorted, without those naming `except` (a file grep reads differently).
+std::vector<std::string> sorted_lines(const std::string& text, const std::string& except = "\x01") {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.find(except) == std::string::npos) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+}  // namespace
+
+// --- -l / -L ------------------------------------------------------------------------------------
+
+TEST_F(CliFiles, ListsInputsWithAndWithoutMatchesAsGrepDoes) {
+  file("a.txt", "needle and needle again\nneedle\n");  // listed once, however many matches
+  file("b.txt", "hay\n");
+  file("c.txt", "more needle\n");
+  const std::vector<std::string> inputs = {"a.txt", "b.txt", "missing.txt", "c.txt"};
+  for (const char* flag : {"-l", "-L"}) {
+    std::vector<std::string> args = {flag, "needle"};
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    std::vector<std::string> find = args, approx = args;
+    find.insert(find.begin(), "find");
+    approx.insert(approx.begin(), {"approx", "-k", "0"});
+    const CliResult oracle = grep(args);
+    for (const auto& command : {find, approx}) {
+      const CliResult r = wm(command);
+      EXPECT_EQ(r.out, std::string(flag) == "-l" ? "a.txt\nc.txt\n" : "b.txt\n") << command[0] << " " << flag;
+      EXPECT_EQ(r.out, oracle.out) << command[0] << " " << flag;
+      EXPECT_EQ(r.status, 2) << command[0] << " " << flag;  // the missing input
+      EXPECT_EQ(r.status, oracle.status);
+      EXPECT_EQ(r.err, "warpmatch: missing.txt: No such file or directory\n") << command[0] << " " << flag;
+    }
+  }
+}
+
+TEST_F(CliFiles, ExitStatusOfMinusLIsThatOfGnuGrep) {
+  // GNU grep 3.5 and later (3.8 here): -L does not change the status; 0 still means that some
+  // input matched, 1 that none did, whatever -L listed.
+  file("yes.txt", "needle\n");
+  file("no.txt", "hay\n");
+  const std::vector<std::vector<std::string>> cases = {{"yes.txt", "no.txt"}, {"yes.txt"}, {"no.txt"}};
+  const std::vector<int> statuses = {0, 0, 1};
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    std::vector<std::string> args = {"-L", "needle"};
+    args.insert(args.end(), cases[i].begin(), cases[i].end());
+    const CliResult oracle = grep(args);
+    std::vector<std::string> find = args;
+    find.insert(find.begin(), "find");
+    const CliResult r = wm(find);
+    EXPECT_EQ(r.status, statuses[i]) << cases[i].size() << " inputs";
+    EXPECT_EQ(r.status, oracle.status);
+    EXPECT_EQ(r.out, oracle.out);
+  }
+  for (const std::string command : {"find", "approx"})
+    EXPECT_NE(wm({command, "--help"}).out.find("(GNU grep 3.5 and later)"), std::string::npos) << command;
+}
+
+TEST_F(CliFiles, StandardInputIsNamedAsGrepNamesIt) {
+  EXPECT_EQ(wm({"find", "-l", "needle"}, "a needle\n").out, "(standard input)\n");
+  EXPECT_EQ(grep({"-l", "needle"}, "a needle\n").out, "(standard input)\n");
+  const CliResult without = wm({"find", "-L", "needle", "-"}, "hay\n");
+  EXPECT_EQ(without.out, "(standard input)\n");
+  EXPECT_EQ(without.status, 1);
+  EXPECT_EQ(wm({"approx", "-k", "1", "-l", "needle"}, "a neddle\n").out, "(standard input)\n");
+  // Among files, and with -c, which -l overrides (grep -lc prints names).
+  file("a.txt", "needle\n");
+  EXPECT_EQ(wm({"find", "-l", "-c", "needle", "a.txt", "-"}, "needle\n").out, "a.txt\n(standard input)\n");
+}
+
+TEST_F(CliFiles, ListingStopsReadingAnInputAtItsFirstMatch) {
+  // An endless input with a match at its start: -l and -L end at once (a search that read on
+  // would run into the timeout, status 124) and -l prints the name once.
+  const std::string endless = "{ printf 'hay needle\\n'; cat /dev/zero; } | timeout 60 \"$WM\" ";
+  CliResult r = shell(endless + "find -l needle; echo rc=$?");
+  EXPECT_EQ(r.out, "(standard input)\nrc=0\n") << r.err;
+  r = shell(endless + "find -L needle; echo rc=$?");
+  EXPECT_EQ(r.out, "rc=0\n") << r.err;
+  r = shell(endless + "approx -k 1 -l needle; echo rc=$?");
+  EXPECT_EQ(r.out, "(standard input)\nrc=0\n") << r.err;
+  // A 3 GiB file (sparse) with the match at its start: one window is searched, not three.
+  const fs::path big = file("big.txt", "needle");
+  fs::resize_file(big, std::uint64_t{3} << 30);
+  r = wm({"find", "--backend", "cpu", "-l", "--stats", "needle", "big.txt"});
+  EXPECT_EQ(r.out, "big.txt\n");
+  const std::size_t at = r.err.find(" bytes searched");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const std::size_t from = r.err.rfind(' ', at - 1) + 1;
+  EXPECT_LT(std::stoull(r.err.substr(from, at - from)), std::uint64_t{3} << 30) << r.err;
+}
+
+// --- -r -----------------------------------------------------------------------------------------
+
+TEST_F(CliFiles, RecursiveSearchWalksTheTreeInNameOrderSkippingLinksInside) {
+  make_tree();
+  const CliResult listed = wm({"find", "-rl", "needle", "t"});
+  EXPECT_EQ(listed.status, 0) << listed.err;
+  EXPECT_EQ(listed.out, kTreeWithMatches);  // the gzip file decompressed; no link followed
+  const CliResult approx = wm({"approx", "-k", "0", "-r", "-l", "needle", "t"});
+  EXPECT_EQ(approx.out, kTreeWithMatches) << approx.err;
+  // The hits themselves, named dir/sub/file as with several inputs.
+  const CliResult hits = wm({"find", "-r", "needle", "t/sub"});
+  EXPECT_EQ(hits.out, "t/sub/deeper/m.txt:4:needle\nt/sub/z.txt:4:needle\n");
+  EXPECT_EQ(wm({"find", "-r", "-h", "needle", "t/sub"}).out, "4:needle\n4:needle\n");
+  EXPECT_EQ(wm({"find", "-r", "-c", "needle", "t/sub"}).out, "t/sub/deeper/m.txt:1\nt/sub/z.txt:1\n");
+  // GNU grep lists the same plain files (in its own order; it reads the gzip file as bytes).
+  EXPECT_EQ(sorted_lines(listed.out, "c.txt.gz"), sorted_lines(grep({"-rl", "needle", "t"}).out));
+  const CliResult without = wm({"find", "-rL", "needle", "t"});
+  EXPECT_EQ(without.out, "t/none.txt\n");
+  EXPECT_EQ(sorted_lines(without.out), sorted_lines(grep({"-rL", "needle", "t"}).out, "c.txt.gz"));
+}
+
+TEST_F(CliFiles, RecursiveSearchFollowsLinkOperandsAndDefaultsToTheWorkingDirectory) {
+  make_tree();
+  fs::create_directory_symlink("t", dir_ / "tl");
+  std::string via_link = kTreeWithMatches;
+  for (std::size_t at = 0; (at = via_link.find("t/", at)) != std::string::npos; at += 3)
+    if (at == 0 || via_link[at - 1] == '\n') via_link.replace(at, 2, "tl/");
+  EXPECT_EQ(wm({"find", "-rl", "needle", "tl"}).out, via_link);
+  EXPECT_EQ(grep({"-rl", "needle", "tl"}).status, 0);  // grep follows a link operand too
+  // No FILE: the working directory, its files named without ./ (grep -r names them so).
+  const CliResult here = shell("cd t && \"$WM\" find -rl needle");
+  EXPECT_EQ(here.out, "a-b.txt\na.txt\nb.txt\nc.txt.gz\nsub/deeper/m.txt\nsub/z.txt\nsub-x.txt\n") << here.err;
+  const CliResult grep_here = shell("cd t && /usr/bin/grep -rl needle");
+  EXPECT_EQ(sorted_lines(here.out, "c.txt.gz"), sorted_lines(grep_here.out));
+  // One file operand under -r is named as without -r (grep): not at all.
+  EXPECT_EQ(wm({"find", "-r", "needle", "t/a.txt"}).out, "4:needle\n");
+  EXPECT_EQ(grep({"-r", "needle", "t/a.txt"}).out, "hay needle hay\n");
+}
+
+TEST_F(CliFiles, DirectoryWithoutRecursiveIsOneMessageAndTheOthersAreSearched) {
+  mkdir("d");
+  file("a.txt", "needle\n");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"find", "needle", "d", "a.txt"}, {"approx", "-k", "0", "needle", "d", "a.txt"}}) {
+    const CliResult r = wm(args);
+    EXPECT_EQ(r.status, 2) << args[0];
+    EXPECT_EQ(r.err, "warpmatch: d: is a directory\n") << args[0];
+    EXPECT_EQ(r.out, args[0] == "find" ? "a.txt:0:needle\n" : "a.txt:0:6:0:needle\n");
+  }
+  const CliResult oracle = grep({"needle", "d", "a.txt"});
+  EXPECT_EQ(oracle.status, 2);
+  EXPECT_EQ(oracle.err, "/usr/bin/grep: d: Is a directory\n");  // grep names itself by argv[0]
+}
+
+// Unreadable inputs need a user that permissions bind: root reads everything, so as root the
+// CLI runs as nobody (setpriv), or the test is skipped where that cannot be done.
+TEST_F(CliFiles, UnreadableFilesAndDirectoriesAreNamedAndTheRestSearched) {
+  std::string as_user;
+  if (::geteuid() == 0) {
+    as_user = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+    fs::permissions(dir_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
+    if (shell(as_user + "\"$WM\" --help > /dev/null").status != 0)
+      GTEST_SKIP() << "running as root, and the CLI cannot be run as nobody here (setpriv)";
+  }
+  make_tree();
+  fs::permissions(file("t/b.txt", "needle\n"), fs::perms::none);
+  mkdir("t/locked");
+  file("t/locked/inside.txt", "needle\n");
+  fs::permissions(dir_ / "t/locked", fs::perms::none);
+  const CliResult r = shell(as_user + "\"$WM\" find -rl needle t");
+  std::string expected = kTreeWithMatches;
+  expected.erase(expected.find("t/b.txt\n"), 8);
+  EXPECT_EQ(r.out, expected);
+  EXPECT_EQ(r.err, "warpmatch: t/b.txt: Permission denied\nwarpmatch: t/locked: Permission denied\n");
+  EXPECT_EQ(r.status, 2);
+  const CliResult quiet = shell(as_user + "\"$WM\" approx -k 0 -s -rl needle t");
+  EXPECT_EQ(quiet.out, expected);
+  EXPECT_EQ(quiet.err, "");
+  EXPECT_EQ(quiet.status, 2);
+  fs::permissions(dir_ / "t/locked", fs::perms::owner_all);  // for the clean-up
+}
+
+// --- -s -----------------------------------------------------------------------------------------
+
+TEST_F(CliFiles, NoMessagesHidesInputErrorsButKeepsTheStatus) {
+  file("a.txt", "needle\n");
+  mkdir("d");
+  for (const std::string& command : {std::string("find"), std::string("approx")}) {
+    std::vector<std::string> args = {command, "-s", "needle", "missing.txt", "d", "a.txt"};
+    if (command == "approx") args.insert(args.begin() + 1, {"-k", "0"});
+    const CliResult r = wm(args);
+    EXPECT_EQ(r.err, "") << command;
+    EXPECT_EQ(r.status, 2) << command;
+    EXPECT_NE(r.out.find("a.txt:0:"), std::string::npos) << command;
+  }
+  const CliResult oracle = grep({"-s", "needle", "missing.txt", "d", "a.txt"});
+  EXPECT_EQ(oracle.err, "");
+  EXPECT_EQ(oracle.status, 2);
+  // A corrupt compressed input is an input that cannot be read: its message is hidden too.
+  std::string gz;
+  {
+    warpmatch_test::write_gzip(dir_ / "bad.gz", std::string(4096, 'x') + "needle");
+    gz = warpmatch_test::read_file(dir_ / "bad.gz");
+  }
+  file("bad.gz", gz.substr(0, gz.size() / 2));
+  EXPECT_NE(wm({"find", "needle", "bad.gz"}).err, "");
+  const CliResult corrupt = wm({"find", "-s", "needle", "bad.gz"});
+  EXPECT_EQ(corrupt.err, "");
+  EXPECT_EQ(corrupt.status, 2);
+  // -q: a match still wins over the hidden error, as grep -sq.
+  EXPECT_EQ(wm({"find", "-sq", "needle", "missing.txt", "a.txt"}).status, 0);
+  EXPECT_EQ(grep({"-sq", "needle", "missing.txt", "a.txt"}).status, 0);
+  // Usage errors are no input's: -s leaves them.
+  EXPECT_NE(wm({"find", "-s", "-l", "--json", "needle", "a.txt"}).err, "");
+}
+
+// --- combinations ---------------------------------------------------------------------------------
+
+TEST_F(CliFiles, ListingExcludesTheHitFormatsAndEachOther) {
+  file("a.txt", "needle\n");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"find", "-l", "--json", "needle", "a.txt"}, "--json excludes --files-with-matches"},
+      {{"find", "-L", "--json", "needle", "a.txt"}, "--json excludes --files-without-match"},
+      {{"find", "-l", "--bed", "needle", "a.txt"}, "--bed excludes --files-with-matches"},
+      {{"find", "-L", "--tsv", "needle", "a.txt"}, "--tsv excludes --files-without-match"},
+      {{"find", "-l", "-L", "needle", "a.txt"}, "--files-with-matches excludes --files-without-match"},
+      {{"approx", "-k", "0", "-l", "--json", "needle", "a.txt"}, "--json excludes --files-with-matches"},
+      {{"approx", "-k", "0", "-L", "--bed", "needle", "a.txt"}, "--bed excludes --files-without-match"},
+      {{"approx", "-k", "0", "-L", "-l", "needle", "a.txt"}, "--files-with-matches excludes --files-without-match"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CliResult r = wm(args);
+    EXPECT_EQ(r.status, 2) << message;
+    EXPECT_EQ(r.err.substr(0, r.err.find('\n')), message);
+    EXPECT_EQ(r.out, "") << message;
+  }
+}
+
+TEST_F(CliFiles, QuietWinsOverListingAndListingOverCountsAsInGrep) {
+  file("yes.txt", "needle needle\n");
+  file("no.txt", "hay\n");
+  const std::vector<std::vector<std::string>> cases = {
+      {"-l", "-c", "needle", "yes.txt", "no.txt"},  // names, not counts
+      {"-L", "-c", "needle", "yes.txt", "no.txt"},
+      {"-q", "-l", "needle", "yes.txt", "no.txt"},  // nothing, status 0
+      {"-q", "-L", "needle", "no.txt"},             // nothing, status 1 (-q's)
+      {"-q", "-L", "needle", "yes.txt"},            // nothing, status 0
+  };
+  for (const auto& args : cases) {
+    std::vector<std::string> find = args;
+    find.insert(find.begin(), "find");
+    const CliResult r = wm(find), oracle = grep(args);
+    EXPECT_EQ(r.out, oracle.out) << args[0] << args[1] << " " << args.back();
+    EXPECT_EQ(r.status, oracle.status) << args[0] << args[1] << " " << args.back();
+  }
+  EXPECT_EQ(wm({"find", "-lc", "needle", "yes.txt", "no.txt"}).out, "yes.txt\n");
+  // -m 0 reads nothing: -l lists nothing (status 1), -L every input that opens (grep).
+  EXPECT_EQ(wm({"find", "-l", "-m", "0", "needle", "yes.txt"}).status, 1);
+  const CliResult none = wm({"find", "-L", "-m", "0", "needle", "yes.txt", "no.txt"});
+  EXPECT_EQ(none.out, "yes.txt\nno.txt\n");
+  EXPECT_EQ(none.out, grep({"-L", "-m", "0", "needle", "yes.txt", "no.txt"}).out);
+  EXPECT_EQ(none.status, 1);
+}
