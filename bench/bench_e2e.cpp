@@ -6,7 +6,8 @@
 // temporary directory first — English-like text with a planted rare word, a random-ACGT
 // FASTA and its gzip / BGZF / zstd copies (written here with zlib, libdeflate and libzstd),
 // a 100-byte file, a TSV of sequence pairs — so it sits in the page cache; each command then
-// runs once as a warm-up and --repeats times timed (median). The generator counts what each
+// runs once as a warm-up and --repeats times timed (median), a job's rows timed round by round
+// (interleaved), so that auto, cpu, cuda and the peer meet the same moments of the host. The generator counts what each
 // job must find, so every row's count is checked against an exact oracle (or, where there is
 // none, warpmatch's backends against each other). The warpmatch timed is --warpmatch (default:
 // the `warpmatch` beside this executable); its GPU is probed with `warpmatch info --json` in a
@@ -513,8 +514,8 @@ void Bench::print_table() const {
                  fmt::format("{}{}", *r.count, r.unit == "lines" ? "L" : ""), agrees, verdict);
     }
   }
-  fmt::print("(wall: median of {} runs after a warm-up (at least 21 where the warm-up took under 50 ms), "
-             "process start to exit; GB/s = input bytes / wall, "
+  fmt::print("(wall: median of {} runs after a warm-up (at least 21 where the warm-up took under 50 ms), a job's "
+             "rows timed round by round, process start to exit; GB/s = input bytes / wall, "
              "decompressed bytes for .gz/BGZF/.zst; peak MiB: wait4's ru_maxrss, the largest process of a "
              "pipeline; vs peer = peer wall / this wall; L = matching lines, as `rg -c` counts; agrees = "
              "count equals the generator's, or warpmatch backends give the same output)\n",
@@ -540,7 +541,7 @@ json Bench::to_json(bool complete, int exit_status) const {
   j["measurement"] = {
       {"how", "posix_spawn from a helper process forked at start, wait4: wall from spawn to reap, peak RSS = "
               "ru_maxrss (for /bin/sh -c pipelines the largest of the shell and its children); one warm-up run, "
-              "then the median of the repeats (at least 21 where the warm-up took under 50 ms); stdout/stderr to files"},
+              "then the median of the repeats (at least 21 where the warm-up took under 50 ms), a job's rows timed round by round; stdout/stderr to files"},
       {"true_wall_s", env_.true_wall_s},
       {"true_peak_rss_mib", env_.true_rss_mib}};
   j["device"] = env_.device.is_null() ? json(nullptr) : env_.device;
@@ -701,18 +702,18 @@ int Bench::run() {
   plan(ids);
 
   for (auto& job : jobs_) {
-    for (auto& r : job.rows) {
-      if (!r.ok()) continue;
+    // Warm-ups row by row, then the timed runs round by round over the job's rows.
+    measure_rows(spawner_, job.rows, o_.repeats, scratch, o_.run_timeout_s, [&](const Row& r, bool timed) {
+      if (!timed && r.ok()) return;
       fmt::print("  [{} {}] {} ...", job.number, job.id, r.method);
-      std::fflush(stdout);
-      measure(spawner_, r, o_.repeats, scratch, o_.run_timeout_s);
       if (r.ok())
         fmt::print(" {} ({} GB/s), {:.0f} MiB, count {}{}\n", fmt_seconds(r.wall_s),
                    fmt_num(metric_value(job, r, Metric::gbps), 2), r.rss_mib, *r.count,
                    r.backend_used.empty() ? "" : ", backend " + r.backend_used);
       else
         fmt::print(" {}: {}\n", status_name(r.status), r.note);
-    }
+      std::fflush(stdout);
+    });
     evaluate(job);
     write_json(false, 0);  // what has been measured survives a run cut short
   }

@@ -91,18 +91,21 @@ std::optional<std::uint64_t> parse_output(Parse how, const std::string& out) {
 constexpr double kQuickRun = 0.05;  // seconds
 constexpr int kMinQuickRepeats = 21;
 
-/// Runs the row once as a warm-up (files into the page cache, CUDA's first start-up), then
-/// `repeats` times timed, or kMinQuickRepeats times when the warm-up took under kQuickRun (a
-/// median of three runs of a few milliseconds is mostly the noise of starting a process).
-void measure(Spawner& spawner, Row& row, int repeats, const fs::path& scratch, double timeout_s) {
+// A row whose warm-up took under kQuickRun is timed kMinQuickRepeats times at least (a median
+// of three runs of a few milliseconds is mostly the noise of starting a process).
+namespace {
+
+const std::regex kDistanceSeconds(R"(cells, ([0-9.eE+-]+) s)");
+
+/// The untimed first run of a row; returns how many timed runs it gets (0: it failed).
+int warm_up(Spawner& spawner, Row& row, int repeats, const fs::path& scratch, double timeout_s) {
   static const std::regex backend_re(R"(backend (\w+))");
   static const std::regex scan_re(R"(s scanning \(([0-9.]+) GB/s\))");
-  static const std::regex distance_re(R"(cells, ([0-9.eE+-]+) s)");
   const RunResult warm = spawner.run(row.warmup_argv.empty() ? row.argv : row.warmup_argv, scratch, timeout_s);
   if (!warm.ok) {
     row.status = Status::failed;
     row.note = "warm-up: " + warm.error;
-    return;
+    return 0;
   }
   std::smatch m;
   if (std::regex_search(warm.err, m, backend_re)) row.backend_used = m[1];
@@ -112,26 +115,53 @@ void measure(Spawner& spawner, Row& row, int repeats, const fs::path& scratch, d
   if (!row.count) {
     row.status = Status::failed;
     row.note = "unexpected output: " + trim(warm.out.substr(0, 200));
+    return 0;
+  }
+  return warm.wall_s < kQuickRun ? std::max(repeats, kMinQuickRepeats) : repeats;
+}
+
+/// One timed run of a row that warmed up; `inprocess` gathers its --stats seconds (distance).
+void time_once(Spawner& spawner, Row& row, std::vector<double>& inprocess, const fs::path& scratch,
+               double timeout_s) {
+  const RunResult r = spawner.run(row.argv, scratch, timeout_s);
+  if (!r.ok) {
+    row.status = Status::failed;
+    row.note = r.error;
     return;
   }
-  std::vector<double> inprocess;
-  if (warm.wall_s < kQuickRun) repeats = std::max(repeats, kMinQuickRepeats);
-  for (int i = 0; i < repeats; ++i) {
-    const RunResult r = spawner.run(row.argv, scratch, timeout_s);
-    if (!r.ok) {
-      row.status = Status::failed;
-      row.note = r.error;
-      return;
-    }
-    row.samples_s.push_back(r.wall_s);
-    row.rss_mib = std::max(row.rss_mib, r.max_rss_mib);
-    if (std::regex_search(r.err, m, distance_re)) inprocess.push_back(std::stod(m[1]));
-    // seqkit -j N lists records in the order its threads finish: compare the count only.
-    if (r.out != row.output && !(row.peer && row.parse == Parse::seqkit_lines && parse_output(row.parse, r.out) == row.count))
-      row.note = "output changed between runs";
+  row.samples_s.push_back(r.wall_s);
+  row.rss_mib = std::max(row.rss_mib, r.max_rss_mib);
+  std::smatch m;
+  if (std::regex_search(r.err, m, kDistanceSeconds)) inprocess.push_back(std::stod(m[1]));
+  // seqkit -j N lists records in the order its threads finish: compare the count only.
+  if (r.out != row.output && !(row.peer && row.parse == Parse::seqkit_lines && parse_output(row.parse, r.out) == row.count))
+    row.note = "output changed between runs";
+}
+
+}  // namespace
+
+void measure_rows(Spawner& spawner, std::vector<Row>& rows, int repeats, const fs::path& scratch, double timeout_s,
+                  const std::function<void(const Row&, bool timed)>& progress) {
+  std::vector<int> runs(rows.size(), 0);
+  std::vector<std::vector<double>> inprocess(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i].ok()) continue;
+    runs[i] = warm_up(spawner, rows[i], repeats, scratch, timeout_s);
+    progress(rows[i], false);
   }
-  row.wall_s = support::median(row.samples_s);
-  if (!inprocess.empty()) row.inprocess_s = support::median(inprocess);
+  const int rounds = runs.empty() ? 0 : *std::max_element(runs.begin(), runs.end());
+  for (int round = 0; round < rounds; ++round)
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (round < runs[i] && rows[i].ok()) time_once(spawner, rows[i], inprocess[i], scratch, timeout_s);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    Row& row = rows[i];
+    if (runs[i] == 0) continue;  // skipped, or its warm-up failed (already reported)
+    if (row.ok()) {
+      row.wall_s = support::median(row.samples_s);
+      if (!inprocess[i].empty()) row.inprocess_s = support::median(inprocess[i]);
+    }
+    progress(row, true);
+  }
 }
 
 double metric_value(const Job& job, const Row& r, Metric m) {

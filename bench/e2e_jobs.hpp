@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -112,9 +113,14 @@ std::vector<std::string> parse_rows(const std::string& list);
 /// The row's number from its stdout, or nullopt when the output has another shape.
 std::optional<std::uint64_t> parse_output(Parse how, const std::string& out);
 
-/// Runs the row once as a warm-up (files into the page cache, CUDA's first start-up), then
-/// `repeats` times timed.
-void measure(Spawner& spawner, Row& row, int repeats, const std::filesystem::path& scratch, double timeout_s);
+/// A job's rows timed together: each row runs once as a warm-up (files into the page cache,
+/// CUDA's first start-up; its output, count, backend and scan rate), then the timed runs go
+/// round by round over the rows (row 1, row 2, ..., row 1, ...), so that a drift of the host's
+/// speed during the job falls on every row alike, and auto is compared with cpu and cuda run
+/// beside it. A row whose warm-up took under kQuickRun gets at least kMinQuickRepeats runs.
+/// `progress(row)` is called after each row's warm-up and after its last timed run.
+void measure_rows(Spawner& spawner, std::vector<Row>& rows, int repeats, const std::filesystem::path& scratch,
+                  double timeout_s, const std::function<void(const Row&, bool timed)>& progress);
 
 double metric_value(const Job& job, const Row& r, Metric m);
 const char* metric_unit(Metric m);
