@@ -18,6 +18,7 @@
 #include "printer/sink.hpp"
 #include "searcher.hpp"
 #include "sequence_options.hpp"
+#include "word_match.hpp"
 #include "warpmatch/approx.hpp"
 
 namespace warpmatch::cli {
@@ -33,6 +34,7 @@ struct ApproxFlags {
   bool best = false;
   bool cigar = false;
   bool ignore_case = false;
+  bool word = false;  // -w
   bool json = false;
   bool stats = false;
   bool quiet = false;
@@ -132,6 +134,7 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
   // mode k is the bound (m when unset): no best hit is longer than m + k.
   plan.circular_reach = plan.stream.overlap;
   plan.best = flags.best;
+  plan.word = flags.word;
   plan.quiet = flags.quiet;
   plan.count = flags.count;
   plan.max_per_input = flags.max_hits;
@@ -198,6 +201,14 @@ int run_approx(const ApproxFlags& flags) {
     std::fprintf(stderr, "warpmatch: --circular works with -k and --best, not with --best-per-cluster\n");
     return 2;
   }
+  // -w tests each hit's own [start, end): not a minimum taken over all hits (words or not)
+  // first, nor a record without ends.
+  if (flags.word && flags.best)
+    return reject_word_with("--best", "the best distance is taken over all hits, words or not");
+  if (flags.word && flags.best_of_cluster)
+    return reject_word_with("--best-per-cluster", "a cluster's best hit is chosen before any word test");
+  if (flags.word && flags.seq.circular)
+    return reject_word_with("--circular", "a circular record has no start or end to bound a word");
   if (flags.k == kKUnset && !flags.best) {
     std::fprintf(stderr, "warpmatch: approx needs -k K (the maximum number of edits) or --best\n");
     return 2;
@@ -238,10 +249,11 @@ int run_approx(const ApproxFlags& flags) {
   options.hamming = flags.hamming;
   // Counting, -q, -l and -L print no hit: no start or alignment is recovered (so -c is never
   // slower than listing); but --circular tells a junction's crossing hits by their starts
-  // (with every start 0, -c counted the junction's hits inside the record's head again).
+  // (with every start 0, -c counted the junction's hits inside the record's head again), and
+  // -w tests the byte before each hit's start.
   const bool lists_names = flags.selection.files_with_matches || flags.selection.files_without_match;
   const bool lists_hits = !flags.count && !flags.quiet && !lists_names;
-  options.report = !lists_hits && !flags.seq.circular ? Report::ends
+  options.report = !lists_hits && !flags.seq.circular && !flags.word ? Report::ends
                    : lists_hits && (flags.cigar || flags.json) ? Report::cigar  // JSON lines carry the alignment
                                                                 : Report::starts;
   tuning_hooks::ApproxKnobs knobs;
@@ -289,6 +301,7 @@ CommandRunner add_approx_command(CLI::App& app) {
   cmd->add_flag("--best-per-cluster", flags->best_of_cluster,
                 "Of each run of consecutive end positions report only the best hit");
   cmd->add_flag("-i,--ignore-case", flags->ignore_case, "ASCII case-insensitive match");
+  add_word_option(cmd, flags->word);
   CLI::Option* json = cmd->add_flag("--json", flags->json, "One JSON object per line: hits (with cigar), then a summary");
   cmd->add_flag("--hamming", flags->hamming,
                 "Substitutions only (no indels): every window as long as the pattern with at most K "
@@ -323,12 +336,13 @@ CommandRunner add_approx_command(CLI::App& app) {
       "'D' a text byte absent from the pattern. -c counts every input, 0 included; -q exits 0 at\n"
       "the first hit, even when an input failed. Exit status: 0 hit, 1 no hit, 2 error. --best with\n"
       "--circular: the best distance of each pattern and strand over the record read circularly.\n" +
-      std::string(kSequenceHelp) + kFileSelectionHelp +
+      std::string(kSequenceHelp) + kWordHelp + kFileSelectionHelp +
       "Examples:\n"
       "  warpmatch approx -k 3 --hamming --strand both --iupac --bed --patterns guides.fa g.fa\n"
       "  warpmatch approx -k 2 GATTACA genome.fa.gz          every end within 2 edits\n"
       "  warpmatch approx --best --cigar ACGTTGCA reads.fq    best hits with alignments\n"
       "  warpmatch approx -k 1 -rL GATTACA runs/             the files under runs/ without a hit\n"
+      "  warpmatch approx -k 1 -w -c recieve mail.txt       whole words within 1 edit of 'recieve'\n"
       "  warpmatch approx -k 3 --patterns primers.txt --json genome.fa\n"
       "  warpmatch approx --best --backend cuda --algo wavefront --blocks 128 X y.txt");
   return [flags] { return run_approx(*flags); };

@@ -20,6 +20,7 @@
 #include "printer/sink.hpp"
 #include "searcher.hpp"
 #include "sequence_options.hpp"
+#include "word_match.hpp"
 #include "warpmatch/exact.hpp"
 #include "warpmatch/multi.hpp"
 
@@ -36,6 +37,7 @@ struct FindFlags {
   bool include_zero = false;  // -c with a pattern set: also the patterns that did not occur
   bool count = false;
   bool ignore_case = false;
+  bool word = false;  // -w
   bool json = false;
   bool stats = false;
   bool quiet = false;
@@ -133,6 +135,7 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   plan.owns = Ownership::starts;
   plan.circular = flags.seq.circular;
   plan.circular_reach = longest_pattern(matcher) - 1;
+  plan.word = flags.word;
   plan.quiet = flags.quiet;
   plan.count = flags.count;
   plan.max_per_input = flags.max_count;
@@ -289,6 +292,8 @@ int run_multi(const FindFlags& flags) {
 }
 
 int run_find(FindFlags flags) {
+  if (flags.word && flags.seq.circular)
+    return reject_word_with("--circular", "a circular record has no start or end to bound a word");
   if (flags.multi()) {
     // With -e / -f every positional argument is an input.
     if (flags.pattern_given) flags.files.insert(flags.files.begin(), flags.pattern);
@@ -353,6 +358,7 @@ CommandRunner add_find_command(CLI::App& app) {
   cmd->add_flag("--include-zero", flags->include_zero,
                 "With -c and -e / -f: also print the patterns that did not occur (count 0)");
   cmd->add_flag("-i,--ignore-case", flags->ignore_case, "ASCII case-insensitive match");
+  add_word_option(cmd, flags->word);
   CLI::Option* json = cmd->add_flag("--json", flags->json,
                 "One JSON object per line: matches (or counts), then a summary");
   add_sequence_options(cmd, flags->seq, json);
@@ -409,11 +415,12 @@ CommandRunner add_find_command(CLI::App& app) {
       "a pipe's matches are printed (and flushed) as soon as its writer pauses (tail -f | find).\n"
       "--backend auto weighs the job (bytes, where they come from, patterns) by a cost model and\n"
       "starts CUDA only when the GPU wins end to end; --stats prints the choice and its estimate.\n"
-      + std::string(kSequenceHelp) + kFileSelectionHelp +
+      + std::string(kSequenceHelp) + kWordHelp + kFileSelectionHelp +
       "Examples:\n"
       "  warpmatch find GGATCC lambda.fa.gz             BamHI sites in a phage genome\n"
       "  warpmatch find --strand both --iupac --bed GGNCCR g.fa   both strands, degenerate bases, BED\n"
       "  warpmatch find -c the a.txt b.txt.gz           count per file\n"
+      "  warpmatch find -w -c -i the book.txt           the word 'the' in any case, not 'other'\n"
       "  warpmatch find -rl GGATCC genomes/             the files under genomes/ with a BamHI site\n"
       "  zcat big.gz | warpmatch find --json needle     JSON lines from stdin\n"
       "  warpmatch find -f words.txt --stats book.txt   every word of a list, compile stats\n"

@@ -13,6 +13,7 @@
 #include "input_walk.hpp"
 #include "io/input.hpp"
 #include "sequence_options.hpp"
+#include "word_match.hpp"
 
 namespace warpmatch::cli {
 namespace {
@@ -119,6 +120,9 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
       search_window(w, where, scanner, progress, input.stored_offset());
       if (plan_.circular && !stop_input_ && !stop_all_ && junction.add(w)) search_junction(junction, where, scanner);
     }
+    // -w: the next window of the record starts at offset + owned (the same offset, and so
+    // the same byte before it, when this one owned nothing).
+    if (w.owned > 0) byte_before_window_ = w.data[w.owned - 1];
     totals_.bytes += plan_.owns == Ownership::starts ? w.owned : w.data.size() - w.repeated;
     if (w.input_paused) sink_.flush();  // seen while a slow pipe waits (Output)
     progress.advance_to(input.stored_offset());
@@ -131,9 +135,9 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
 void Searcher::search_window(const io::TextWindow& w, const Location& where, const WindowScanner& scanner,
                              Progress& progress, std::uint64_t stored_offset, const Keep& keep) {
   const auto t0 = std::chrono::steady_clock::now();
-  // -q, -l and -L stop at the first; a filter needs every hit.
-  const bool count_only =
-      plan_.count && plan_.max_per_input < 0 && !plan_.quiet && plan_.list_files == ListFiles::off && !keep;
+  // -q, -l and -L stop at the first; a filter (-w too) needs every hit.
+  const bool count_only = plan_.count && plan_.max_per_input < 0 && !plan_.quiet &&
+                          plan_.list_files == ListFiles::off && !keep && !plan_.word;
   if (const auto counted = count_only ? scanner.count(w, per_pattern_) : std::nullopt) {
     input_matches_ += *counted;
   } else {
@@ -143,8 +147,8 @@ void Searcher::search_window(const io::TextWindow& w, const Location& where, con
                       progress.done(), stored_offset);
     bool first = true;
     scanner.scan(w.data, [&](const Hit& local) {
-      const bool owned = plan_.owns == Ownership::starts ? local.start < w.owned : local.end > w.repeated;
-      if (!owned || (keep && !keep(local))) return true;
+      if (!owns(w, local) || (keep && !keep(local))) return true;
+      if (plan_.word && !word_bounded(w, local)) return true;
       if (first) {
         ticker.stop();  // the progress line must not mix with the output
         progress.erase();
@@ -159,6 +163,31 @@ void Searcher::search_window(const io::TextWindow& w, const Location& where, con
     }, ticks ? &scan_progress : nullptr);
   }
   totals_.scan_seconds += seconds_since(t0);
+}
+
+bool Searcher::owns(const io::TextWindow& w, const Hit& local) const {
+  // Exact search: a start < owned ends at most m - 1 bytes later, so with -w (overlap m) the
+  // byte after it is in the window, or the window ends with its record (or before corrupt data).
+  if (plan_.owns == Ownership::starts) return local.start < w.owned;
+  if (!plan_.word) return local.end > w.repeated;
+  // -w by end: an end is decided where the byte after it is seen: a window owns the ends in
+  // [repeated, size) (the record's previous window owned those up to its size, exclusive,
+  // which is this one's `repeated`; an alignment ending at `repeated` still has the overlap,
+  // now m + k + 1 bytes, before it), and its last byte's end only when nothing of the record
+  // follows in a next window (owned == size: the record's last window, or corrupt data next).
+  return local.end >= w.repeated && (local.end < w.data.size() || w.owned == w.data.size());
+}
+
+bool Searcher::word_bounded(const io::TextWindow& w, const Hit& local) const {
+  // The byte before the start: in the window, carried from the record's previous window, or
+  // none at the record's start.
+  if (w.offset + local.start > 0) {
+    const std::uint8_t before = local.start > 0 ? w.data[local.start - 1] : byte_before_window_;
+    if (is_word_byte(before)) return false;
+  }
+  // The byte at the end: in the window (owns() keeps the ends before a window's last byte
+  // unless nothing of the record follows), else the record's end.
+  return local.end >= w.data.size() || !is_word_byte(w.data[local.end]);
 }
 
 // --circular: the hits of the record followed by its head that start in the record and end

@@ -52,6 +52,12 @@ struct SearchPlan {
   /// With --circular the minimum is taken over the record read circularly (its windows must
   /// be whole records).
   bool best = false;
+  /// -w: only the hits not inside a longer word (cli/word_match.hpp), tested before -q, -m,
+  /// -c, -l and -L see them. The searcher widens the stream's overlap by one byte so that a
+  /// window holds the byte after each hit it owns (approx: a window owns the ends before its
+  /// last byte, the last window its end too), and carries the byte before each window from
+  /// the record's previous one. Not with `circular` or `best` (the commands refuse them).
+  bool word = false;
   bool quiet = false;               // -q: stop everything at the first hit
   bool count = false;               // -c: count hits, list none
   /// -l / -L: each input stops at its first hit (-q and -c are resolved before: -q wins, -c
@@ -121,7 +127,9 @@ class Searcher {
   /// searcher has set the totals and the seconds.
   using Summarize = std::function<void(SearchSummary&)>;
 
-  Searcher(SearchPlan plan, Sink& sink) : plan_(std::move(plan)), sink_(sink) {}
+  Searcher(SearchPlan plan, Sink& sink) : plan_(std::move(plan)), sink_(sink) {
+    if (plan_.word) ++plan_.stream.overlap;  // the byte after a hit (SearchPlan::word)
+  }
 
   /// Searches every input, then prints the summary (when `summarize` is given; --stats
   /// lines too with `stats`, and on stderr whether device memory made the GPU scan in
@@ -140,6 +148,10 @@ class Searcher {
   void search_junction(const CircularJunction& junction, const Location& where, const WindowScanner& scanner);
   void search_circular_best(const io::TextWindow& w, CircularJunction& junction, const Location& where,
                             const WindowScanner& scanner, Progress& progress, std::uint64_t stored_offset);
+  /// Whether window `w` owns `local` (a hit at window coordinates; Ownership, -w).
+  bool owns(const io::TextWindow& w, const Hit& local) const;
+  /// -w: whether `local` is bounded by non-word bytes (or its record's start and end).
+  bool word_bounded(const io::TextWindow& w, const Hit& local) const;
   bool deliver(const Hit& hit);
   /// `failed`: the input ended in an error (-L does not list it).
   void finish_input(const std::string& name, bool failed = false);
@@ -154,6 +166,9 @@ class Searcher {
   bool input_open_ = false;
   bool stop_input_ = false;  // -m reached (or -l / -L decided) for the current input
   bool stop_all_ = false;    // -q saw a hit
+  /// -w: the byte of the record just before the current window's data (when its offset > 0),
+  /// taken from the record's previous window.
+  std::uint8_t byte_before_window_ = 0;
 };
 
 /// Searcher::run with Scanner(matcher), behind a CpuFallbackScanner when `compile_cpu` is

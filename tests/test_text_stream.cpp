@@ -219,6 +219,33 @@ TEST_F(TempDir, MappedPlainFileWindowsPointIntoTheFile) {
   EXPECT_EQ(reassemble(s, o.overlap), (std::vector<Record>{{"", content}}));
 }
 
+// A mapped file that ends within `overlap` bytes after a window's new bytes: that window is
+// the last (it owns up to the end), no window of no new bytes follows, and every window that
+// is not the last has `overlap` bytes after its owned ones (reassemble checks it; before, the
+// window ending 0..4 bytes before the end had fewer and a last window repeating them followed).
+TEST_F(TempDir, MappedFileEndingWithinTheOverlapEndsInTheLastWindow) {
+  for (std::uint64_t extra = 0; extra <= 7; ++extra) {
+    const std::string content = std::string(8192 + extra, 'x');
+    const std::string path = write("end.txt", content);
+    io::StreamOptions o;
+    o.mapped_window_bytes = 4096;
+    o.overlap = 5;
+    TextStream s = TextStream::open(path, o);
+    ASSERT_TRUE(s.is_mapped());
+    EXPECT_EQ(reassemble(s, o.overlap), (std::vector<Record>{{"", content}})) << extra;
+    TextStream again = TextStream::open(path, o);
+    std::vector<std::uint64_t> offsets;
+    for (TextWindow w; again.next(w);) {
+      offsets.push_back(w.offset);
+      if (!w.last) EXPECT_EQ(w.data.size() - w.owned, o.overlap) << extra;
+      else EXPECT_GT(w.data.size(), w.repeated) << extra;  // new bytes, or the file's only window
+    }
+    // 8192 + 0..5 bytes: the second window reaches the end; 6 and 7: a third of 1..2 new bytes.
+    EXPECT_EQ(offsets, extra <= o.overlap ? (std::vector<std::uint64_t>{0, 4096})
+                                          : (std::vector<std::uint64_t>{0, 4096, 8192})) << extra;
+  }
+}
+
 TEST(TextStream, EmptyInputsAndEmptyRecords) {
   TextStream empty = TextStream::from_bytes("e", {});
   EXPECT_EQ(reassemble(empty, 3), (std::vector<Record>{{"", ""}}));

@@ -714,8 +714,13 @@ struct TextStream::Impl {
   bool next_mapped(TextWindow& w) {
     if (mapped_done) return false;
     const std::uint64_t n = mapped.size();
-    const std::uint64_t end = std::min(n, mapped_pos + std::max<std::uint64_t>(options.mapped_window_bytes, 1));
+    std::uint64_t end = std::min(n, mapped_pos + std::max<std::uint64_t>(options.mapped_window_bytes, 1));
     const std::uint64_t read_end = std::min(n, end + options.overlap);
+    // A window whose overlap reaches the end of the file is the last (it owns the bytes up to
+    // the end): no window of no new bytes follows, and a non-last window always has `overlap`
+    // bytes after its owned ones, as a read window has (a search that must see the byte after
+    // a hit, find/approx -w, relies on it).
+    if (read_end == n) end = n;
     w.record = {};
     w.record_index = 0;
     w.offset = mapped_pos;

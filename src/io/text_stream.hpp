@@ -57,7 +57,11 @@ struct TextWindow {
   std::uint64_t record_index = 0;
   std::uint64_t offset = 0;    // offset of data[0] within the record (64-bit)
   ByteSpan data;               // valid until the next call of next()
-  std::uint64_t owned = 0;     // starts [0, owned) belong to this window
+  /// Starts [0, owned) belong to this window. A window that is not its record's last has
+  /// min(overlap, data.size()) bytes after them, which open the next window of the record
+  /// (at offset + owned); only the bytes before corrupt data end a window with owned ==
+  /// data.size() and no last (next() then throws).
+  std::uint64_t owned = 0;
   /// Bytes at the front of data that the record's previous window held too (0 in a first
   /// window). A search that reports by end position (approx) owns the ends > repeated.
   std::uint64_t repeated = 0;
