@@ -181,6 +181,7 @@ class Bench {
   std::optional<FastaInfo> primers_fasta_;   // job 8 with --primers-genome-bytes, else unset
   std::optional<FastaInfo> set_genome_fasta_;  // job 10
   fs::path primers_path_, guides_path_, set_guides_path_;
+  fs::path kmers_path_;  // job 11
   std::vector<Compressed> compressed_;
   std::optional<PairsInfo> pairs_;
   std::vector<Job> jobs_;
@@ -234,7 +235,7 @@ void Bench::generate(const std::vector<std::string>& ids) {
     OutFile w(words_path_);
     for (const auto& word : vocab_.list_words) w.append(word + "\n");
   }
-  if (wants({"fasta", "gz", "bgzf", "zst"})) {
+  if (wants({"fasta", "gz", "bgzf", "zst", "kmers"})) {
     fmt::print("  generating a FASTA of {} ...", fmt_size(o_.fasta_bytes));
     std::fflush(stdout);
     fasta_ = write_fasta(dir_ / "genome.fa", o_.fasta_bytes, threads);
@@ -252,6 +253,12 @@ void Bench::generate(const std::vector<std::string>& ids) {
     compress("gz", "genome.fa.gz", write_gzip);
     compress("bgzf", "genome.bgzf.fa.gz", write_bgzf);
     compress("zst", "genome.fa.zst", write_zstd);
+    if (wants({"kmers"})) {
+      kmers_path_ = dir_ / "kmers.txt";
+      const std::uint64_t cut = write_kmers(kmers_path_, fa, kKmerSetSize, kKmerSetLength, 2028);
+      fmt::print("  k-mer set: {} {}-mers ({} cut from the FASTA, the rest random)\n", kKmerSetSize,
+                 kKmerSetLength, cut);
+    }
   }
   if (wants({"tiny"})) {
     tiny_path_ = dir_ / "tiny.txt";
@@ -396,6 +403,19 @@ void Bench::plan(const std::vector<std::string>& ids) {
       j.rows.push_back(peer_row("seqkit locate -P", {o_.seqkit_path, "locate", "-P", "-j", threads, "-p", kmer, file},
                                 Parse::seqkit_lines, "occurrences", env_.seqkit));
       j.targets = {gb(10)};
+    } else if (id == "kmers") {
+      // DNA k-mer sets take the 8-byte scan filter (core::PrefixIndex::key8) on both backends.
+      // No exact oracle: the warpmatch rows must agree with each other; ripgrep counts lines
+      // and misses the k-mers that a line break splits.
+      j.bytes = fasta_->bytes;
+      j.bytes_note = "FASTA file bytes (bases are 60/61 of them)";
+      j.title = fmt::format("{} {}-mers -f, {} FASTA", kKmerSetSize, kKmerSetLength, fmt_size(j.bytes));
+      const std::string file = fasta_->path.string();
+      for (const auto& b : kBackends)
+        j.rows.push_back(wm_row(b, "find", {"-c", "-f", kmers_path_.string(), file}, Parse::pattern_counts,
+                                "sum over patterns"));
+      j.rows.push_back(peer_row("ripgrep -F -c -f", rg_args({"-f", kmers_path_.string(), file}), Parse::count,
+                                "lines", env_.rg));
     } else if (id == "gz" || id == "bgzf" || id == "zst") {
       const std::string kind = id == "gz" ? "gzip" : id == "bgzf" ? "bgzf" : "zstd";
       const auto c = std::find_if(compressed_.begin(), compressed_.end(), [&](const Compressed& x) { return x.kind == kind; });
@@ -647,7 +667,7 @@ int Bench::run() {
   const std::vector<std::string> ids = parse_rows(o_.rows);
   auto wants = [&](std::string_view id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
   const bool want_text = wants("word") || wants("stdin") || wants("words");
-  const bool want_fasta = wants("fasta") || wants("gz") || wants("bgzf") || wants("zst");
+  const bool want_fasta = wants("fasta") || wants("gz") || wants("bgzf") || wants("zst") || wants("kmers");
   if (want_text && o_.text_bytes < kMinTextBytes)
     throw InvalidArgument(fmt::format("--bytes must be at least {}", kMinTextBytes));
   if (want_fasta && o_.fasta_bytes < kMinFastaBytes)

@@ -5,7 +5,8 @@
 // with -f, 4 an 8-mer in a FASTA, 5 that FASTA as gzip / BGZF / zstd, 6 a 100-byte file,
 // 7 `distance --pairs` on 100,172 pairs, 8 degenerate primers on both strands (vs seqkit
 // locate -d), 9 CRISPR off-targets of 1000 guides (issue 14), 10 10,000 guides within 3 edits
-// on both strands of a 3 Gbp genome (issue 15). Prints a table, writes JSON.
+// on both strands of a 3 Gbp genome (issue 15), 11 1000 DNA 12-mers with -f in job 4's FASTA
+// (vs rg -F -c -f). Prints a table, writes JSON.
 #pragma once
 
 #include <cstdint>

@@ -243,6 +243,30 @@ void put_le32(std::uint8_t* p, std::uint32_t v) {
 }
 }  // namespace
 
+std::uint64_t write_kmers(const fs::path& path, const Mapped& fasta, std::uint64_t count, int length,
+                          std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  OutFile out(path);
+  std::uint64_t cut = 0;
+  const auto k = static_cast<std::size_t>(length);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::string kmer;
+    if (i % 2 == 0 && fasta.size() > 2 * k) {
+      // A window of the file holding bases only (no line break, no header): it occurs.
+      for (int tries = 0; tries < 64 && kmer.empty(); ++tries) {
+        const std::size_t at = rng() % (fasta.size() - k);
+        const auto* p = fasta.data() + at;
+        if (std::all_of(p, p + k, [](std::uint8_t c) { return c == 'A' || c == 'C' || c == 'G' || c == 'T'; }))
+          kmer.assign(reinterpret_cast<const char*>(p), k);
+      }
+      cut += !kmer.empty();
+    }
+    while (kmer.size() < k) kmer += "ACGT"[rng() & 3];
+    out.append(kmer + "\n");
+  }
+  return cut;
+}
+
 /// One gzip member, like `gzip -6` writes but in parallel (as pigz): the input in kGzipChunk
 /// parts, each deflated by zlib on its own, primed with the 32 KiB before it as pigz does (so
 /// back-references cross the parts as in a serial gzip's output: a decoder cannot treat the

@@ -23,6 +23,8 @@ inline constexpr std::uint64_t kSeed = 0x6532652d'77617270ull;  // "e2e-warp"
 inline constexpr std::string_view kWord = "Sherlock";           // jobs 1, 2, 6: planted, else absent
 inline constexpr std::uint64_t kPlants = 50;                     // at most one per line
 inline constexpr std::string_view kKmer = "ACGTTGCA";            // jobs 4, 5
+inline constexpr std::uint64_t kKmerSetSize = 1000;  // job 11: DNA k-mers with -f
+inline constexpr int kKmerSetLength = 12;
 inline constexpr std::size_t kListWords = 1000;                  // job 3
 inline constexpr std::size_t kMinListWordLength = 4;
 inline constexpr std::size_t kLineWidth = 80;
@@ -150,6 +152,11 @@ struct FastaInfo {
 /// Random ACGT records of equal length, kFastaColumns bases per line, ~`bytes` in all; one
 /// record per task. The k-mer is counted as the bases are drawn.
 FastaInfo write_fasta(const fs::path& path, std::uint64_t bytes, int threads);
+
+/// `count` DNA k-mers of `length` bases for `find -f`, one per line: the even ones cut from the
+/// FASTA's sequence lines (so they occur), the odd ones random ACGT. Returns how many were cut.
+std::uint64_t write_kmers(const fs::path& path, const Mapped& fasta, std::uint64_t count, int length,
+                          std::uint64_t seed);
 
 struct Compressed {
   std::string kind;  // gzip, bgzf, zstd

@@ -243,7 +243,8 @@ Runner add_e2e(CLI::App& app) {
   b->add_option("--zstd", opt->zstd_path, "zstd executable for the .zst peer ('none' skips it)");
   b->add_option("--commit", opt->commit, "Commit recorded in the JSON (default: git rev-parse HEAD)");
   b->add_option("--rows", opt->rows,
-                "Jobs to run: numbers 1-10 or word, stdin, words, fasta, gz, bgzf, zst, tiny, pairs, primers, offtarget, guides "
+                "Jobs to run: numbers 1-11 or word, stdin, words, fasta, gz, bgzf, zst, tiny, pairs, primers, offtarget, guides, "
+                "kmers "
                 "(comma-separated; default all)");
   b->add_option("--run-timeout", opt->run_timeout_s, "Seconds after which one run is killed (row failed)")
       ->check(CLI::PositiveNumber);
@@ -254,7 +255,8 @@ Runner add_e2e(CLI::App& app) {
       "BGZF and .zst (vs zcat | rg); 6 a 100-byte file; 7 distance --pairs (vs StringZilla if importable);\n"
       "8 eight IUPAC primers on both strands (vs seqkit locate -d; --primers-genome-bytes sizes its FASTA\n"
       "apart from job 9's); 9 offtarget of --guides guides;\n"
-      "10 --set-guides guides within 3 edits on both strands of a --set-genome-bytes genome (approx -f).\n"
+      "10 --set-guides guides within 3 edits on both strands of a --set-genome-bytes genome (approx -f);\n"
+      "11 1000 DNA 12-mers with -f in job 4's FASTA (vs rg -F -c -f; the backends must agree).\n"
       "Examples:\n"
       "  warpmatch-bench e2e --json e2e.json\n"
       "  warpmatch-bench e2e --bytes 256M --fasta-bytes 64M --repeats 1 --rows 1,4,6\n"
