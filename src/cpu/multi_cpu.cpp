@@ -1,12 +1,13 @@
 // CPU backend of multi-pattern exact search.
 //
 // fast: where the CPU has AVX2, the prefix index's 4-byte bitmap (with the short gate when
-// the set has patterns shorter than 4) tests 32 starts at a time (shuffle, multiply,
-// gather); every start that passes (every start without AVX2) is resolved exactly by
-// walking the pattern trie (multi_cpu_trie.hpp), at a cost of about the length of the
-// pattern prefix found there. Counting walks a block of starts level by level without
-// text-dependent branches; delivering matches in order walks start by start. Chunks of the
-// text run on core::parallel_for; matches are delivered in order chunk by chunk.
+// the set has patterns shorter than 4; its 8-byte scan bitmap instead for DNA-like sets,
+// core::PrefixIndex::key8) tests 32 starts at a time (shuffle, multiply, gather); every
+// start that passes (every start without AVX2) is resolved exactly by walking the pattern
+// trie (multi_cpu_trie.hpp), at a cost of about the length of the pattern prefix found
+// there. Counting walks a block of starts level by level without text-dependent branches;
+// delivering matches in order walks start by start. Chunks of the text run on
+// core::parallel_for; matches are delivered in order chunk by chunk.
 // mbndm: seed paper 002's baseline (Navarro & Raffinot's multiple BNDM): per pattern subset,
 // a window of w bytes read backwards with D = D & B[c], D = (D << 1) & keep, `last`
 // remembering the longest pattern prefix seen; a prefix read at the window start is a

@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(kFastThreads)
   add_warp_count(out, counted);
 }
 
-// ---- fast, scan: register scan of 4-byte prefixes, candidates verified afterwards --------
+// ---- fast, scan: register scan of 4-byte (or 8-byte) prefixes, candidates verified afterwards
 //
 // Sets with patterns shorter than 4 (kShort) add one direct probe per start: the short gate,
 // 2^16 bits indexed by the start's first two bytes (core::PrefixIndex); its survivors are

@@ -17,8 +17,8 @@ enum class MultiAlgorithm {
 
 /// The fast algorithm's kernels. The scan kernels (32 starts per thread from registers, one
 /// 4-byte bitmap test each — plus a direct 2-byte gate when the set has patterns shorter
-/// than 4 — survivors verified after the scan) and the tile kernel (shared-memory tiles,
-/// every bitmap survivor verified inline) take any set.
+/// than 4; scan_key8 an 8-byte one instead — survivors verified after the scan) and the tile
+/// kernel (shared-memory tiles, every bitmap survivor verified inline) take any set.
 enum class FastKernel {
   automatic,        // scan_key8 where the set has the 8-byte scan bitmap, scan_pair for
                     // sparse sets of length >= 4, else scan_warp_queue
