@@ -165,12 +165,14 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
         s.json_compile = {{"patterns", std::to_string(matcher.pattern_count())},
                           {"compile_seconds", fmt::format("{:.6f}", c.seconds)},
                           {"compile_memory_bytes", std::to_string(c.memory_bytes)},
-                          {"device_memory_bytes", std::to_string(c.device_memory_bytes)}};
+                          {"device_memory_bytes", std::to_string(c.device_memory_bytes)},
+                          {"filter_key_bytes", std::to_string(c.filter_key_bytes)}};
         s.stats_more.push_back(fmt::format(
             "{} patterns ({} bytes, lengths {}..{}), compiled in {:.6f} s, {} bytes of tables in host memory, "
-            "{} on the device",
+            "{} on the device{}",
             c.patterns, c.pattern_bytes, c.min_length, c.max_length, c.seconds, c.memory_bytes,
-            c.device_memory_bytes));
+            c.device_memory_bytes,
+            c.filter_key_bytes ? fmt::format("; filter keyed on {} bytes per start", c.filter_key_bytes) : ""));
       }
     };
   }

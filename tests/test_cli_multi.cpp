@@ -122,6 +122,18 @@ TEST_F(CliMulti, StatsReportCompileTimeAndMemory) {
   EXPECT_NE(r.err.find("2 patterns"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("compiled in"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("bytes of tables"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("filter keyed on 4 bytes per start"), std::string::npos) << r.err;
+  // DNA k-mers whose 4-byte prefixes cover the alphabet: the 8-byte filter, also in --json's summary.
+  std::string kmers = "GATTACAG\n";
+  for (int i = 0; i < 64; ++i)  // 64 of the 256 ACGT 4-mers, each followed by ACGT
+    kmers += std::string{"ACGT"[i & 3], "ACGT"[(i >> 2) & 3], "ACGT"[(i >> 4) & 3], 'A'} + "ACGT\n";
+  const auto dna = run({"find", "--backend", "cpu", "--stats", "--json", "-f", file("k.txt", kmers),
+                        file("g.txt", "xxGATTACAGxx")});
+  EXPECT_EQ(dna.status, 0) << dna.err;
+  EXPECT_NE(dna.err.find("filter keyed on 8 bytes per start"), std::string::npos) << dna.err;
+  EXPECT_NE(dna.out.find("\"filter_key_bytes\":8"), std::string::npos) << dna.out;
+  const auto mbndm = run({"find", "--backend", "cpu", "--stats", "--algo", "mbndm", "-f", pats, file("t2.txt", "abc")});
+  EXPECT_EQ(mbndm.err.find("filter keyed"), std::string::npos) << mbndm.err;
 }
 
 TEST_F(CliMulti, BadPatternFilesExitTwoNamingTheFile) {

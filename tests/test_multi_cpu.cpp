@@ -229,6 +229,13 @@ TEST(MultiCpu, EightByteScanBitmapOnlyWhereFourBytePrefixesSaturate) {
   const core::PrefixIndex dna = index_of(kmers);
   ASSERT_TRUE(dna.key8_scan());
   EXPECT_EQ(dna.key8_bits, 18);
+  // What compile_stats() says of it: the filter's key per start (0 without the fast filter).
+  EXPECT_EQ(MultiMatcher::compile(kmers, {{.backend = Backend::cpu}}).compile_stats().filter_key_bytes, 8);
+  EXPECT_EQ(MultiMatcher::compile(protein, {{.backend = Backend::cpu}}).compile_stats().filter_key_bytes, 4);
+  MultiOptions mbndm;
+  mbndm.backend = Backend::cpu;
+  mbndm.algorithm = "mbndm";
+  EXPECT_EQ(MultiMatcher::compile(kmers, mbndm).compile_stats().filter_key_bytes, 0);
   std::vector<std::string> lower = kmers;
   for (auto& k : lower) for (auto& c : k) c = static_cast<char>(c + 32);
   EXPECT_TRUE(index_of(lower, true).key8_scan());

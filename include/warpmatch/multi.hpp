@@ -54,6 +54,10 @@ struct MultiCompileStats {
   double seconds = 0;               // wall time of compile()
   std::uint64_t memory_bytes = 0;   // host memory of the compiled tables
   std::uint64_t device_memory_bytes = 0;  // GPU memory of the uploaded tables (cuda backend)
+  /// fast: the bytes of each text start that its scanning filter keys on: 4, or 8 for sets
+  /// over a small alphabet whose 4-byte prefixes cover most of it (DNA k-mers of >= 8 bases);
+  /// 0 for mbndm and naive.
+  int filter_key_bytes = 0;
 };
 
 class MultiMatcher {

@@ -254,6 +254,7 @@ MultiMatcher MultiMatcher::Impl::compile(const std::vector<std::string>& pattern
   st.min_length = impl->set.min_length;
   st.max_length = impl->set.max_length;
   st.memory_bytes = memory;
+  st.filter_key_bytes = needs_index ? (impl->index.key8_scan() ? 8 : 4) : 0;
   st.seconds = seconds_since(t0);
   return MultiMatcher(std::move(impl));
 }
