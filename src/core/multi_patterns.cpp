@@ -49,6 +49,39 @@ std::uint64_t head_word(ByteSpan p) {
 
 int log2_ceil(std::uint64_t x) { return x <= 1 ? 0 : 64 - std::countl_zero(x - 1); }
 
+/// Hashed bitmaps get ~32 bits per key (few false positives), within cache-friendly bounds.
+int bits_for(std::uint64_t keys) { return std::clamp(log2_ceil(keys * 32), 12, 23); }
+
+/// A bitmap tested at every text position (the 4-byte one, the 8-byte scan one; the GPU keeps
+/// it in shared memory up to 2^18 bits): small sets get up to 256 bits per key, so that few
+/// positions pass it.
+int scan_bits_for(std::uint64_t keys) { return std::max(bits_for(keys), std::min(18, log2_ceil(keys * 256))); }
+
+/// The 8-byte scan bitmap of a set whose patterns all have >= 8 bytes (their first 8 bytes
+/// are index.head8), where its 4-byte prefixes cover enough of their alphabet (PrefixIndex).
+void build_key8_scan(PrefixIndex& index) {
+  const std::vector<std::uint64_t>& heads = index.head8;
+  bool alphabet[256] = {};
+  std::vector<std::uint32_t> prefixes4;
+  prefixes4.reserve(heads.size());
+  for (const std::uint64_t h : heads) {
+    prefixes4.push_back(static_cast<std::uint32_t>(h));
+    for (int b = 0; b < 4; ++b) alphabet[(h >> (8 * b)) & 0xff] = true;
+  }
+  std::sort(prefixes4.begin(), prefixes4.end());
+  const auto distinct4 =
+      static_cast<std::uint64_t>(std::unique(prefixes4.begin(), prefixes4.end()) - prefixes4.begin());
+  const auto letters = static_cast<std::uint64_t>(std::count(std::begin(alphabet), std::end(alphabet), true));
+  if (letters > 16 || distinct4 * 8 < letters * letters * letters * letters) return;
+  index.key8_bits = scan_bits_for(heads.size());
+  index.key8.assign((1ull << index.key8_bits) / 64, 0);
+  for (const std::uint64_t h : heads) {
+    const std::uint32_t b =
+        prefix_hash8(static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(h >> 32), index.key8_bits);
+    index.key8[b >> 6] |= 1ull << (b & 63);
+  }
+}
+
 }  // namespace
 
 std::uint64_t PrefixIndex::memory_bytes() const {
@@ -67,15 +100,10 @@ PrefixIndex build_prefix_index(const PatternSet& set) {
     index.head8[i] = head_word(set.pattern(i));
     ++per_class[prefix_class(prefix_key_length(set.length(i)))];
   }
-  // Hashed bitmaps get ~32 bits per key (few false positives), within cache-friendly bounds.
-  auto bits_for = [](std::uint64_t keys) { return std::clamp(log2_ceil(keys * 32), 12, 23); };
   index.bit1.assign(4, 0);
   index.bit2.assign(1024, 0);
   index.bits3 = bits_for(per_class[2]);
-  // The 4-byte bitmap is tested at every text position (the GPU keeps it in shared memory up
-  // to 2^18 bits): small sets get up to 256 bits per key, so that few positions pass it.
-  const std::uint64_t keys4 = per_class[3] + per_class[4];
-  index.bits4 = std::max(bits_for(keys4), std::min(18, log2_ceil(keys4 * 256)));
+  index.bits4 = scan_bits_for(per_class[3] + per_class[4]);
   index.bits8 = bits_for(per_class[4]);
   index.bit3.assign((1ull << index.bits3) / 64, 0);
   index.bit4.assign((1ull << index.bits4) / 64, 0);
@@ -112,29 +140,7 @@ PrefixIndex build_prefix_index(const PatternSet& set) {
         set_bit(index.bit8, prefix_hash(key) >> (64 - index.bits8));
     }
   }
-  // The 8-byte scan bitmap, where the 4-byte one would pass most starts (see PrefixIndex).
-  if (index.class_mask == 1u << prefix_class(8)) {
-    bool alphabet[256] = {};
-    std::vector<std::uint32_t> prefixes4;
-    prefixes4.reserve(n);
-    for (const Keyed& k : keyed) {
-      prefixes4.push_back(static_cast<std::uint32_t>(k.key));
-      for (int b = 0; b < 4; ++b) alphabet[(k.key >> (8 * b)) & 0xff] = true;
-    }
-    std::sort(prefixes4.begin(), prefixes4.end());
-    const auto distinct4 = static_cast<std::uint64_t>(
-        std::unique(prefixes4.begin(), prefixes4.end()) - prefixes4.begin());
-    const auto letters = static_cast<std::uint64_t>(std::count(std::begin(alphabet), std::end(alphabet), true));
-    if (letters <= 16 && distinct4 * 8 >= letters * letters * letters * letters) {
-      index.key8_bits = std::max(bits_for(n), std::min(18, log2_ceil(n * 256)));
-      index.key8.assign((1ull << index.key8_bits) / 64, 0);
-      for (const Keyed& k : keyed) {
-        const std::uint32_t b = prefix_hash8(static_cast<std::uint32_t>(k.key),
-                                             static_cast<std::uint32_t>(k.key >> 32), index.key8_bits);
-        index.key8[b >> 6] |= 1ull << (b & 63);
-      }
-    }
-  }
+  if (index.class_mask == 1u << prefix_class(8)) build_key8_scan(index);
   std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
     if (a.cls != b.cls) return a.cls < b.cls;
     if (a.key != b.key) return a.key < b.key;

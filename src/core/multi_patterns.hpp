@@ -117,9 +117,9 @@ struct PrefixIndex {
   std::vector<std::uint32_t> short_gate;
   // The 8-byte scan bitmap (empty unless key8_scan()): 2^key8_bits bits, bit
   // prefix_hash8(first 8 bytes) of every pattern. Built when every pattern has >= 8 bytes
-  // and the distinct 4-byte prefixes are at least 1/8 of alphabet^4 (the alphabet: the
-  // bytes of those prefixes, at most 16 of them), i.e. text over the patterns' alphabet would pass bit4 at more
-  // than one start in 8 (1000 DNA 12-mers: nearly all 256 ACGT 4-mers, every start).
+  // and the distinct 4-byte prefixes are at least 1/8 of alphabet^4 (the alphabet: the bytes
+  // of those prefixes, at most 16 of them), i.e. text over the patterns' alphabet would pass
+  // bit4 at more than one start in 8 (1000 DNA 12-mers: nearly all 256 ACGT 4-mers).
   std::vector<std::uint64_t> key8;
   int key8_bits = 0;
   bool key8_scan() const { return !key8.empty(); }
