@@ -218,7 +218,7 @@ MultiMatcher MultiMatcher::Impl::compile(const std::vector<std::string>& pattern
   const bool needs_index = impl->backend == Backend::cuda ? cuda_algorithm == cuda::MultiAlgorithm::fast
                                                           : impl->cpu_algorithm == cpu::MultiAlgorithm::fast;
   if (needs_index) {
-    impl->index = core::build_prefix_index(impl->set);
+    impl->index = core::build_prefix_index(impl->set, /*long_key=*/impl->backend == Backend::cpu);
     memory += impl->index.memory_bytes();
   }
   if (impl->backend == Backend::cpu && impl->cpu_algorithm == cpu::MultiAlgorithm::fast) {
@@ -254,7 +254,10 @@ MultiMatcher MultiMatcher::Impl::compile(const std::vector<std::string>& pattern
   st.min_length = impl->set.min_length;
   st.max_length = impl->set.max_length;
   st.memory_bytes = memory;
-  st.filter_key_bytes = needs_index ? (impl->index.key8_scan() ? 8 : 4) : 0;
+  st.filter_key_bytes = !needs_index                  ? 0
+                        : impl->index.long_key_scan() ? impl->index.long_key_bytes
+                        : impl->index.key8_scan()     ? 8
+                                                      : 4;
   st.seconds = seconds_since(t0);
   return MultiMatcher(std::move(impl));
 }

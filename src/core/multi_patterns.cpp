@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <numeric>
 
 #include "warpmatch/multi.hpp"
@@ -82,16 +83,51 @@ void build_key8_scan(PrefixIndex& index) {
   }
 }
 
+/// The long-key scan bitmap (PrefixIndex::long_key) where it pays: every pattern has at least
+/// 5 bytes, the scan key in use (8 bytes with key8, else 4) would pass more than one start in
+/// 8 of random text over the patterns' alphabet (distinct keys / letters^q), and L bytes, L =
+/// min(shortest, 16) > q, give at least 64 times the set's size in distinct strings.
+void build_long_key_scan(PrefixIndex& index, const PatternSet& set) {
+  const std::size_t n = set.size();
+  const int length = static_cast<int>(std::min<std::uint64_t>(set.min_length, 16));
+  const int q = index.key8_scan() ? 8 : 4;
+  if (n == 0 || length < 5 || length <= q) return;
+  bool alphabet[256] = {};
+  std::vector<std::uint64_t> keys;
+  keys.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const ByteSpan p = set.pattern(i);
+    for (int b = 0; b < length; ++b) alphabet[p[b]] = true;
+    keys.push_back(index.head8[i] & low_bytes_mask(q));
+  }
+  std::sort(keys.begin(), keys.end());
+  const auto distinct = static_cast<double>(std::unique(keys.begin(), keys.end()) - keys.begin());
+  const auto letters = static_cast<double>(std::count(std::begin(alphabet), std::end(alphabet), true));
+  if (distinct * 8 < std::pow(letters, q) || std::pow(letters, length) < 64.0 * static_cast<double>(n)) return;
+  // ~64 bits per pattern (about 1.5 % of the bits set): the starts that pass each cost a trie
+  // walk of several cache misses, the test itself one gather from this bitmap (16 MiB at most).
+  index.long_key_bytes = length;
+  index.long_key_bits = std::clamp(log2_ceil(n * 64), 18, 27);
+  index.long_key.assign((1ull << index.long_key_bits) / 64, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t w[4] = {};
+    std::memcpy(w, set.pattern(i).data(), static_cast<std::size_t>(length));
+    const std::uint32_t b = prefix_hash_long(w[0], w[1], w[2], w[3], index.long_key_bits);
+    index.long_key[b >> 6] |= 1ull << (b & 63);
+  }
+}
+
 }  // namespace
 
 std::uint64_t PrefixIndex::memory_bytes() const {
-  std::uint64_t b = (bit1.size() + bit2.size() + bit3.size() + bit4.size() + bit8.size() + key8.size()) * 8 +
+  std::uint64_t b = (bit1.size() + bit2.size() + bit3.size() + bit4.size() + bit8.size() + key8.size() +
+                     long_key.size()) * 8 +
                     ids.size() * 4 + head8.size() * 8 + short_gate.size() * 4;
   for (const auto& t : table) b += t.size() * sizeof(PrefixTableEntry);
   return b;
 }
 
-PrefixIndex build_prefix_index(const PatternSet& set) {
+PrefixIndex build_prefix_index(const PatternSet& set, bool long_key) {
   PrefixIndex index;
   const std::size_t n = set.size();
   index.head8.resize(n);
@@ -141,6 +177,7 @@ PrefixIndex build_prefix_index(const PatternSet& set) {
     }
   }
   if (index.class_mask == 1u << prefix_class(8)) build_key8_scan(index);
+  if (long_key) build_long_key_scan(index, set);
   std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
     if (a.cls != b.cls) return a.cls < b.cls;
     if (a.key != b.key) return a.key < b.key;

@@ -87,6 +87,24 @@ constexpr std::uint32_t prefix_hash8(std::uint32_t lo, std::uint32_t hi, int bit
   return ((lo * kPrefixHash4Multiplier ^ hi) * kPrefixHash8Multiplier) >> (32 - bits);
 }
 
+/// Index into the long-key scan bitmap (2^bits bits) of a start's first L bytes (5 <= L <= 16)
+/// as four little-endian 32-bit words, the bytes past L zeroed: prefix_hash8's two multiplies
+/// over the first two, one more multiply per further word, an xor-shift between them so the
+/// later words do not meet only the earlier words' weakly mixed low bits.
+constexpr std::uint32_t prefix_hash_long(std::uint32_t w0, std::uint32_t w1, std::uint32_t w2,
+                                         std::uint32_t w3, int bits) {
+  std::uint32_t h = (w0 * kPrefixHash4Multiplier ^ w1) * kPrefixHash8Multiplier;
+  h = ((h ^ h >> 15) ^ w2) * kPrefixHash8Multiplier;
+  h = ((h ^ h >> 15) ^ w3) * kPrefixHash8Multiplier;
+  return h >> (32 - bits);
+}
+
+/// Which bytes of word k (0..3) of a start's first `length` bytes belong to the key.
+constexpr std::uint32_t long_key_word_mask(int length, int k) {
+  const int bytes = length - 4 * k;
+  return bytes >= 4 ? ~0u : (bytes <= 0 ? 0u : (1u << (8 * bytes)) - 1);
+}
+
 /// ASCII case folding of 8 bytes at once (SWAR): 'A'..'Z' -> 'a'..'z'.
 constexpr std::uint64_t fold_ascii_word(std::uint64_t x) {
   constexpr std::uint64_t high = 0x8080808080808080ull;
@@ -123,6 +141,16 @@ struct PrefixIndex {
   std::vector<std::uint64_t> key8;
   int key8_bits = 0;
   bool key8_scan() const { return !key8.empty(); }
+  // The long-key scan bitmap (CPU; empty unless long_key_scan()): 2^long_key_bits bits, bit
+  // prefix_hash_long(first long_key_bytes bytes) of every pattern, L = long_key_bytes =
+  // min(shortest pattern, 16). Built for large sets whose 4-byte (or 8-byte) scan key would
+  // pass more than one start in 8 of text over the patterns' alphabet, while L bytes would
+  // pass few: 100,000 DNA 20-mers hold every ACGT 8-mer, 10^6 random a-z words of 6-12
+  // letters most 4-letter strings. The trie walks behind the filter then start at a few
+  // starts in 100 instead of at every one.
+  std::vector<std::uint64_t> long_key;
+  int long_key_bits = 0, long_key_bytes = 0;
+  bool long_key_scan() const { return !long_key.empty(); }
   // Open-addressing hash table per class (power-of-two sizes, linear probing).
   std::vector<PrefixTableEntry> table[kPrefixClasses];
   std::vector<std::uint32_t> ids;      // pattern ids grouped by key, ascending within a key
@@ -130,7 +158,9 @@ struct PrefixIndex {
   std::uint64_t memory_bytes() const;
 };
 
-PrefixIndex build_prefix_index(const PatternSet& set);
+/// long_key: also the long-key scan bitmap where it pays (the CPU's filter tests it; the GPU
+/// kernels keep the 4- and 8-byte ones).
+PrefixIndex build_prefix_index(const PatternSet& set, bool long_key = false);
 
 /// Bit test in a bitmap of 64-bit words.
 inline bool test_bit(const std::uint64_t* bits, std::uint64_t i) {

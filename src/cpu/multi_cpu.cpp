@@ -2,7 +2,8 @@
 //
 // fast: where the CPU has AVX2, the prefix index's 4-byte bitmap (with the short gate when
 // the set has patterns shorter than 4; its 8-byte scan bitmap instead for DNA-like sets,
-// core::PrefixIndex::key8) tests 32 starts at a time (shuffle, multiply, gather); every
+// core::PrefixIndex::key8, and its long-key bitmap for large sets of long patterns,
+// core::PrefixIndex::long_key) tests 32 starts at a time (shuffle, multiply, gather); every
 // start that passes (every start without AVX2) is resolved exactly by walking the pattern
 // trie (multi_cpu_trie.hpp), at a cost of about the length of the pattern prefix found
 // there. Counting walks a block of starts level by level without text-dependent branches;
@@ -86,6 +87,64 @@ __attribute__((target("avx2"))) std::uint32_t bitmap_test_32(const std::uint8_t*
   }
   return mask;
 }
+
+/// 16 bytes from t, 'A'..'Z' folded to 'a'..'z' when ci (as bitmap_test_32 folds).
+__attribute__((target("avx2"))) inline __m256i load_16_twice(const std::uint8_t* t, bool ci) {
+  __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t));
+  if (ci) {
+    const __m128i shifted = _mm_add_epi8(bytes, _mm_set1_epi8(static_cast<char>(128 - 'A')));
+    const __m128i upper = _mm_cmplt_epi8(shifted, _mm_set1_epi8(static_cast<char>(-128 + 26)));
+    bytes = _mm_or_si128(bytes, _mm_and_si128(upper, _mm_set1_epi8(0x20)));
+  }
+  return _mm256_broadcastsi128_si256(bytes);
+}
+
+/// One of core::prefix_hash_long's later steps in 8 lanes: xor-shift, xor the word, multiply.
+__attribute__((target("avx2"))) inline __m256i long_key_mix(__m256i h, __m256i word) {
+  const __m256i m8 = _mm256_set1_epi32(static_cast<int>(core::kPrefixHash8Multiplier));
+  return _mm256_mullo_epi32(_mm256_xor_si256(_mm256_xor_si256(h, _mm256_srli_epi32(h, 15)), word), m8);
+}
+
+/// bitmap_test_32 against the long-key scan bitmap (core::PrefixIndex::long_key): each start's
+/// first `length` bytes (5..16) as four words, from the 16 bytes at the 8 starts' front (words
+/// 0 and 1) and, when length > 8, the 16 bytes 8 further on (words 2 and 3); reads t[0, 40),
+/// t[0, 48) when length > 8.
+__attribute__((target("avx2"))) std::uint32_t long_key_test_32(const std::uint8_t* t,
+                                                               const std::uint32_t* bitmap,
+                                                               int bits, int length, bool ci) {
+  const __m256i windows = _mm256_setr_epi8(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6,  //
+                                           4, 5, 6, 7, 5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10);
+  const __m256i high_windows = _mm256_setr_epi8(4, 5, 6, 7, 5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10,  //
+                                                8, 9, 10, 11, 9, 10, 11, 12, 10, 11, 12, 13, 11, 12, 13, 14);
+  const __m256i m4 = _mm256_set1_epi32(static_cast<int>(core::kPrefixHash4Multiplier));
+  const __m256i m8 = _mm256_set1_epi32(static_cast<int>(core::kPrefixHash8Multiplier));
+  __m256i word_mask[4];
+  for (int w = 0; w < 4; ++w) word_mask[w] = _mm256_set1_epi32(static_cast<int>(core::long_key_word_mask(length, w)));
+  const bool far = length > 8;
+  const __m128i word_shift = _mm_cvtsi32_si128(32 - bits + 5);
+  const __m128i bit_shift = _mm_cvtsi32_si128(32 - bits);
+  const __m256i low5 = _mm256_set1_epi32(31);
+  std::uint32_t mask = 0;
+  for (int k = 0; k < 4; ++k) {
+    const __m256i near = load_16_twice(t + 8 * k, ci);
+    const __m256i w0 = _mm256_and_si256(_mm256_shuffle_epi8(near, windows), word_mask[0]);
+    const __m256i w1 = _mm256_and_si256(_mm256_shuffle_epi8(near, high_windows), word_mask[1]);
+    __m256i w2 = _mm256_setzero_si256(), w3 = _mm256_setzero_si256();
+    if (far) {
+      const __m256i next = load_16_twice(t + 8 * k + 8, ci);
+      w2 = _mm256_and_si256(_mm256_shuffle_epi8(next, windows), word_mask[2]);
+      w3 = _mm256_and_si256(_mm256_shuffle_epi8(next, high_windows), word_mask[3]);
+    }
+    __m256i hash = _mm256_mullo_epi32(_mm256_xor_si256(_mm256_mullo_epi32(w0, m4), w1), m8);
+    hash = long_key_mix(long_key_mix(hash, w2), w3);
+    const __m256i words = _mm256_i32gather_epi32(reinterpret_cast<const int*>(bitmap),
+                                                 _mm256_srl_epi32(hash, word_shift), 4);
+    const __m256i bit = _mm256_and_si256(_mm256_srl_epi32(hash, bit_shift), low5);
+    const __m256i tested = _mm256_sllv_epi32(words, _mm256_sub_epi32(low5, bit));
+    mask |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(tested))) << (8 * k);
+  }
+  return mask;
+}
 #endif
 
 using core::PatternSet;
@@ -102,7 +161,8 @@ struct ChunkScratch {
   std::vector<std::uint32_t> ids;     // ordered delivery: the patterns found at one start
 };
 
-/// Starts after which a walk may read max_length + 8 bytes (the batch walk, the filter).
+/// Starts after which a walk may read max_length + 8 bytes (the batch walk, the filter; the
+/// long-key filter reads 17 bytes past a start only when every pattern has more than 8).
 std::uint64_t batch_limit(const PatternSet& set, std::uint64_t n) {
   return n > set.max_length + 8 ? n - set.max_length - 8 : 0;
 }
@@ -119,10 +179,13 @@ void for_each_start_block(const MultiTables& tables, const std::uint8_t* t, std:
 #ifdef WARPMATCH_MULTI_AVX2
   const bool filter = cpu_has_avx2();
   const PrefixIndex& index = *tables.index;
-  // The 8-byte scan bitmap where the set has one (no short patterns then, so no gate).
-  const bool key8 = index.key8_scan();
-  const auto* bitmap32 = reinterpret_cast<const std::uint32_t*>(key8 ? index.key8.data() : index.bit4.data());
-  const int bits = key8 ? index.key8_bits : index.bits4;
+  // The long-key scan bitmap where the set has one, else the 8-byte one where it has that (no
+  // short patterns with either, so no gate), else the 4-byte one.
+  const bool long_key = index.long_key_scan();
+  const bool key8 = !long_key && index.key8_scan();
+  const auto* bitmap32 = reinterpret_cast<const std::uint32_t*>(
+      long_key ? index.long_key.data() : key8 ? index.key8.data() : index.bit4.data());
+  const int bits = long_key ? index.long_key_bits : key8 ? index.key8_bits : index.bits4;
   const std::uint32_t* gate = index.short_gate.empty() ? nullptr : index.short_gate.data();
   const bool ci = tables.set->case_insensitive;
 #else
@@ -138,8 +201,9 @@ void for_each_start_block(const MultiTables& tables, const std::uint8_t* t, std:
       filtered = true;
       std::uint32_t k = 0;
       for (; k + 32 <= span; k += 32)
-        for (std::uint32_t hits = key8 ? bitmap_test_32<true>(from + k, bitmap32, bits, ci, nullptr)
-                                       : bitmap_test_32<false>(from + k, bitmap32, bits, ci, gate);
+        for (std::uint32_t hits = long_key ? long_key_test_32(from + k, bitmap32, bits, index.long_key_bytes, ci)
+                                  : key8   ? bitmap_test_32<true>(from + k, bitmap32, bits, ci, nullptr)
+                                           : bitmap_test_32<false>(from + k, bitmap32, bits, ci, gate);
              hits; hits &= hits - 1)
           starts[count++] = k + static_cast<std::uint32_t>(std::countr_zero(hits));
       for (; k < span; ++k) starts[count++] = k;
