@@ -11,6 +11,9 @@
 //   dna-1000  1 GiB (--bytes) of random ACGT, 1000 k-mers of lengths 12–24 (half cut from the
 //             text): the sets that take the 8-byte scan bitmap (core::PrefixIndex::key8), as
 //             every 4-byte prefix filter passes nearly every start of DNA.
+//   dna-100000  the same text, 100,000 k-mers of lengths 20–32: every ACGT 8-mer is a prefix,
+//             so the 8-byte bitmap passes every start too; the long-key scan bitmap
+//             (core::PrefixIndex::long_key, 16 bytes per start here) is what filters.
 // Methods: GPU fast resident (text on the device, kernel time), GPU fast host-fed (pinned host
 // text streamed, transfers included), each fast kernel resident where the set allows a
 // choice (no pattern shorter than 4: tile, scan + block / warp queue, scan + per-thread
@@ -274,7 +277,8 @@ class Runner {
                                       std::pair{MultiKernel::fast_scan_warp_queue, "scan+warp queue"},
                                       std::pair{MultiKernel::fast_scan_per_thread, "scan+per thread"},
                                       std::pair{MultiKernel::fast_scan_lane_filter, "scan+lane filter"},
-                                      std::pair{MultiKernel::fast_scan_key8, "scan+8-byte keys"}}) {
+                                      std::pair{MultiKernel::fast_scan_key8, "scan+8-byte keys"},
+                                      std::pair{MultiKernel::fast_scan_long_key, "scan+long keys"}}) {
             const kernel_timing::MultiTables variant(patterns, {kernel}, 0);
             const auto t = variant.resident(bytes, r);
             add(fmt::format("gpu fast/{} resident", name), t.median_ms, compile, t.count, variant.device_bytes());
@@ -404,6 +408,10 @@ int run_bench_multi(const BenchMultiOptions& o) {
     for (auto& k : kmers)
       for (auto& c : k) c = "ACGT"[c & 3];  // the random half, mapped as the text was
     run.run_workload("dna-1000", text, kmers, false, false);
+    auto many = random_literals(100000, 20, 32, text, 10, true);
+    for (auto& k : many)
+      for (auto& c : k) c = "ACGT"[c & 3];
+    run.run_workload("dna-100000", text, many, false, false);
   }
   // English words in English text.
   {
@@ -440,7 +448,7 @@ int run_bench_multi(const BenchMultiOptions& o) {
     ratio(w, "gpu fast resident", "hyperscan (");
     ratio(w, "cpu fast (1 thread)", "hyperscan (1 thread)");
   }
-  for (const char* w : {"large-1000", "large-100000", "english", "dna-1000"}) {
+  for (const char* w : {"large-1000", "large-100000", "english", "dna-1000", "dna-100000"}) {
     ratio(w, "gpu fast resident", "hyperscan (");
     ratio(w, "gpu fast host-fed", "hyperscan (");
     ratio(w, "cpu fast", "hyperscan (");
@@ -459,7 +467,7 @@ int run_bench_multi(const BenchMultiOptions& o) {
   target("1000 literals, 1 GiB, GPU resident vs Hyperscan all cores",
          ratio("large-1000", "gpu fast resident", "hyperscan ("), 100, "x");
   target("1000 literals, 1 GiB, host-fed", fed ? fed->gbps() : -1, 45, "GB/s");
-  for (const char* w : {"large-1000", "large-100000", "english", "dna-1000"})
+  for (const char* w : {"large-1000", "large-100000", "english", "dna-1000", "dna-100000"})
     target(std::string(w) + ": CPU fast vs Hyperscan, same threads", ratio(w, "cpu fast", "hyperscan ("),
            1, "x");
 

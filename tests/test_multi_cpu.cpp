@@ -3,10 +3,7 @@
 // sets, real words in real text. Plus the public API contract and the pattern-file parser.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <set>
-#include <string_view>
-#include <unordered_map>
 
 #include "core/multi_patterns.hpp"
 #include "test_multi_oracle.hpp"
@@ -280,58 +277,17 @@ TEST(MultiCpu, DnaKmersThroughTheEightByteScanMatchTheOracle) {
   expect_same(cpu_matches(from_genome, genome, "fast"), oracle_matches(from_genome, genome), "lambda k-mers");
 }
 
-// An oracle independent of both the filter and Hyperscan for large sets: every distinct
-// pattern length looked up at every start in a hash map of the (folded) patterns.
-namespace {
-
-std::vector<Match> hashed_matches(const std::vector<std::string>& patterns, const std::string& text,
-                                  bool ci = false) {
-  auto fold = [&](std::string s) {
-    if (ci) for (auto& c : s) c = multi_test::lower(c);
-    return s;
-  };
-  std::vector<std::string> keys;
-  for (const auto& p : patterns) keys.push_back(fold(p));
-  std::unordered_map<std::string_view, std::vector<std::uint32_t>> ids;
-  std::set<std::size_t> lengths;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    ids[keys[i]].push_back(static_cast<std::uint32_t>(i));
-    lengths.insert(keys[i].size());
-  }
-  const std::string folded = fold(text);
-  const std::string_view view = folded;
-  std::vector<Match> out;
-  for (std::size_t pos = 0; pos < folded.size(); ++pos)
-    for (const std::size_t len : lengths) {
-      if (pos + len > folded.size()) break;
-      const auto it = ids.find(view.substr(pos, len));
-      if (it == ids.end()) continue;
-      for (const std::uint32_t id : it->second) out.push_back(Match{.pattern = id, .start = pos, .end = pos + len});
-    }
-  std::sort(out.begin(), out.end(), multi_test::match_order);
-  return out;
-}
-
-std::vector<std::string> random_words(std::mt19937_64& rng, std::size_t count, int alphabet,
-                                      std::size_t min_len, std::size_t max_len) {
-  std::vector<std::string> ws;
-  for (std::size_t i = 0; i < count; ++i) ws.push_back(multi_test::random_text(rng, min_len + rng() % (max_len - min_len + 1), alphabet));
-  return ws;
-}
-
-}  // namespace
-
 // Large sets whose 4- or 8-byte scan key passes most starts of text over their alphabet get the
-// long-key bitmap on the CPU (L = the shortest pattern, at most 16); small or selective sets,
-// sets with short patterns, and the GPU's index (long_key = false) do not.
+// long-key bitmap (L = the shortest pattern, at most 16); small or selective sets, sets with
+// short patterns, and indexes built without it (long_key = false) do not.
 TEST(MultiCpu, LongKeyScanBitmapOnlyForLargeSetsWhoseShortKeysSaturate) {
   std::mt19937_64 rng(15);
   auto index_of = [](const std::vector<std::string>& ps, bool long_key = true) {
     return core::build_prefix_index(core::make_pattern_set(ps, false), long_key);
   };
-  const auto dna = random_words(rng, 20000, 4, 12, 30);      // every ACGT 8-mer's bit nearly
-  const auto words = random_words(rng, 100000, 26, 6, 12);   // most a-z 4-grams
-  const auto protein = random_words(rng, 30000, 20, 9, 20);  // 9 bytes: a partial third word
+  const auto dna = multi_test::random_words(rng, 20000, 4, 12, 30);      // every ACGT 8-mer's bit nearly
+  const auto words = multi_test::random_words(rng, 100000, 26, 6, 12);   // most a-z 4-grams
+  const auto protein = multi_test::random_words(rng, 30000, 20, 9, 20);  // 9 bytes: a partial third word
   const core::PrefixIndex d = index_of(dna), w = index_of(words), p = index_of(protein);
   ASSERT_TRUE(d.long_key_scan());
   EXPECT_EQ(d.long_key_bytes, 12);
@@ -344,10 +300,10 @@ TEST(MultiCpu, LongKeyScanBitmapOnlyForLargeSetsWhoseShortKeysSaturate) {
   EXPECT_FALSE(index_of(dna, false).long_key_scan());
   EXPECT_EQ(MultiMatcher::compile(dna, {{.backend = Backend::cpu}}).compile_stats().filter_key_bytes, 12);
   EXPECT_EQ(MultiMatcher::compile(words, {{.backend = Backend::cpu}}).compile_stats().filter_key_bytes, 6);
-  EXPECT_FALSE(index_of(random_words(rng, 1000, 4, 12, 12)).long_key_scan());   // the 8-byte key is selective
-  EXPECT_FALSE(index_of(random_words(rng, 1000, 26, 6, 12)).long_key_scan());   // the 4-byte key is selective
-  EXPECT_FALSE(index_of(random_words(rng, 20000, 4, 8, 30)).long_key_scan());   // L = 8 adds nothing to key8
-  EXPECT_FALSE(index_of(random_words(rng, 100000, 4, 9, 30)).long_key_scan());  // 4^9 < 64 x 10^5: too few
+  EXPECT_FALSE(index_of(multi_test::random_words(rng, 1000, 4, 12, 12)).long_key_scan());   // the 8-byte key is selective
+  EXPECT_FALSE(index_of(multi_test::random_words(rng, 1000, 26, 6, 12)).long_key_scan());   // the 4-byte key is selective
+  EXPECT_FALSE(index_of(multi_test::random_words(rng, 20000, 4, 8, 30)).long_key_scan());   // L = 8 adds nothing to key8
+  EXPECT_FALSE(index_of(multi_test::random_words(rng, 100000, 4, 9, 30)).long_key_scan());  // 4^9 < 64 x 10^5: too few
   auto with_short = words;
   with_short.push_back("abcd");
   EXPECT_FALSE(index_of(with_short).long_key_scan());
@@ -367,7 +323,7 @@ TEST(MultiCpu, LargeSetsThroughTheLongKeyScanMatchTheOracle) {
   for (const Case c : {Case{"dna 12..30", 4, 20000, 12, 30}, Case{"dna 16..40", 4, 20000, 16, 40},
                        Case{"words 6..12", 26, 100000, 6, 12}, Case{"protein 9..20", 20, 30000, 9, 20}}) {
     std::string text = multi_test::random_text(rng, (1u << 20) + 4099, c.alphabet);
-    auto patterns = random_words(rng, c.count, c.alphabet, c.min_len, c.max_len);
+    auto patterns = multi_test::random_words(rng, c.count, c.alphabet, c.min_len, c.max_len);
     for (int i = 0; i < 300; ++i) {  // planted copies, and patterns cut from the text
       const std::string& p = patterns[rng() % patterns.size()];
       text.replace(rng() % (text.size() - p.size()), p.size(), p);
@@ -377,7 +333,7 @@ TEST(MultiCpu, LargeSetsThroughTheLongKeyScanMatchTheOracle) {
     text.replace((1u << 20) - 3, patterns[1].size(), patterns[1]);
     text.replace(text.size() - patterns[2].size(), patterns[2].size(), patterns[2]);
     ASSERT_TRUE(core::build_prefix_index(core::make_pattern_set(patterns, false), true).long_key_scan()) << c.what;
-    const auto want = hashed_matches(patterns, text);
+    const auto want = multi_test::hashed_matches(patterns, text);
     ASSERT_GT(want.size(), 500u) << c.what;
     for (int threads : {1, 3})
       expect_same(cpu_matches(patterns, text, "fast", false, threads), want,
@@ -391,7 +347,7 @@ TEST(MultiCpu, LargeSetsThroughTheLongKeyScanMatchTheOracle) {
     std::string mixed = text.substr(0, 1 << 18);
     for (std::size_t i = 0; i < mixed.size(); i += 1 + i % 3)
       mixed[i] = static_cast<char>(c.alphabet == 4 ? mixed[i] + 32 : mixed[i] - 32);
-    expect_same(cpu_matches(patterns, mixed, "fast", true), hashed_matches(patterns, mixed, true),
+    expect_same(cpu_matches(patterns, mixed, "fast", true), multi_test::hashed_matches(patterns, mixed, true),
                 std::string(c.what) + " -i");
   }
 }

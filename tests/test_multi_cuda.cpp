@@ -77,7 +77,8 @@ const cuda::FastKernel kFastKernels[] = {cuda::FastKernel::automatic, cuda::Fast
                                          cuda::FastKernel::scan_per_thread,
                                          cuda::FastKernel::scan_lane_filter,
                                          cuda::FastKernel::scan_pair,
-                                         cuda::FastKernel::scan_key8};
+                                         cuda::FastKernel::scan_key8,
+                                         cuda::FastKernel::scan_long_key};
 
 }  // namespace
 
@@ -310,6 +311,7 @@ kernel_timing::MultiKernel timing_kernel(cuda::FastKernel kernel) {
     case cuda::FastKernel::scan_lane_filter: return K::fast_scan_lane_filter;
     case cuda::FastKernel::scan_pair: return K::fast_scan_pair;
     case cuda::FastKernel::scan_key8: return K::fast_scan_key8;
+    case cuda::FastKernel::scan_long_key: return K::fast_scan_long_key;
     case cuda::FastKernel::automatic: break;
   }
   return K::fast;
@@ -320,7 +322,7 @@ kernel_timing::MultiKernel timing_kernel(cuda::FastKernel kernel) {
 std::vector<Match> scan_with_kernel(const std::vector<std::string>& patterns, const std::string& text,
                                     bool ci, cuda::FastKernel kernel, std::uint64_t chunk) {
   const core::PatternSet set = core::make_pattern_set(patterns, ci);
-  const core::PrefixIndex index = core::build_prefix_index(set);
+  const core::PrefixIndex index = core::build_prefix_index(set, /*long_key=*/true);
   cuda::MultiLaunch launch;
   launch.chunk_bytes = chunk;
   launch.fast_kernel = kernel;
@@ -381,6 +383,48 @@ TEST(MultiCuda, AllFastKernelsAgreeOnSetsOfLength4Up) {
     EXPECT_EQ(scan(runs, flood, false, kernel, 0).size(), 3 * flood.size() - 3 - 8 - 38);
 }
 
+// Large sets whose 4- and 8-byte keys pass most starts (the long-key scan bitmap, chosen
+// automatically): 2*10^4 DNA k-mers of 12..30 and 10^5 a-z words of 6..12 against the
+// hash-map oracle, streamed across chunk borders, folded, and counted per pattern as the CPU does.
+TEST(MultiCuda, LongKeyScanAgreesOnLargeSets) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(116);
+  struct Case {
+    int alphabet;
+    std::size_t count, min_len, max_len;
+  };
+  for (const Case c : {Case{4, 20000, 12, 30}, Case{26, 100000, 6, 12}}) {
+    std::string text = multi_test::random_text(rng, (1 << 20) + 91, c.alphabet);
+    auto patterns = multi_test::random_words(rng, c.count, c.alphabet, c.min_len, c.max_len);
+    for (int i = 0; i < 200; ++i) {
+      const std::size_t len = c.min_len + rng() % (c.max_len - c.min_len + 1);
+      patterns[rng() % patterns.size()] = text.substr(rng() % (text.size() - len), len);
+    }
+    for (std::size_t at : {8185u, 100000u, 1000000u}) text.replace(at, patterns[at % 7].size(), patterns[at % 7]);
+    text.replace(text.size() - patterns[0].size(), patterns[0].size(), patterns[0]);
+    ASSERT_TRUE(core::build_prefix_index(core::make_pattern_set(patterns, false), true).long_key_scan());
+    const auto want = multi_test::hashed_matches(patterns, text);
+    const std::string what = "alphabet " + std::to_string(c.alphabet);
+    ASSERT_GT(want.size(), 150u) << what;
+    for (std::uint64_t chunk : {0ull, 100000ull + 3})
+      for (auto kernel : {cuda::FastKernel::automatic, cuda::FastKernel::scan_long_key})
+        expect_same(scan_with_kernel(patterns, text, false, kernel, chunk), want,
+                    what + " kernel " + std::to_string(static_cast<int>(kernel)) + " chunk " + std::to_string(chunk));
+    std::string mixed = text;
+    for (std::size_t i = 0; i < mixed.size(); i += 1 + i % 3)
+      mixed[i] = static_cast<char>(c.alphabet == 4 ? mixed[i] + 32 : mixed[i] - 32);
+    expect_same(scan_with_kernel(patterns, mixed, true, cuda::FastKernel::automatic, 0),
+                multi_test::hashed_matches(patterns, mixed, true), what + " folded");
+    MultiOptions o;
+    o.backend = Backend::cpu;
+    const auto cpu_counts = MultiMatcher::compile(patterns, o).count_per_pattern(as_bytes(text));
+    o.backend = Backend::cuda;
+    const MultiMatcher gpu = MultiMatcher::compile(patterns, o);
+    EXPECT_EQ(gpu.compile_stats().filter_key_bytes, static_cast<int>(c.min_len)) << what;
+    EXPECT_EQ(gpu.count_per_pattern(as_bytes(text)), cpu_counts) << what;
+  }
+}
+
 // DNA k-mers of length >= 8 (the 8-byte scan bitmap, chosen automatically): every fast kernel
 // finds what the oracle finds, streamed across chunk borders, folded (soft-masked text), with
 // the bitmap in shared and in global memory (10^4 patterns), and counted per pattern.
@@ -409,7 +453,7 @@ TEST(MultiCuda, AllFastKernelsAgreeOnDnaKmersOfTheEightByteScan) {
   const core::PrefixIndex large = core::build_prefix_index(core::make_pattern_set(many, false));
   ASSERT_TRUE(large.key8_scan());
   ASSERT_GT(large.key8_bits, 18);  // the global-memory bitmap
-  expect_same(scan_with_kernel(many, text, false, cuda::FastKernel::automatic, 0), oracle_matches(many, text),
+  expect_same(scan_with_kernel(many, text, false, cuda::FastKernel::scan_key8, 0), oracle_matches(many, text),
               "10^4 k-mers");
   // Counts per pattern on the device, as the CPU counts them.
   MultiOptions o;

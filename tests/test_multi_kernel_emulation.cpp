@@ -77,7 +77,7 @@ TEST(MultiKernelEmulation, TileKernelWithGlobalBitmapForLargeSets) {
 constexpr FastKernel kScanKernels[] = {FastKernel::scan_block_queue, FastKernel::scan_warp_queue,
                                        FastKernel::scan_per_thread, FastKernel::scan_lane_filter,
                                        FastKernel::scan_pair, FastKernel::scan_pair_wide,
-                                       FastKernel::scan_key8};
+                                       FastKernel::scan_key8, FastKernel::scan_long_key};
 
 std::vector<std::string> at_least_4(std::vector<std::string> ps) {
   std::erase_if(ps, [](const std::string& p) { return p.size() < 4; });
@@ -222,6 +222,53 @@ TEST(MultiKernelEmulation, Key8ScanMatchesCpuOnDnaSets) {
   ASSERT_GT(large.key8_bits, dev::kFastSharedBitmapBits);
   EXPECT_EQ(emulate_fast(many, head, head.size(), false, 2, FastKernel::scan_key8),
             expected(many, head, head.size(), false, "naive"));
+}
+
+// The long-key scan (core::PrefixIndex::long_key): small sets over two letters (their 8-byte
+// keys cover 1/8 of what two letters allow, 12 bytes are selective) and 2*10^4 DNA k-mers (the
+// bitmap in global memory), across thread and tile borders, owned ends, folded and flooded.
+TEST(MultiKernelEmulation, LongKeyScanMatchesCpuOnLargeAndBinarySets) {
+  std::mt19937_64 rng(211);
+  const std::string text = multi_test::random_text(rng, 20000, 2);
+  auto patterns = multi_test::random_words(rng, 50, 2, 12, 20);
+  for (std::size_t at : {0u, 25u, 31u, 8185u, 8190u, 16380u, 19980u}) patterns.push_back(text.substr(at, 12 + at % 5));
+  patterns.push_back(text.substr(text.size() - 12, 12));
+  patterns.push_back(text.substr(8160, 40));
+  const core::PrefixIndex index = core::build_prefix_index(core::make_pattern_set(patterns, false), true);
+  ASSERT_TRUE(index.long_key_scan());
+  ASSERT_EQ(index.long_key_bytes, 12);
+  for (std::uint64_t owned : {std::uint64_t{20000}, std::uint64_t{8192}, std::uint64_t{8195},
+                              std::uint64_t{1}, std::uint64_t{31}, std::uint64_t{33}, std::uint64_t{19993}})
+    for (unsigned grid : {1u, 3u})
+      EXPECT_EQ(emulate_fast(patterns, text, owned, false, grid, FastKernel::scan_long_key),
+                expected(patterns, text, owned, false, "naive"))
+          << "owned " << owned << " grid " << grid;
+  std::string folded = text;
+  for (std::size_t i = 0; i < folded.size(); i += 1 + i % 7) folded[i] = static_cast<char>(folded[i] + 32);
+  std::vector<std::string> mixed = patterns;
+  for (std::size_t i = 0; i < mixed.size(); i += 2) mixed[i][0] = static_cast<char>(mixed[i][0] + 32);
+  for (std::size_t len : {12u, 13u, 39u, 40u, 41u, 8200u, 20000u}) {
+    const std::string t = folded.substr(0, len);
+    EXPECT_EQ(emulate_fast(mixed, t, len, true, 2, FastKernel::scan_long_key), expected(mixed, t, len, true, "naive"))
+        << len;
+  }
+  const std::string flood(17000, 'A');
+  std::vector<std::string> runs = multi_test::random_words(rng, 60, 2, 14, 20);
+  runs.push_back(std::string(14, 'A'));
+  runs.push_back(std::string(33, 'A'));
+  ASSERT_TRUE(core::build_prefix_index(core::make_pattern_set(runs, false), true).long_key_scan());
+  EXPECT_EQ(emulate_fast(runs, flood, flood.size(), false, 2, FastKernel::scan_long_key),
+            expected(runs, flood, flood.size(), false, "naive"));
+  // 2*10^4 DNA k-mers: a bitmap of 2^21 bits, read from global memory.
+  const std::string dna = multi_test::random_text(rng, 9000, 4);
+  auto many = multi_test::random_words(rng, 20000, 4, 12, 30);
+  for (int i = 0; i < 60; ++i) many[rng() % many.size()] = dna.substr(rng() % 8900, 12 + rng() % 19);
+  const core::PrefixIndex large = core::build_prefix_index(core::make_pattern_set(many, false), true);
+  ASSERT_TRUE(large.long_key_scan());
+  ASSERT_GT(large.long_key_bits, dev::kFastSharedBitmapBits);
+  const auto want = multi_test::hashed_matches(many, dna);
+  ASSERT_GE(want.size(), 50u);
+  EXPECT_EQ(emulate_fast(many, dna, dna.size(), false, 2, FastKernel::scan_long_key), want);
 }
 
 // The pair filter (narrow and wide) never rejects a start where a pattern of length >= 4

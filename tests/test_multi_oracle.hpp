@@ -10,9 +10,12 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "warpmatch/multi.hpp"
@@ -117,6 +120,45 @@ inline std::vector<std::string> random_patterns(std::mt19937_64& rng, std::size_
     }
   }
   return ps;
+}
+
+/// `count` random strings of min_len..max_len letters (random_text's alphabets).
+inline std::vector<std::string> random_words(std::mt19937_64& rng, std::size_t count, int alphabet,
+                                             std::size_t min_len, std::size_t max_len) {
+  std::vector<std::string> ws;
+  for (std::size_t i = 0; i < count; ++i)
+    ws.push_back(random_text(rng, min_len + rng() % (max_len - min_len + 1), alphabet));
+  return ws;
+}
+
+/// An oracle independent of both the filters and Hyperscan, for large sets: every distinct
+/// pattern length looked up at every start in a hash map of the (folded) patterns.
+inline std::vector<warpmatch::Match> hashed_matches(const std::vector<std::string>& patterns,
+                                                    const std::string& text, bool ci = false) {
+  auto fold = [&](std::string s) {
+    if (ci) for (auto& c : s) c = lower(c);
+    return s;
+  };
+  std::vector<std::string> keys;
+  for (const auto& p : patterns) keys.push_back(fold(p));
+  std::unordered_map<std::string_view, std::vector<std::uint32_t>> ids;
+  std::set<std::size_t> lengths;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    ids[keys[i]].push_back(static_cast<std::uint32_t>(i));
+    lengths.insert(keys[i].size());
+  }
+  const std::string folded = fold(text);
+  const std::string_view view = folded;
+  std::vector<warpmatch::Match> out;
+  for (std::size_t pos = 0; pos < folded.size(); ++pos)
+    for (const std::size_t len : lengths) {
+      if (pos + len > folded.size()) break;
+      const auto it = ids.find(view.substr(pos, len));
+      if (it == ids.end()) continue;
+      for (const std::uint32_t id : it->second) out.push_back(warpmatch::Match{.pattern = id, .start = pos, .end = pos + len});
+    }
+  std::sort(out.begin(), out.end(), match_order);
+  return out;
 }
 
 inline std::string read_gzip(const std::string& path) {

@@ -56,7 +56,7 @@ struct MultiCompileStats {
   std::uint64_t device_memory_bytes = 0;  // GPU memory of the uploaded tables (cuda backend)
   /// fast: the bytes of each text start that its scanning filter keys on: 4, or 8 for sets
   /// over a small alphabet whose 4-byte prefixes cover most of it (DNA k-mers of >= 8 bases),
-  /// or on the CPU up to 16 (the shortest pattern's length) for large sets whose 4- or 8-byte
+  /// or up to 16 (the shortest pattern's length) for large sets whose 4- or 8-byte
   /// keys would pass most starts (10^5 DNA 20-mers, 10^6 words of >= 6 letters); 0 for mbndm
   /// and naive.
   int filter_key_bytes = 0;

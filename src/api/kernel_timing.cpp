@@ -50,7 +50,7 @@ MultiTables::MultiTables(std::vector<std::string> patterns, const MultiVariant& 
   const bool mbndm = variant.kernel == MultiKernel::mbndm;
   const core::PatternSet set = core::make_pattern_set(patterns, variant.case_insensitive);
   core::PrefixIndex index;
-  if (!mbndm) index = core::build_prefix_index(set);
+  if (!mbndm) index = core::build_prefix_index(set, /*long_key=*/true);
   cuda::MultiLaunch launch;
   switch (variant.kernel) {
     case MultiKernel::fast_tile: launch.fast_kernel = cuda::FastKernel::tile; break;
@@ -60,6 +60,7 @@ MultiTables::MultiTables(std::vector<std::string> patterns, const MultiVariant& 
     case MultiKernel::fast_scan_lane_filter: launch.fast_kernel = cuda::FastKernel::scan_lane_filter; break;
     case MultiKernel::fast_scan_pair: launch.fast_kernel = cuda::FastKernel::scan_pair; break;
     case MultiKernel::fast_scan_key8: launch.fast_kernel = cuda::FastKernel::scan_key8; break;
+    case MultiKernel::fast_scan_long_key: launch.fast_kernel = cuda::FastKernel::scan_long_key; break;
     case MultiKernel::fast:
     case MultiKernel::mbndm: break;
   }

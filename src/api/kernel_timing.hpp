@@ -60,6 +60,7 @@ enum class MultiKernel {
   fast_scan_lane_filter,
   fast_scan_pair,
   fast_scan_key8,         // the 8-byte scan bitmap where the set has one (DNA), else warp queue
+  fast_scan_long_key,     // the long-key scan bitmap where the set has one (10^5 DNA 20-mers), else as key8
   mbndm,                  // seed paper 002
 };
 struct MultiVariant {

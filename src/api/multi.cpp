@@ -218,7 +218,7 @@ MultiMatcher MultiMatcher::Impl::compile(const std::vector<std::string>& pattern
   const bool needs_index = impl->backend == Backend::cuda ? cuda_algorithm == cuda::MultiAlgorithm::fast
                                                           : impl->cpu_algorithm == cpu::MultiAlgorithm::fast;
   if (needs_index) {
-    impl->index = core::build_prefix_index(impl->set, /*long_key=*/impl->backend == Backend::cpu);
+    impl->index = core::build_prefix_index(impl->set, /*long_key=*/true);
     memory += impl->index.memory_bytes();
   }
   if (impl->backend == Backend::cpu && impl->cpu_algorithm == cpu::MultiAlgorithm::fast) {

@@ -7,7 +7,8 @@
 //    patterns (ascending), which are verified. False positives only, never false negatives.
 //    Sets over a small alphabet (DNA) whose 4-byte prefixes cover most of what the alphabet
 //    allows pass nearly every start of such text; when every pattern has >= 8 bytes they get
-//    an 8-byte scan bitmap too, which the scanning filters (AVX2, the GPU scan) test instead.
+//    an 8-byte scan bitmap too, which the scanning filters (AVX2, the GPU scan) test instead;
+//    large sets whose 4- or 8-byte keys pass most starts get a long-key one (up to 16 bytes).
 //  - MbndmPlan: seed paper 002's M-BNDM — patterns grouped into subsets packed in one
 //    64-bit word (each truncated to the subset's window length w), one B table per subset.
 // Everything is flat arrays so the CUDA side copies them as they are.
@@ -91,12 +92,16 @@ constexpr std::uint32_t prefix_hash8(std::uint32_t lo, std::uint32_t hi, int bit
 /// as four little-endian 32-bit words, the bytes past L zeroed: prefix_hash8's two multiplies
 /// over the first two, one more multiply per further word, an xor-shift between them so the
 /// later words do not meet only the earlier words' weakly mixed low bits.
-constexpr std::uint32_t prefix_hash_long(std::uint32_t w0, std::uint32_t w1, std::uint32_t w2,
-                                         std::uint32_t w3, int bits) {
+/// (prefix_hash_long_mix: the 32-bit hash before that shift, as the GPU scan takes it.)
+constexpr std::uint32_t prefix_hash_long_mix(std::uint32_t w0, std::uint32_t w1, std::uint32_t w2,
+                                             std::uint32_t w3) {
   std::uint32_t h = (w0 * kPrefixHash4Multiplier ^ w1) * kPrefixHash8Multiplier;
   h = ((h ^ h >> 15) ^ w2) * kPrefixHash8Multiplier;
-  h = ((h ^ h >> 15) ^ w3) * kPrefixHash8Multiplier;
-  return h >> (32 - bits);
+  return ((h ^ h >> 15) ^ w3) * kPrefixHash8Multiplier;
+}
+constexpr std::uint32_t prefix_hash_long(std::uint32_t w0, std::uint32_t w1, std::uint32_t w2,
+                                         std::uint32_t w3, int bits) {
+  return prefix_hash_long_mix(w0, w1, w2, w3) >> (32 - bits);
 }
 
 /// Which bytes of word k (0..3) of a start's first `length` bytes belong to the key.
@@ -141,7 +146,7 @@ struct PrefixIndex {
   std::vector<std::uint64_t> key8;
   int key8_bits = 0;
   bool key8_scan() const { return !key8.empty(); }
-  // The long-key scan bitmap (CPU; empty unless long_key_scan()): 2^long_key_bits bits, bit
+  // The long-key scan bitmap (empty unless long_key_scan()): 2^long_key_bits bits, bit
   // prefix_hash_long(first long_key_bytes bytes) of every pattern, L = long_key_bytes =
   // min(shortest pattern, 16). Built for large sets whose 4-byte (or 8-byte) scan key would
   // pass more than one start in 8 of text over the patterns' alphabet, while L bytes would
@@ -158,8 +163,8 @@ struct PrefixIndex {
   std::uint64_t memory_bytes() const;
 };
 
-/// long_key: also the long-key scan bitmap where it pays (the CPU's filter tests it; the GPU
-/// kernels keep the 4- and 8-byte ones).
+/// long_key: also the long-key scan bitmap where it pays (the backends' scans then test it
+/// instead of the 4- or 8-byte one; tests build indexes without it to compare).
 PrefixIndex build_prefix_index(const PatternSet& set, bool long_key = false);
 
 /// Bit test in a bitmap of 64-bit words.

@@ -79,14 +79,44 @@ MultiTrie build_multi_trie(const core::PatternSet& set) {
   if (set.case_insensitive)
     for (int c = 'A'; c <= 'Z'; ++c) trie.code[c] = trie.code[c + 32];
 
-  std::vector<std::uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const ByteSpan x = set.pattern(a), y = set.pattern(b);
+  // Sorted by (bytes, id): by each pattern's first 16 bytes as two big-endian keys first, held
+  // beside its id, and by the bytes themselves only among equal keys. Comparing the bytes of
+  // every pair reached them through the ids (10^6 DNA 20-mers: 60 % of a 1.2 s compile).
+  struct Keyed {
+    std::uint64_t high, low;
+    std::uint32_t id;
+  };
+  std::vector<Keyed> keyed(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const ByteSpan p = set.pattern(i);
+    std::uint64_t key[2] = {};
+    for (std::size_t b = 0; b < 16; ++b) key[b / 8] = key[b / 8] << 8 | (b < p.size() ? p[b] : 0);
+    keyed[i] = {key[0], key[1], static_cast<std::uint32_t>(i)};
+  }
+  std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
+    if (a.high != b.high) return a.high < b.high;
+    if (a.low != b.low) return a.low < b.low;
+    const ByteSpan x = set.pattern(a.id), y = set.pattern(b.id);
     const int c = std::memcmp(x.data(), y.data(), std::min(x.size(), y.size()));
     if (c != 0) return c < 0;
-    return x.size() != y.size() ? x.size() < y.size() : a < b;
+    return x.size() != y.size() ? x.size() < y.size() : a.id < b.id;
   });
+  std::vector<std::uint32_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = keyed[i].id;
+  keyed = {};
+  // The patterns' bytes in that order, so that the breadth-first walk over a node's range
+  // below reads consecutive bytes instead of following ids across the whole set.
+  std::vector<std::uint8_t> sorted_bytes;
+  std::vector<std::uint64_t> sorted_offsets(n + 1, 0);
+  sorted_bytes.reserve(set.bytes.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const ByteSpan p = set.pattern(order[i]);
+    sorted_bytes.insert(sorted_bytes.end(), p.begin(), p.end());
+    sorted_offsets[i + 1] = sorted_bytes.size();
+  }
+  auto sorted = [&](std::uint64_t j) {  // the j-th pattern in sorted order
+    return ByteSpan(sorted_bytes.data() + sorted_offsets[j], static_cast<std::size_t>(sorted_offsets[j + 1] - sorted_offsets[j]));
+  };
 
   SlotAllocator alloc;
   constexpr std::uint32_t kRootSlot = 1;
@@ -112,7 +142,7 @@ MultiTrie build_multi_trie(const core::PatternSet& set) {
   for (std::size_t q = 0; q < queue.size(); ++q) {
     const Node node = queue[q];
     std::uint64_t k = node.lo;
-    while (k < node.hi && set.length(order[k]) == node.depth) ++k;
+    while (k < node.hi && sorted(k).size() == node.depth) ++k;
     auto add_ids = [&](std::uint64_t from, std::uint64_t to, std::uint32_t& count, std::uint32_t& out) {
       count = static_cast<std::uint32_t>(to - from);
       out = static_cast<std::uint32_t>(trie.ids.size());
@@ -122,7 +152,7 @@ MultiTrie build_multi_trie(const core::PatternSet& set) {
     add_ids(node.lo, k, trie.count[node.slot], trie.out[node.slot]);
     if (k == node.hi) continue;  // a leaf: base 0 names no child of it
 
-    const ByteSpan first = set.pattern(order[k]), last = set.pattern(order[node.hi - 1]);
+    const ByteSpan first = sorted(k), last = sorted(node.hi - 1);
     if (node.depth >= 2 && first.size() == last.size() &&
         std::memcmp(first.data(), last.data(), first.size()) == 0) {
       MultiTrie::Tail tail;
@@ -139,7 +169,7 @@ MultiTrie build_multi_trie(const core::PatternSet& set) {
     child_codes.clear();
     child_starts.clear();
     for (std::uint64_t j = k; j < node.hi; ++j) {
-      const std::uint16_t c = trie.code[set.pattern(order[j])[node.depth]];
+      const std::uint16_t c = trie.code[sorted(j)[node.depth]];
       if (child_codes.empty() || child_codes.back() != c) {
         child_codes.push_back(c);
         child_starts.push_back(j);

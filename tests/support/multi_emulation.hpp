@@ -71,14 +71,15 @@ inline std::vector<Match> expected(const std::vector<std::string>& patterns, con
 
 enum class FastKernel {
   tile, scan_block_queue, scan_warp_queue, scan_per_thread, scan_lane_filter, scan_pair, scan_pair_wide,
-  scan_key8  // the 8-byte scan bitmap where the set has one, else scan_warp_queue (as the dispatcher)
+  scan_key8,     // the 8-byte scan bitmap where the set has one, else scan_warp_queue (as the dispatcher)
+  scan_long_key  // the long-key scan bitmap where the set has one, else as scan_key8 (as the dispatcher)
 };
 
 inline std::vector<Match> emulate_fast(const std::vector<std::string>& patterns, const std::string& text,
                                        std::uint64_t owned, bool ci, unsigned max_grid,
                                        FastKernel kernel = FastKernel::tile) {
   const core::PatternSet set = core::make_pattern_set(patterns, ci);
-  const core::PrefixIndex index = core::build_prefix_index(set);
+  const core::PrefixIndex index = core::build_prefix_index(set, /*long_key=*/true);
   dev::DevicePrefixIndex ix;
   ix.class_mask = index.class_mask;
   ix.bit1 = index.bit1.data();
@@ -91,6 +92,9 @@ inline std::vector<Match> emulate_fast(const std::vector<std::string>& patterns,
   ix.bits8 = index.bits8;
   ix.key8 = index.key8.empty() ? nullptr : index.key8.data();
   ix.key8_bits = index.key8_bits;
+  ix.long_key = index.long_key.empty() ? nullptr : index.long_key.data();
+  ix.long_key_bits = index.long_key_bits;
+  ix.long_key_bytes = index.long_key_bytes;
   for (int c = 0; c < core::kPrefixClasses; ++c) {
     ix.table[c] = index.table[c].empty() ? nullptr : index.table[c].data();
     ix.table_mask[c] = index.table[c].empty() ? 0 : index.table[c].size() - 1;
@@ -147,19 +151,25 @@ inline std::vector<Match> emulate_fast(const std::vector<std::string>& patterns,
       else if (ci) with_wide(std::true_type{}, std::false_type{});
       else if (short_classes) with_wide(std::false_type{}, std::true_type{});
       else with_wide(std::false_type{}, std::false_type{});
-    } else if (kernel == FastKernel::scan_key8 && index.key8_scan()) {
+    } else if ((kernel == FastKernel::scan_long_key && index.long_key_scan()) ||
+               ((kernel == FastKernel::scan_key8 || kernel == FastKernel::scan_long_key) && index.key8_scan())) {
+      const bool long_key = kernel == FastKernel::scan_long_key && index.long_key_scan();
       const std::uint64_t tiles = (owned + dev::kScanTileStarts - 1) / dev::kScanTileStarts;
       const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, max_grid));
       auto run = [&](auto shared_tag, auto fold_tag) {
         constexpr bool kShared = decltype(shared_tag)::value, kFold = decltype(fold_tag)::value;
         emu::launch(grid, dev::kScanThreads, [&] {
-          dev::multi_scan_kernel<kShared, kFold, dev::ScanVerify::warp_queue, false, false, true>(
-              ix, chunk.data(), owned, readable, out);
+          if (long_key)
+            dev::multi_scan_kernel<kShared, kFold, dev::ScanVerify::warp_queue, false, false, dev::ScanKey::long_key>(
+                ix, chunk.data(), owned, readable, out);
+          else
+            dev::multi_scan_kernel<kShared, kFold, dev::ScanVerify::warp_queue, false, false, dev::ScanKey::eight>(
+                ix, chunk.data(), owned, readable, out);
         });
       };
-      const bool shared_key8 = index.key8_bits <= dev::kFastSharedBitmapBits;
-      if (shared_key8 && ci) run(std::true_type{}, std::true_type{});
-      else if (shared_key8) run(std::true_type{}, std::false_type{});
+      const bool shared_key = (long_key ? index.long_key_bits : index.key8_bits) <= dev::kFastSharedBitmapBits;
+      if (shared_key && ci) run(std::true_type{}, std::true_type{});
+      else if (shared_key) run(std::true_type{}, std::false_type{});
       else if (ci) run(std::false_type{}, std::true_type{});
       else run(std::false_type{}, std::false_type{});
     } else {
@@ -191,7 +201,7 @@ inline std::vector<Match> emulate_fast(const std::vector<std::string>& patterns,
           if (kernel == FastKernel::scan_block_queue)
             dev::multi_scan_kernel<kShared, kFold, ScanVerify::block_queue>(ix, chunk.data(), owned, readable, out);
           else if (kernel == FastKernel::scan_warp_queue || kernel == FastKernel::scan_lane_filter ||
-                   kernel == FastKernel::scan_key8)
+                   kernel == FastKernel::scan_key8 || kernel == FastKernel::scan_long_key)
             dev::multi_scan_kernel<kShared, kFold, ScanVerify::warp_queue>(ix, chunk.data(), owned, readable, out);
           else
             dev::multi_scan_kernel<kShared, kFold, ScanVerify::per_thread>(ix, chunk.data(), owned, readable, out);

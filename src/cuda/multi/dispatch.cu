@@ -88,7 +88,8 @@ class MultiDeviceTables : detail::DeviceOwner {
         max_length(set.max_length),
         offsets(device),
         bytes(device),
-        bit1(device), bit2(device), bit3(device), bit4(device), bit8(device), key8(device), bit4_summary(device),
+        bit1(device), bit2(device), bit3(device), bit4(device), bit8(device), key8(device), long_key(device),
+        bit4_summary(device),
         short_gate(device),
         pair_words(device),
         pair_slots(device),
@@ -126,6 +127,12 @@ class MultiDeviceTables : detail::DeviceOwner {
         fast.key8 = key8.get();
         fast.key8_bits = index->key8_bits;
       }
+      if (index->long_key_scan()) {
+        long_key = upload(index->long_key, device, device_bytes);
+        fast.long_key = long_key.get();
+        fast.long_key_bits = index->long_key_bits;
+        fast.long_key_bytes = index->long_key_bytes;
+      }
       for (int c = 0; c < core::kPrefixClasses; ++c) {
         prefix_tables[c] = std::make_unique<DeviceBuffer<core::PrefixTableEntry>>(
             upload(index->table[c], device, device_bytes));
@@ -151,6 +158,7 @@ class MultiDeviceTables : detail::DeviceOwner {
                         ? FastKernel::scan_warp_queue
                         : asked;
       if (asked == FastKernel::automatic) fast_kernel = automatic_kernel(set);
+      if (fast_kernel == FastKernel::scan_long_key && !index->long_key_scan()) fast_kernel = FastKernel::scan_key8;
       if (fast_kernel == FastKernel::scan_key8 && !index->key8_scan()) fast_kernel = FastKernel::scan_warp_queue;
       if (fast_kernel == FastKernel::scan_pair) setup_pair_scan(set);
       if (fast_kernel == FastKernel::scan_lane_filter) {
@@ -258,6 +266,8 @@ class MultiDeviceTables : detail::DeviceOwner {
   /// 10^5 patterns) better.
   FastKernel automatic_kernel(const core::PatternSet& set) const {
     if (short_classes) return FastKernel::scan_warp_queue;
+    // A large set whose 4- and 8-byte keys are nearly all taken (10^5 DNA 20-mers).
+    if (fast.long_key) return FastKernel::scan_long_key;
     // A small alphabet whose 4-byte prefixes are nearly all taken: both 4-byte filters
     // would pass most starts (1000 DNA 12-mers: every one).
     if (fast.key8) return FastKernel::scan_key8;
@@ -357,7 +367,8 @@ class MultiDeviceTables : detail::DeviceOwner {
                    const detail::HitOutput& out, cudaStream_t stream) const {
     const std::uint64_t tiles = (owned + detail::kScanTileStarts - 1) / detail::kScanTileStarts;
     const bool key8_scan = fast_kernel == FastKernel::scan_key8;
-    const int bits = key8_scan ? fast.key8_bits : fast.bits4;
+    const bool long_key_scan = fast_kernel == FastKernel::scan_long_key;
+    const int bits = long_key_scan ? fast.long_key_bits : key8_scan ? fast.key8_bits : fast.bits4;
     const bool shared_bitmap = bits <= detail::kFastSharedBitmapBits;
     const std::size_t bitmap_bytes = shared_bitmap ? (std::size_t{1} << bits) / 8 : 0;
     const std::size_t gate_bytes = short_classes ? detail::kShortGateWords * sizeof(std::uint32_t) : 0;
@@ -374,7 +385,10 @@ class MultiDeviceTables : detail::DeviceOwner {
           detail::multi_scan_kernel<kShared, kFold, kVerify, false, true>
               <<<grid, detail::kScanThreads, shared, stream>>>(fast, text, owned, readable, out);
         else if (key8_scan)
-          detail::multi_scan_kernel<kShared, kFold, kVerify, false, false, true>
+          detail::multi_scan_kernel<kShared, kFold, kVerify, false, false, detail::ScanKey::eight>
+              <<<grid, detail::kScanThreads, shared, stream>>>(fast, text, owned, readable, out);
+        else if (long_key_scan)
+          detail::multi_scan_kernel<kShared, kFold, kVerify, false, false, detail::ScanKey::long_key>
               <<<grid, detail::kScanThreads, shared, stream>>>(fast, text, owned, readable, out);
         else
           detail::multi_scan_kernel<kShared, kFold, kVerify>
@@ -396,7 +410,7 @@ class MultiDeviceTables : detail::DeviceOwner {
       }
       if (fast_kernel == FastKernel::scan_block_queue)
         go(std::integral_constant<ScanVerify, ScanVerify::block_queue>{});
-      else if (fast_kernel == FastKernel::scan_warp_queue || key8_scan)
+      else if (fast_kernel == FastKernel::scan_warp_queue || key8_scan || long_key_scan)
         go(std::integral_constant<ScanVerify, ScanVerify::warp_queue>{});
       else
         go(std::integral_constant<ScanVerify, ScanVerify::per_thread>{});
@@ -420,7 +434,7 @@ class MultiDeviceTables : detail::DeviceOwner {
   std::vector<std::uint64_t> lengths;  // each pattern's, for the matches handed to the sink
   DeviceBuffer<std::uint64_t> offsets;
   DeviceBuffer<std::uint8_t> bytes;
-  DeviceBuffer<std::uint64_t> bit1, bit2, bit3, bit4, bit8, key8;
+  DeviceBuffer<std::uint64_t> bit1, bit2, bit3, bit4, bit8, key8, long_key;
   DeviceBuffer<std::uint32_t> bit4_summary;
   DeviceBuffer<std::uint32_t> short_gate;
   DeviceBuffer<std::uint32_t> pair_words;  // scan_pair: the pair filter and its verification

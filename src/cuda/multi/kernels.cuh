@@ -34,7 +34,8 @@ struct DevicePrefixIndex {
   const std::uint32_t* bit4_summary = nullptr;  // see bit4_word_summary (lane filter only)
   const std::uint32_t* short_gate = nullptr;    // see core::PrefixIndex (sets with q < 4)
   const std::uint64_t* key8 = nullptr;          // the 8-byte scan bitmap (core::PrefixIndex)
-  int bits3 = 0, bits4 = 0, bits8 = 0, key8_bits = 0;
+  const std::uint64_t* long_key = nullptr;      // the long-key scan bitmap (core::PrefixIndex)
+  int bits3 = 0, bits4 = 0, bits8 = 0, key8_bits = 0, long_key_bits = 0, long_key_bytes = 0;
   const core::PrefixTableEntry* table[core::kPrefixClasses] = {};
   std::uint64_t table_mask[core::kPrefixClasses] = {};
   const std::uint32_t* ids = nullptr;
@@ -249,8 +250,13 @@ constexpr int kScanThreads = 256;
 constexpr int kScanStartsPerThread = 32;  // one bit each in a 32-bit candidate mask
 constexpr int kScanTileStarts = kScanThreads * kScanStartsPerThread;  // 8192
 constexpr int kScanWindowWords = kScanStartsPerThread / 4 + 1;       // + 3 bytes of look-ahead
-/// Words per thread of the scan: 8-byte keys (the 8-byte scan bitmap) need 7 bytes of look-ahead.
-constexpr int scan_window_words(bool key8) { return key8 ? kScanWindowWords + 1 : kScanWindowWords; }
+/// The bytes of each start the scan's bitmap is keyed on: the 4-byte bitmap, the 8-byte scan
+/// bitmap (core::PrefixIndex::key8) or the long-key one (up to 16 bytes, PrefixIndex::long_key).
+enum class ScanKey { four, eight, long_key };
+/// Words per thread of the scan: 8-byte keys need 7 bytes of look-ahead, long keys 15.
+constexpr int scan_window_words(ScanKey key) {
+  return key == ScanKey::four ? kScanWindowWords : key == ScanKey::eight ? kScanWindowWords + 1 : kScanWindowWords + 3;
+}
 
 /// The lane filter's summary of the 4-byte bitmap: bit i set iff 32-bit word i of the bitmap
 /// is nonzero (at least one 32-bit word, unused high bits zero).
@@ -304,18 +310,21 @@ __device__ __forceinline__ std::uint64_t load_window8(const std::uint8_t* text, 
   return word;
 }
 
-/// The 36 (kWords = 9) or 40 (10) bytes from `first` (a multiple of 32; text 16-byte
-/// aligned) as little-endian words, zeros past `readable`.
+/// The 36 (kWords = 9), 40 (10) or 48 (12) bytes from `first` (a multiple of 32; text
+/// 16-byte aligned) as little-endian words, zeros past `readable`.
 template <int kWords>
 __device__ __forceinline__ void load_scan_words(const std::uint8_t* text, std::uint64_t first,
                                                 std::uint64_t readable, std::uint32_t (&w)[kWords]) {
-  static_assert(kWords == 9 || kWords == 10, "32 starts and 4 or 8 bytes of key");
+  static_assert(kWords == 9 || kWords == 10 || kWords == 12, "32 starts and 4, 8 or 16 bytes of key");
   if (first + 4 * kWords <= readable) {
     const uint4 a = __ldg(reinterpret_cast<const uint4*>(text + first));
     const uint4 b = __ldg(reinterpret_cast<const uint4*>(text + first + 16));
     w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w;
     w[4] = b.x, w[5] = b.y, w[6] = b.z, w[7] = b.w;
-    if constexpr (kWords == 10) {
+    if constexpr (kWords == 12) {
+      const uint4 c = __ldg(reinterpret_cast<const uint4*>(text + first + 32));
+      w[8] = c.x, w[9] = c.y, w[10] = c.z, w[11] = c.w;
+    } else if constexpr (kWords == 10) {
       const uint2 c = __ldg(reinterpret_cast<const uint2*>(text + first + 32));
       w[8] = c.x, w[9] = c.y;
     } else {
@@ -353,18 +362,27 @@ __device__ __forceinline__ std::uint32_t verify_start(const DevicePrefixIndex& i
 // against 0.92 ms for scan_warp_queue): bank conflicts are not what bounds the scan, and the
 // 32 copies leave room for 3 blocks per SM instead of 5. Kept as a variant for comparison.
 //
-// kKey8 (sets with the 8-byte scan bitmap, core::PrefixIndex::key8: DNA): each start's 8-byte
-// key from one more word and funnel shift, prefix_hash8 against that bitmap instead of bit4.
+// kKey eight (sets with the 8-byte scan bitmap, core::PrefixIndex::key8: DNA): each start's
+// 8-byte key from one more word and funnel shift, prefix_hash8 against that bitmap instead of
+// bit4. kKey long_key (large sets whose 4- and 8-byte keys pass most starts,
+// core::PrefixIndex::long_key): the start's first long_key_bytes (<= 16) bytes from four
+// funnel shifts over three more words, prefix_hash_long against that bitmap (in global
+// memory, read through the cache, beyond 2^18 bits).
 template <bool kSharedBitmap, bool kFold, ScanVerify kVerify, bool kLaneFilter = false, bool kShort = false,
-          bool kKey8 = false>
+          ScanKey kKey = ScanKey::four>
 __global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(kVerify, kLaneFilter))
     multi_scan_kernel(DevicePrefixIndex ix, const std::uint8_t* __restrict__ text,
                       std::uint64_t owned, std::uint64_t readable, HitOutput out) {
   static_assert(kSharedBitmap || !kLaneFilter, "the lane filter needs the shared bitmap");
   static_assert(!(kLaneFilter && kShort), "the lane filter takes sets of length >= 4");
-  static_assert(!(kKey8 && (kShort || kLaneFilter)), "8-byte keys: sets of length >= 8, no lane filter");
-  constexpr int kWords = scan_window_words(kKey8);
-  const int bits = kKey8 ? ix.key8_bits : ix.bits4;
+  static_assert(kKey == ScanKey::four || !(kShort || kLaneFilter), "8-byte and long keys: long sets, no lane filter");
+  constexpr bool kKey8 = kKey == ScanKey::eight, kLongKey = kKey == ScanKey::long_key;
+  constexpr int kWords = scan_window_words(kKey);
+  const int bits = kLongKey ? ix.long_key_bits : kKey8 ? ix.key8_bits : ix.bits4;
+  // Long keys: which bytes of each of a start's four words belong to its key.
+  std::uint32_t key_mask[4] = {~0u, ~0u, ~0u, ~0u};
+  if constexpr (kLongKey)
+    for (int k = 0; k < 4; ++k) key_mask[k] = core::long_key_word_mask(ix.long_key_bytes, k);
   extern __shared__ std::uint32_t shared_words[];
   constexpr int kGroupThreads = scan_group_threads(kVerify), kCapacity = scan_queue_capacity(kVerify);
   const unsigned member = threadIdx.x % kGroupThreads;
@@ -373,7 +391,8 @@ __global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(kVerify, kLan
   std::uint32_t* overflow = queued + 2;       // [round & 1]
   // The 4-byte (or 8-byte scan) bitmap as 32-bit words (little-endian: bit i is bit i & 31
   // of word i >> 5).
-  const std::uint32_t* bitmap = reinterpret_cast<const std::uint32_t*>(kKey8 ? ix.key8 : ix.bit4);
+  const std::uint32_t* bitmap =
+      reinterpret_cast<const std::uint32_t*>(kLongKey ? ix.long_key : kKey8 ? ix.key8 : ix.bit4);
   if constexpr (kSharedBitmap) {
     std::uint32_t* copy = shared_words + scan_shared_header_words(kVerify);
     for (int i = threadIdx.x; i < (1 << bits) / 32; i += blockDim.x) copy[i] = __ldg(bitmap + i);
@@ -424,6 +443,14 @@ __global__ void __launch_bounds__(kScanThreads, scan_blocks_per_sm(kVerify, kLan
       if constexpr (kKey8) {  // prefix_hash8 before its final shift
         const std::uint32_t high = __funnelshift_r(w[(b >> 2) + 1], w[(b >> 2) + 2], 8 * (b & 3));
         hash = (hash ^ high) * core::kPrefixHash8Multiplier;
+      }
+      if constexpr (kLongKey) {  // prefix_hash_long before its final shift
+        std::uint32_t word[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+          word[k] = ((b & 3) ? __funnelshift_r(w[(b >> 2) + k], w[(b >> 2) + k + 1], 8 * (b & 3)) : w[(b >> 2) + k]) &
+                    key_mask[k];
+        hash = core::prefix_hash_long_mix(word[0], word[1], word[2], word[3]);
       }
       const std::uint32_t word_index = hash >> word_shift;
       std::uint32_t passed = 0;

@@ -17,11 +17,13 @@ enum class MultiAlgorithm {
 
 /// The fast algorithm's kernels. The scan kernels (32 starts per thread from registers, one
 /// 4-byte bitmap test each — plus a direct 2-byte gate when the set has patterns shorter
-/// than 4; scan_key8 an 8-byte one instead — survivors verified after the scan) and the tile
+/// than 4; scan_key8 an 8-byte one instead, scan_long_key one of up to 16 bytes — survivors
+/// verified after the scan) and the tile
 /// kernel (shared-memory tiles, every bitmap survivor verified inline) take any set.
 enum class FastKernel {
-  automatic,        // scan_key8 where the set has the 8-byte scan bitmap, scan_pair for
-                    // sparse sets of length >= 4, else scan_warp_queue
+  automatic,        // scan_long_key where the set has the long-key scan bitmap, else
+                    // scan_key8 where it has the 8-byte one, scan_pair for sparse sets of
+                    // length >= 4, else scan_warp_queue
   tile,             // the first fast kernel
   scan_block_queue, // survivors queued in shared memory, verified by the whole block
   scan_warp_queue,  // survivors queued in shared memory per warp, verified by the warp
@@ -34,6 +36,9 @@ enum class FastKernel {
   scan_key8,        // scan_warp_queue keyed by each start's 8 bytes (the 8-byte scan bitmap of
                     // core::PrefixIndex, built for small alphabets such as DNA; a set without
                     // it runs scan_warp_queue)
+  scan_long_key,    // scan_warp_queue keyed by each start's first L <= 16 bytes (the long-key
+                    // scan bitmap of core::PrefixIndex, built for large sets whose 4- and
+                    // 8-byte keys pass most starts; a set without it runs as scan_key8 would)
 };
 
 /// Launch settings: the paper's thread configuration for mbndm, and the streaming chunk.
