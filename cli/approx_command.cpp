@@ -337,11 +337,12 @@ CommandRunner add_approx_command(CLI::App& app) {
       std::string("Output: [PATH:][RECORD:][PATTERN:][STRAND:][LINE:]START:END:DISTANCE[:CIGAR]:MATCH per hit (PATH\n") +
       "with several inputs or -H, RECORD for FASTA/FASTQ, PATTERN with --patterns, LINE with -n;\n"
       "END exclusive; START the largest start attaining DISTANCE); with --lines [PATH:][LINE:]TEXT\n"
-      "per line holding a hit's START. CIGAR (SAM's convention, the pattern the query, the text\n"
-      "the reference): '=' equal bytes, 'X' a mismatch, 'I' a pattern byte absent from the text,\n"
-      "'D' a text byte absent from the pattern. -c counts every input, 0 included; -q exits 0 at\n"
-      "the first hit, even when an input failed. Exit status: 0 hit, 1 no hit, 2 error. --best with\n"
-      "--circular: the best distance of each pattern and strand over the record read circularly.\n" +
+      "per line holding a hit's START (-v: holding none). CIGAR (SAM's convention, the pattern the\n"
+      "query, the text the reference): '=' equal bytes, 'X' a mismatch, 'I' a pattern byte absent\n"
+      "from the text, 'D' a text byte absent from the pattern. -c counts every input, 0 included;\n"
+      "-q exits 0 at the first hit, even when an input failed. Exit status: 0 hit, 1 no hit, 2\n"
+      "error. --best with --circular: the best distance of each pattern and strand over the record\n"
+      "read circularly.\n" +
       std::string(kSequenceHelp) + kWordHelp + kLinesHelp + kFileSelectionHelp +
       "Examples:\n"
       "  warpmatch approx -k 3 --hamming --strand both --iupac --bed --patterns guides.fa g.fa\n"

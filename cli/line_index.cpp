@@ -68,12 +68,13 @@ std::uint64_t find_last(ByteSpan data, std::uint64_t from, std::uint64_t to) {
 }
 }  // namespace
 
-void LineSelector::begin_input(bool keep_text, bool mapped) {
+void LineSelector::begin_input(bool keep_text, bool mapped, bool invert) {
   keep_text_ = keep_text;
   mapped_ = mapped;
+  invert_ = invert;
   open_begin_ = 0;
   open_number_ = 1;
-  open_selected_ = false;
+  open_has_hit_ = false;
   carry_.clear();
   starts_.clear();
 }
@@ -94,26 +95,22 @@ bool LineSelector::end_window(const Emit& emit) {
   for (; placed < starts_.size(); ++placed) {
     const std::uint64_t start = starts_[placed] - offset_;
     if (start >= finished) break;  // approx: a start in the overlap, placed by the next window
-    const std::uint64_t from = std::min(open_from(), start);
-    const std::uint64_t newline = find_first(data_, from, start);
+    const std::uint64_t newline = find_first(data_, std::min(open_from(), start), start);
     if (newline == start) {  // on the open line
-      open_selected_ = true;
+      open_has_hit_ = true;
       continue;
     }
-    if (open_selected_ && !emit_open_line(newline, emit)) return false;
-    move_open_line(newline, find_last(data_, newline, start) + 1, true);
+    if (!close_lines(newline, start, true, emit)) return false;
   }
   starts_.erase(starts_.begin(), starts_.begin() + static_cast<std::ptrdiff_t>(placed));
   if (const std::uint64_t from = open_from(); from < finished) {
-    if (const std::uint64_t newline = find_first(data_, from, finished); newline < finished) {
-      if (open_selected_ && !emit_open_line(newline, emit)) return false;
-      move_open_line(newline, find_last(data_, newline, finished) + 1, false);
-    }
+    if (const std::uint64_t newline = find_first(data_, from, finished); newline < finished)
+      if (!close_lines(newline, finished, false, emit)) return false;
   }
   if (last_) {
-    // The last line has no '\n'; a final '\n' leaves an empty open line that no hit selects.
-    const bool selected = open_selected_ && open_begin_ < offset_ + data_.size();
-    open_selected_ = false;
+    // The last line has no '\n'; a final '\n' leaves an empty open line, no line at all.
+    const bool selected = open_has_hit_ != invert_ && open_begin_ < offset_ + data_.size();
+    open_has_hit_ = false;
     return !selected || emit_open_line(data_.size(), emit);
   }
   // A streamed input's next window will not hold this one's owned bytes.
@@ -140,13 +137,28 @@ bool LineSelector::emit_open_line(std::uint64_t end, const Emit& emit) {
   return emit(line);
 }
 
-// The open line ends with the '\n' at `newline`; the next open line starts at `next` (after
-// the last '\n' before it).
-void LineSelector::move_open_line(std::uint64_t newline, std::uint64_t next, bool selected) {
-  open_number_ += count_newlines(data_.subspan(newline, next - newline));
-  open_begin_ = offset_ + next;
-  open_selected_ = selected;
+// The open line ends with the '\n' at `newline`; it and the lines after it that end before
+// `to` (none holds a hit) are finished, and the line holding `to` is the open one.
+bool LineSelector::close_lines(std::uint64_t newline, std::uint64_t to, bool next_has_hit, const Emit& emit) {
+  if (open_has_hit_ != invert_ && !emit_open_line(newline, emit)) return false;
   carry_.clear();
+  if (invert_) {  // -v: each line between is printed
+    for (std::uint64_t begin = newline + 1, end; (end = find_first(data_, begin, to)) < to; begin = end + 1) {
+      open_begin_ = offset_ + begin;
+      ++open_number_;
+      open_has_hit_ = false;
+      if (!emit_open_line(end, emit)) return false;
+      newline = end;
+    }
+    ++open_number_;
+  } else {  // no line between is printed: one count over them
+    const std::uint64_t last = find_last(data_, newline, to);
+    open_number_ += count_newlines(data_.subspan(newline, last + 1 - newline));
+    newline = last;
+  }
+  open_begin_ = offset_ + newline + 1;
+  open_has_hit_ = next_has_hit;
+  return true;
 }
 
 }  // namespace warpmatch::cli

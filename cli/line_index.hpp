@@ -40,8 +40,8 @@ class LineNumbers {
   std::uint64_t lines_before_cursor_ = 0;  // '\n' bytes of the input before data_[cursor_]
 };
 
-/// --lines: the lines holding at least one hit's start, each once, in input order, handed to
-/// `emit` with their bytes (without the '\n'). Hits are gathered while a window is scanned
+/// --lines: the lines holding at least one hit's start (-v: those holding none), each once, in
+/// input order, handed to `emit` with their bytes (without the '\n'). Hits are gathered while a window is scanned
 /// (any order) and its lines formed after it: a line is finished once its '\n' lies in the
 /// window's owned bytes, since no later window owns a hit starting before its offset (find:
 /// starts < owned; approx: an alignment is at most m + k bytes, the overlap). A line that
@@ -54,8 +54,8 @@ class LineSelector {
   using Emit = std::function<bool(const SelectedLine&)>;
 
   /// `keep_text`: the lines' bytes are printed (not with -c); `mapped`: the input's windows
-  /// point into one mapping of the whole file.
-  void begin_input(bool keep_text, bool mapped);
+  /// point into one mapping of the whole file; `invert` (-v): the lines without a hit.
+  void begin_input(bool keep_text, bool mapped, bool invert);
   void begin_window(const io::TextWindow& w);
   /// A hit starting at input offset `start`, inside the current window's data.
   void add_hit(std::uint64_t start) { starts_.push_back(start); }
@@ -64,10 +64,10 @@ class LineSelector {
   bool end_window(const Emit& emit);
 
  private:
-  bool emit_open_line(std::uint64_t end_local, const Emit& emit);
-  void move_open_line(std::uint64_t newline_from, std::uint64_t newline_to, bool selected);
+  bool emit_open_line(std::uint64_t end, const Emit& emit);
+  bool close_lines(std::uint64_t newline, std::uint64_t to, bool next_has_hit, const Emit& emit);
 
-  bool keep_text_ = true, mapped_ = false;
+  bool keep_text_ = true, mapped_ = false, invert_ = false;
   // The current window.
   ByteSpan data_;
   std::uint64_t offset_ = 0, owned_ = 0;
@@ -75,7 +75,7 @@ class LineSelector {
   // The open line: the first line not yet finished.
   std::uint64_t open_begin_ = 0;   // its input offset
   std::uint64_t open_number_ = 1;  // its 1-based number
-  bool open_selected_ = false;     // a hit starts in it
+  bool open_has_hit_ = false;      // a hit starts in it
   std::vector<std::uint8_t> carry_;  // its bytes before the window (streamed inputs)
   std::vector<std::uint8_t> joined_;  // carry_ + the window's part, for emit
   std::vector<std::uint64_t> starts_;  // hits' starts not yet placed on a line (input offsets)

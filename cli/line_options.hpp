@@ -1,5 +1,6 @@
 // grep's line output, the same on find and approx: -n (--line-number) numbers each hit's
-// line, --lines prints the lines holding a hit instead of the hits. The searcher acts on them
+// line, --lines prints the lines holding a hit instead of the hits, -v (--invert-match) the
+// lines holding none. The searcher acts on them
 // (SearchPlan::line_numbers, SearchPlan::lines), the lines are found by cli/line_index.hpp;
 // this file holds the options, their usage errors and their --help paragraph.
 #pragma once
@@ -15,6 +16,7 @@ namespace warpmatch::cli {
 struct LineFlags {
   bool line_number = false;  // -n
   bool lines = false;        // --lines
+  bool invert = false;       // -v: implies --lines
 
   /// The usage error of -n or --lines with an option that has no lines (--bed, --tsv; for
   /// --lines also --circular and a '-' strand): the message on stderr, returns 2; else 0.
@@ -23,7 +25,7 @@ struct LineFlags {
   void apply(SearchPlan& plan, PrintOptions& print) const;
 };
 
-/// Adds -n, --line-number and --lines to `cmd`.
+/// Adds -n, --line-number, --lines and -v, --invert-match to `cmd`.
 void add_line_options(CLI::App* cmd, LineFlags& flags);
 
 /// The --help paragraph on -n and --lines.

@@ -124,7 +124,10 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
   CircularJunction junction(plan_.circular_reach);
   stop_input_ = plan_.max_per_input == 0;  // -L -m 0: opened, not read (grep)
   if (plan_.line_numbers) line_numbers_.begin_input();
-  if (plan_.lines) line_selector_.begin_input(/*keep_text=*/!plan_.count, input.is_mapped());
+  if (plan_.lines) {
+    const bool prints_lines = !plan_.count && !plan_.quiet && plan_.list_files == ListFiles::off;
+    line_selector_.begin_input(prints_lines, input.is_mapped(), plan_.invert);
+  }
   for (io::TextWindow w; !stop_input_ && !stop_all_ && input.next(w);) {
     const Location where{input.name(), fastx ? std::optional<std::string_view>(w.record) : std::nullopt};
     if (plan_.line_numbers) line_numbers_.begin_window(w);
@@ -341,6 +344,14 @@ bool Searcher::deliver(Hit hit) {
 void Searcher::deliver_lines(std::string_view path) {
   line_selector_.end_window([&](const SelectedLine& found) {
     ++input_matches_;
+    if (plan_.quiet) {  // -v -q
+      stop_all_ = true;
+      return false;
+    }
+    if (plan_.list_files != ListFiles::off) {  // -v -l / -L: the first line decides the input
+      stop_input_ = true;
+      return false;
+    }
     if (!plan_.count) {
       SelectedLine line = found;
       line.path = path;

@@ -66,8 +66,11 @@ struct SearchPlan {
   /// instead of the hits; -m and -c count lines. Not with --circular or a '-' strand (the
   /// commands refuse them). With `line_numbers` an input read as FASTA/FASTQ fails (exit 2,
   /// the other inputs still searched): lines belong to plain text. -q, -l and -L turn both
-  /// off (they stop at the first hit, whatever its line).
+  /// off (they stop at the first hit, whatever its line), unless `invert`.
   bool lines = false;
+  /// -v (with `lines`): the lines holding no hit instead; -q, -l and -L then stop at the
+  /// first such line, as grep -v.
+  bool invert = false;
   bool quiet = false;               // -q: stop everything at the first hit
   bool count = false;               // -c: count hits, list none
   /// -l / -L: each input stops at its first hit (-q and -c are resolved before: -q wins, -c
@@ -140,7 +143,7 @@ class Searcher {
   Searcher(SearchPlan plan, Sink& sink) : plan_(std::move(plan)), sink_(sink) {
     if (plan_.word) ++plan_.stream.overlap;  // the byte after a hit (SearchPlan::word)
     // grep: -n and --lines change nothing for -q, -l and -L, -n nothing for -c.
-    if (plan_.quiet || plan_.list_files != ListFiles::off) plan_.lines = plan_.line_numbers = false;
+    if ((plan_.quiet || plan_.list_files != ListFiles::off) && !plan_.invert) plan_.lines = plan_.line_numbers = false;
     if (plan_.count) plan_.line_numbers = false;
     if (plan_.lines) plan_.count_per_pattern = false;  // -c --lines counts lines, of any pattern
   }
