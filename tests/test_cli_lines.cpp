@@ -375,7 +375,71 @@ TEST_F(CliLines, ConflictsAndFlagsThatIgnoreLines) {
       EXPECT_EQ(lines.status, plain.status) << flag;
     }
   }
+  // -n with --circular numbers a hit across the junction by its start's line.
+  EXPECT_EQ(run({"find", "-n", "--circular", "ab", file("circ.txt", "bc\nxa").string()}).out, "2:4:ab\n");
   // -n with --strand both numbers the '-' hits' lines too.
   EXPECT_EQ(run({"find", "-n", "--strand", "both", "ACGT", path.string()}).out,
             "+:1:0:ACGT\n-:1:0:ACGT\n+:3:8:ACGT\n-:3:8:ACGT\n+:3:13:ACGT\n-:3:13:ACGT\n");
+}
+
+// --- -v ---------------------------------------------------------------------------------------------
+
+TEST_F(CliLines, InvertMatchPrintsTheLinesGrepVPrints) {
+  // Empty lines, CRLF and long lines among those printed; the last line (no '\n') holds no hit.
+  std::mt19937_64 rng(5);
+  const std::string text = random_lines(rng, 3000, "abcab ab\rAB") + "tail";
+  const auto path = file("v.txt", text);
+  const auto gz = file("v.txt.gz", warpmatch_test::gzip_member(text));
+  const std::vector<std::vector<std::string>> flag_sets = {{"-v"},       {"-v", "-n"}, {"-v", "-c"},
+                                                           {"-v", "-m", "4", "-n"}, {"-v", "-w"}, {"-v", "-i", "-n"}};
+  for (const std::string& p : {"ab", "abc", "b a"}) {
+    for (const auto& flags : flag_sets) {
+      std::string where = "'" + p + "'";
+      for (const auto& f : flags) where += " " + f;
+      std::vector<std::string> args = {"find"};
+      args.insert(args.end(), flags.begin(), flags.end());
+      args.insert(args.end(), {"--", p});
+      std::vector<std::string> grep_args = flags;
+      grep_args.insert(grep_args.end(), {"-e", p, path.string()});
+      const CliResult want = grep(grep_args);
+      ASSERT_FALSE(want.out.empty()) << where;
+      std::vector<std::string> mapped = args;
+      mapped.push_back(path.string());
+      const CliResult got = run(mapped);
+      EXPECT_EQ(got.out, want.out) << where;
+      EXPECT_EQ(got.status, want.status) << where;
+      std::vector<std::string> streamed = args;
+      streamed.insert(streamed.begin() + 1, {"--window", "3"});
+      EXPECT_EQ(piped(path.string(), streamed).out, want.out) << "pipe: " << where;
+      streamed.push_back(gz.string());
+      EXPECT_EQ(run(streamed).out, want.out) << "gzip: " << where;
+    }
+  }
+  // -v and --lines split the lines between them.
+  const auto count = [&](const std::string& flag) { return std::stoul(run({"find", "-c", flag, "ab", path.string()}).out); };
+  EXPECT_EQ(count("-v") + count("--lines"), static_cast<unsigned long>(std::count(text.begin(), text.end(), '\n') + 1));
+  // approx -k 0 selects as find does.
+  EXPECT_EQ(run({"approx", "-k", "0", "-v", "-n", "abc", path.string()}).out, run({"find", "-v", "-n", "abc", path.string()}).out);
+}
+
+TEST_F(CliLines, InvertMatchExitStatusAndFileFlags) {
+  const auto all = file("all.txt", "ab\nxab\n");  // every line holds a hit: -v selects none
+  const auto some = file("some.txt", "ab\nzz\n");
+  const auto none = file("none.txt", "");
+  for (const auto& path : {all, some, none}) {
+    for (const std::vector<std::string>& flags : {std::vector<std::string>{"-v"}, {"-v", "-c"}, {"-v", "-q"}}) {
+      std::vector<std::string> args = {"find"};
+      args.insert(args.end(), flags.begin(), flags.end());
+      args.insert(args.end(), {"ab", path.string()});
+      std::vector<std::string> grep_args = flags;
+      grep_args.insert(grep_args.end(), {"ab", path.string()});
+      const CliResult want = grep(grep_args), got = run(args);
+      EXPECT_EQ(got.out, want.out) << path << " " << flags.back();
+      EXPECT_EQ(got.status, want.status) << path << " " << flags.back();
+    }
+  }
+  EXPECT_EQ(run({"find", "-v", "-l", "ab", all.string(), some.string(), none.string()}).out, some.string() + "\n");
+  EXPECT_EQ(run({"find", "-v", "-L", "ab", all.string(), some.string(), none.string()}).out,
+            all.string() + "\n" + none.string() + "\n");
+  EXPECT_EQ(run({"find", "-v", "--bed", "ab", some.string()}).status, 2);
 }
