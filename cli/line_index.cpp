@@ -86,6 +86,16 @@ void LineSelector::begin_window(const io::TextWindow& w) {
   last_ = w.last;
 }
 
+void LineSelector::add_hit(std::uint64_t start) {
+  // A hit on the line of the one before adds nothing: a window may hold millions of hits
+  // ("a" in a 64 MiB window), and keeping each cost 8 bytes and a sort.
+  if (!starts_.empty() && start >= starts_.back()) {
+    const std::uint64_t last = starts_.back() - offset_, at = start - offset_;
+    if (at <= data_.size() && find_first(data_, last, at) == at) return;
+  }
+  starts_.push_back(start);
+}
+
 bool LineSelector::end_window(const Emit& emit) {
   // Lines whose '\n' lies before `finished` are finished: the next window starts there.
   const std::uint64_t finished = last_ ? data_.size() : owned_;

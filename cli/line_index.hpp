@@ -58,7 +58,7 @@ class LineSelector {
   void begin_input(bool keep_text, bool mapped, bool invert);
   void begin_window(const io::TextWindow& w);
   /// A hit starting at input offset `start`, inside the current window's data.
-  void add_hit(std::uint64_t start) { starts_.push_back(start); }
+  void add_hit(std::uint64_t start);
   /// Emits the lines the window finished (with the last window, the last line, '\n' or not);
   /// false when `emit` stopped.
   bool end_window(const Emit& emit);
@@ -78,7 +78,9 @@ class LineSelector {
   bool open_has_hit_ = false;      // a hit starts in it
   std::vector<std::uint8_t> carry_;  // its bytes before the window (streamed inputs)
   std::vector<std::uint8_t> joined_;  // carry_ + the window's part, for emit
-  std::vector<std::uint64_t> starts_;  // hits' starts not yet placed on a line (input offsets)
+  /// Hits' starts not yet placed on a line (input offsets), at most one per line where they
+  /// come in order (find).
+  std::vector<std::uint64_t> starts_;
 };
 
 }  // namespace warpmatch::cli
