@@ -15,6 +15,7 @@
 #include "file_selection.hpp"
 #include "io/input.hpp"
 #include "job_estimate.hpp"
+#include "line_options.hpp"
 #include "printer/sink.hpp"
 #include "searcher.hpp"
 #include "sequence_options.hpp"
@@ -57,6 +58,7 @@ struct ApproxFlags {
   bool hamming = false;
   SequenceFlags seq;
   FileSelectionFlags selection;  // -l, -L, -r, -s
+  LineFlags lines;               // -n, --lines
 };
 
 /// Patterns from --patterns: FASTA/FASTQ records (their names label BED/TSV rows), or one
@@ -150,6 +152,7 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
   print.show_strand = flags.seq.shows_strand();
   print.show_cigar = flags.cigar;
   print.labels = std::move(labels);
+  flags.lines.apply(plan, print);
   const std::unique_ptr<Sink> printer =
       flags.seq.make_hit_printer(plan, flags.json, flags.line_buffered, std::move(print));
 
@@ -209,6 +212,7 @@ int run_approx(const ApproxFlags& flags) {
     return reject_word_with("--best-per-cluster", "a cluster's best hit is chosen before any word test");
   if (flags.word && flags.seq.circular)
     return reject_word_with("--circular", "a circular record has no start or end to bound a word");
+  if (const int status = flags.lines.reject_conflicts(flags.seq)) return status;
   if (flags.k == kKUnset && !flags.best) {
     std::fprintf(stderr, "warpmatch: approx needs -k K (the maximum number of edits) or --best\n");
     return 2;
@@ -302,6 +306,7 @@ CommandRunner add_approx_command(CLI::App& app) {
                 "Of each run of consecutive end positions report only the best hit");
   cmd->add_flag("-i,--ignore-case", flags->ignore_case, "ASCII case-insensitive match");
   add_word_option(cmd, flags->word);
+  add_line_options(cmd, flags->lines);
   CLI::Option* json = cmd->add_flag("--json", flags->json, "One JSON object per line: hits (with cigar), then a summary");
   cmd->add_flag("--hamming", flags->hamming,
                 "Substitutions only (no indels): every window as long as the pattern with at most K "
@@ -329,14 +334,16 @@ CommandRunner add_approx_command(CLI::App& app) {
                   "--best and --best-per-cluster take whole records (default 64M on the CPU, 256M on the GPU)")
       ->check(size_check());
   cmd->footer(
-      std::string("Output: [PATH:][RECORD:][PATTERN:][STRAND:]START:END:DISTANCE[:CIGAR]:MATCH per hit (PATH with several\n") +
-      "inputs or -H, RECORD for FASTA/FASTQ, PATTERN with --patterns; END exclusive; START the\n"
-      "largest start attaining DISTANCE). CIGAR (SAM's convention, the pattern the query, the text\n"
-      "the reference): '=' equal bytes, 'X' a mismatch, 'I' a pattern byte absent from the text,\n"
-      "'D' a text byte absent from the pattern. -c counts every input, 0 included; -q exits 0 at\n"
-      "the first hit, even when an input failed. Exit status: 0 hit, 1 no hit, 2 error. --best with\n"
-      "--circular: the best distance of each pattern and strand over the record read circularly.\n" +
-      std::string(kSequenceHelp) + kWordHelp + kFileSelectionHelp +
+      std::string("Output: [PATH:][RECORD:][PATTERN:][STRAND:][LINE:]START:END:DISTANCE[:CIGAR]:MATCH per hit (PATH\n") +
+      "with several inputs or -H, RECORD for FASTA/FASTQ, PATTERN with --patterns, LINE with -n;\n"
+      "END exclusive; START the largest start attaining DISTANCE); with --lines [PATH:][LINE:]TEXT\n"
+      "per line holding a hit's START (-v: holding none). CIGAR (SAM's convention, the pattern the\n"
+      "query, the text the reference): '=' equal bytes, 'X' a mismatch, 'I' a pattern byte absent\n"
+      "from the text, 'D' a text byte absent from the pattern. -c counts every input, 0 included;\n"
+      "-q exits 0 at the first hit, even when an input failed. Exit status: 0 hit, 1 no hit, 2\n"
+      "error. --best with --circular: the best distance of each pattern and strand over the record\n"
+      "read circularly.\n" +
+      std::string(kSequenceHelp) + kWordHelp + kLinesHelp + kFileSelectionHelp +
       "Examples:\n"
       "  warpmatch approx -k 3 --hamming --strand both --iupac --bed --patterns guides.fa g.fa\n"
       "  warpmatch approx -k 2 GATTACA genome.fa.gz          every end within 2 edits\n"

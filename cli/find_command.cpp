@@ -17,6 +17,7 @@
 #include "file_selection.hpp"
 #include "io/input.hpp"
 #include "job_estimate.hpp"
+#include "line_options.hpp"
 #include "printer/sink.hpp"
 #include "searcher.hpp"
 #include "sequence_options.hpp"
@@ -57,6 +58,7 @@ struct FindFlags {
   tuning_hooks::MbndmGpuConfig mbndm;  // the paper's thread configuration (its Table 2)
   SequenceFlags seq;
   FileSelectionFlags selection;  // -l, -L, -r, -s
+  LineFlags lines;               // -n, --lines
 
   bool multi() const { return !patterns_e.empty() || !pattern_files.empty(); }
   /// Strands and IUPAC codes are searched by the pattern-set engine, even for one pattern.
@@ -151,6 +153,7 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   print.labels = std::move(labels);
   print.include_zero = flags.include_zero;
   print.count_names_pattern = true;
+  flags.lines.apply(plan, print);
   const std::unique_ptr<Sink> printer =
       flags.seq.make_hit_printer(plan, flags.json, flags.line_buffered, std::move(print));
 
@@ -296,6 +299,7 @@ int run_multi(const FindFlags& flags) {
 int run_find(FindFlags flags) {
   if (flags.word && flags.seq.circular)
     return reject_word_with("--circular", "a circular record has no start or end to bound a word");
+  if (const int status = flags.lines.reject_conflicts(flags.seq)) return status;
   if (flags.multi()) {
     // With -e / -f every positional argument is an input.
     if (flags.pattern_given) flags.files.insert(flags.files.begin(), flags.pattern);
@@ -361,6 +365,7 @@ CommandRunner add_find_command(CLI::App& app) {
                 "With -c and -e / -f: also print the patterns that did not occur (count 0)");
   cmd->add_flag("-i,--ignore-case", flags->ignore_case, "ASCII case-insensitive match");
   add_word_option(cmd, flags->word);
+  add_line_options(cmd, flags->lines);
   CLI::Option* json = cmd->add_flag("--json", flags->json,
                 "One JSON object per line: matches (or counts), then a summary");
   add_sequence_options(cmd, flags->seq, json);
@@ -400,13 +405,14 @@ CommandRunner add_find_command(CLI::App& app) {
   cmd->add_flag("--line-buffered", flags->line_buffered,
                 "Write every output line at once (as on a terminal), not in 64 KiB blocks");
   cmd->footer(
-      std::string("Output: PATH:RECORD:[STRAND:]START:MATCH per occurrence (PATH with several inputs or -H,\n") +
-      "RECORD for FASTA/FASTQ, STRAND with --strand - or both;\n"
-      "for FASTA/FASTQ; START is the 0-based byte offset in the record; bytes outside printable\n"
-      "ASCII are escaped as \\xNN). Pattern sets: every occurrence of every pattern, overlapping\n"
-      "ones included, ordered by (start, pattern); JSON \"pattern\" is the pattern's index: -e\n"
-      "patterns first (0, 1, ...), then each -f file's line number - 1 (empty lines are skipped\n"
-      "but counted; duplicates each report). -c prints [PATH:]PATTERN:COUNT for every pattern\n"
+      std::string("Output: [PATH:][RECORD:][STRAND:][LINE:]START:MATCH per occurrence (PATH with several\n") +
+      "inputs or -H, RECORD for FASTA/FASTQ, STRAND with --strand - or both, LINE with -n;\n"
+      "START is the 0-based byte offset in the record; bytes outside printable ASCII are escaped\n"
+      "as \\xNN); with --lines [PATH:][LINE:]TEXT per line holding an occurrence (-v: none).\n"
+      "Pattern sets: every occurrence of every pattern, overlapping ones included, ordered by\n"
+      "(start, pattern); JSON \"pattern\" is the pattern's index: -e patterns first (0, 1, ...),\n"
+      "then each -f file's line number - 1 (empty lines are skipped but counted; duplicates each\n"
+      "report). -c prints [PATH:]PATTERN:COUNT for every pattern\n"
       "that occurred (every pattern with --include-zero); with one pattern [PATH:]COUNT for every\n"
       "input, 0 included (grep). -m N with -c counts up to N. '-' is standard input, also among\n"
       "files (named \"(standard input)\"). Exit status: 0 match, 1 no match, 2 error (a corrupt or\n"
@@ -417,7 +423,7 @@ CommandRunner add_find_command(CLI::App& app) {
       "a pipe's matches are printed (and flushed) as soon as its writer pauses (tail -f | find).\n"
       "--backend auto weighs the job (bytes, where they come from, patterns) by a cost model and\n"
       "starts CUDA only when the GPU wins end to end; --stats prints the choice and its estimate.\n"
-      + std::string(kSequenceHelp) + kWordHelp + kFileSelectionHelp +
+      + std::string(kSequenceHelp) + kWordHelp + kLinesHelp + kFileSelectionHelp +
       "Examples:\n"
       "  warpmatch find GGATCC lambda.fa.gz             BamHI sites in a phage genome\n"
       "  warpmatch find --strand both --iupac --bed GGNCCR g.fa   both strands, degenerate bases, BED\n"

@@ -1,6 +1,7 @@
 #include "searcher.hpp"
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -17,6 +18,13 @@
 
 namespace warpmatch::cli {
 namespace {
+
+/// FASTA, FASTQ: the format as users write it.
+std::string lines_format_name(io::Format format) {
+  std::string name(io::format_name(format));
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return name;
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -76,6 +84,9 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
     std::optional<io::TextStream> input;
     try {
       input.emplace(io::TextStream::open(*path, plan_.stream));
+      if ((plan_.line_numbers || plan_.lines) && input->format() != io::Format::plain)
+        throw InvalidArgument(fmt::format("{0}: -n and --lines need plain text, {0} is {1} (--format plain searches it as text)",
+                                          input->name(), lines_format_name(input->format())));
       search_input(*input, scanner);
     } catch (const Error& e) {
       // Hits before a corrupt or truncated part are already printed; the counts too.
@@ -112,8 +123,15 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
   const bool fastx = input.format() != io::Format::plain;
   CircularJunction junction(plan_.circular_reach);
   stop_input_ = plan_.max_per_input == 0;  // -L -m 0: opened, not read (grep)
+  if (plan_.line_numbers) line_numbers_.begin_input();
+  if (plan_.lines) {
+    const bool prints_lines = !plan_.count && !plan_.quiet && plan_.list_files == ListFiles::off;
+    line_selector_.begin_input(prints_lines, input.is_mapped(), plan_.invert);
+  }
   for (io::TextWindow w; !stop_input_ && !stop_all_ && input.next(w);) {
     const Location where{input.name(), fastx ? std::optional<std::string_view>(w.record) : std::nullopt};
+    if (plan_.line_numbers) line_numbers_.begin_window(w);
+    if (plan_.lines) line_selector_.begin_window(w);
     if (plan_.circular && plan_.best) {
       search_circular_best(w, junction, where, scanner, progress, input.stored_offset());
     } else {
@@ -123,6 +141,8 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
     // -w: the next window of the record starts at offset + owned (the same offset, and so
     // the same byte before it, when this one owned nothing).
     if (w.owned > 0) byte_before_window_ = w.data[w.owned - 1];
+    if (plan_.line_numbers) line_numbers_.end_window();
+    if (plan_.lines && !stop_input_ && !stop_all_) deliver_lines(input.name());
     totals_.bytes += plan_.owns == Ownership::starts ? w.owned : w.data.size() - w.repeated;
     if (w.input_paused) sink_.flush();  // seen while a slow pipe waits (Output)
     progress.advance_to(input.stored_offset());
@@ -137,7 +157,7 @@ void Searcher::search_window(const io::TextWindow& w, const Location& where, con
   const auto t0 = std::chrono::steady_clock::now();
   // -q, -l and -L stop at the first; a filter (-w too) needs every hit.
   const bool count_only = plan_.count && plan_.max_per_input < 0 && !plan_.quiet &&
-                          plan_.list_files == ListFiles::off && !keep && !plan_.word;
+                          plan_.list_files == ListFiles::off && !keep && !plan_.word && !plan_.lines;
   if (const auto counted = count_only ? scanner.count(w, per_pattern_) : std::nullopt) {
     input_matches_ += *counted;
   } else {
@@ -297,7 +317,11 @@ std::optional<std::uint64_t> CpuFallbackScanner::count(const io::TextWindow& w, 
 }
 
 // One hit at record coordinates; false stops the scan (-q, -m, -l, -L).
-bool Searcher::deliver(const Hit& hit) {
+bool Searcher::deliver(Hit hit) {
+  if (plan_.lines) {  // counted and printed as lines once the window is scanned
+    line_selector_.add_hit(hit.start);
+    return true;
+  }
   ++input_matches_;
   if (plan_.quiet) {
     stop_all_ = true;
@@ -308,12 +332,37 @@ bool Searcher::deliver(const Hit& hit) {
     return false;
   }
   if (hit.pattern < per_pattern_.size()) ++per_pattern_[hit.pattern];
+  if (plan_.line_numbers) hit.line = line_numbers_.line_of(hit.start);
   if (!plan_.count) sink_.hit(hit);
   if (plan_.max_per_input >= 0 && static_cast<std::int64_t>(input_matches_) >= plan_.max_per_input) {
     stop_input_ = true;
     return false;
   }
   return true;
+}
+
+void Searcher::deliver_lines(std::string_view path) {
+  line_selector_.end_window([&](const SelectedLine& found) {
+    ++input_matches_;
+    if (plan_.quiet) {  // -v -q
+      stop_all_ = true;
+      return false;
+    }
+    if (plan_.list_files != ListFiles::off) {  // -v -l / -L: the first line decides the input
+      stop_input_ = true;
+      return false;
+    }
+    if (!plan_.count) {
+      SelectedLine line = found;
+      line.path = path;
+      sink_.line(line);
+    }
+    if (plan_.max_per_input >= 0 && static_cast<std::int64_t>(input_matches_) >= plan_.max_per_input) {
+      stop_input_ = true;  // -m: lines
+      return false;
+    }
+    return true;
+  });
 }
 
 // The input's counts (-c) or name (-l / -L), then its state reset; once per input that

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "io/text_stream.hpp"
+#include "line_index.hpp"
 #include "printer/sink.hpp"
 #include "progress.hpp"
 #include "warpmatch/approx.hpp"
@@ -58,6 +59,18 @@ struct SearchPlan {
   /// last byte, the last window its end too), and carries the byte before each window from
   /// the record's previous one. Not with `circular` or `best` (the commands refuse them).
   bool word = false;
+  /// -n: each hit carries the number of the line holding its start (Hit::line;
+  /// cli/line_index.hpp). Not with -c (the searcher turns it off).
+  bool line_numbers = false;
+  /// --lines: the lines holding a hit's start, each once, in input order (Sink::line)
+  /// instead of the hits; -m and -c count lines. Not with --circular or a '-' strand (the
+  /// commands refuse them). With `line_numbers` an input read as FASTA/FASTQ fails (exit 2,
+  /// the other inputs still searched): lines belong to plain text. -q, -l and -L turn both
+  /// off (they stop at the first hit, whatever its line), unless `invert`.
+  bool lines = false;
+  /// -v (with `lines`): the lines holding no hit instead; -q, -l and -L then stop at the
+  /// first such line, as grep -v.
+  bool invert = false;
   bool quiet = false;               // -q: stop everything at the first hit
   bool count = false;               // -c: count hits, list none
   /// -l / -L: each input stops at its first hit (-q and -c are resolved before: -q wins, -c
@@ -129,6 +142,10 @@ class Searcher {
 
   Searcher(SearchPlan plan, Sink& sink) : plan_(std::move(plan)), sink_(sink) {
     if (plan_.word) ++plan_.stream.overlap;  // the byte after a hit (SearchPlan::word)
+    // grep: -n and --lines change nothing for -q, -l and -L, -n nothing for -c.
+    if ((plan_.quiet || plan_.list_files != ListFiles::off) && !plan_.invert) plan_.lines = plan_.line_numbers = false;
+    if (plan_.count) plan_.line_numbers = false;
+    if (plan_.lines) plan_.count_per_pattern = false;  // -c --lines counts lines, of any pattern
   }
 
   /// Searches every input, then prints the summary (when `summarize` is given; --stats
@@ -152,7 +169,9 @@ class Searcher {
   bool owns(const io::TextWindow& w, const Hit& local) const;
   /// -w: whether `local` is bounded by non-word bytes (or its record's start and end).
   bool word_bounded(const io::TextWindow& w, const Hit& local) const;
-  bool deliver(const Hit& hit);
+  bool deliver(Hit hit);
+  /// --lines: hands the lines window `w` finished to the sink (after its scan).
+  void deliver_lines(std::string_view path);
   /// `failed`: the input ended in an error (-L does not list it).
   void finish_input(const std::string& name, bool failed = false);
   /// The stderr line of an input (or a directory of -r) that failed, unless -s hides it.
@@ -169,6 +188,8 @@ class Searcher {
   /// -w: the byte of the record just before the current window's data (when its offset > 0),
   /// taken from the record's previous window.
   std::uint8_t byte_before_window_ = 0;
+  LineNumbers line_numbers_;    // -n
+  LineSelector line_selector_;  // --lines
 };
 
 /// Searcher::run with Scanner(matcher), behind a CpuFallbackScanner when `compile_cpu` is

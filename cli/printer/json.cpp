@@ -16,10 +16,23 @@ class JsonPrinter : public Printer {
         .number("pattern", o_.shown_pattern(h.pattern))
         .number("start", h.start)
         .number("end", h.end);
+    if (h.line) line.number("line", *h.line);
     if (h.distance) line.number("distance", *h.distance);
     if (o_.show_strand) line.string("strand", std::string_view(&h.strand, 1));
     if (h.distance) line.string("cigar", h.cigar);  // approx lines always carry the alignment
     line.end();
+    out_.maybe_flush();
+  }
+
+  // --lines: {"type":"line","path","line","offset","text"}, the text a JSON string of the
+  // line's bytes (append_json_string: invalid UTF-8 bytes as \u00NN).
+  void line(const SelectedLine& l) override {
+    JsonLine(out_.buffer(), "line")
+        .string("path", l.path)
+        .number("line", l.number)
+        .number("offset", l.offset)
+        .string("text", std::string_view(reinterpret_cast<const char*>(l.text.data()), l.text.size()))
+        .end();
     out_.maybe_flush();
   }
 

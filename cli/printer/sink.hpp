@@ -6,6 +6,7 @@
 //
 //   events             printers (PrintFormat)
 //   hit                plain, json, bed, tsv (seqkit locate), site_tsv / site_json (offtarget)
+//   line               plain, json (--lines: the lines holding a hit)
 //   input_done         count, count_json (-c: per input, per pattern for pattern sets)
 //   input_listed       names (-l / -L: the inputs the searcher lists)
 //   summary            json, count_json (the last line); --stats lines: print_stats()
@@ -51,6 +52,15 @@ struct Hit {
   std::string_view cigar;                 // approx, when recovered
   ByteSpan matched;                       // the text bytes [start, end) on the forward strand
   const SiteAlignment* site = nullptr;    // offtarget
+  std::optional<std::uint64_t> line;      // -n: the 1-based line holding start (cli/line_index.hpp)
+};
+
+/// --lines: a line of a plain input holding a hit (grep's selected line).
+struct SelectedLine {
+  std::string_view path;
+  std::uint64_t number = 0;  // 1-based
+  std::uint64_t offset = 0;  // the input offset of its first byte
+  ByteSpan text;             // its bytes without the '\n' (empty with -c: not kept)
 };
 
 /// The counts of one finished input (-c), errors included (the counts before the error).
@@ -113,6 +123,7 @@ class Sink {
 
   virtual void begin() {}  // before any result (headers)
   virtual void hit(const Hit&) {}
+  virtual void line(const SelectedLine&) {}
   virtual void input_done(const InputCount&) {}
   /// -l / -L: an input the searcher lists by its display name.
   virtual void input_listed(std::string_view /*path*/) {}
@@ -160,6 +171,7 @@ struct PrintOptions {
   bool show_pattern = false;  // approx plain: PATTERN: (several patterns)
   bool show_strand = false;   // STRAND: / "strand" (--strand - or both)
   bool show_cigar = false;    // approx plain: :CIGAR (--cigar)
+  bool show_line_number = false;  // --lines -n: LINE: before each line's text
   /// Shown index of matcher pattern i (find -e / -f: its line in the pattern file); empty: i.
   std::vector<std::uint64_t> pattern_ids;
   PatternLabels labels;

@@ -16,11 +16,21 @@ constexpr std::size_t kShownLcsBytes = 120;
 /// BED and TSV name a hit's sequence by its record, or by the input for plain text.
 std::string_view chrom_of(const Location& where) { return where.record ? *where.record : where.path; }
 
-/// [PATH:][RECORD:][PATTERN:][STRAND:]START:MATCH (find) or START:END:DISTANCE[:CIGAR]:MATCH
-/// (approx); distance's and lcs's tab-separated lines.
+/// [PATH:][RECORD:][PATTERN:][STRAND:][LINE:]START:MATCH (find) or
+/// [LINE:]START:END:DISTANCE[:CIGAR]:MATCH (approx); --lines: [PATH:][LINE:]TEXT, the line's
+/// bytes raw (as grep); distance's and lcs's tab-separated lines.
 class StandardPrinter : public Printer {
  public:
   using Printer::Printer;
+
+  void line(const SelectedLine& l) override {
+    Out& buf = out_.buffer();
+    if (o_.show_path) fmt::format_to(std::back_inserter(buf), "{}:", l.path);
+    if (o_.show_line_number) fmt::format_to(std::back_inserter(buf), "{}:", l.number);
+    buf.append(reinterpret_cast<const char*>(l.text.data()), reinterpret_cast<const char*>(l.text.data() + l.text.size()));
+    buf.push_back('\n');
+    out_.maybe_flush();
+  }
 
   void hit(const Hit& h) override {
     Out& buf = out_.buffer();
@@ -28,6 +38,7 @@ class StandardPrinter : public Printer {
     if (h.where.record) fmt::format_to(std::back_inserter(buf), "{}:", *h.where.record);
     if (o_.show_pattern) fmt::format_to(std::back_inserter(buf), "{}:", o_.shown_pattern(h.pattern));
     if (o_.show_strand) fmt::format_to(std::back_inserter(buf), "{}:", h.strand);
+    if (h.line) fmt::format_to(std::back_inserter(buf), "{}:", *h.line);
     if (h.distance) {
       fmt::format_to(std::back_inserter(buf), "{}:{}:{}:", h.start, h.end, *h.distance);
       if (o_.show_cigar) fmt::format_to(std::back_inserter(buf), "{}:", h.cigar);

@@ -1,0 +1,86 @@
+// grep's lines over the searcher's windows (-n, --lines), the one place where hit offsets
+// become line numbers and line spans. Plain inputs only (one record: input offset = record
+// offset). Both classes follow the windows of an input in order and count the '\n' bytes of
+// each window's owned bytes once (count_newlines), carrying the count to the next window, so
+// the overlap is never counted twice and nothing is kept of a mapped input. Computed from the
+// host bytes the searcher holds, whichever backend found the hits.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "io/text_stream.hpp"
+#include "printer/sink.hpp"
+
+namespace warpmatch::cli {
+
+/// The number of '\n' bytes in `bytes` (SIMD where the target has it).
+std::uint64_t count_newlines(ByteSpan bytes);
+
+/// -n: the 1-based number of the line holding a hit's start. A cursor in the current window
+/// moves to each start asked for (forward or back: approx reports by end, so its starts come
+/// in any order), counting only the bytes it passes.
+class LineNumbers {
+ public:
+  void begin_input() { lines_before_window_ = 0; }
+  void begin_window(const io::TextWindow& w);
+  /// `start`: an input offset inside the current window's data.
+  std::uint64_t line_of(std::uint64_t start);
+  /// Carries the '\n' count of the window's owned bytes to the next window.
+  void end_window();
+
+ private:
+  ByteSpan data_;
+  std::uint64_t offset_ = 0, owned_ = 0;
+  std::uint64_t lines_before_window_ = 0;  // '\n' bytes of the input before data_[0]
+  std::uint64_t cursor_ = 0;               // a position in data_
+  std::uint64_t lines_before_cursor_ = 0;  // '\n' bytes of the input before data_[cursor_]
+};
+
+/// --lines: the lines holding at least one hit's start (-v: those holding none), each once, in
+/// input order, handed to `emit` with their bytes (without the '\n'). Hits are gathered while a window is scanned
+/// (any order) and its lines formed after it: a line is finished once its '\n' lies in the
+/// window's owned bytes, since no later window owns a hit starting before its offset (find:
+/// starts < owned; approx: an alignment is at most m + k bytes, the overlap). A line that
+/// continues in the next window stays open: its bytes from earlier windows are copied for a
+/// streamed input (memory grows with the longest line, as grep's) and taken from the mapping
+/// for a mapped file, which holds every byte.
+class LineSelector {
+ public:
+  /// Returns false to stop the input (-m reached).
+  using Emit = std::function<bool(const SelectedLine&)>;
+
+  /// `keep_text`: the lines' bytes are printed (not with -c); `mapped`: the input's windows
+  /// point into one mapping of the whole file; `invert` (-v): the lines without a hit.
+  void begin_input(bool keep_text, bool mapped, bool invert);
+  void begin_window(const io::TextWindow& w);
+  /// A hit starting at input offset `start`, inside the current window's data.
+  void add_hit(std::uint64_t start);
+  /// Emits the lines the window finished (with the last window, the last line, '\n' or not);
+  /// false when `emit` stopped.
+  bool end_window(const Emit& emit);
+
+ private:
+  bool emit_open_line(std::uint64_t end, const Emit& emit);
+  bool close_lines(std::uint64_t newline, std::uint64_t to, bool next_has_hit, const Emit& emit);
+
+  bool keep_text_ = true, mapped_ = false, invert_ = false;
+  // The current window.
+  ByteSpan data_;
+  std::uint64_t offset_ = 0, owned_ = 0;
+  bool last_ = false;
+  // The open line: the first line not yet finished.
+  std::uint64_t open_begin_ = 0;   // its input offset
+  std::uint64_t open_number_ = 1;  // its 1-based number
+  bool open_has_hit_ = false;      // a hit starts in it
+  std::vector<std::uint8_t> carry_;  // its bytes before the window (streamed inputs)
+  std::vector<std::uint8_t> joined_;  // carry_ + the window's part, for emit
+  /// Hits' starts not yet placed on a line (input offsets), at most one per line where they
+  /// come in order (find).
+  std::vector<std::uint64_t> starts_;
+};
+
+}  // namespace warpmatch::cli

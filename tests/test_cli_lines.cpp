@@ -1,0 +1,445 @@
+// -n (--line-number) and --lines on find and approx (cli/line_index.hpp, cli/line_options.hpp):
+// GNU grep (LC_ALL=C grep -a -F) is the oracle for the lines and their numbers, and for -n -b -o
+// where grep -o reports every occurrence (patterns that cannot overlap themselves); a plain
+// reference over the whole text (every occurrence, its line = 1 + the '\n' bytes before its
+// start) elsewhere. Texts have short, long and empty lines, CRLF, NUL and 0xff bytes, several
+// and overlapping occurrences per line, with and without a final '\n'. Streamed inputs (a pipe,
+// stdin, gzip) in windows of 64 bytes or less give byte for byte what the mapped file gives:
+// lines span many windows.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli_test_support.hpp"
+#include "compression_test_support.hpp"
+
+using warpmatch_test::CliResult;
+using warpmatch_test::quote;
+
+namespace {
+
+char fold(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool word_byte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+struct Options {
+  bool ignore_case = false;
+  bool word = false;
+};
+
+// Every occurrence's start (overlapping ones too), ascending.
+std::vector<std::size_t> occurrences(const std::string& text, const std::string& pattern, Options o = {}) {
+  std::vector<std::size_t> starts;
+  for (std::size_t s = 0; s + pattern.size() <= text.size(); ++s) {
+    bool equal = true;
+    for (std::size_t i = 0; i < pattern.size() && equal; ++i)
+      equal = o.ignore_case ? fold(text[s + i]) == fold(pattern[i]) : text[s + i] == pattern[i];
+    const std::size_t end = s + pattern.size();
+    if (equal && o.word && ((s > 0 && word_byte(text[s - 1])) || (end < text.size() && word_byte(text[end]))))
+      equal = false;
+    if (equal) starts.push_back(s);
+  }
+  return starts;
+}
+
+std::size_t line_of(const std::string& text, std::size_t start) {
+  return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(start), '\n'));
+}
+
+struct Line {
+  std::size_t number = 0, offset = 0;
+  std::string text;
+};
+
+// The lines holding the given starts, each once, in order.
+std::vector<Line> lines_of(const std::string& text, const std::vector<std::size_t>& starts) {
+  std::vector<Line> lines;
+  for (const std::size_t s : starts) {
+    const std::size_t number = line_of(text, s);
+    if (!lines.empty() && lines.back().number == number) continue;
+    const std::size_t begin = s == 0 ? 0 : text.rfind('\n', s - 1) == std::string::npos ? 0 : text.rfind('\n', s - 1) + 1;
+    const std::size_t end = std::min(text.find('\n', s), text.size());
+    lines.push_back({number, begin, text.substr(begin, end - begin)});
+  }
+  return lines;
+}
+
+std::string print_lines(const std::vector<Line>& lines, bool numbers, std::size_t max = SIZE_MAX) {
+  std::string out;
+  for (std::size_t i = 0; i < lines.size() && i < max; ++i)
+    out += (numbers ? std::to_string(lines[i].number) + ":" : "") + lines[i].text + "\n";
+  return out;
+}
+
+// find -n's lines: LINE:START:MATCH (the pattern is printable: MATCH is not escaped).
+std::string print_numbered_hits(const std::string& text, const std::vector<std::size_t>& starts, std::size_t m) {
+  std::string out;
+  for (const std::size_t s : starts)
+    out += std::to_string(line_of(text, s)) + ":" + std::to_string(s) + ":" + text.substr(s, m) + "\n";
+  return out;
+}
+
+// Random lines over `alphabet`: empty, short and long ones, some ending in "\r\n".
+std::string random_lines(std::mt19937_64& rng, std::size_t n, const std::string& alphabet) {
+  std::string s;
+  while (s.size() < n) {
+    const std::size_t kind = rng() % 10;
+    const std::size_t length = kind == 0 ? 0 : kind < 8 ? rng() % 40 : 200 + rng() % 900;
+    for (std::size_t i = 0; i < length; ++i) s += alphabet[rng() % alphabet.size()];
+    s += rng() % 4 == 0 ? "\r\n" : "\n";
+  }
+  return s;
+}
+
+std::size_t levenshtein(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+struct ApproxHit {
+  std::size_t start = 0, end = 0, distance = 0, line = 0;
+  auto operator<=>(const ApproxHit&) const = default;
+};
+
+// approx -k k: every end e with a distance <= k, its start the largest one at that distance.
+std::vector<ApproxHit> approx_hits(const std::string& text, const std::string& pattern, std::size_t k) {
+  std::vector<ApproxHit> hits;
+  const std::size_t m = pattern.size();
+  for (std::size_t e = 1; e <= text.size(); ++e) {
+    std::size_t best = m + 1, start = 0;
+    for (std::size_t s = e >= m + k ? e - m - k : 0; s <= e; ++s) {
+      const std::size_t d = levenshtein(pattern, text.substr(s, e - s));
+      if (d <= best) best = d, start = s;
+    }
+    if (best <= k) hits.push_back({start, e, best, line_of(text, start)});
+  }
+  return hits;
+}
+
+class CliLines : public warpmatch_test::CliTest {
+ protected:
+  CliLines() : CliTest("warpmatch_cli_lines_") {}
+
+  // `args` with the file on a pipe (streamed in windows of --window bytes).
+  CliResult piped(const std::string& path, const std::vector<std::string>& args) {
+    std::string line = "cat " + quote(path) + " | \"$WM\"";
+    for (const auto& a : args) line += " " + quote(a);
+    return shell(line);
+  }
+
+  CliResult grep(const std::vector<std::string>& args) {
+    std::string line = "LC_ALL=C /usr/bin/grep -a -F";
+    for (const auto& a : args) line += " " + quote(a);
+    return shell(line);
+  }
+};
+
+}  // namespace
+
+// --- find against GNU grep -----------------------------------------------------------------------
+
+TEST_F(CliLines, FindLinesAndNumbersAreGrepsOnRandomTexts) {
+  // Patterns that cannot overlap themselves (grep -o then reports every occurrence); the
+  // alphabet has '\r', NUL and 0xff bytes.
+  std::mt19937_64 rng(2026);
+  const std::string alphabet = std::string("abcab ab\r") + '\0' + '\xff';
+  const std::vector<std::string> patterns = {"ab", "abc", "b a", "c", "a\r"};
+  for (int round = 0; round < 4; ++round) {
+    std::string text = random_lines(rng, 6000, alphabet);
+    if (round % 2) text += "ab cab";  // a last line without '\n'
+    const auto path = file("r.txt", text);
+    for (const std::string& p : patterns) {
+      const std::string where = "round " + std::to_string(round) + " '" + p + "'";
+      const std::vector<std::size_t> starts = occurrences(text, p);
+      ASSERT_FALSE(starts.empty()) << where;
+      if (p.find('\r') == std::string::npos) {  // find -o escapes MATCH's '\r' as "\r", grep does not
+        const CliResult numbered = run({"find", "-n", p, path.string()});
+        EXPECT_EQ(numbered.out, grep({"-n", "-b", "-o", "-e", p, path.string()}).out) << where;
+        EXPECT_EQ(numbered.out, print_numbered_hits(text, starts, p.size())) << where;
+      }
+      const CliResult lines = run({"find", "--lines", p, path.string()});
+      EXPECT_EQ(lines.out, grep({"-e", p, path.string()}).out) << where;
+      EXPECT_EQ(lines.out, print_lines(lines_of(text, starts), false)) << where;
+      EXPECT_EQ(lines.status, 0);
+      EXPECT_EQ(run({"find", "-n", "--lines", p, path.string()}).out, grep({"-n", "-e", p, path.string()}).out)
+          << where;
+      EXPECT_EQ(run({"find", "-c", "--lines", p, path.string()}).out, grep({"-c", "-e", p, path.string()}).out)
+          << where;
+      EXPECT_EQ(run({"find", "-m", "3", "-n", "--lines", p, path.string()}).out,
+                grep({"-m", "3", "-n", "-e", p, path.string()}).out)
+          << where;
+    }
+  }
+}
+
+TEST_F(CliLines, OverlappingAndRepeatedOccurrences) {
+  // "aa" in "aaaa": three occurrences on one line, one line; -n numbers each occurrence
+  // (grep -o would skip the overlapping ones).
+  const std::string text = "aaaa\nb\n\naa xaa\r\naaa";
+  const auto path = file("o.txt", text);
+  EXPECT_EQ(run({"find", "-n", "aa", path.string()}).out,
+            "1:0:aa\n1:1:aa\n1:2:aa\n4:8:aa\n4:12:aa\n5:16:aa\n5:17:aa\n");
+  EXPECT_EQ(run({"find", "--lines", "aa", path.string()}).out, "aaaa\naa xaa\r\naaa\n");
+  EXPECT_EQ(run({"find", "--lines", "-n", "aa", path.string()}).out, grep({"-n", "aa", path.string()}).out);
+  EXPECT_EQ(run({"find", "-c", "--lines", "aa", path.string()}).out, "3\n");
+  EXPECT_EQ(run({"find", "-c", "aa", path.string()}).out, "7\n");  // without --lines: occurrences
+  // A pattern holding '\n' selects the line of its start.
+  EXPECT_EQ(run({"find", "--lines", "-n", "b\n\n", path.string()}).out, "2:b\n");
+  EXPECT_EQ(run({"find", "-n", "\naa", path.string()}).out, "3:7:\\naa\n4:15:\\naa\n");
+  // No hit: exit 1, nothing printed.
+  const CliResult none = run({"find", "--lines", "zz", path.string()});
+  EXPECT_EQ(none.status, 1);
+  EXPECT_EQ(none.out, "");
+}
+
+TEST_F(CliLines, WordsCaseAndPatternSets) {
+  std::mt19937_64 rng(7);
+  const std::string text = random_lines(rng, 5000, "abAB_ -.\t");
+  const auto path = file("w.txt", text);
+  for (const std::string& p : {"ab", "a", "Ba"}) {
+    EXPECT_EQ(run({"find", "-w", "--lines", "-n", p, path.string()}).out, grep({"-w", "-n", "-e", p, path.string()}).out)
+        << p;
+    EXPECT_EQ(run({"find", "-i", "--lines", p, path.string()}).out, grep({"-i", "-e", p, path.string()}).out) << p;
+    EXPECT_EQ(run({"find", "-i", "-w", "-c", "--lines", p, path.string()}).out,
+              grep({"-i", "-w", "-c", "-e", p, path.string()}).out)
+        << p;
+    EXPECT_EQ(run({"find", "-w", "-n", p, path.string()}).out,
+              print_numbered_hits(text, occurrences(text, p, {.word = true}), std::string(p).size()))
+        << p;
+  }
+  // -w changes the selection (the test can fail).
+  EXPECT_NE(run({"find", "-w", "--lines", "ab", path.string()}).out, run({"find", "--lines", "ab", path.string()}).out);
+  // A pattern set: a line is printed once whichever patterns occur in it.
+  EXPECT_EQ(run({"find", "--lines", "-n", "-e", "ab", "-e", "B_", "-e", "a.", path.string()}).out,
+            grep({"-n", "-e", "ab", "-e", "B_", "-e", "a.", path.string()}).out);
+  EXPECT_EQ(run({"find", "-c", "--lines", "-e", "ab", "-e", "B_", path.string()}).out,
+            grep({"-c", "-e", "ab", "-e", "B_", path.string()}).out);
+}
+
+// --- streamed inputs ------------------------------------------------------------------------------
+
+TEST_F(CliLines, StreamedInputsInTinyWindowsPrintWhatTheMappedFilePrints) {
+  // Long lines (up to ~1 KiB) span many 64-byte windows; the last line has no '\n'.
+  std::mt19937_64 rng(11);
+  const std::string text = random_lines(rng, 8000, "abcab ab\r") + "x ab abc";
+  const auto path = file("s.txt", text);
+  const auto gz = file("s.txt.gz", warpmatch_test::gzip_member(text));
+  const std::vector<std::vector<std::string>> cases = {
+      {"find", "-n", "ab"},
+      {"find", "--lines", "ab"},
+      {"find", "--lines", "-n", "abc"},
+      {"find", "--lines", "-n", "-m", "5", "b a"},
+      {"find", "--lines", "-c", "c"},
+      {"find", "--lines", "-n", "-e", "abc", "-e", "b\r"},
+      {"approx", "-k", "1", "-n", "abca"},
+      {"approx", "-k", "1", "--lines", "-n", "abca"},
+  };
+  for (const auto& args : cases) {
+    std::string where;
+    for (const auto& a : args) where += a + " ";
+    std::vector<std::string> mapped = args;
+    mapped.push_back(path.string());
+    const CliResult want = run(mapped);
+    ASSERT_EQ(want.status, 0) << where << want.err;
+    ASSERT_FALSE(want.out.empty()) << where;
+    for (const std::string& window : {"64", "3"}) {
+      std::vector<std::string> streamed = args;
+      streamed.insert(streamed.begin() + 1, {"--window", window});
+      EXPECT_EQ(piped(path.string(), streamed).out, want.out) << "pipe, window " << window << ": " << where;
+      std::vector<std::string> zipped = streamed;
+      zipped.push_back(gz.string());
+      EXPECT_EQ(run(zipped).out, want.out) << "gzip, window " << window << ": " << where;
+    }
+    std::vector<std::string> from_stdin = args;
+    from_stdin.insert(from_stdin.begin() + 1, {"--window", "64"});
+    from_stdin.push_back("-");
+    EXPECT_EQ(run(from_stdin, text).out, want.out) << "stdin: " << where;
+  }
+  // And the mapped output is grep's.
+  EXPECT_EQ(run({"find", "--lines", "-n", "abc", path.string()}).out, grep({"-n", "abc", path.string()}).out);
+}
+
+// --- approx against a reference -------------------------------------------------------------------
+
+TEST_F(CliLines, ApproxNumbersAndLinesAreTheReferences) {
+  const std::string text = "the cat sat\non the mat\n\nno cats here?\nbat\r\nnothing\ncart";
+  const std::string pattern = "cat";
+  const auto path = file("a.txt", text);
+  for (std::size_t k : {0, 1}) {
+    const std::vector<ApproxHit> want = approx_hits(text, pattern, k);
+    ASSERT_FALSE(want.empty());
+    const CliResult r = run({"approx", "-k", std::to_string(k), "-n", "--json", pattern, path.string()});
+    std::vector<ApproxHit> got;
+    for (const auto& j : warpmatch_test::json_lines(r.out))
+      if (j.at("type") == "match")
+        got.push_back({j.at("start").get<std::size_t>(), j.at("end").get<std::size_t>(),
+                       j.at("distance").get<std::size_t>(), j.at("line").get<std::size_t>()});
+    EXPECT_EQ(got, want) << "k " << k;
+    std::vector<std::size_t> starts;
+    for (const ApproxHit& h : want) starts.push_back(h.start);
+    std::sort(starts.begin(), starts.end());
+    const std::string lines = print_lines(lines_of(text, starts), true);
+    EXPECT_EQ(run({"approx", "-k", std::to_string(k), "--lines", "-n", pattern, path.string()}).out, lines) << k;
+    EXPECT_EQ(piped(path.string(), {"approx", "-k", std::to_string(k), "--window", "5", "--lines", "-n", pattern}).out,
+              lines)
+        << k;
+  }
+  // The text form: LINE just before START.
+  EXPECT_EQ(run({"approx", "-k", "0", "-n", pattern, path.string()}).out, "1:4:7:0:cat\n4:27:30:0:cat\n");
+  // --max-hits counts lines.
+  EXPECT_EQ(run({"approx", "-k", "1", "--lines", "--max-hits", "2", pattern, path.string()}).out,
+            "the cat sat\non the mat\n");
+}
+
+// --- formats, errors and flags that ignore lines -------------------------------------------------
+
+TEST_F(CliLines, JsonLinesCarryNumberOffsetAndEscapedText) {
+  const std::string text = std::string("x\n\"q\" ab\\ \t") + '\0' + "ab\nplain ab";
+  const auto path = file("j.txt", text);
+  const auto lines = warpmatch_test::json_lines(run({"find", "--lines", "--json", "ab", path.string()}).out);
+  ASSERT_EQ(lines.size(), 3u);  // two lines and the summary
+  EXPECT_EQ(lines[0].at("type"), "line");
+  EXPECT_EQ(lines[0].at("line"), 2);
+  EXPECT_EQ(lines[0].at("offset"), 2);
+  EXPECT_EQ(lines[0].at("text"), std::string("\"q\" ab\\ \t") + '\0' + "ab");
+  EXPECT_EQ(lines[0].at("path"), path.string());
+  EXPECT_EQ(lines[1].at("line"), 3);
+  EXPECT_EQ(lines[1].at("offset"), text.find("plain"));
+  EXPECT_EQ(lines[1].at("text"), "plain ab");
+  EXPECT_EQ(lines[2].at("type"), "summary");
+  EXPECT_EQ(lines[2].at("matches"), 2);  // lines
+  // -n: JSON matches carry "line"; without -n they do not.
+  const auto hits = warpmatch_test::json_lines(run({"find", "-n", "--json", "ab", path.string()}).out);
+  EXPECT_EQ(hits[0].at("line"), 2);
+  EXPECT_EQ(hits[2].at("line"), 3);
+  EXPECT_FALSE(warpmatch_test::json_lines(run({"find", "--json", "ab", path.string()}).out)[0].contains("line"));
+}
+
+TEST_F(CliLines, FastaInputsFailAndTheOthersAreSearched) {
+  const auto fa = file("x.fa", ">r1\nACGTab\nab\n");
+  const auto txt = file("t.txt", "one\ntwo ab\n");
+  for (const std::string& flag : {"-n", "--lines"}) {
+    const CliResult r = run({"find", flag, "ab", fa.string(), txt.string()});
+    EXPECT_EQ(r.status, 2) << flag;
+    EXPECT_NE(r.err.find(fa.string() + ": -n and --lines need plain text, " + fa.string() +
+                         " is FASTA (--format plain searches it as text)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.out, flag == "-n" ? txt.string() + ":2:8:ab\n" : txt.string() + ":two ab\n") << flag;
+    // --format plain searches it as text.
+    EXPECT_EQ(run({"find", flag, "--format", "plain", "-h", "ab", fa.string()}).out,
+              flag == "-n" ? "2:8:ab\n3:11:ab\n" : "ACGTab\nab\n");
+  }
+  EXPECT_EQ(run({"approx", "-k", "0", "--lines", "ab", fa.string()}).status, 2);
+  // -n does nothing with -c, so a FASTA input is counted.
+  const CliResult counted = run({"find", "-n", "-c", "ab", fa.string()});
+  EXPECT_EQ(counted.status, 0);
+  EXPECT_EQ(counted.out, "2\n");  // the record's sequence is ACGTabab
+}
+
+TEST_F(CliLines, ConflictsAndFlagsThatIgnoreLines) {
+  const auto path = file("c.txt", "ACGT\nxx\nACGT ACGT\n");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"find", "--lines", "--bed"}, {"find", "-n", "--tsv"}, {"find", "--lines", "--tsv"},
+        {"find", "--lines", "--strand", "both"}, {"find", "--lines", "--circular"},
+        {"approx", "-k", "0", "-n", "--bed"}, {"approx", "-k", "0", "--lines", "--strand", "-"}}) {
+    std::vector<std::string> a = args;
+    a.insert(a.end(), {"ACGT", path.string()});
+    const CliResult r = run(a);
+    EXPECT_EQ(r.status, 2) << a[1] << " " << a[2];
+    EXPECT_NE(r.err.find("does not go with"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  // -n changes nothing for -c, -l, -L, -q; --lines nothing for -l, -L, -q.
+  for (const std::string& flag : {"-c", "-l", "-L", "-q"}) {
+    const CliResult plain = run({"find", flag, "ACGT", path.string()});
+    EXPECT_EQ(run({"find", flag, "-n", "ACGT", path.string()}).out, plain.out) << flag;
+    if (flag != "-c") {
+      const CliResult lines = run({"find", flag, "--lines", "ACGT", path.string()});
+      EXPECT_EQ(lines.out, plain.out) << flag;
+      EXPECT_EQ(lines.status, plain.status) << flag;
+    }
+  }
+  // -n with --circular numbers a hit across the junction by its start's line.
+  EXPECT_EQ(run({"find", "-n", "--circular", "ab", file("circ.txt", "bc\nxa").string()}).out, "2:4:ab\n");
+  // -n with --strand both numbers the '-' hits' lines too.
+  EXPECT_EQ(run({"find", "-n", "--strand", "both", "ACGT", path.string()}).out,
+            "+:1:0:ACGT\n-:1:0:ACGT\n+:3:8:ACGT\n-:3:8:ACGT\n+:3:13:ACGT\n-:3:13:ACGT\n");
+}
+
+// --- -v ---------------------------------------------------------------------------------------------
+
+TEST_F(CliLines, InvertMatchPrintsTheLinesGrepVPrints) {
+  // Empty lines, CRLF and long lines among those printed; the last line (no '\n') holds no hit.
+  std::mt19937_64 rng(5);
+  const std::string text = random_lines(rng, 3000, "abcab ab\rAB") + "tail";
+  const auto path = file("v.txt", text);
+  const auto gz = file("v.txt.gz", warpmatch_test::gzip_member(text));
+  const std::vector<std::vector<std::string>> flag_sets = {{"-v"},       {"-v", "-n"}, {"-v", "-c"},
+                                                           {"-v", "-m", "4", "-n"}, {"-v", "-w"}, {"-v", "-i", "-n"}};
+  for (const std::string& p : {"ab", "abc", "b a"}) {
+    for (const auto& flags : flag_sets) {
+      std::string where = "'" + p + "'";
+      for (const auto& f : flags) where += " " + f;
+      std::vector<std::string> args = {"find"};
+      args.insert(args.end(), flags.begin(), flags.end());
+      args.insert(args.end(), {"--", p});
+      std::vector<std::string> grep_args = flags;
+      grep_args.insert(grep_args.end(), {"-e", p, path.string()});
+      const CliResult want = grep(grep_args);
+      ASSERT_FALSE(want.out.empty()) << where;
+      std::vector<std::string> mapped = args;
+      mapped.push_back(path.string());
+      const CliResult got = run(mapped);
+      EXPECT_EQ(got.out, want.out) << where;
+      EXPECT_EQ(got.status, want.status) << where;
+      std::vector<std::string> streamed = args;
+      streamed.insert(streamed.begin() + 1, {"--window", "3"});
+      EXPECT_EQ(piped(path.string(), streamed).out, want.out) << "pipe: " << where;
+      streamed.push_back(gz.string());
+      EXPECT_EQ(run(streamed).out, want.out) << "gzip: " << where;
+    }
+  }
+  // -v and --lines split the lines between them.
+  const auto count = [&](const std::string& flag) { return std::stoul(run({"find", "-c", flag, "ab", path.string()}).out); };
+  EXPECT_EQ(count("-v") + count("--lines"), static_cast<unsigned long>(std::count(text.begin(), text.end(), '\n') + 1));
+  // approx -k 0 selects as find does.
+  EXPECT_EQ(run({"approx", "-k", "0", "-v", "-n", "abc", path.string()}).out, run({"find", "-v", "-n", "abc", path.string()}).out);
+}
+
+TEST_F(CliLines, InvertMatchExitStatusAndFileFlags) {
+  const auto all = file("all.txt", "ab\nxab\n");  // every line holds a hit: -v selects none
+  const auto some = file("some.txt", "ab\nzz\n");
+  const auto none = file("none.txt", "");
+  for (const auto& path : {all, some, none}) {
+    for (const std::vector<std::string>& flags : {std::vector<std::string>{"-v"}, {"-v", "-c"}, {"-v", "-q"}}) {
+      std::vector<std::string> args = {"find"};
+      args.insert(args.end(), flags.begin(), flags.end());
+      args.insert(args.end(), {"ab", path.string()});
+      std::vector<std::string> grep_args = flags;
+      grep_args.insert(grep_args.end(), {"ab", path.string()});
+      const CliResult want = grep(grep_args), got = run(args);
+      EXPECT_EQ(got.out, want.out) << path << " " << flags.back();
+      EXPECT_EQ(got.status, want.status) << path << " " << flags.back();
+    }
+  }
+  EXPECT_EQ(run({"find", "-v", "-l", "ab", all.string(), some.string(), none.string()}).out, some.string() + "\n");
+  EXPECT_EQ(run({"find", "-v", "-L", "ab", all.string(), some.string(), none.string()}).out,
+            all.string() + "\n" + none.string() + "\n");
+  EXPECT_EQ(run({"find", "-v", "--bed", "ab", some.string()}).status, 2);
+}
