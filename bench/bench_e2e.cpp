@@ -7,7 +7,8 @@
 // FASTA and its gzip / BGZF / zstd copies (written here with zlib, libdeflate and libzstd),
 // a 100-byte file, a TSV of sequence pairs — so it sits in the page cache; each command then
 // runs once as a warm-up and --repeats times timed (median), a job's rows timed round by round
-// (interleaved), so that auto, cpu, cuda and the peer meet the same moments of the host. The generator counts what each
+// (interleaved; every other round in reverse order, so that no row always follows the same
+// one), so that auto, cpu, cuda and the peer meet the same moments of the host. The generator counts what each
 // job must find, so every row's count is checked against an exact oracle (or, where there is
 // none, warpmatch's backends against each other). The warpmatch timed is --warpmatch (default:
 // the `warpmatch` beside this executable); its GPU is probed with `warpmatch info --json` in a
@@ -535,7 +536,7 @@ void Bench::print_table() const {
     }
   }
   fmt::print("(wall: median of {} runs after a warm-up (at least 21 where the warm-up took under 50 ms), a job's "
-             "rows timed round by round, process start to exit; GB/s = input bytes / wall, "
+             "rows timed round by round (every other round in reverse order), process start to exit; GB/s = input bytes / wall, "
              "decompressed bytes for .gz/BGZF/.zst; peak MiB: wait4's ru_maxrss, the largest process of a "
              "pipeline; vs peer = peer wall / this wall; L = matching lines, as `rg -c` counts; agrees = "
              "count equals the generator's, or warpmatch backends give the same output)\n",
@@ -561,7 +562,7 @@ json Bench::to_json(bool complete, int exit_status) const {
   j["measurement"] = {
       {"how", "posix_spawn from a helper process forked at start, wait4: wall from spawn to reap, peak RSS = "
               "ru_maxrss (for /bin/sh -c pipelines the largest of the shell and its children); one warm-up run, "
-              "then the median of the repeats (at least 21 where the warm-up took under 50 ms), a job's rows timed round by round; stdout/stderr to files"},
+              "then the median of the repeats (at least 21 where the warm-up took under 50 ms), a job's rows timed round by round, every other round reversed; stdout/stderr to files"},
       {"true_wall_s", env_.true_wall_s},
       {"true_peak_rss_mib", env_.true_rss_mib}};
   j["device"] = env_.device.is_null() ? json(nullptr) : env_.device;
