@@ -171,6 +171,14 @@ class CliTest : public ::testing::Test {
     return r;
   }
 
+  // The CLI with `args` and the file at `path` on a pipe, not mapped: it is streamed in
+  // windows of --window bytes.
+  CliResult piped(const std::string& path, const std::vector<std::string>& args) {
+    std::string line = "cat " + quote(path) + " | \"$WM\"";
+    for (const auto& a : args) line += " " + quote(a);
+    return shell(line);
+  }
+
   std::filesystem::path dir_;
 
  private:

@@ -135,13 +135,6 @@ class CliLines : public warpmatch_test::CliTest {
  protected:
   CliLines() : CliTest("warpmatch_cli_lines_") {}
 
-  // `args` with the file on a pipe (streamed in windows of --window bytes).
-  CliResult piped(const std::string& path, const std::vector<std::string>& args) {
-    std::string line = "cat " + quote(path) + " | \"$WM\"";
-    for (const auto& a : args) line += " " + quote(a);
-    return shell(line);
-  }
-
   CliResult grep(const std::vector<std::string>& args) {
     std::string line = "LC_ALL=C /usr/bin/grep -a -F";
     for (const auto& a : args) line += " " + quote(a);

@@ -142,14 +142,6 @@ class CliWord : public warpmatch_test::CliTest {
  protected:
   CliWord() : CliTest("warpmatch_cli_word_") {}
 
-  // `args` (the CLI as "$WM") with `file` on a pipe, not a mapped file: it is streamed in
-  // windows of --window bytes.
-  CliResult piped(const std::string& path, const std::vector<std::string>& args) {
-    std::string line = "cat " + quote(path) + " | \"$WM\"";
-    for (const auto& a : args) line += " " + quote(a);
-    return shell(line);
-  }
-
   // GNU grep in the C locale (in C.UTF-8, grep 3.8 -F -i -w keeps "-a" right after "-A" in
   // "-A-a", though 'A' is a word byte before it).
   CliResult grep(const std::vector<std::string>& args) {

@@ -38,6 +38,41 @@ bool cpu_has_avx2() {
   return has;
 }
 
+/// 16 bytes from t in both 128-bit lanes, 'A'..'Z' folded to 'a'..'z' when ci (a signed
+/// compare after moving 'A' to -128).
+__attribute__((target("avx2"))) inline __m256i load_16_twice(const std::uint8_t* t, bool ci) {
+  __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t));
+  if (ci) {
+    const __m128i shifted = _mm_add_epi8(bytes, _mm_set1_epi8(static_cast<char>(128 - 'A')));
+    const __m128i upper = _mm_cmplt_epi8(shifted, _mm_set1_epi8(static_cast<char>(-128 + 26)));
+    bytes = _mm_or_si128(bytes, _mm_and_si128(upper, _mm_set1_epi8(0x20)));
+  }
+  return _mm256_broadcastsi128_si256(bytes);
+}
+
+/// Of 16 bytes loaded twice, the little-endian 32-bit word at bytes j + kOffset .. j + kOffset
+/// + 3 for the 8 starts j = 0..7 (kOffset 0 or 4), by one byte shuffle.
+template <int kOffset>
+__attribute__((target("avx2"))) inline __m256i start_words(__m256i both) {
+  static_assert(kOffset == 0 || kOffset == 4);
+  constexpr char o = kOffset;
+  const __m256i windows = _mm256_setr_epi8(o + 0, o + 1, o + 2, o + 3, o + 1, o + 2, o + 3, o + 4,  //
+                                           o + 2, o + 3, o + 4, o + 5, o + 3, o + 4, o + 5, o + 6,  //
+                                           o + 4, o + 5, o + 6, o + 7, o + 5, o + 6, o + 7, o + 8,  //
+                                           o + 6, o + 7, o + 8, o + 9, o + 7, o + 8, o + 9, o + 10);
+  return _mm256_shuffle_epi8(both, windows);
+}
+
+/// For 8 hashes, bit hash >> (32 - bits) of the bitmap (2^bits bits in 32-bit words), moved to
+/// each lane's sign bit: the word by one gather, then a shift left by 31 - the bit's index.
+__attribute__((target("avx2"))) inline __m256i bitmap_bits(const std::uint32_t* bitmap, __m256i hash, int bits) {
+  const __m256i low5 = _mm256_set1_epi32(31);
+  const __m256i words = _mm256_i32gather_epi32(reinterpret_cast<const int*>(bitmap),
+                                               _mm256_srl_epi32(hash, _mm_cvtsi32_si128(32 - bits + 5)), 4);
+  const __m256i bit = _mm256_and_si256(_mm256_srl_epi32(hash, _mm_cvtsi32_si128(32 - bits)), low5);
+  return _mm256_sllv_epi32(words, _mm256_sub_epi32(low5, bit));
+}
+
 /// The bitmap test of 32 consecutive starts from `t` (reads t[0, 40)), 8 at a time: the 8
 /// windows by one byte shuffle of 16 bytes, the hash by one multiply (kKey8: the windows of
 /// bytes 4..7 by a second shuffle, prefix_hash8 by two multiplies, against the 8-byte scan
@@ -49,33 +84,16 @@ __attribute__((target("avx2"))) std::uint32_t bitmap_test_32(const std::uint8_t*
                                                              const std::uint32_t* bitmap,
                                                              int bits, bool ci,
                                                              const std::uint32_t* gate) {
-  const __m256i windows = _mm256_setr_epi8(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6,  //
-                                           4, 5, 6, 7, 5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10);
-  const __m256i high_windows = _mm256_setr_epi8(4, 5, 6, 7, 5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10,  //
-                                                8, 9, 10, 11, 9, 10, 11, 12, 10, 11, 12, 13, 11, 12, 13, 14);
   const __m256i multiplier = _mm256_set1_epi32(static_cast<int>(core::kPrefixHash4Multiplier));
   const __m256i multiplier8 = _mm256_set1_epi32(static_cast<int>(core::kPrefixHash8Multiplier));
-  const __m128i word_shift = _mm_cvtsi32_si128(32 - bits + 5);
-  const __m128i bit_shift = _mm_cvtsi32_si128(32 - bits);
   const __m256i low5 = _mm256_set1_epi32(31);
   std::uint32_t mask = 0;
   for (int k = 0; k < 4; ++k) {
-    __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + 8 * k));
-    if (ci) {  // 'A'..'Z' -> 'a'..'z': signed compare after moving 'A' to -128
-      const __m128i shifted = _mm_add_epi8(bytes, _mm_set1_epi8(static_cast<char>(128 - 'A')));
-      const __m128i upper = _mm_cmplt_epi8(shifted, _mm_set1_epi8(static_cast<char>(-128 + 26)));
-      bytes = _mm_or_si128(bytes, _mm_and_si128(upper, _mm_set1_epi8(0x20)));
-    }
-    const __m256i both = _mm256_broadcastsi128_si256(bytes);
-    const __m256i keys = _mm256_shuffle_epi8(both, windows);
+    const __m256i both = load_16_twice(t + 8 * k, ci);
+    const __m256i keys = start_words<0>(both);
     __m256i hash = _mm256_mullo_epi32(keys, multiplier);
-    if constexpr (kKey8)
-      hash = _mm256_mullo_epi32(_mm256_xor_si256(hash, _mm256_shuffle_epi8(both, high_windows)), multiplier8);
-    const __m256i words = _mm256_i32gather_epi32(reinterpret_cast<const int*>(bitmap),
-                                                 _mm256_srl_epi32(hash, word_shift), 4);
-    // Move the tested bit to the sign: shift left by 31 - bit.
-    const __m256i bit = _mm256_and_si256(_mm256_srl_epi32(hash, bit_shift), low5);
-    __m256i tested = _mm256_sllv_epi32(words, _mm256_sub_epi32(low5, bit));
+    if constexpr (kKey8) hash = _mm256_mullo_epi32(_mm256_xor_si256(hash, start_words<4>(both)), multiplier8);
+    __m256i tested = bitmap_bits(bitmap, hash, bits);
     if (gate) {
       const __m256i two = _mm256_and_si256(keys, _mm256_set1_epi32(0xffff));
       const __m256i gate_words =
@@ -86,17 +104,6 @@ __attribute__((target("avx2"))) std::uint32_t bitmap_test_32(const std::uint8_t*
     mask |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(tested))) << (8 * k);
   }
   return mask;
-}
-
-/// 16 bytes from t, 'A'..'Z' folded to 'a'..'z' when ci (as bitmap_test_32 folds).
-__attribute__((target("avx2"))) inline __m256i load_16_twice(const std::uint8_t* t, bool ci) {
-  __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t));
-  if (ci) {
-    const __m128i shifted = _mm_add_epi8(bytes, _mm_set1_epi8(static_cast<char>(128 - 'A')));
-    const __m128i upper = _mm_cmplt_epi8(shifted, _mm_set1_epi8(static_cast<char>(-128 + 26)));
-    bytes = _mm_or_si128(bytes, _mm_and_si128(upper, _mm_set1_epi8(0x20)));
-  }
-  return _mm256_broadcastsi128_si256(bytes);
 }
 
 /// One of core::prefix_hash_long's later steps in 8 lanes: xor-shift, xor the word, multiply.
@@ -112,35 +119,25 @@ __attribute__((target("avx2"))) inline __m256i long_key_mix(__m256i h, __m256i w
 __attribute__((target("avx2"))) std::uint32_t long_key_test_32(const std::uint8_t* t,
                                                                const std::uint32_t* bitmap,
                                                                int bits, int length, bool ci) {
-  const __m256i windows = _mm256_setr_epi8(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6,  //
-                                           4, 5, 6, 7, 5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10);
-  const __m256i high_windows = _mm256_setr_epi8(4, 5, 6, 7, 5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10,  //
-                                                8, 9, 10, 11, 9, 10, 11, 12, 10, 11, 12, 13, 11, 12, 13, 14);
   const __m256i m4 = _mm256_set1_epi32(static_cast<int>(core::kPrefixHash4Multiplier));
   const __m256i m8 = _mm256_set1_epi32(static_cast<int>(core::kPrefixHash8Multiplier));
   __m256i word_mask[4];
   for (int w = 0; w < 4; ++w) word_mask[w] = _mm256_set1_epi32(static_cast<int>(core::long_key_word_mask(length, w)));
   const bool far = length > 8;
-  const __m128i word_shift = _mm_cvtsi32_si128(32 - bits + 5);
-  const __m128i bit_shift = _mm_cvtsi32_si128(32 - bits);
-  const __m256i low5 = _mm256_set1_epi32(31);
   std::uint32_t mask = 0;
   for (int k = 0; k < 4; ++k) {
     const __m256i near = load_16_twice(t + 8 * k, ci);
-    const __m256i w0 = _mm256_and_si256(_mm256_shuffle_epi8(near, windows), word_mask[0]);
-    const __m256i w1 = _mm256_and_si256(_mm256_shuffle_epi8(near, high_windows), word_mask[1]);
+    const __m256i w0 = _mm256_and_si256(start_words<0>(near), word_mask[0]);
+    const __m256i w1 = _mm256_and_si256(start_words<4>(near), word_mask[1]);
     __m256i w2 = _mm256_setzero_si256(), w3 = _mm256_setzero_si256();
     if (far) {
       const __m256i next = load_16_twice(t + 8 * k + 8, ci);
-      w2 = _mm256_and_si256(_mm256_shuffle_epi8(next, windows), word_mask[2]);
-      w3 = _mm256_and_si256(_mm256_shuffle_epi8(next, high_windows), word_mask[3]);
+      w2 = _mm256_and_si256(start_words<0>(next), word_mask[2]);
+      w3 = _mm256_and_si256(start_words<4>(next), word_mask[3]);
     }
     __m256i hash = _mm256_mullo_epi32(_mm256_xor_si256(_mm256_mullo_epi32(w0, m4), w1), m8);
     hash = long_key_mix(long_key_mix(hash, w2), w3);
-    const __m256i words = _mm256_i32gather_epi32(reinterpret_cast<const int*>(bitmap),
-                                                 _mm256_srl_epi32(hash, word_shift), 4);
-    const __m256i bit = _mm256_and_si256(_mm256_srl_epi32(hash, bit_shift), low5);
-    const __m256i tested = _mm256_sllv_epi32(words, _mm256_sub_epi32(low5, bit));
+    const __m256i tested = bitmap_bits(bitmap, hash, bits);
     mask |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(tested))) << (8 * k);
   }
   return mask;
