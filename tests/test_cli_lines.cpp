@@ -17,6 +17,7 @@
 #include "compression_test_support.hpp"
 
 using warpmatch_test::CliResult;
+using warpmatch_test::levenshtein;
 using warpmatch_test::quote;
 
 namespace {
@@ -94,21 +95,6 @@ std::string random_lines(std::mt19937_64& rng, std::size_t n, const std::string&
     s += rng() % 4 == 0 ? "\r\n" : "\n";
   }
   return s;
-}
-
-std::size_t levenshtein(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 struct ApproxHit {

@@ -18,6 +18,7 @@
 #include "compression_test_support.hpp"
 
 using warpmatch_test::CliResult;
+using warpmatch_test::levenshtein;
 using warpmatch_test::quote;
 
 namespace {
@@ -60,21 +61,6 @@ std::vector<Hit> exact_words(const Records& records, const std::vector<std::stri
         if (equal && (!word || bounded(text, s, s + pat.size()))) hits.push_back({name, p, s, s + pat.size(), 0});
       }
   return hits;
-}
-
-std::size_t levenshtein(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 // approx -k k's hits as warpmatch/approx.hpp defines them: every end e with dist(e) = min over
