@@ -6,9 +6,7 @@
 # .device/ staged (scripts/build_for_gpu.sh), e.g. through the device tool:
 #   run(command="bash bench/probes/dna_multi_cli.sh", carry=[".device"])
 cd "$(dirname "$0")/../.."
-D=$PWD/.device
-export LD_LIBRARY_PATH=$D/lib
-[[ -x $D/warpmatch ]] || { gzip -dc $D/warpmatch.gz > $D/warpmatch; chmod +x $D/warpmatch; }
+source bench/probes/probe_lib.sh
 W=/tmp/w; mkdir -p $W
 python3 - <<'PY'
 import os, random
@@ -30,26 +28,14 @@ with open("/tmp/w/genome.fa", "wb") as f:
         f.write(b"\n".join(block[j:j + 80] for j in range(0, len(block), 80)) + b"\n")
 PY
 cat $W/genome.fa > /dev/null
-t() {  # wall ms and peak RSS of one process
-  python3 - "$@" <<'PY'
-import resource, subprocess, sys, time
-t0 = time.perf_counter()
-p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-ms = (time.perf_counter() - t0) * 1e3
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-out = p.stdout.decode().splitlines()
-total = sum(int(l.rsplit(":", 1)[1]) for l in out if ":" in l)
-print(f"{' '.join(a for a in sys.argv[2:] if not a.startswith('/tmp/w/genome')):70s} rc={p.returncode} {ms:8.1f} ms {rss:7.0f} MiB  total {total}")
-PY
-}
 for r in 1 2 3; do
   for b in cpu cuda auto; do
-    t $D/warpmatch find -c -f $W/k12.txt --backend $b $W/genome.fa
+    timed $D/warpmatch find -c -f $W/k12.txt --backend $b $W/genome.fa
   done
-  t $D/warpmatch find -c -f $W/k24.txt --backend cpu $W/genome.fa
-  t $D/warpmatch find -c -f $W/k24.txt --backend cuda $W/genome.fa
-  t $D/warpmatch find -c -f $W/k12.txt --strand both --backend cpu $W/genome.fa
-  t $D/warpmatch find -c -f $W/k12.txt --strand both --backend cuda $W/genome.fa
+  timed $D/warpmatch find -c -f $W/k24.txt --backend cpu $W/genome.fa
+  timed $D/warpmatch find -c -f $W/k24.txt --backend cuda $W/genome.fa
+  timed $D/warpmatch find -c -f $W/k12.txt --strand both --backend cpu $W/genome.fa
+  timed $D/warpmatch find -c -f $W/k12.txt --strand both --backend cuda $W/genome.fa
 done
 echo "--- stats:"
 for b in cpu cuda auto; do $D/warpmatch find -c -f $W/k12.txt --backend $b --stats $W/genome.fa 2>&1 >/dev/null | head -2; done

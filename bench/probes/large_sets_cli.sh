@@ -8,9 +8,7 @@
 # filters. Run from the repository root with .device/ staged (scripts/build_for_gpu.sh):
 #   run(command="bash bench/probes/large_sets_cli.sh", carry=[".device"])
 cd "$(dirname "$0")/../.."
-D=$PWD/.device
-export LD_LIBRARY_PATH=$D/lib
-[[ -x $D/warpmatch ]] || { gzip -dc $D/warpmatch.gz > $D/warpmatch; chmod +x $D/warpmatch; }
+source bench/probes/probe_lib.sh
 W=/tmp/wl; mkdir -p $W
 python3 - <<'PY'
 import os, random
@@ -44,23 +42,11 @@ with open("/tmp/wl/text.txt", "wb") as f:
         f.write(planted); written += len(planted)
 PY
 cat $W/genome.fa $W/text.txt > /dev/null
-t() {  # wall ms and peak RSS of one process
-  python3 - "$@" <<'PY'
-import resource, subprocess, sys, time
-t0 = time.perf_counter()
-p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-ms = (time.perf_counter() - t0) * 1e3
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-out = p.stdout.decode().splitlines()
-total = sum(int(l.rsplit(":", 1)[1]) for l in out if ":" in l)
-print(f"{' '.join(a.replace('/tmp/wl/', '') for a in sys.argv[2:]):60s} rc={p.returncode} {ms:8.1f} ms {rss:7.0f} MiB  total {total}", flush=True)
-PY
-}
 for r in 1 2; do
   for b in cpu cuda auto; do
-    t $D/warpmatch find -c -f $W/k100k.txt --backend $b $W/genome.fa
-    t $D/warpmatch find -c -f $W/k1m.txt --backend $b $W/genome.fa
-    t $D/warpmatch find -c -f $W/w1m.txt --backend $b $W/text.txt
+    timed $D/warpmatch find -c -f $W/k100k.txt --backend $b $W/genome.fa
+    timed $D/warpmatch find -c -f $W/k1m.txt --backend $b $W/genome.fa
+    timed $D/warpmatch find -c -f $W/w1m.txt --backend $b $W/text.txt
   done
 done
 for b in cpu cuda auto; do

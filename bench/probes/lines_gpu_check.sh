@@ -5,8 +5,7 @@
 # root with .device/ staged:
 #   run(command="bash bench/probes/lines_gpu_check.sh", carry=[".device"])
 cd "$(dirname "$0")/../.."
-D=$PWD/.device; export LD_LIBRARY_PATH=$D/lib
-[[ -x $D/warpmatch ]] || { gzip -dc $D/warpmatch.gz > $D/warpmatch; chmod +x $D/warpmatch; }
+source bench/probes/probe_lib.sh
 W=/tmp/lc; mkdir -p $W
 python3 - <<'PY'
 import random
@@ -20,21 +19,15 @@ with open("/tmp/lc/t.txt", "w") as f:
     f.write("\n".join(lines))
 PY
 gzip -k -f $W/t.txt
-fail=0
-check() {
-  local a b; a=$("$D/warpmatch" "$@" --backend cpu | md5sum); b=$("$D/warpmatch" "$@" --backend cuda | md5sum)
-  local n; n=$("$D/warpmatch" "$@" --backend cpu | wc -l)
-  if [[ $a == "$b" ]]; then echo "same ($n lines): $*"; else echo "DIFFER: $*"; fail=1; fi
-}
-check find -n error $W/t.txt
-check find --lines -n error $W/t.txt
-check find --lines -n error $W/t.txt.gz
-check find --lines -n --window 1M -i error $W/t.txt
-check find -v -n -e fox -e warn $W/t.txt
-check find -c --lines -w the $W/t.txt
-check find --lines -m 1000 -e then -e other $W/t.txt.gz
-check approx -n -k 1 errors $W/t.txt
-check approx --lines -n -k 1 --window 1M errors $W/t.txt
-check approx -v -c -k 1 other $W/t.txt
+same_on_both find -n error $W/t.txt
+same_on_both find --lines -n error $W/t.txt
+same_on_both find --lines -n error $W/t.txt.gz
+same_on_both find --lines -n --window 1M -i error $W/t.txt
+same_on_both find -v -n -e fox -e warn $W/t.txt
+same_on_both find -c --lines -w the $W/t.txt
+same_on_both find --lines -m 1000 -e then -e other $W/t.txt.gz
+same_on_both approx -n -k 1 errors $W/t.txt
+same_on_both approx --lines -n -k 1 --window 1M errors $W/t.txt
+same_on_both approx -v -c -k 1 other $W/t.txt
 echo "grep -c error: $(grep -c error $W/t.txt), find -c --lines: $("$D/warpmatch" find -c --lines error $W/t.txt --backend cuda)"
 exit $fail

@@ -4,8 +4,7 @@
 # exit status 1 when any differs. Run from the repository root with .device/ staged:
 #   run(command="bash bench/probes/word_gpu_check.sh", carry=[".device"])
 cd "$(dirname "$0")/../.."
-D=$PWD/.device; export LD_LIBRARY_PATH=$D/lib
-[[ -x $D/warpmatch ]] || { gzip -dc $D/warpmatch.gz > $D/warpmatch; chmod +x $D/warpmatch; }
+source bench/probes/probe_lib.sh
 W=/tmp/wc; mkdir -p $W
 python3 - <<'PY'
 import random
@@ -24,20 +23,14 @@ with open("/tmp/wc/k.txt", "w") as f:
         at = r.randrange(len(seq) - 12)
         f.write((seq[at:at + 12] if i % 2 else "".join(r.choice("ACGT") for _ in range(12))) + "\n")
 PY
-fail=0
-check() {
-  local a b; a=$("$D/warpmatch" "$@" --backend cpu | md5sum); b=$("$D/warpmatch" "$@" --backend cuda | md5sum)
-  local n; n=$("$D/warpmatch" "$@" --backend cpu | wc -l)
-  if [[ $a == "$b" ]]; then echo "same ($n lines): $*"; else echo "DIFFER: $*"; fail=1; fi
-}
-check find -w the $W/t.txt
-check find -w -c fox $W/t.txt
-check find -w -i -e THE -e then -e fox $W/t.txt
-check find -w -c -e the -e other -e error -e errors $W/t.txt
-check find -w --window 1M fox $W/t.txt
-check approx -w -k 1 other $W/t.txt
-check approx -w -k 1 -c errors $W/t.txt
-check approx -w -k 1 --window 1M errors $W/t.txt
-check find -w -l fox $W/t.txt $W/g.fa
-check find -c -f $W/k.txt $W/g.fa
+same_on_both find -w the $W/t.txt
+same_on_both find -w -c fox $W/t.txt
+same_on_both find -w -i -e THE -e then -e fox $W/t.txt
+same_on_both find -w -c -e the -e other -e error -e errors $W/t.txt
+same_on_both find -w --window 1M fox $W/t.txt
+same_on_both approx -w -k 1 other $W/t.txt
+same_on_both approx -w -k 1 -c errors $W/t.txt
+same_on_both approx -w -k 1 --window 1M errors $W/t.txt
+same_on_both find -w -l fox $W/t.txt $W/g.fa
+same_on_both find -c -f $W/k.txt $W/g.fa
 exit $fail

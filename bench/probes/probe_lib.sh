@@ -1,0 +1,30 @@
+# Shared by the probe scripts run on the GPU machine (source it after cd to the repository
+# root): D = the staged .device/ with its libraries on the path and warpmatch unpacked;
+# timed CMD... = one process's wall ms, peak RSS and the sum of its "NAME:COUNT" lines;
+# same_on_both ARGS... = whether `warpmatch ARGS --backend cpu` and `--backend cuda` print the
+# same (sets fail=1 when not).
+D=$PWD/.device
+export LD_LIBRARY_PATH=$D/lib
+[[ -x $D/warpmatch ]] || { gzip -dc $D/warpmatch.gz > $D/warpmatch; chmod +x $D/warpmatch; }
+fail=0
+
+timed() {
+  python3 - "$@" <<'PY'
+import resource, subprocess, sys, time
+t0 = time.perf_counter()
+p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+ms = (time.perf_counter() - t0) * 1e3
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+out = p.stdout.decode().splitlines()
+total = sum(int(l.rsplit(":", 1)[1]) for l in out if ":" in l)
+args = " ".join(a.rsplit("/", 1)[-1] if a.startswith("/tmp/") else a for a in sys.argv[2:])
+print(f"{args:70s} rc={p.returncode} {ms:8.1f} ms {rss:7.0f} MiB  total {total}", flush=True)
+PY
+}
+
+same_on_both() {
+  local a b n
+  a=$("$D/warpmatch" "$@" --backend cpu | md5sum); b=$("$D/warpmatch" "$@" --backend cuda | md5sum)
+  n=$("$D/warpmatch" "$@" --backend cpu | wc -l)
+  if [[ $a == "$b" ]]; then echo "same ($n lines): $*"; else echo "DIFFER: $*"; fail=1; fi
+}
