@@ -61,22 +61,34 @@ std::uint64_t find_first(ByteSpan data, std::uint64_t from, std::uint64_t to) {
   const void* at = std::memchr(data.data() + from, '\n', to - from);
   return at ? static_cast<std::uint64_t>(static_cast<const std::uint8_t*>(at) - data.data()) : to;
 }
-// The last '\n' in [from, to); there is one at `from`.
-std::uint64_t find_last(ByteSpan data, std::uint64_t from, std::uint64_t to) {
-  const void* at = ::memrchr(data.data() + from, '\n', to - from);
-  return static_cast<std::uint64_t>(static_cast<const std::uint8_t*>(at) - data.data());
+// The first byte of the last `count` lines of [begin, to) that end there (their '\n' before
+// `to`); `begin` when there are fewer.
+std::uint64_t last_lines_begin(ByteSpan data, std::uint64_t begin, std::uint64_t to, std::uint64_t count) {
+  std::uint64_t at = to;
+  for (std::uint64_t i = 0; i <= count; ++i) {
+    const void* newline = ::memrchr(data.data() + begin, '\n', at - begin);
+    if (!newline) return begin;
+    at = static_cast<std::uint64_t>(static_cast<const std::uint8_t*>(newline) - data.data());
+  }
+  return at + 1;
 }
 }  // namespace
 
-void LineSelector::begin_input(bool keep_text, bool mapped, bool invert) {
+void LineSelector::begin_input(bool keep_text, bool mapped, bool invert, std::uint64_t before, std::uint64_t after) {
   keep_text_ = keep_text;
   mapped_ = mapped;
   invert_ = invert;
+  before_ = before;
+  after_ = after;
+  after_left_ = 0;
+  selecting_ = true;
   open_begin_ = 0;
   open_number_ = 1;
   open_has_hit_ = false;
   carry_.clear();
   starts_.clear();
+  kept_.resize(static_cast<std::size_t>(before));
+  kept_first_ = kept_count_ = 0;
 }
 
 void LineSelector::begin_window(const io::TextWindow& w) {
@@ -94,6 +106,11 @@ void LineSelector::add_hit(std::uint64_t start) {
     if (at <= data_.size() && find_first(data_, last, at) == at) return;
   }
   starts_.push_back(start);
+}
+
+bool LineSelector::select_no_more() {
+  selecting_ = false;
+  return after_left_ > 0;
 }
 
 bool LineSelector::end_window(const Emit& emit) {
@@ -119,9 +136,10 @@ bool LineSelector::end_window(const Emit& emit) {
   }
   if (last_) {
     // The last line has no '\n'; a final '\n' leaves an empty open line, no line at all.
-    const bool selected = open_has_hit_ != invert_ && open_begin_ < offset_ + data_.size();
+    const bool is_line = open_begin_ < offset_ + data_.size();
+    const bool done = !is_line || finish_open_line(data_.size(), emit);
     open_has_hit_ = false;
-    return !selected || emit_open_line(data_.size(), emit);
+    return done;
   }
   // A streamed input's next window will not hold this one's owned bytes.
   if (keep_text_ && !mapped_ && open_from() < owned_)
@@ -130,7 +148,7 @@ bool LineSelector::end_window(const Emit& emit) {
   return true;
 }
 
-bool LineSelector::emit_open_line(std::uint64_t end, const Emit& emit) {
+SelectedLine LineSelector::open_line(std::uint64_t end) const {
   SelectedLine line;
   line.number = open_number_;
   line.offset = open_begin_;
@@ -144,30 +162,72 @@ bool LineSelector::emit_open_line(std::uint64_t end, const Emit& emit) {
     joined_.insert(joined_.end(), data_.begin(), data_.begin() + static_cast<std::ptrdiff_t>(end));
     line.text = ByteSpan(joined_.data(), joined_.size());
   }
-  return emit(line);
+  return line;
+}
+
+bool LineSelector::finish_open_line(std::uint64_t end, const Emit& emit) {
+  const bool selected = selecting_ && open_has_hit_ != invert_;
+  if (!selected && after_left_ == 0) {
+    if (before_ > 0 && selecting_) keep_before(open_line(end));
+    return true;
+  }
+  SelectedLine line = open_line(end);
+  if (selected) {
+    if (!emit_kept(emit)) return false;
+    after_left_ = after_;
+  } else {
+    line.context = true;
+    --after_left_;
+  }
+  if (!emit(line)) return false;
+  return selecting_ || after_left_ > 0;  // -m: the input ends with the last after-context line
+}
+
+void LineSelector::start_line(std::uint64_t begin) {
+  open_begin_ = offset_ + begin;
+  ++open_number_;
+  open_has_hit_ = false;
 }
 
 // The open line ends with the '\n' at `newline`; it and the lines after it that end before
 // `to` (none holds a hit) are finished, and the line holding `to` is the open one.
 bool LineSelector::close_lines(std::uint64_t newline, std::uint64_t to, bool next_has_hit, const Emit& emit) {
-  if (open_has_hit_ != invert_ && !emit_open_line(newline, emit)) return false;
+  if (!finish_open_line(newline, emit)) return false;
   carry_.clear();
-  if (invert_) {  // -v: each line between is printed
-    for (std::uint64_t begin = newline + 1, end; (end = find_first(data_, begin, to)) < to; begin = end + 1) {
-      open_begin_ = offset_ + begin;
-      ++open_number_;
-      open_has_hit_ = false;
-      if (!emit_open_line(end, emit)) return false;
-      newline = end;
+  std::uint64_t begin = newline + 1;
+  bool counted = false;
+  for (std::uint64_t end; (end = find_first(data_, begin, to)) < to; begin = end + 1) {
+    if (!invert_ && after_left_ == 0 && !counted) {
+      // No line from here to `to` is printed but the last before_ (the next hit's
+      // before-context): the others are counted in one go.
+      counted = true;
+      const std::uint64_t kept = last_lines_begin(data_, begin, to, before_);
+      open_number_ += count_newlines(data_.subspan(begin, kept - begin));
+      if ((end = find_first(data_, begin = kept, to)) >= to) break;
     }
-    ++open_number_;
-  } else {  // no line between is printed: one count over them
-    const std::uint64_t last = find_last(data_, newline, to);
-    open_number_ += count_newlines(data_.subspan(newline, last + 1 - newline));
-    newline = last;
+    start_line(begin);
+    if (!finish_open_line(end, emit)) return false;
   }
-  open_begin_ = offset_ + newline + 1;
+  start_line(begin);
   open_has_hit_ = next_has_hit;
+  return true;
+}
+
+void LineSelector::keep_before(const SelectedLine& line) {
+  KeptLine& slot = kept_[(kept_first_ + kept_count_) % kept_.size()];
+  if (kept_count_ < kept_.size()) ++kept_count_;
+  else kept_first_ = (kept_first_ + 1) % kept_.size();  // the oldest is overwritten
+  slot.line = line;
+  slot.line.context = true;
+  if (!mapped_) {  // the window's bytes are gone once the next one is taken
+    slot.bytes.assign(line.text.begin(), line.text.end());
+    slot.line.text = ByteSpan(slot.bytes.data(), slot.bytes.size());
+  }
+}
+
+bool LineSelector::emit_kept(const Emit& emit) {
+  for (; kept_count_ > 0; --kept_count_, kept_first_ = (kept_first_ + 1) % kept_.size())
+    if (!emit(kept_[kept_first_].line)) return false;
   return true;
 }
 

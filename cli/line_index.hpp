@@ -41,33 +41,53 @@ class LineNumbers {
 };
 
 /// --lines: the lines holding at least one hit's start (-v: those holding none), each once, in
-/// input order, handed to `emit` with their bytes (without the '\n'). Hits are gathered while a window is scanned
-/// (any order) and its lines formed after it: a line is finished once its '\n' lies in the
-/// window's owned bytes, since no later window owns a hit starting before its offset (find:
-/// starts < owned; approx: an alignment is at most m + k bytes, the overlap). A line that
-/// continues in the next window stays open: its bytes from earlier windows are copied for a
-/// streamed input (memory grows with the longest line, as grep's) and taken from the mapping
-/// for a mapped file, which holds every byte.
+/// input order, handed to `emit` with their bytes (without the '\n'); with context (-A, -B)
+/// the lines around them too, as context lines (SelectedLine::context). Hits are gathered
+/// while a window is scanned (any order) and its lines formed after it: a line is finished
+/// once its '\n' lies in the window's owned bytes, since no later window owns a hit starting
+/// before its offset (find: starts < owned; approx: an alignment is at most m + k bytes, the
+/// overlap). A line that continues in the next window stays open: its bytes from earlier
+/// windows are copied for a streamed input (memory grows with the longest line, as grep's)
+/// and taken from the mapping for a mapped file, which holds every byte. Before-context keeps
+/// the last `before` unselected lines (copies for a streamed input: at most `before` lines).
 class LineSelector {
  public:
   /// Returns false to stop the input (-m reached).
   using Emit = std::function<bool(const SelectedLine&)>;
 
   /// `keep_text`: the lines' bytes are printed (not with -c); `mapped`: the input's windows
-  /// point into one mapping of the whole file; `invert` (-v): the lines without a hit.
-  void begin_input(bool keep_text, bool mapped, bool invert);
+  /// point into one mapping of the whole file; `invert` (-v): the lines without a hit;
+  /// `before`, `after`: the context lines printed before and after each selected line.
+  void begin_input(bool keep_text, bool mapped, bool invert, std::uint64_t before = 0, std::uint64_t after = 0);
   void begin_window(const io::TextWindow& w);
   /// A hit starting at input offset `start`, inside the current window's data.
   void add_hit(std::uint64_t start);
   /// Emits the lines the window finished (with the last window, the last line, '\n' or not);
-  /// false when `emit` stopped.
+  /// false when `emit` stopped, or when the after-context of select_no_more() is printed.
   bool end_window(const Emit& emit);
+  /// -m reached (called from `emit` with the last selected line): the lines after it are at
+  /// most its after-context (as grep, whether they hold a hit or not). Returns whether any is
+  /// still to come (after-context > 0): the input must then be read on.
+  bool select_no_more();
 
  private:
-  bool emit_open_line(std::uint64_t end, const Emit& emit);
+  /// The open line, its bytes up to `end` (a position in the window).
+  SelectedLine open_line(std::uint64_t end) const;
+  /// The open line, which ends at `end`, is finished: emitted if selected or after-context,
+  /// else kept for before-context.
+  bool finish_open_line(std::uint64_t end, const Emit& emit);
+  /// The line starting at window position `begin` is the open one (no hit yet).
+  void start_line(std::uint64_t begin);
   bool close_lines(std::uint64_t newline, std::uint64_t to, bool next_has_hit, const Emit& emit);
+  /// Before-context: keeps `line` as one of the last `before_` unselected lines.
+  void keep_before(const SelectedLine& line);
+  /// Emits the kept lines as context (before a selected line) and forgets them.
+  bool emit_kept(const Emit& emit);
 
   bool keep_text_ = true, mapped_ = false, invert_ = false;
+  std::uint64_t before_ = 0, after_ = 0;
+  std::uint64_t after_left_ = 0;  // after-context lines still to print
+  bool selecting_ = true;         // false once -m is reached (select_no_more)
   // The current window.
   ByteSpan data_;
   std::uint64_t offset_ = 0, owned_ = 0;
@@ -77,10 +97,18 @@ class LineSelector {
   std::uint64_t open_number_ = 1;  // its 1-based number
   bool open_has_hit_ = false;      // a hit starts in it
   std::vector<std::uint8_t> carry_;  // its bytes before the window (streamed inputs)
-  std::vector<std::uint8_t> joined_;  // carry_ + the window's part, for emit
+  mutable std::vector<std::uint8_t> joined_;  // carry_ + the window's part, for emit
   /// Hits' starts not yet placed on a line (input offsets), at most one per line where they
   /// come in order (find).
   std::vector<std::uint64_t> starts_;
+  /// Before-context: a ring of the last unselected lines, oldest at kept_first_; a streamed
+  /// input's lines are copied into `bytes` (a mapped one's text points into the mapping).
+  struct KeptLine {
+    SelectedLine line;
+    std::vector<std::uint8_t> bytes;
+  };
+  std::vector<KeptLine> kept_;
+  std::size_t kept_first_ = 0, kept_count_ = 0;
 };
 
 }  // namespace warpmatch::cli

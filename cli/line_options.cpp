@@ -1,5 +1,6 @@
 #include "line_options.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace warpmatch::cli {
@@ -12,11 +13,15 @@ int reject(const char* option, const char* with, const char* why) {
 }  // namespace
 
 int LineFlags::reject_conflicts(const SequenceFlags& seq) const {
-  const char* option = invert ? "-v (--invert-match)" : lines ? "--lines" : "-n (--line-number)";
-  const bool lines = this->lines || invert;
+  const bool lines = prints_lines();
+  const char* line_option = invert ? "-v (--invert-match)"
+                            : this->lines ? "--lines"
+                            : has_context() ? "-A / -B / -C (context)"
+                                            : "-n (--line-number)";
+  const char* option = line_option;
   if (!lines && !line_number) return 0;
-  if (seq.bed) return reject(option, "--bed", "BED rows have no line column");
-  if (seq.tsv) return reject(option, "--tsv", "TSV rows have no line column");
+  if (seq.bed) return reject(option, "--bed", "BED rows have columns of their own");
+  if (seq.tsv) return reject(option, "--tsv", "TSV rows have columns of their own");
   if (!lines) return 0;
   if (seq.circular) return reject(option, "--circular", "a hit across the junction lies on two lines");
   if (seq.strand != "+")
@@ -25,10 +30,14 @@ int LineFlags::reject_conflicts(const SequenceFlags& seq) const {
 }
 
 void LineFlags::apply(SearchPlan& plan, PrintOptions& print) const {
-  const bool lines = this->lines || invert;
+  const bool lines = prints_lines();
   plan.line_numbers = line_number && !lines;  // --lines numbers its lines itself
   plan.lines = lines;
   plan.invert = invert;
+  const std::int64_t around = std::max<std::int64_t>(context, 0);
+  plan.before_context = static_cast<std::uint64_t>(before >= 0 ? before : around);
+  plan.after_context = static_cast<std::uint64_t>(after >= 0 ? after : around);
+  plan.context = has_context();
   print.show_line_number = lines && line_number;
   if (lines) print.count_names_pattern = false;  // -c --lines counts lines, not a pattern's hits
 }
@@ -40,6 +49,15 @@ void add_line_options(CLI::App* cmd, LineFlags& flags) {
                 "Print each line holding a hit once ([PATH:][LINE:]TEXT, as grep); -c and -m / --max-hits count lines");
   cmd->add_flag("-v,--invert-match", flags.invert,
                 "Print the lines holding no hit instead (implies --lines; -c counts them), as grep -v");
+  cmd->add_option("-A,--after-context", flags.after, "Print N lines after each selected line (implies --lines), as grep")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("-B,--before-context", flags.before, "Print N lines before each selected line (implies --lines), as grep")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("-C,--context", flags.context, "Print N lines before and after each selected line (implies --lines)")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber);
 }
 
 const char* const kLinesHelp =
@@ -55,6 +73,13 @@ const char* const kLinesHelp =
     "is kept whole in memory (memory grows with the longest line, as grep's). -v prints the lines\n"
     "holding no hit instead (implies --lines; -c, -m, -q, -l, -L then count or stop at those\n"
     "lines, as grep -v). Neither goes with --bed or --tsv, --lines and -v not with --circular or\n"
-    "--strand - / both (exit 2).\n";
+    "--strand - / both (exit 2).\n"
+    "Context (-A N, -B N, -C N; imply --lines, go with -v and -n): N lines after / before each\n"
+    "selected line as grep prints them, [PATH-][LINE-]TEXT, overlapping contexts merged, a \"--\"\n"
+    "line between groups that do not touch (between inputs too; none before the first). -m N\n"
+    "stops after N selected lines and still prints the last one's after-context (the next N\n"
+    "lines, selected or not, as GNU grep); -c, -q, -l, -L ignore context. --json: each context\n"
+    "line is a {\"type\":\"context\"} object with the fields of a line, no \"--\" objects. -B keeps\n"
+    "the last N lines of a streamed input in memory (at most N lines).\n";
 
 }  // namespace warpmatch::cli

@@ -1,9 +1,11 @@
 // grep's line output, the same on find and approx: -n (--line-number) numbers each hit's
 // line, --lines prints the lines holding a hit instead of the hits, -v (--invert-match) the
-// lines holding none. The searcher acts on them
+// lines holding none, -A / -B / -C the lines around them. The searcher acts on them
 // (SearchPlan::line_numbers, SearchPlan::lines), the lines are found by cli/line_index.hpp;
 // this file holds the options, their usage errors and their --help paragraph.
 #pragma once
+
+#include <cstdint>
 
 #include <CLI/CLI.hpp>
 
@@ -17,7 +19,12 @@ struct LineFlags {
   bool line_number = false;  // -n
   bool lines = false;        // --lines
   bool invert = false;       // -v: implies --lines
+  // -A, -B, -C: context lines (imply --lines); -1 not given (-A and -B win over -C).
+  std::int64_t after = -1, before = -1, context = -1;
 
+  bool has_context() const { return after >= 0 || before >= 0 || context >= 0; }
+  /// Whether lines are printed instead of hits (--lines, -v, context).
+  bool prints_lines() const { return lines || invert || has_context(); }
   /// The usage error of -n or --lines with an option that has no lines (--bed, --tsv; for
   /// --lines also --circular and a '-' strand): the message on stderr, returns 2; else 0.
   int reject_conflicts(const SequenceFlags& seq) const;
@@ -25,10 +32,10 @@ struct LineFlags {
   void apply(SearchPlan& plan, PrintOptions& print) const;
 };
 
-/// Adds -n, --line-number, --lines and -v, --invert-match to `cmd`.
+/// Adds -n, --lines, -v, -A, -B and -C to `cmd`.
 void add_line_options(CLI::App* cmd, LineFlags& flags);
 
-/// The --help paragraph on -n and --lines.
+/// The --help paragraph on -n, --lines, -v and context.
 extern const char* const kLinesHelp;
 
 }  // namespace warpmatch::cli

@@ -126,7 +126,9 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
   if (plan_.line_numbers) line_numbers_.begin_input();
   if (plan_.lines) {
     const bool prints_lines = !plan_.count && !plan_.quiet && plan_.list_files == ListFiles::off;
-    line_selector_.begin_input(prints_lines, input.is_mapped(), plan_.invert);
+    line_selector_.begin_input(prints_lines, input.is_mapped(), plan_.invert, plan_.before_context,
+                               plan_.after_context);
+    last_printed_line_ = 0;
   }
   for (io::TextWindow w; !stop_input_ && !stop_all_ && input.next(w);) {
     const Location where{input.name(), fastx ? std::optional<std::string_view>(w.record) : std::nullopt};
@@ -342,14 +344,26 @@ bool Searcher::deliver(Hit hit) {
 }
 
 void Searcher::deliver_lines(std::string_view path) {
-  line_selector_.end_window([&](const SelectedLine& found) {
+  const bool more = line_selector_.end_window([&](const SelectedLine& found) {
+    if (plan_.context) {
+      // A group that does not continue the last printed line (of this input) is set apart.
+      const bool continues = last_printed_line_ > 0 && found.number == last_printed_line_ + 1;
+      if (printed_a_line_ && !continues) sink_.group_break();
+      printed_a_line_ = true;
+      last_printed_line_ = found.number;
+    }
+    if (found.context) {
+      SelectedLine line = found;
+      line.path = path;
+      sink_.line(line);
+      return true;
+    }
     ++input_matches_;
     if (plan_.quiet) {  // -v -q
       stop_all_ = true;
       return false;
     }
     if (plan_.list_files != ListFiles::off) {  // -v -l / -L: the first line decides the input
-      stop_input_ = true;
       return false;
     }
     if (!plan_.count) {
@@ -357,12 +371,11 @@ void Searcher::deliver_lines(std::string_view path) {
       line.path = path;
       sink_.line(line);
     }
-    if (plan_.max_per_input >= 0 && static_cast<std::int64_t>(input_matches_) >= plan_.max_per_input) {
-      stop_input_ = true;  // -m: lines
-      return false;
-    }
+    if (plan_.max_per_input >= 0 && static_cast<std::int64_t>(input_matches_) >= plan_.max_per_input)
+      return line_selector_.select_no_more();  // -m: lines; the input goes on for the after-context only
     return true;
   });
+  if (!more) stop_input_ = true;
 }
 
 // The input's counts (-c) or name (-l / -L), then its state reset; once per input that

@@ -71,6 +71,12 @@ struct SearchPlan {
   /// -v (with `lines`): the lines holding no hit instead; -q, -l and -L then stop at the
   /// first such line, as grep -v.
   bool invert = false;
+  /// -A / -B / -C (with `lines`): the lines printed before and after each selected line, as
+  /// context lines, and `context`: one of them was given (even as 0), so a group of lines
+  /// that does not touch the one before gets a "--" line (Sink::group_break), across inputs
+  /// too, as grep. No effect with -c, -q, -l, -L (the searcher turns them off).
+  std::uint64_t before_context = 0, after_context = 0;
+  bool context = false;
   bool quiet = false;               // -q: stop everything at the first hit
   bool count = false;               // -c: count hits, list none
   /// -l / -L: each input stops at its first hit (-q and -c are resolved before: -q wins, -c
@@ -146,6 +152,10 @@ class Searcher {
     if ((plan_.quiet || plan_.list_files != ListFiles::off) && !plan_.invert) plan_.lines = plan_.line_numbers = false;
     if (plan_.count) plan_.line_numbers = false;
     if (plan_.lines) plan_.count_per_pattern = false;  // -c --lines counts lines, of any pattern
+    if (plan_.count || plan_.quiet || plan_.list_files != ListFiles::off || !plan_.lines) {
+      plan_.before_context = plan_.after_context = 0;  // nothing printed that could have context
+      plan_.context = false;
+    }
   }
 
   /// Searches every input, then prints the summary (when `summarize` is given; --stats
@@ -190,6 +200,10 @@ class Searcher {
   std::uint8_t byte_before_window_ = 0;
   LineNumbers line_numbers_;    // -n
   LineSelector line_selector_;  // --lines
+  /// -A / -B / -C: the number of the current input's last printed line (0: none yet) and
+  /// whether any input printed one (the "--" between groups).
+  std::uint64_t last_printed_line_ = 0;
+  bool printed_a_line_ = false;
 };
 
 /// Searcher::run with Scanner(matcher), behind a CpuFallbackScanner when `compile_cpu` is

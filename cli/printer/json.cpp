@@ -25,9 +25,10 @@ class JsonPrinter : public Printer {
   }
 
   // --lines: {"type":"line","path","line","offset","text"}, the text a JSON string of the
-  // line's bytes (append_json_string: invalid UTF-8 bytes as \u00NN).
+  // line's bytes (append_json_string: invalid UTF-8 bytes as \u00NN); a context line (-A, -B,
+  // -C) is the same object of type "context" (no "--" objects: the numbers show the gaps).
   void line(const SelectedLine& l) override {
-    JsonLine(out_.buffer(), "line")
+    JsonLine(out_.buffer(), l.context ? "context" : "line")
         .string("path", l.path)
         .number("line", l.number)
         .number("offset", l.offset)

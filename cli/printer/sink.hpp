@@ -6,7 +6,8 @@
 //
 //   events             printers (PrintFormat)
 //   hit                plain, json, bed, tsv (seqkit locate), site_tsv / site_json (offtarget)
-//   line               plain, json (--lines: the lines holding a hit)
+//   line               plain, json (--lines: the lines holding a hit, context lines)
+//   group_break        plain (-A / -B / -C: "--" between groups of lines that do not touch)
 //   input_done         count, count_json (-c: per input, per pattern for pattern sets)
 //   input_listed       names (-l / -L: the inputs the searcher lists)
 //   summary            json, count_json (the last line); --stats lines: print_stats()
@@ -55,12 +56,14 @@ struct Hit {
   std::optional<std::uint64_t> line;      // -n: the 1-based line holding start (cli/line_index.hpp)
 };
 
-/// --lines: a line of a plain input holding a hit (grep's selected line).
+/// --lines: a line of a plain input holding a hit (grep's selected line), or with -A / -B / -C
+/// a context line around one.
 struct SelectedLine {
   std::string_view path;
   std::uint64_t number = 0;  // 1-based
   std::uint64_t offset = 0;  // the input offset of its first byte
   ByteSpan text;             // its bytes without the '\n' (empty with -c: not kept)
+  bool context = false;      // a context line (grep prints PATH-LINE-TEXT), not a selected one
 };
 
 /// The counts of one finished input (-c), errors included (the counts before the error).
@@ -124,6 +127,7 @@ class Sink {
   virtual void begin() {}  // before any result (headers)
   virtual void hit(const Hit&) {}
   virtual void line(const SelectedLine&) {}
+  virtual void group_break() {}
   virtual void input_done(const InputCount&) {}
   /// -l / -L: an input the searcher lists by its display name.
   virtual void input_listed(std::string_view /*path*/) {}

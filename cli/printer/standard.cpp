@@ -13,22 +13,34 @@ using Out = fmt::memory_buffer;
 // Substrings longer than this are shown cut, with their length (the positions are exact).
 constexpr std::size_t kShownLcsBytes = 120;
 
+void append_raw(Out& buf, ByteSpan bytes) {
+  buf.append(reinterpret_cast<const char*>(bytes.data()), reinterpret_cast<const char*>(bytes.data() + bytes.size()));
+}
+
 /// BED and TSV name a hit's sequence by its record, or by the input for plain text.
 std::string_view chrom_of(const Location& where) { return where.record ? *where.record : where.path; }
 
 /// [PATH:][RECORD:][PATTERN:][STRAND:][LINE:]START:MATCH (find) or
 /// [LINE:]START:END:DISTANCE[:CIGAR]:MATCH (approx); --lines: [PATH:][LINE:]TEXT, the line's
-/// bytes raw (as grep); distance's and lcs's tab-separated lines.
+/// bytes raw (as grep), a
+/// context line [PATH-][LINE-]TEXT and "--" between groups; distance's and lcs's
+/// tab-separated lines.
 class StandardPrinter : public Printer {
  public:
   using Printer::Printer;
 
   void line(const SelectedLine& l) override {
     Out& buf = out_.buffer();
-    if (o_.show_path) fmt::format_to(std::back_inserter(buf), "{}:", l.path);
-    if (o_.show_line_number) fmt::format_to(std::back_inserter(buf), "{}:", l.number);
-    buf.append(reinterpret_cast<const char*>(l.text.data()), reinterpret_cast<const char*>(l.text.data() + l.text.size()));
+    const char mark = l.context ? '-' : ':';  // grep's marks of context and selected lines
+    if (o_.show_path) fmt::format_to(std::back_inserter(buf), "{}{}", l.path, mark);
+    if (o_.show_line_number) fmt::format_to(std::back_inserter(buf), "{}{}", l.number, mark);
+    append_raw(buf, l.text);
     buf.push_back('\n');
+    out_.maybe_flush();
+  }
+
+  void group_break() override {
+    out_.buffer().append(std::string_view("--\n"));
     out_.maybe_flush();
   }
 
