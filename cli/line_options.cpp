@@ -18,8 +18,10 @@ int LineFlags::reject_conflicts(const SequenceFlags& seq) const {
                             : this->lines ? "--lines"
                             : has_context() ? "-A / -B / -C (context)"
                                             : "-n (--line-number)";
-  const char* option = line_option;
-  if (!lines && !line_number) return 0;
+  if (only_matching && lines) return reject("-o (--only-matching)", line_option, "-o prints hits, not lines");
+  if (byte_offset && lines) return reject("-b (--byte-offset)", line_option, "lines have no offsets here (-o -b prints each hit's)");
+  const char* option = only_matching && !lines ? "-o (--only-matching)" : line_option;
+  if (!lines && !line_number && !only_matching) return 0;
   if (seq.bed) return reject(option, "--bed", "BED rows have columns of their own");
   if (seq.tsv) return reject(option, "--tsv", "TSV rows have columns of their own");
   if (!lines) return 0;
@@ -39,6 +41,8 @@ void LineFlags::apply(SearchPlan& plan, PrintOptions& print) const {
   plan.after_context = static_cast<std::uint64_t>(after >= 0 ? after : around);
   plan.context = has_context();
   print.show_line_number = lines && line_number;
+  print.only_matching = only_matching;
+  print.show_byte_offset = only_matching && byte_offset;
   if (lines) print.count_names_pattern = false;  // -c --lines counts lines, not a pattern's hits
 }
 
@@ -58,6 +62,10 @@ void add_line_options(CLI::App* cmd, LineFlags& flags) {
   cmd->add_option("-C,--context", flags.context, "Print N lines before and after each selected line (implies --lines)")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("-o,--only-matching", flags.only_matching,
+                "Print each hit's bytes alone, raw, one per line ([PATH:][LINE:]MATCH), as grep -o");
+  cmd->add_flag("-b,--byte-offset", flags.byte_offset,
+                "With -o, START before each MATCH (grep -o -b); the hits show it anyway");
 }
 
 const char* const kLinesHelp =
@@ -80,6 +88,12 @@ const char* const kLinesHelp =
     "stops after N selected lines and still prints the last one's after-context (the next N\n"
     "lines, selected or not, as GNU grep); -c, -q, -l, -L ignore context. --json: each context\n"
     "line is a {\"type\":\"context\"} object with the fields of a line, no \"--\" objects. -B keeps\n"
-    "the last N lines of a streamed input in memory (at most N lines).\n";
+    "the last N lines of a streamed input in memory (at most N lines).\n"
+    "Only matching (-o): each hit's bytes raw, one per line, [PATH:][LINE:]MATCH (LINE with -n;\n"
+    "the RECORD, PATTERN and STRAND prefixes of the hits stay); -b adds START before MATCH (grep\n"
+    "-o -b; -b alone changes nothing: the hits show START anyway). Every occurrence is printed,\n"
+    "overlapping ones too (grep -o skips a match overlapping the one before). -c, -q, -l, -L and\n"
+    "--json are unchanged by -o; -o goes with neither --lines, -v and context nor --bed / --tsv,\n"
+    "-b not with line output (exit 2).\n";
 
 }  // namespace warpmatch::cli

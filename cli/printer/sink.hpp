@@ -176,6 +176,8 @@ struct PrintOptions {
   bool show_strand = false;   // STRAND: / "strand" (--strand - or both)
   bool show_cigar = false;    // approx plain: :CIGAR (--cigar)
   bool show_line_number = false;  // --lines -n: LINE: before each line's text
+  bool only_matching = false;     // -o: [PATH:][LINE:]MATCH, the bytes raw (grep -o)
+  bool show_byte_offset = false;  // -o -b: START: before MATCH (grep -o -b)
   /// Shown index of matcher pattern i (find -e / -f: its line in the pattern file); empty: i.
   std::vector<std::uint64_t> pattern_ids;
   PatternLabels labels;

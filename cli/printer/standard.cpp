@@ -21,8 +21,8 @@ void append_raw(Out& buf, ByteSpan bytes) {
 std::string_view chrom_of(const Location& where) { return where.record ? *where.record : where.path; }
 
 /// [PATH:][RECORD:][PATTERN:][STRAND:][LINE:]START:MATCH (find) or
-/// [LINE:]START:END:DISTANCE[:CIGAR]:MATCH (approx); --lines: [PATH:][LINE:]TEXT, the line's
-/// bytes raw (as grep), a
+/// [LINE:]START:END:DISTANCE[:CIGAR]:MATCH (approx); -o: [...][LINE:][START:]MATCH, the bytes
+/// raw (as grep -o [-b]); --lines: [PATH:][LINE:]TEXT, the line's bytes raw (as grep), a
 /// context line [PATH-][LINE-]TEXT and "--" between groups; distance's and lcs's
 /// tab-separated lines.
 class StandardPrinter : public Printer {
@@ -51,13 +51,18 @@ class StandardPrinter : public Printer {
     if (o_.show_pattern) fmt::format_to(std::back_inserter(buf), "{}:", o_.shown_pattern(h.pattern));
     if (o_.show_strand) fmt::format_to(std::back_inserter(buf), "{}:", h.strand);
     if (h.line) fmt::format_to(std::back_inserter(buf), "{}:", *h.line);
-    if (h.distance) {
-      fmt::format_to(std::back_inserter(buf), "{}:{}:{}:", h.start, h.end, *h.distance);
-      if (o_.show_cigar) fmt::format_to(std::back_inserter(buf), "{}:", h.cigar);
+    if (o_.only_matching) {
+      if (o_.show_byte_offset) fmt::format_to(std::back_inserter(buf), "{}:", h.start);
+      append_raw(buf, h.matched);
     } else {
-      fmt::format_to(std::back_inserter(buf), "{}:", h.start);
+      if (h.distance) {
+        fmt::format_to(std::back_inserter(buf), "{}:{}:{}:", h.start, h.end, *h.distance);
+        if (o_.show_cigar) fmt::format_to(std::back_inserter(buf), "{}:", h.cigar);
+      } else {
+        fmt::format_to(std::back_inserter(buf), "{}:", h.start);
+      }
+      append_escaped_text(buf, h.matched);
     }
-    append_escaped_text(buf, h.matched);
     buf.push_back('\n');
     out_.maybe_flush();
   }
