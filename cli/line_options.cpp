@@ -90,8 +90,8 @@ const char* const kLinesHelp =
     "line is a {\"type\":\"context\"} object with the fields of a line, no \"--\" objects. -B keeps\n"
     "the last N lines of a streamed input in memory (at most N lines).\n"
     "Only matching (-o): each hit's bytes raw, one per line, [PATH:][LINE:]MATCH (LINE with -n;\n"
-    "the RECORD, PATTERN and STRAND prefixes of the hits stay); -b adds START before MATCH (grep\n"
-    "-o -b; -b alone changes nothing: the hits show START anyway). Every occurrence is printed,\n"
+    "the RECORD, PATTERN and STRAND prefixes of the hits stay); -b adds START before MATCH, as\n"
+    "grep -o -b (-b alone changes nothing: the hits show START anyway). Every occurrence is printed,\n"
     "overlapping ones too (grep -o skips a match overlapping the one before). -c, -q, -l, -L and\n"
     "--json are unchanged by -o; -o goes with neither --lines, -v and context nor --bed / --tsv,\n"
     "-b not with line output (exit 2).\n";
