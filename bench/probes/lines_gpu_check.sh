@@ -1,5 +1,6 @@
 #!/bin/bash
-# find/approx -n, --lines and -v on the GPU against the CPU (seventeenth session): the same
+# find/approx -n, --lines, -v, context lines (-A/-B/-C) and -o on the GPU against the CPU
+# (seventeenth session): the same
 # output with --backend cuda as with --backend cpu on a generated text of short and long
 # lines (plain, gzip, small windows); exit status 1 when any differs. Run from the repository
 # root with .device/ staged:
@@ -29,5 +30,9 @@ same_on_both find --lines -m 1000 -e then -e other $W/t.txt.gz
 same_on_both approx -n -k 1 errors $W/t.txt
 same_on_both approx --lines -n -k 1 --window 1M errors $W/t.txt
 same_on_both approx -v -c -k 1 other $W/t.txt
+same_on_both find -C 2 -n error $W/t.txt
+same_on_both find -B 1 -A 3 -m 500 -e fox -e warn $W/t.txt.gz
+same_on_both find -o -n -i error $W/t.txt
+same_on_both approx -A 1 -n -k 1 --window 1M errors $W/t.txt
 echo "grep -c error: $(grep -c error $W/t.txt), find -c --lines: $("$D/warpmatch" find -c --lines error $W/t.txt --backend cuda)"
 exit $fail
