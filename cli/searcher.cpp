@@ -318,25 +318,36 @@ std::optional<std::uint64_t> CpuFallbackScanner::count(const io::TextWindow& w, 
   return cpu_->count(w, per_pattern);
 }
 
+// One selected hit or line counted; false when -q or -l / -L has decided (the search, or the
+// input, stops there).
+bool Searcher::take_selected() {
+  ++input_matches_;
+  if (plan_.quiet) {
+    stop_all_ = true;
+    return false;
+  }
+  if (plan_.list_files != ListFiles::off) {  // the first decides the input: no need to read on
+    stop_input_ = true;
+    return false;
+  }
+  return true;
+}
+
+bool Searcher::reached_max_per_input() const {
+  return plan_.max_per_input >= 0 && static_cast<std::int64_t>(input_matches_) >= plan_.max_per_input;
+}
+
 // One hit at record coordinates; false stops the scan (-q, -m, -l, -L).
 bool Searcher::deliver(Hit hit) {
   if (plan_.lines) {  // counted and printed as lines once the window is scanned
     line_selector_.add_hit(hit.start);
     return true;
   }
-  ++input_matches_;
-  if (plan_.quiet) {
-    stop_all_ = true;
-    return false;
-  }
-  if (plan_.list_files != ListFiles::off) {  // the first hit decides the input: no need to read on
-    stop_input_ = true;
-    return false;
-  }
+  if (!take_selected()) return false;
   if (hit.pattern < per_pattern_.size()) ++per_pattern_[hit.pattern];
   if (plan_.line_numbers) hit.line = line_numbers_.line_of(hit.start);
   if (!plan_.count) sink_.hit(hit);
-  if (plan_.max_per_input >= 0 && static_cast<std::int64_t>(input_matches_) >= plan_.max_per_input) {
+  if (reached_max_per_input()) {
     stop_input_ = true;
     return false;
   }
@@ -352,26 +363,15 @@ void Searcher::deliver_lines(std::string_view path) {
       printed_a_line_ = true;
       last_printed_line_ = found.number;
     }
+    SelectedLine line = found;
+    line.path = path;
     if (found.context) {
-      SelectedLine line = found;
-      line.path = path;
       sink_.line(line);
       return true;
     }
-    ++input_matches_;
-    if (plan_.quiet) {  // -v -q
-      stop_all_ = true;
-      return false;
-    }
-    if (plan_.list_files != ListFiles::off) {  // -v -l / -L: the first line decides the input
-      return false;
-    }
-    if (!plan_.count) {
-      SelectedLine line = found;
-      line.path = path;
-      sink_.line(line);
-    }
-    if (plan_.max_per_input >= 0 && static_cast<std::int64_t>(input_matches_) >= plan_.max_per_input)
+    if (!take_selected()) return false;  // -v -q, -v -l / -L
+    if (!plan_.count) sink_.line(line);
+    if (reached_max_per_input())
       return line_selector_.select_no_more();  // -m: lines; the input goes on for the after-context only
     return true;
   });

@@ -180,6 +180,8 @@ class Searcher {
   /// -w: whether `local` is bounded by non-word bytes (or its record's start and end).
   bool word_bounded(const io::TextWindow& w, const Hit& local) const;
   bool deliver(Hit hit);
+  bool take_selected();
+  bool reached_max_per_input() const;
   /// --lines: hands the lines window `w` finished to the sink (after its scan).
   void deliver_lines(std::string_view path);
   /// `failed`: the input ended in an error (-L does not list it).

@@ -196,6 +196,13 @@ class CliTest : public ::testing::Test {
     return shell(line);
   }
 
+  // GNU grep in the C locale with `args`, run in the test's directory.
+  CliResult gnu_grep(const std::vector<std::string>& args) {
+    std::string line = "LC_ALL=C /usr/bin/grep";
+    for (const auto& a : args) line += " " + quote(a);
+    return shell(line);
+  }
+
   std::filesystem::path dir_;
 
  private:

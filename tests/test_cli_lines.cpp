@@ -121,10 +121,10 @@ class CliLines : public warpmatch_test::CliTest {
  protected:
   CliLines() : CliTest("warpmatch_cli_lines_") {}
 
-  CliResult grep(const std::vector<std::string>& args) {
-    std::string line = "LC_ALL=C /usr/bin/grep -a -F";
-    for (const auto& a : args) line += " " + quote(a);
-    return shell(line);
+  // GNU grep -a -F (binary bytes as text, fixed strings) in the C locale.
+  CliResult grep(std::vector<std::string> args) {
+    args.insert(args.begin(), {"-a", "-F"});
+    return gnu_grep(args);
   }
 };
 

@@ -130,11 +130,7 @@ class CliWord : public warpmatch_test::CliTest {
 
   // GNU grep in the C locale (in C.UTF-8, grep 3.8 -F -i -w keeps "-a" right after "-A" in
   // "-A-a", though 'A' is a word byte before it).
-  CliResult grep(const std::vector<std::string>& args) {
-    std::string line = "LC_ALL=C /usr/bin/grep";
-    for (const auto& a : args) line += " " + quote(a);
-    return shell(line);
-  }
+  CliResult grep(const std::vector<std::string>& args) { return gnu_grep(args); }
 };
 
 // The window sizes of the streamed runs: a window of 1 byte has every start of its own at
