@@ -20,6 +20,7 @@
 #include <future>
 #include <map>
 #include <random>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -50,11 +51,13 @@ struct Record {
   friend bool operator==(const Record&, const Record&) = default;
 };
 
-// Every record reassembled from the windows' owned bytes, checking the overlap contract.
-std::vector<Record> reassemble(TextStream& s, std::uint64_t overlap) {
+// Records reassembled from the windows' owned bytes, window by window, checking the overlap
+// contract.
+struct Reassembly {
+  std::uint64_t overlap = 0;
   std::vector<Record> out;
   std::string prev_tail;
-  for (TextWindow w; s.next(w);) {
+  void add(const TextWindow& w) {
     if (w.first) {
       EXPECT_EQ(w.offset, 0u);
       out.push_back({std::string(w.record), ""});
@@ -62,6 +65,7 @@ std::vector<Record> reassemble(TextStream& s, std::uint64_t overlap) {
       // The window starts with the bytes the last one did not own.
       EXPECT_EQ(str(w.data.first(std::min(w.data.size(), prev_tail.size()))), prev_tail);
     }
+    ASSERT_FALSE(out.empty());
     EXPECT_EQ(out.back().seq.size(), w.offset);
     EXPECT_LE(w.owned, w.data.size());
     if (w.last) EXPECT_EQ(w.owned, w.data.size());
@@ -69,7 +73,33 @@ std::vector<Record> reassemble(TextStream& s, std::uint64_t overlap) {
     out.back().seq += str(w.data.first(w.owned));
     prev_tail = str(w.data.subspan(w.owned));
   }
-  return out;
+};
+
+// Every record of `s` reassembled (next()).
+std::vector<Record> reassemble(TextStream& s, std::uint64_t overlap) {
+  Reassembly r{overlap};
+  for (TextWindow w; s.next(w);) r.add(w);
+  return r.out;
+}
+
+// The same through next_windows(), mixed with next() every third call; `largest`: the most
+// windows one next_windows() gave.
+std::vector<Record> reassemble_by_batches(TextStream& s, std::uint64_t overlap, std::size_t& largest) {
+  Reassembly r{overlap};
+  largest = 0;
+  for (int call = 0;; ++call) {
+    if (call % 3 == 2) {
+      TextWindow w;
+      if (!s.next(w)) break;
+      r.add(w);
+      continue;
+    }
+    const std::span<const TextWindow> batch = s.next_windows();
+    if (batch.empty()) break;
+    largest = std::max(largest, batch.size());
+    for (const TextWindow& w : batch) r.add(w);
+  }
+  return r.out;
 }
 
 std::vector<Record> whole(const std::string& name, const std::string& content, Format f = Format::automatic) {
@@ -257,6 +287,40 @@ TEST(TextStream, EmptyInputsAndEmptyRecords) {
   EXPECT_TRUE(reassemble(none, 0).empty());
 }
 
+// Files of many short records (reads) come as batches of whole records (next_windows), a
+// record that does not fit the batch's room continuing in the next batch's first window:
+// the records equal the whole input's for every window size, overlap, compression, the
+// mapped and the copying paths, with and without the producer thread.
+TEST_F(TempDir, ShortRecordsComeInBatchesLikeWholeInput) {
+  std::mt19937_64 rng(41);
+  const std::string fa = random_fasta(rng, 20000), fq = random_fastq(rng, 20000);
+  for (const std::string* text : {&fa, &fq}) {
+    const std::vector<Record> want = whole("r", *text);
+    const std::string path = write(text == &fa ? "r.fa" : "r.fq", *text);
+    const std::map<std::string, std::string> stored = {{"plain", *text}, {"gz", gzip_member(*text)},
+                                                       {"bgzf", bgzf(*text, 60000)}};
+    for (std::uint64_t window : {std::uint64_t{256} << 20, std::uint64_t{200} << 10, std::uint64_t{70} << 10})
+      for (std::uint64_t overlap : {0, 31}) {
+        io::StreamOptions o;
+        o.window_bytes = window;
+        o.overlap = overlap;
+        o.pipeline = rng() % 2;
+        const std::string where = (text == &fa ? "FASTA" : "FASTQ") + std::string(" window ") +
+                                  std::to_string(window) + " overlap " + std::to_string(overlap);
+        std::size_t largest = 0;
+        TextStream mapped = TextStream::open(path, o);
+        EXPECT_EQ(reassemble_by_batches(mapped, overlap, largest), want) << where << " mapped";
+        EXPECT_GT(largest, window > (std::uint64_t{100} << 10) ? 1000u : 50u) << where << ": short records come many at a time";
+        for (const auto& [name, bytes] : stored) {
+          TextStream s = TextStream::from_bytes(name, as_bytes(bytes), o);
+          EXPECT_EQ(reassemble_by_batches(s, overlap, largest), want) << where << " " << name;
+          TextStream one_by_one = TextStream::from_bytes(name, as_bytes(bytes), o);
+          EXPECT_EQ(reassemble(one_by_one, overlap), want) << where << " " << name << " by next()";
+        }
+      }
+  }
+}
+
 namespace {
 
 // Message of the InputError thrown while reading all of `s`, and the bytes seen before it.
@@ -330,6 +394,33 @@ TEST(TextStream, MalformedFastxMessagesMatchWholeInput) {
       std::string before;
       EXPECT_EQ(read_until_error(s, before), whole_msg) << name << " window " << window;
     }
+  }
+}
+
+// A malformed record after thousands of short ones (one batch): the records before it are
+// delivered (not the broken one's bases: its check fails as they are read), then the whole
+// input's message.
+TEST(TextStream, MalformedRecordAfterABatchOfShortOnes) {
+  std::mt19937_64 rng(43);
+  const std::string good = random_fastq(rng, 5000);
+  const std::string bad = good + "@broken\nACGT\n+\nIII\n" + random_fastq(rng, 10);
+  std::string whole_msg;
+  try {
+    io::Input::from_bytes("b.fq", {bad.begin(), bad.end()}, Format::fastq);
+  } catch (const io::InputError& e) {
+    whole_msg = e.what();
+  }
+  ASSERT_FALSE(whole_msg.empty());
+  std::string want;
+  for (const Record& r : whole("g.fq", good)) want += r.seq;
+  for (bool pipeline : {false, true}) {
+    io::StreamOptions o;
+    o.pipeline = pipeline;
+    TextStream s = TextStream::from_bytes("b.fq", as_bytes(bad), o);
+    std::string before;
+    EXPECT_EQ(read_until_error(s, before), whole_msg) << pipeline;
+    EXPECT_EQ(before.size(), want.size()) << pipeline;
+    EXPECT_TRUE(before == want) << pipeline;
   }
 }
 

@@ -9,9 +9,11 @@
 #include <bit>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <thread>
 #include <vector>
@@ -38,6 +40,8 @@ constexpr std::size_t kReleaseStep = std::size_t{32} << 20;
 constexpr std::size_t kBulkBytes = std::size_t{4} << 20;
 // The bulk line removal looks at a piece in steps of this much (a core's L1/L2 holds it).
 constexpr std::size_t kCensusStep = std::size_t{64} << 10;
+// A FASTA record whose next header is this close goes line by line (header_within).
+constexpr std::size_t kShortRecordReach = std::size_t{1} << 20;
 constexpr std::size_t kProbeBytes = std::size_t{64} << 10;  // what format detection looks at
 // A window's pages are faulted in ahead of its reads once it holds this much (populate_ahead).
 constexpr std::size_t kPopulateAfter = std::size_t{4} << 20;
@@ -57,6 +61,10 @@ constexpr Clock::duration kPauseWait = std::chrono::milliseconds(50);
 // so a fast pipe whose read-ahead hands on slots with short gaps (`cat f |` on a loaded host
 // gave ~40 MB windows under the first rule) keeps full-size windows.
 constexpr std::size_t kBulkWindowBytes = std::size_t{16} << 20;
+// A batch of windows (next_batch) holds at most this many records, and takes another only
+// with this much room left besides twice the overlap.
+constexpr std::size_t kBatchWindows = 16384;
+constexpr std::uint64_t kBatchRoom = std::uint64_t{64} << 10;
 // The read-ahead thread hands on a partly filled slot when its source has had nothing more
 // this long after the slot's first byte: short against kPauseWait, and long against the gaps
 // of a flowing pipe (a 128 KiB write of `cat` every ~50 us), whose slots stay full.
@@ -467,7 +475,7 @@ class RecordParser {
         asked_for_more = true;
         if (source_at_hand()) refill();
       }
-      if (len_ - pos_ >= kBulkBytes && cap - done >= kBulkBytes) {
+      if (len_ - pos_ >= kBulkBytes && cap - done >= kBulkBytes && !header_within(kShortRecordReach)) {
         const std::size_t at = pos_;
         done += remove_line_breaks(out + done, cap - done);
         if (pos_ != at) continue;
@@ -481,6 +489,23 @@ class RecordParser {
       else if (n == 0) break;  // the writer paused (copy_line gives nothing only if it may not wait)
     }
     return done;
+  }
+
+  // Whether a header line starts within the next `reach` buffered bytes. A record that ends
+  // that soon is copied line by line on this thread: the bulk pass below hands the whole pool
+  // a region per record and looks at up to 64 KiB per piece, which for short reads was all the
+  // work (400,000 reads of 150 nt, 2-core development host: 45 s, 30 s of it in the kernel).
+  bool header_within(std::size_t reach) const {
+    const std::uint8_t* p = base_ + pos_;
+    const std::size_t n = std::min(len_ - pos_, reach);
+    for (std::size_t k = 0; k < n;) {
+      const auto* q = static_cast<const std::uint8_t*>(std::memchr(p + k, '>', n - k));
+      if (!q) return false;
+      const auto at = static_cast<std::size_t>(q - p);
+      if (at == 0 ? line_start_ : p[at - 1] == '\n') return true;
+      k = at + 1;
+    }
+    return false;
   }
 
   // Sequence lines in bulk, on all threads: the buffered bytes up to the next header (or as
@@ -692,7 +717,9 @@ struct TextStream::Impl {
   struct Buffer {
     std::unique_ptr<std::uint8_t[]> bytes;
     std::size_t capacity = 0;
-    std::string record;  // the record's name (the window's string_view points here)
+    // The names of the batch's records (its windows' string_views point here; a deque's
+    // elements stay where they are as it grows).
+    std::deque<std::string> records;
     std::size_t populated = 0;  // bytes from the start whose pages were asked for (populate_ahead)
     std::jthread populator;     // after `bytes`: stopped and joined before they are freed
   };
@@ -781,22 +808,62 @@ struct TextStream::Impl {
   }
 
   // The window's record, place and bytes (its ownership is the caller's to set).
-  void describe(TextWindow& w, Buffer& b, std::size_t size, bool last, bool input_paused) const {
-    b.record = record_name;
-    w.record = b.record;
+  void describe(TextWindow& w, Buffer& b, std::size_t base, std::size_t size, bool last, bool input_paused) const {
+    b.records.push_back(record_name);  // each window of a batch is another record's
+    w.record = b.records.back();
     w.record_index = record_index;
     w.offset = record_offset;
-    w.data = ByteSpan(b.bytes.get(), size);
+    w.data = ByteSpan(b.bytes.get() + base, size);
     w.repeated = carry;
     w.last = last;
     w.input_paused = input_paused;
   }
 
-  bool next_parsed(TextWindow& w) {
+  // The next batch of windows, in the buffer after the last batch's: a window, and after a
+  // window that ends its record more whole records while they fit the batch's budget and the
+  // input has them at hand. Short records (reads) are handed on and searched by the thousand
+  // rather than one by one: 400,000 reads of 150 nt through the pipelined builder cost two
+  // thread hand-offs each, 19 s of futex calls on the 2-core development host. Empty at the
+  // end of the input. An error after the batch's first window is kept for the next call.
+  void next_batch(std::vector<TextWindow>& out) {
+    out.clear();
     if (pending_error) std::rethrow_exception(pending_error);
     const int previous = current;
     current = (current + 1) % buffer_count;
     Buffer& b = buffers[current];
+    b.records.clear();
+    // Batches grow from 1 MiB to window_bytes, so the first results of a pipe (and -q, -m)
+    // come early, not after a whole window (a slow pipe's when its writer pauses); a fast
+    // pipe's take at least one read step (kParseBlock), as a reader that fills its steps has
+    // always taken them: the same windows, so the same memory, as before pauses ended any.
+    const std::uint64_t budget = std::min(options.window_bytes, std::max<std::uint64_t>(window_bytes_now, kParseBlock));
+    window_bytes_now = std::min<std::uint64_t>(options.window_bytes, window_bytes_now * 2);
+    std::vector<std::size_t> bases;  // each window's offset in b (b may grow while the batch is built)
+    std::size_t base = 0;
+    for (;;) {
+      TextWindow w;
+      try {
+        if (!next_window(w, b, previous, base, budget - std::min<std::uint64_t>(budget, base))) break;
+      } catch (const InputError&) {
+        if (out.empty()) throw;
+        pending_error = std::current_exception();
+        break;
+      }
+      out.push_back(w);
+      bases.push_back(base);
+      base += w.data.size();
+      // Another record only after a whole one, with room for a short record beyond the
+      // overlap, and while the input has bytes at hand (a paused pipe's records go out now).
+      if (!w.last || pending_error || w.input_paused || out.size() >= kBatchWindows) break;
+      if (base + 2 * options.overlap + kBatchRoom > budget) break;
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) out[i].data = ByteSpan(b.bytes.get() + bases[i], out[i].data.size());
+  }
+
+  // One window at b[base...) of at most `room` new bytes: the next record's first, or the
+  // current record's next (then base is 0 and it opens with the carry from buffer
+  // `previous`). False at the end of the input.
+  bool next_window(TextWindow& w, Buffer& b, int previous, std::size_t base, std::uint64_t room) {
     if (!in_record) {
       if (!parser->next_record(record_name)) return false;
       if (started) ++record_index;
@@ -813,12 +880,7 @@ struct TextStream::Impl {
       if (b.capacity < carry) grow(b, std::max<std::uint64_t>(carry, next_capacity(b, carry)), 0);
       if (carry) std::memmove(b.bytes.get(), from.bytes.get() + carry_from, carry);  // b may be unallocated
     }
-    // Windows grow from 1 MiB to window_bytes, so the first results of a pipe (and -q, -m)
-    // come early, not after a whole window (a slow pipe's when its writer pauses); a fast
-    // pipe's take at least one read step (kParseBlock), as a reader that fills its steps has
-    // always taken them: the same windows, so the same memory, as before pauses ended any.
-    const std::uint64_t cap = carry + std::min(options.window_bytes, std::max<std::uint64_t>(window_bytes_now, kParseBlock));
-    window_bytes_now = std::min<std::uint64_t>(options.window_bytes, window_bytes_now * 2);
+    const std::uint64_t cap = carry + room;  // bytes of this window, at b[base...)
     std::size_t size = carry;
     bool paused = false;
     Clock::time_point pause_deadline{};
@@ -835,13 +897,14 @@ struct TextStream::Impl {
         }
         // Grown as filled (not zeroed): a window as large as a whole record (approx --best)
         // takes only what the record needs.
-        if (size == b.capacity) grow(b, next_capacity(b, cap), size);
+        if (base + size == b.capacity) grow(b, next_capacity(b, base + cap), base + size);
         // Once the record has given a few MiB (a flowing stream, not a small pipe, whose pages
         // are not worth committing), the rest of the window is faulted in ahead of the reads.
-        if (record_offset + (size - carry) >= kPopulateAfter && b.populated < cap) populate_ahead(b, size, cap);
+        if (record_offset + (size - carry) >= kPopulateAfter && b.populated < base + cap)
+          populate_ahead(b, base + size, base + cap);
         // In steps, so a caller that stops early (-q, -m) does not wait for a whole window.
-        const std::size_t step = std::min<std::size_t>(b.capacity - size, kParseBlock);
-        const std::size_t got = parser->read_sequence(b.bytes.get() + size, step);
+        const std::size_t step = std::min<std::size_t>(b.capacity - base - size, kParseBlock);
+        const std::size_t got = parser->read_sequence(b.bytes.get() + base + size, step);
         if (got == 0) break;
         if (size == carry) {  // the first window's pause counts from the probe's first byte
           const Clock::time_point first = probe_byte_at != Clock::time_point{} ? probe_byte_at : Clock::now();
@@ -855,18 +918,18 @@ struct TextStream::Impl {
       // The bytes before corrupt data are searched (all of them: nothing follows), then the
       // next call reports the error.
       pending_error = std::current_exception();
-      describe(w, b, size, false, false);
+      describe(w, b, base, size, false, false);
       w.owned = size;
       return true;
     }
     const bool last = !paused && size < cap;  // the record ended before the window filled up
     // The caller flushes what it printed when nothing more of the input is at hand.
-    describe(w, b, size, last, paused || !parser->wait_ready(no_wait));
+    describe(w, b, base, size, last, paused || !parser->wait_ready(no_wait));
     w.owned = last ? size : size - std::min<std::uint64_t>(options.overlap, size);
     if (last) {
       in_record = false;
     } else {
-      carry_from = w.owned;
+      carry_from = base + w.owned;
       carry = size - w.owned;
       record_offset += w.owned;
     }
@@ -878,7 +941,7 @@ struct TextStream::Impl {
   // the caller only reads): it may start once window i - 2 is released, that is when the
   // caller has asked for window i - 1.
   struct Built {
-    TextWindow window;
+    std::vector<TextWindow> windows;
     bool end = false;
     std::exception_ptr error;
     std::uint64_t stored_offset = 0;
@@ -906,7 +969,8 @@ struct TextStream::Impl {
       }
       Built b;
       try {
-        b.end = !next_parsed(b.window);
+        next_batch(b.windows);
+        b.end = b.windows.empty();
       } catch (...) {
         b.error = std::current_exception();
       }
@@ -927,7 +991,7 @@ struct TextStream::Impl {
   // window: freeing pages is serial work that otherwise comes after the last search, when the
   // process ends (1 GiB BGZF FASTA, 2-core development host: ~25 ms of the main thread alone).
   void release_spare_buffers() {
-    free_buffer(buffers[current]);  // next_parsed moved to it before it found the end
+    free_buffer(buffers[current]);  // next_batch moved to it before it found the end
     parser->release_buffer();
   }
   void free_buffer(Buffer& b) const {
@@ -937,7 +1001,8 @@ struct TextStream::Impl {
     b.capacity = b.populated = 0;
   }
 
-  bool next_pipelined(TextWindow& w) {
+  // The next batch from the producer (empty at the end).
+  void next_pipelined(std::vector<TextWindow>& out) {
     std::optional<Built> b;
     {
       std::unique_lock lock(mutex);
@@ -954,11 +1019,35 @@ struct TextStream::Impl {
     }
     if (b->end) {
       ended = at_end = true;
-      return false;
+      out.clear();
+      return;
     }
-    w = b->window;
-    return true;
+    out = std::move(b->windows);
   }
+
+  // The rest of the current batch, or the next batch (empty at the end).
+  std::span<const TextWindow> next_windows() {
+    if (!parser) {
+      batch.resize(1);
+      batch_next = 1;
+      if (!next_mapped(batch[0])) return {};
+      return batch;
+    }
+    if (batch_next == batch.size()) {
+      batch_next = 0;
+      if (producer.joinable()) {
+        if (ended) batch.clear();
+        else next_pipelined(batch);
+      } else {
+        next_batch(batch);
+      }
+    }
+    const std::span<const TextWindow> rest = std::span<const TextWindow>(batch).subspan(batch_next);
+    batch_next = batch.size();
+    return rest;
+  }
+  std::vector<TextWindow> batch;  // the windows handed out by next(), one by one
+  std::size_t batch_next = 0;
   bool ended = false;
   bool at_end = false;  // the producer found the input's end: it touches no window buffer now
 
@@ -1103,12 +1192,17 @@ TextStream TextStream::from_source(std::string name, std::unique_ptr<ByteSource>
 
 bool TextStream::next(TextWindow& window) {
   if (!impl_->parser) return impl_->next_mapped(window);
-  if (impl_->producer.joinable()) {
-    if (impl_->ended) return false;
-    return impl_->next_pipelined(window);
+  Impl& s = *impl_;
+  if (s.batch_next == s.batch.size()) {
+    const std::span<const TextWindow> rest = s.next_windows();
+    if (rest.empty()) return false;
+    s.batch_next = s.batch.size() - rest.size();
   }
-  return impl_->next_parsed(window);
+  window = s.batch[s.batch_next++];
+  return true;
 }
+
+std::span<const TextWindow> TextStream::next_windows() { return impl_->next_windows(); }
 
 const std::string& TextStream::name() const { return impl_->name; }
 Format TextStream::format() const { return impl_->format; }

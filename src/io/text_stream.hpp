@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -88,6 +89,11 @@ class TextStream {
 
   /// The next window; false at the end of the input.
   bool next(TextWindow& window);
+  /// The windows of the input read so far and not yet handed out, at least one (empty at the
+  /// end of the input): many whole records of a file of short ones (reads), which a caller
+  /// may search together, one window otherwise. They stay valid until the next call of
+  /// next() or next_windows(). The two may be mixed; each window is handed out once.
+  std::span<const TextWindow> next_windows();
 
   const std::string& name() const;
   Format format() const;             // resolved: plain, fasta or fastq
