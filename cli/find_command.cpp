@@ -90,6 +90,9 @@ class FindScanner : public WindowScanner {
     matcher_.scan(text, [&](const Match& x) { return emit(local_hit(x.pattern, x.start, x.end, x.strand)); });
   }
 
+  // Exact occurrences in ascending start (and pattern) order.
+  bool scans_records_together() const override { return true; }
+
   // Counted without materialising hits.
   std::optional<std::uint64_t> count(const io::TextWindow& w, std::span<std::uint64_t> per_pattern) const override {
     if constexpr (kIsMulti<Matcher>) {

@@ -1,5 +1,6 @@
 #include "searcher.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
@@ -18,6 +19,10 @@
 
 namespace warpmatch::cli {
 namespace {
+
+// Records up to this size are scanned together (Searcher::search_records) when a run of them
+// comes in one batch of the stream; a longer one is a scan of its own anyway.
+constexpr std::uint64_t kRecordTogetherBytes = std::uint64_t{1} << 20;
 
 /// FASTA, FASTQ: the format as users write it.
 std::string lines_format_name(io::Format format) {
@@ -130,27 +135,95 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
                                plan_.after_context);
     last_printed_line_ = 0;
   }
-  for (io::TextWindow w; !stop_input_ && !stop_all_ && input.next(w);) {
-    const Location where{input.name(), fastx ? std::optional<std::string_view>(w.record) : std::nullopt};
-    if (plan_.line_numbers) line_numbers_.begin_window(w);
-    if (plan_.lines) line_selector_.begin_window(w);
-    if (plan_.circular && plan_.best) {
-      search_circular_best(w, junction, where, scanner, progress, input.stored_offset());
-    } else {
-      search_window(w, where, scanner, progress, input.stored_offset());
-      if (plan_.circular && !stop_input_ && !stop_all_ && junction.add(w)) search_junction(junction, where, scanner);
+  // Runs of whole records (a file of reads) are scanned together where the scanner allows;
+  // --circular and best mode search each record by itself.
+  const bool together = scanner.scans_records_together() && fastx && !plan_.circular && !plan_.best &&
+                        plan_.owns == Ownership::starts;
+  while (!stop_input_ && !stop_all_) {
+    const std::span<const io::TextWindow> batch = input.next_windows();
+    if (batch.empty()) break;
+    for (std::size_t i = 0; i < batch.size() && !stop_input_ && !stop_all_;) {
+      std::size_t j = i;
+      auto joins = [&](std::size_t k) {
+        const io::TextWindow& w = batch[k];
+        return w.first && w.last && w.data.size() <= kRecordTogetherBytes &&
+               (k == i || batch[k - 1].data.data() + batch[k - 1].data.size() == w.data.data());
+      };
+      while (together && j < batch.size() && joins(j)) ++j;
+      if (j - i >= 2) {
+        search_records(batch.subspan(i, j - i), input, scanner, progress);
+        i = j;
+      } else {
+        take_window(batch[i++], input, scanner, progress, junction);
+      }
     }
-    // -w: the next window of the record starts at offset + owned (the same offset, and so
-    // the same byte before it, when this one owned nothing).
-    if (w.owned > 0) byte_before_window_ = w.data[w.owned - 1];
-    if (plan_.line_numbers) line_numbers_.end_window();
-    if (plan_.lines && !stop_input_ && !stop_all_) deliver_lines(input.name());
-    totals_.bytes += plan_.owns == Ownership::starts ? w.owned : w.data.size() - w.repeated;
-    if (w.input_paused) sink_.flush();  // seen while a slow pipe waits (Output)
-    progress.advance_to(input.stored_offset());
   }
   progress.finish();
   finish_input(input.name());
+}
+
+void Searcher::take_window(const io::TextWindow& w, const io::TextStream& input, const WindowScanner& scanner,
+                           Progress& progress, CircularJunction& junction) {
+  const bool fastx = input.format() != io::Format::plain;
+  const Location where{input.name(), fastx ? std::optional<std::string_view>(w.record) : std::nullopt};
+  if (plan_.line_numbers) line_numbers_.begin_window(w);
+  if (plan_.lines) line_selector_.begin_window(w);
+  if (plan_.circular && plan_.best) {
+    search_circular_best(w, junction, where, scanner, progress, input.stored_offset());
+  } else {
+    search_window(w, where, scanner, progress, input.stored_offset());
+    if (plan_.circular && !stop_input_ && !stop_all_ && junction.add(w)) search_junction(junction, where, scanner);
+  }
+  // -w: the next window of the record starts at offset + owned (the same offset, and so
+  // the same byte before it, when this one owned nothing).
+  if (w.owned > 0) byte_before_window_ = w.data[w.owned - 1];
+  if (plan_.line_numbers) line_numbers_.end_window();
+  if (plan_.lines && !stop_input_ && !stop_all_) deliver_lines(input.name());
+  totals_.bytes += plan_.owns == Ownership::starts ? w.owned : w.data.size() - w.repeated;
+  if (w.input_paused) sink_.flush();  // seen while a slow pipe waits (Output)
+  progress.advance_to(input.stored_offset());
+}
+
+// One scan of the records laid end to end (adjacent in memory: one span). A hit is the
+// record's where it starts, kept when it also ends in it (exact occurrences: a hit that
+// crosses into the next record is none of either's). Hits come in ascending start, so each
+// record's come together and in the order its own scan would give.
+void Searcher::search_records(std::span<const io::TextWindow> records, const io::TextStream& input,
+                              const WindowScanner& scanner, Progress& progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint8_t* base = records.front().data.data();
+  const ByteSpan text(base, static_cast<std::size_t>(records.back().data.data() + records.back().data.size() - base));
+  std::vector<std::uint64_t> starts(records.size());  // each record's offset in `text`
+  for (std::size_t r = 0; r < records.size(); ++r) starts[r] = static_cast<std::uint64_t>(records[r].data.data() - base);
+  bool erased = false;
+  scanner.scan(text, [&](const Hit& merged) {
+    const auto r = static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), merged.start) - starts.begin()) - 1;
+    const io::TextWindow& w = records[r];
+    if (merged.end > starts[r] + w.data.size()) return true;  // across the record's end
+    if (!erased) {
+      progress.erase();  // the progress line must not mix with the output
+      erased = true;
+    }
+    Hit local = merged;
+    local.start -= starts[r];
+    local.end -= starts[r];
+    return deliver_local(w, Location{input.name(), w.record}, local, {});
+  }, nullptr);
+  totals_.scan_seconds += seconds_since(t0);
+  for (const io::TextWindow& w : records) totals_.bytes += w.owned;
+  if (records.back().input_paused) sink_.flush();
+  progress.advance_to(input.stored_offset());
+}
+
+bool Searcher::deliver_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep) {
+  if (!owns(w, local) || (keep && !keep(local))) return true;
+  if (plan_.word && !word_bounded(w, local)) return true;
+  Hit hit = local;
+  hit.where = where;
+  hit.start += w.offset;
+  hit.end += w.offset;
+  hit.matched = w.data.subspan(local.start, local.end - local.start);
+  return deliver(hit);
 }
 
 // The window's own hits at record offsets (or, -c, only their counts).
@@ -169,19 +242,12 @@ void Searcher::search_window(const io::TextWindow& w, const Location& where, con
                       progress.done(), stored_offset);
     bool first = true;
     scanner.scan(w.data, [&](const Hit& local) {
-      if (!owns(w, local) || (keep && !keep(local))) return true;
-      if (plan_.word && !word_bounded(w, local)) return true;
       if (first) {
         ticker.stop();  // the progress line must not mix with the output
         progress.erase();
         first = false;
       }
-      Hit hit = local;
-      hit.where = where;
-      hit.start += w.offset;
-      hit.end += w.offset;
-      hit.matched = w.data.subspan(local.start, local.end - local.start);
-      return deliver(hit);
+      return deliver_local(w, where, local, keep);
     }, ticks ? &scan_progress : nullptr);
   }
   totals_.scan_seconds += seconds_since(t0);

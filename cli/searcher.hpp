@@ -106,6 +106,12 @@ class WindowScanner {
                                              std::span<std::uint64_t> /*per_pattern*/) const {
     return std::nullopt;
   }
+  /// Whether a text of several records laid end to end may be scanned at once, the hits that
+  /// lie within one record kept (the searcher does so for files of short records: one scan
+  /// call, one GPU launch, per thousands of reads). True for a matcher whose hits are exact
+  /// occurrences in ascending order of start: a hit within a record is then one of the
+  /// record's own, and the record's hits come in the record's order.
+  virtual bool scans_records_together() const { return false; }
 };
 
 /// --backend auto on a GPU: the GPU matcher's scanner until the GPU runs out of memory
@@ -119,6 +125,7 @@ class CpuFallbackScanner : public WindowScanner {
   CpuFallbackScanner(const WindowScanner& gpu, MakeCpu make_cpu) : gpu_(gpu), make_cpu_(std::move(make_cpu)) {}
   void scan(ByteSpan text, const Emit& emit, ScanProgress* progress) const override;
   std::optional<std::uint64_t> count(const io::TextWindow& w, std::span<std::uint64_t> per_pattern) const override;
+  bool scans_records_together() const override { return gpu_.scans_records_together(); }
 
  private:
   void fall_back(const DeviceOutOfMemory& error) const;
@@ -167,9 +174,19 @@ class Searcher {
   const SearchTotals& totals() const { return totals_; }
 
  private:
-  void search_input(io::TextStream& input, const WindowScanner& scanner);
   /// Whether a hit the window owns is delivered (--circular --best: at its best distance).
   using Keep = std::function<bool(const Hit&)>;
+  void search_input(io::TextStream& input, const WindowScanner& scanner);
+  /// One window of the input: searched, then its bookkeeping (bytes, -w, -n, --lines, flush).
+  void take_window(const io::TextWindow& w, const io::TextStream& input, const WindowScanner& scanner,
+                   Progress& progress, CircularJunction& junction);
+  /// Windows that are whole records, adjacent in memory, scanned as one text
+  /// (WindowScanner::scans_records_together); each hit within a record delivered as that
+  /// record's.
+  void search_records(std::span<const io::TextWindow> records, const io::TextStream& input,
+                      const WindowScanner& scanner, Progress& progress);
+  /// A hit at window coordinates: owned, kept, -w, then delivered at record coordinates.
+  bool deliver_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep);
   void search_window(const io::TextWindow& w, const Location& where, const WindowScanner& scanner,
                      Progress& progress, std::uint64_t stored_offset, const Keep& keep = {});
   void search_junction(const CircularJunction& junction, const Location& where, const WindowScanner& scanner);

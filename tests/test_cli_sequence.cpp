@@ -116,6 +116,71 @@ TEST_F(CliSequence, IupacBothStrandsAndHammingEqualSeqkitLocateOnLambda) {
   }
 }
 
+// A file of short reads is scanned many reads at a time (the reads laid end to end in one
+// scan): every occurrence inside a read is found and none across two reads, whatever the
+// patterns; the rows equal a naive search of each read, FASTQ and FASTA, one pattern and sets.
+TEST_F(CliSequence, ReadsScannedTogetherEqualANaiveSearchOfEachRead) {
+  std::mt19937_64 rng(17);
+  const std::string genome = random_dna(rng, 20000);
+  std::vector<std::pair<std::string, std::string>> reads;  // name, bases
+  std::string fq, fa;
+  for (int i = 0; i < 3000; ++i) {
+    const std::size_t len = 1 + rng() % 200, at = rng() % (genome.size() - len);
+    reads.emplace_back("r" + std::to_string(i), genome.substr(at, len));
+    fq += "@" + reads.back().first + " x\n" + reads.back().second + "\n+\n" + std::string(len, 'I') + "\n";
+    fa += ">" + reads.back().first + "\n" + reads.back().second + "\n";
+  }
+  // Patterns that straddle two neighbouring reads laid end to end (the tail of one, the head
+  // of the next), and patterns from inside reads.
+  std::vector<std::string> patterns;
+  for (int i = 0; i < 40; ++i) {
+    const std::string& a = reads[rng() % (reads.size() - 1)].second;
+    const std::size_t n = &a - &reads[0].second;
+    const std::string& b = reads[n + 1].second;
+    const std::size_t from_a = std::min<std::size_t>(a.size(), 1 + rng() % 6), from_b = std::min<std::size_t>(b.size(), 1 + rng() % 6);
+    patterns.push_back(a.substr(a.size() - from_a) + b.substr(0, from_b));
+    const std::string& c = reads[rng() % reads.size()].second;
+    const std::size_t len = std::min<std::size_t>(c.size(), 4 + rng() % 8);
+    patterns.push_back(c.substr(rng() % (c.size() - len + 1), len));
+  }
+  std::string set;
+  for (std::size_t i = 0; i < patterns.size(); ++i) set += ">p" + std::to_string(i) + "\n" + patterns[i] + "\n";
+  const auto reads_fq = file("reads.fq", fq), reads_fa = file("reads.fa", fa), set_fa = file("set.fa", set);
+  // Naive: every occurrence of each pattern inside each read (seqID, start, end, matched).
+  auto naive = [&](const std::vector<std::size_t>& which) {
+    std::vector<std::string> rows;
+    for (const auto& [name, bases] : reads)
+      for (std::size_t p : which)
+        for (std::size_t at = bases.find(patterns[p]); at != std::string::npos; at = bases.find(patterns[p], at + 1))
+          rows.push_back(name + " " + std::to_string(at + 1) + " " + std::to_string(at + patterns[p].size()) + " " + patterns[p]);
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  };
+  auto ours = [&](const std::string& tsv) {
+    std::vector<std::string> rows;
+    const auto all = rows_of(tsv);
+    for (std::size_t i = 1; i < all.size(); ++i)
+      if (all[i].size() == 7) rows.push_back(all[i][0] + " " + all[i][4] + " " + all[i][5] + " " + all[i][6]);
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  };
+  std::vector<std::size_t> every(patterns.size());
+  for (std::size_t i = 0; i < every.size(); ++i) every[i] = i;
+  const std::vector<std::string> want_all = naive(every);
+  ASSERT_GT(want_all.size(), 100u);
+  for (const fs::path& in : {reads_fq, reads_fa}) {
+    const auto set_run = run_both({"find", "--tsv", "-f", set_fa.string(), in.string()});
+    ASSERT_EQ(set_run.status, 0) << set_run.err;
+    EXPECT_EQ(ours(set_run.out), want_all) << in;
+    for (std::size_t p : {std::size_t{0}, std::size_t{1}, std::size_t{2}}) {
+      const auto one = run_both({"find", "--tsv", patterns[p], in.string()});
+      EXPECT_EQ(ours(one.out), naive({p})) << in << " pattern " << patterns[p];
+      const auto count = run_both({"find", "-c", patterns[p], in.string()});
+      EXPECT_EQ(count.out, std::to_string(naive({p}).size()) + "\n") << in << " pattern " << patterns[p];
+    }
+  }
+}
+
 TEST_F(CliSequence, BedRowsParseBackToTheHits) {
   std::mt19937_64 rng(3);
   std::string fasta;
