@@ -134,8 +134,8 @@ TEST_F(CliSequence, ReadsScannedTogetherEqualANaiveSearchOfEachRead) {
   // of the next), and patterns from inside reads.
   std::vector<std::string> patterns;
   for (int i = 0; i < 40; ++i) {
-    const std::string& a = reads[rng() % (reads.size() - 1)].second;
-    const std::size_t n = &a - &reads[0].second;
+    const std::size_t n = rng() % (reads.size() - 1);
+    const std::string& a = reads[n].second;
     const std::string& b = reads[n + 1].second;
     const std::size_t from_a = std::min<std::size_t>(a.size(), 1 + rng() % 6), from_b = std::min<std::size_t>(b.size(), 1 + rng() % 6);
     patterns.push_back(a.substr(a.size() - from_a) + b.substr(0, from_b));
