@@ -2,6 +2,7 @@
 // pattern or of a file of patterns, in files, stdin, gzip, FASTA/FASTQ records. Raw flags are
 // parsed into ApproxFlags; run_approx() resolves them once (patterns, matcher, plan, printer)
 // and hands the inputs to the searcher (cli/searcher.hpp).
+#include <array>
 #include <cstdio>
 #include <functional>
 #include <limits>
@@ -104,6 +105,22 @@ class ApproxScanner : public WindowScanner {
   const ApproxMatcher& matcher_;
 };
 
+// Reads scanned as one text (RecordsTogether): k + 1 bytes of a byte that no pattern holds
+// between two records. A control byte: with IUPAC codes or case folding a pattern byte
+// matches only letters besides itself, and a reverse complement holds letters only.
+std::optional<RecordsTogether> records_together(const std::vector<std::string>& patterns, const ApproxMatcher& matcher) {
+  std::array<bool, 256> used{};
+  for (const std::string& p : patterns)
+    for (unsigned char c : p) used[c] = true;
+  std::uint64_t k = 0;
+  for (std::size_t i = 0; i < matcher.pattern_count(); ++i)
+    k = std::max<std::uint64_t>(k, std::min<std::uint64_t>(matcher.pattern_length(i), static_cast<std::uint64_t>(std::max<std::int64_t>(matcher.k(), 0))));
+  for (int c = 1; c < 32; ++c)
+    if (!used[c] && c != '\n' && c != '\r')
+      return RecordsTogether{k + 1, static_cast<std::uint8_t>(c), matcher.options().report != Report::ends};
+  return std::nullopt;
+}
+
 // The flags resolved into the searcher's plan and the printer, then the search. compile_cpu
 // (--backend auto): the matcher the search goes on with when the GPU runs out of memory.
 int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<std::string> files,
@@ -130,6 +147,7 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
   }
   plan.inputs = std::move(files);
   plan.owns = Ownership::ends;
+  if (!flags.best && !flags.best_of_cluster) plan.records_together = records_together(labels.texts, matcher);
   plan.circular = flags.seq.circular;
   // The junction holds the last m + k bytes (every alignment ending past the record's end
   // starts there) and m + k of its start; the stream's overlap is at least that. In best

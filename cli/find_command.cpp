@@ -90,9 +90,6 @@ class FindScanner : public WindowScanner {
     matcher_.scan(text, [&](const Match& x) { return emit(local_hit(x.pattern, x.start, x.end, x.strand)); });
   }
 
-  // Exact occurrences in ascending start (and pattern) order.
-  bool scans_records_together() const override { return true; }
-
   // Counted without materialising hits.
   std::optional<std::uint64_t> count(const io::TextWindow& w, std::span<std::uint64_t> per_pattern) const override {
     if constexpr (kIsMulti<Matcher>) {
@@ -138,6 +135,7 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   // staging per scan: a mapped file is one scan for them (a window per GiB is the CPU's).
   plan.stream.mapped_window_bytes = matcher.backend() == Backend::cuda ? kMappedWindowBytesCuda : kMappedWindowBytes;
   plan.owns = Ownership::starts;
+  plan.records_together = RecordsTogether{};  // an exact occurrence within a record is the record's
   plan.circular = flags.seq.circular;
   plan.circular_reach = longest_pattern(matcher) - 1;
   plan.word = flags.word;

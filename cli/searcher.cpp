@@ -20,9 +20,13 @@
 namespace warpmatch::cli {
 namespace {
 
-// Records up to this size are scanned together (Searcher::search_records) when a run of them
-// comes in one batch of the stream; a longer one is a scan of its own anyway.
-constexpr std::uint64_t kRecordTogetherBytes = std::uint64_t{1} << 20;
+// Runs of whole records of up to this many bytes in all (gaps included) are scanned together
+// (Searcher::search_records) when they come in one batch of the stream
+// (2^20 bytes: one segment of an approximate scan, whose hits come pattern by pattern within
+// a segment; hundreds of scans per GiB.) The hits of such a scan are held up to
+// kRecordsTogetherHits, past which its records are searched one by one.
+constexpr std::uint64_t kRecordsTogetherBytes = std::uint64_t{1} << 20;
+constexpr std::size_t kRecordsTogetherHits = std::size_t{1} << 20;
 
 /// FASTA, FASTQ: the format as users write it.
 std::string lines_format_name(io::Format format) {
@@ -137,25 +141,24 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
   }
   // Runs of whole records (a file of reads) are scanned together where the scanner allows;
   // --circular and best mode search each record by itself.
-  const bool together = scanner.scans_records_together() && fastx && !plan_.circular && !plan_.best &&
-                        plan_.owns == Ownership::starts;
+  const bool together = plan_.records_together && fastx && !plan_.circular && !plan_.best;
+  const std::uint64_t gap = together ? plan_.records_together->gap : 0;
   while (!stop_input_ && !stop_all_) {
     const std::span<const io::TextWindow> batch = input.next_windows();
     if (batch.empty()) break;
     for (std::size_t i = 0; i < batch.size() && !stop_input_ && !stop_all_;) {
       std::size_t j = i;
-      auto joins = [&](std::size_t k) {
-        const io::TextWindow& w = batch[k];
-        return w.first && w.last && w.data.size() <= kRecordTogetherBytes &&
-               (k == i || batch[k - 1].data.data() + batch[k - 1].data.size() == w.data.data());
-      };
-      while (together && j < batch.size() && joins(j)) ++j;
-      if (j - i >= 2) {
-        search_records(batch.subspan(i, j - i), input, scanner, progress);
-        i = j;
-      } else {
-        take_window(batch[i++], input, scanner, progress, junction);
+      // Whole records while their text (gaps included) stays within kRecordsTogetherBytes.
+      for (std::uint64_t bytes = 0; together && j < batch.size() && batch[j].first && batch[j].last; ++j) {
+        bytes += batch[j].data.size() + gap;
+        if (bytes > kRecordsTogetherBytes) break;
       }
+      if (j - i >= 2 && search_records(batch.subspan(i, j - i), input, scanner, progress)) {
+        i = j;
+        continue;
+      }
+      for (const std::size_t end = std::max(j, i + 1); i < end && !stop_input_ && !stop_all_;)
+        take_window(batch[i++], input, scanner, progress, junction);
     }
   }
   progress.finish();
@@ -184,35 +187,73 @@ void Searcher::take_window(const io::TextWindow& w, const io::TextStream& input,
   progress.advance_to(input.stored_offset());
 }
 
-// One scan of the records laid end to end (adjacent in memory: one span). A hit is the
-// record's where it starts, kept when it also ends in it (exact occurrences: a hit that
-// crosses into the next record is none of either's). Hits come in ascending start, so each
-// record's come together and in the order its own scan would give.
-void Searcher::search_records(std::span<const io::TextWindow> records, const io::TextStream& input,
+// One scan of the records laid end to end: in place when they lie so in the stream's buffer
+// and need no gap, else copied with the gaps between them. A hit is the record's where it
+// ends, kept when it also starts in it (the rest cross a gap: none of any record's). The
+// hits are held and handed on record by record, each record's in the scan's order: the order
+// of the record's own scan (exact search: ascending start; approx: pattern by pattern in one
+// segment, which the text's size keeps it within).
+bool Searcher::search_records(std::span<const io::TextWindow> records, const io::TextStream& input,
                               const WindowScanner& scanner, Progress& progress) {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::uint8_t* base = records.front().data.data();
-  const ByteSpan text(base, static_cast<std::size_t>(records.back().data.data() + records.back().data.size() - base));
-  std::vector<std::uint64_t> starts(records.size());  // each record's offset in `text`
-  for (std::size_t r = 0; r < records.size(); ++r) starts[r] = static_cast<std::uint64_t>(records[r].data.data() - base);
-  bool erased = false;
-  scanner.scan(text, [&](const Hit& merged) {
-    const auto r = static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), merged.start) - starts.begin()) - 1;
-    const io::TextWindow& w = records[r];
-    if (merged.end > starts[r] + w.data.size()) return true;  // across the record's end
-    if (!erased) {
-      progress.erase();  // the progress line must not mix with the output
-      erased = true;
+  const RecordsTogether& together = *plan_.records_together;
+  std::vector<std::uint64_t> starts(records.size());  // each record's offset in the text
+  ByteSpan text;
+  bool adjacent = together.gap == 0;
+  for (std::size_t r = 1; r < records.size() && adjacent; ++r)
+    adjacent = records[r - 1].data.data() + records[r - 1].data.size() == records[r].data.data();
+  if (adjacent) {
+    const std::uint8_t* base = records.front().data.data();
+    for (std::size_t r = 0; r < records.size(); ++r) starts[r] = static_cast<std::uint64_t>(records[r].data.data() - base);
+    text = ByteSpan(base, static_cast<std::size_t>(starts.back() + records.back().data.size()));
+  } else {
+    records_text_.clear();
+    for (std::size_t r = 0; r < records.size(); ++r) {
+      if (r > 0) records_text_.insert(records_text_.end(), together.gap, together.gap_byte);
+      starts[r] = records_text_.size();
+      records_text_.insert(records_text_.end(), records[r].data.begin(), records[r].data.end());
     }
-    Hit local = merged;
-    local.start -= starts[r];
-    local.end -= starts[r];
-    return deliver_local(w, Location{input.name(), w.record}, local, {});
+    text = ByteSpan(records_text_.data(), records_text_.size());
+  }
+  struct Held {
+    Hit hit;  // at record coordinates; cigar in `cigars` at cigar_at
+    std::size_t record = 0, cigar_at = 0;
+  };
+  std::vector<Held> held;
+  std::string cigars;
+  bool overflow = false;
+  scanner.scan(text, [&](const Hit& merged) {
+    // The record holding the hit's last byte; a hit that reaches past it, or starts before
+    // it, crosses a gap (approx without starts reports start 0: its ends decide).
+    const std::uint64_t last = merged.end > 0 ? merged.end - 1 : merged.start;
+    const auto r = static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), last) - starts.begin()) - 1;
+    if (merged.end > starts[r] + records[r].data.size()) return true;
+    if (merged.start < starts[r] && together.starts_reported) return true;
+    if (held.size() == kRecordsTogetherHits) {
+      overflow = true;
+      return false;
+    }
+    Held h{merged, r, cigars.size()};
+    h.hit.start = merged.start >= starts[r] ? merged.start - starts[r] : 0;
+    h.hit.end -= starts[r];
+    cigars += merged.cigar;
+    held.push_back(h);
+    return true;
   }, nullptr);
   totals_.scan_seconds += seconds_since(t0);
-  for (const io::TextWindow& w : records) totals_.bytes += w.owned;
+  if (overflow) return false;
+  std::stable_sort(held.begin(), held.end(), [](const Held& a, const Held& b) { return a.record < b.record; });
+  if (!held.empty()) progress.erase();  // the progress line must not mix with the output
+  for (Held& h : held) {
+    if (stop_input_ || stop_all_) break;
+    h.hit.cigar = std::string_view(cigars).substr(h.cigar_at, h.hit.cigar.size());
+    const io::TextWindow& w = records[h.record];
+    if (!deliver_local(w, Location{input.name(), w.record}, h.hit, {})) break;
+  }
+  for (const io::TextWindow& w : records) totals_.bytes += plan_.owns == Ownership::starts ? w.owned : w.data.size() - w.repeated;
   if (records.back().input_paused) sink_.flush();
   progress.advance_to(input.stored_offset());
+  return true;
 }
 
 bool Searcher::deliver_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep) {

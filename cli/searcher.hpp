@@ -39,6 +39,21 @@ enum class ListFiles {
   without_match,  // -L: the inputs searched to their end without one
 };
 
+/// How short whole records may be scanned as one text (Searcher::search_records): laid end
+/// to end with `gap` bytes of `gap_byte` between two. A hit that lies within one record is
+/// then that record's own, with the record's distance and start, when any hit across a gap
+/// costs more than the search allows: exact search needs no gap; approximate search within k
+/// edits a gap of k + 1 bytes that no pattern byte matches (each gap byte in an alignment is
+/// an edit, and an alignment starting inside the gap does no better than one starting at the
+/// record's first byte).
+struct RecordsTogether {
+  std::uint64_t gap = 0;
+  std::uint8_t gap_byte = 0;
+  /// Hits carry their start (approx with Report::ends gives 0): a hit starting before the
+  /// record that holds its end crosses a gap.
+  bool starts_reported = true;
+};
+
 /// The searcher's resolved decisions.
 struct SearchPlan {
   /// The FILE operands: "-" is standard input; with `recursive`, a directory stands for the
@@ -47,6 +62,9 @@ struct SearchPlan {
   bool recursive = false;           // -r
   io::StreamOptions stream;
   Ownership owns = Ownership::starts;
+  /// Runs of short whole records (reads) scanned as one text (RecordsTogether); unset: each
+  /// record by itself. Not with `circular` or `best` (the searcher ignores it then).
+  std::optional<RecordsTogether> records_together;
   bool circular = false;            // --circular: also the hits across each record's end->start
   std::uint64_t circular_reach = 0; // bytes of the junction on each side (m - 1; m + k)
   /// approx --best: the matcher reports each pattern's (and strand's) minimal distance only.
@@ -106,12 +124,6 @@ class WindowScanner {
                                              std::span<std::uint64_t> /*per_pattern*/) const {
     return std::nullopt;
   }
-  /// Whether a text of several records laid end to end may be scanned at once, the hits that
-  /// lie within one record kept (the searcher does so for files of short records: one scan
-  /// call, one GPU launch, per thousands of reads). True for a matcher whose hits are exact
-  /// occurrences in ascending order of start: a hit within a record is then one of the
-  /// record's own, and the record's hits come in the record's order.
-  virtual bool scans_records_together() const { return false; }
 };
 
 /// --backend auto on a GPU: the GPU matcher's scanner until the GPU runs out of memory
@@ -125,7 +137,6 @@ class CpuFallbackScanner : public WindowScanner {
   CpuFallbackScanner(const WindowScanner& gpu, MakeCpu make_cpu) : gpu_(gpu), make_cpu_(std::move(make_cpu)) {}
   void scan(ByteSpan text, const Emit& emit, ScanProgress* progress) const override;
   std::optional<std::uint64_t> count(const io::TextWindow& w, std::span<std::uint64_t> per_pattern) const override;
-  bool scans_records_together() const override { return gpu_.scans_records_together(); }
 
  private:
   void fall_back(const DeviceOutOfMemory& error) const;
@@ -180,10 +191,11 @@ class Searcher {
   /// One window of the input: searched, then its bookkeeping (bytes, -w, -n, --lines, flush).
   void take_window(const io::TextWindow& w, const io::TextStream& input, const WindowScanner& scanner,
                    Progress& progress, CircularJunction& junction);
-  /// Windows that are whole records, adjacent in memory, scanned as one text
-  /// (WindowScanner::scans_records_together); each hit within a record delivered as that
-  /// record's.
-  void search_records(std::span<const io::TextWindow> records, const io::TextStream& input,
+  /// Windows that are whole records scanned as one text (SearchPlan::records_together); each
+  /// hit within a record delivered as that record's, record by record in the order each
+  /// record's own scan gives. False, with nothing delivered, when the hits outgrow what it
+  /// holds (the caller then takes the windows one by one).
+  bool search_records(std::span<const io::TextWindow> records, const io::TextStream& input,
                       const WindowScanner& scanner, Progress& progress);
   /// A hit at window coordinates: owned, kept, -w, then delivered at record coordinates.
   bool deliver_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep);
@@ -208,6 +220,7 @@ class Searcher {
 
   SearchPlan plan_;
   Sink& sink_;
+  std::vector<std::uint8_t> records_text_;  // search_records' text when the records need gaps
   SearchTotals totals_;
   std::vector<std::uint64_t> per_pattern_;  // counts of the current input
   std::uint64_t input_matches_ = 0;

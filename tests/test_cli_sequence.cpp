@@ -181,6 +181,70 @@ TEST_F(CliSequence, ReadsScannedTogetherEqualANaiveSearchOfEachRead) {
   }
 }
 
+// approx scans reads together too, k + 1 gap bytes between two: every end within k edits of
+// each read equals a plain DP of that read (semi-global, counted with -c), and the rows (start,
+// distance, CIGAR, strand, pattern) equal those of the read-by-read search that a small
+// --window forces, for pattern sets, both strands, IUPAC codes, Hamming distance, k >= m.
+TEST_F(CliSequence, ApproxOnReadsScannedTogetherEqualsEachReadSearchedAlone) {
+  std::mt19937_64 rng(19);
+  const std::string genome = random_dna(rng, 5000);
+  // First two reads that, laid end to end, hold ACGTACGTAC split between them: with a gap
+  // of only k bytes an alignment across it would cost k.
+  std::vector<std::string> reads = {"TTTTTACGTA", "CGTACTTTTT"};
+  std::string fq = "@p0\nTTTTTACGTA\n+\nIIIIIIIIII\n@p1\nCGTACTTTTT\n+\nIIIIIIIIII\n";
+  for (int i = 0; i < 2000; ++i) {
+    const std::size_t len = rng() % 120, at = rng() % (genome.size() - len);  // empty reads too
+    reads.push_back(genome.substr(at, len));
+    fq += "@r" + std::to_string(i) + "\n" + reads.back() + "\n+\n" + std::string(len, 'I') + "\n";
+  }
+  const auto reads_fq = file("reads.fq", fq);
+  // Ends e of `read` with min over s of ED(pattern, read[s:e]) <= k.
+  auto ends_within = [](const std::string& pattern, const std::string& read, std::size_t k) {
+    const std::size_t m = pattern.size();
+    std::vector<std::size_t> col(m + 1), next(m + 1);
+    for (std::size_t i = 0; i <= m; ++i) col[i] = i;
+    std::size_t n = 0;
+    for (char c : read) {
+      next[0] = 0;
+      for (std::size_t i = 1; i <= m; ++i)
+        next[i] = std::min({col[i] + 1, next[i - 1] + 1, col[i - 1] + (pattern[i - 1] == c ? 0 : 1)});
+      std::swap(col, next);
+      n += col[m] <= k;
+    }
+    return n;
+  };
+  for (const auto& [pattern, k] : std::vector<std::pair<std::string, std::size_t>>{{"GATTACAGGA", 2}, {"ACGTAC", 1}, {"TTGA", 5}, {"ACGTACGTAC", 2}}) {
+    std::size_t want = 0;
+    for (const std::string& r : reads) want += ends_within(pattern, r, k);
+    const auto got = run_both({"approx", "-c", "-k", std::to_string(k), pattern, reads_fq.string()});
+    EXPECT_EQ(got.out, std::to_string(want) + "\n") << pattern << " k " << k << got.err;
+  }
+  const auto set = file("set.fa", ">a\nGATTACAGGA\n>b\n" + genome.substr(100, 14) + "\n>c\nACGNNRTT\n");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"approx", "--tsv", "-k", "2", "--strand", "both", "--patterns", set.string()},
+           {"approx", "--cigar", "-k", "3", "--iupac", "--patterns", set.string()},
+           {"approx", "--hamming", "-k", "2", "--strand", "both", "--patterns", set.string()},
+           {"approx", "--json", "-k", "2", genome.substr(2000, 12)},
+           {"approx", "--max-hits", "7", "-k", "1", genome.substr(3000, 9)},
+       }) {
+    std::vector<std::string> together = args, alone = args;
+    together.push_back(reads_fq.string());
+    alone.insert(alone.begin() + 1, {"--window", "1000"});  // no room for a batch: read by read
+    alone.push_back(reads_fq.string());
+    const auto a = run_both(together), b = run(alone);
+    EXPECT_EQ(a.status, b.status) << a.err;
+    auto results = [](const std::string& out) {  // without --json's summary (times differ)
+      std::string kept;
+      std::istringstream lines(out);
+      for (std::string line; std::getline(lines, line);)
+        if (line.rfind("{\"type\":\"summary\"", 0) != 0) kept += line + "\n";
+      return kept;
+    };
+    EXPECT_EQ(results(a.out), results(b.out)) << args[1] << " " << args[2];
+    EXPECT_GT(std::count(a.out.begin(), a.out.end(), '\n'), 3) << args[1];
+  }
+}
+
 TEST_F(CliSequence, BedRowsParseBackToTheHits) {
   std::mt19937_64 rng(3);
   std::string fasta;

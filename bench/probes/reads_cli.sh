@@ -1,12 +1,14 @@
 #!/bin/bash
 # Files of short reads end to end on the GPU machine (eighteenth session): 4 M reads of
 # 150 nt from a random genome (FASTQ, ~1.2 GB, and its gzip), searched by `find -c` with one
-# 8-mer, --strand both and 1000 20-mers (-f), on --backend
+# 8-mer, --strand both, 1000 20-mers (-f), and `approx -c` (one 19-mer with k = 2; two
+# primers on both strands with k = 3), on --backend
 # cpu / cuda / auto, process start to exit with peak RSS; then whether cuda prints what cpu
-# prints (hits listed as TSV; approx -k 2 too, on 20 MB), approx's time on 20 MB, and seqkit
-# locate (when it is on the path or staged) on the same file.
+# prints (hits listed as TSV, approx's with CIGARs), and seqkit locate (when it is on the
+# path or staged) on the same file.
 # Reads come in batches of whole records (io::TextStream::next_windows) and find scans a
-# batch's reads as one text (Searcher::search_records). Run from the repository root with
+# batch's reads as one text, approx with k + 1 gap bytes between reads
+# (Searcher::search_records). Run from the repository root with
 # .device/ staged (scripts/build_for_gpu.sh):
 #   run(command="bash bench/probes/reads_cli.sh", carry=[".device"])
 cd "$(dirname "$0")/../.."
@@ -27,10 +29,11 @@ with open("/tmp/wr/k1000.txt", "w") as g:
         at = rng.randrange(len(genome) - 20)
         g.write(genome[at:at + 20].decode() + "\n")
 PY
+printf ">a\nGATTACAGGATTACAGATT\n>b\nTTGACCGTAAGCAGGCTA\n" > $W/p2.fa
 gzip -1 -c $W/reads.fq > $W/reads.fq.gz
 ls -la $W
 for round in 1 2; do
-  for job in "find -c GATTACAG" "find -c --strand both GATTACAG" "find -c -f $W/k1000.txt"; do
+  for job in "find -c GATTACAG" "find -c --strand both GATTACAG" "find -c -f $W/k1000.txt" "approx -c -k 2 GATTACAGGATTACAGATT" "approx -c -k 3 --strand both --patterns $W/p2.fa"; do
     for backend in cpu cuda auto; do
       timed $D/warpmatch $job --backend $backend $W/reads.fq
     done
@@ -39,13 +42,11 @@ done
 timed $D/warpmatch find -c -f $W/k1000.txt --backend auto $W/reads.fq.gz
 timed $D/warpmatch find -c -f $W/k1000.txt --backend cpu $W/reads.fq.gz
 $D/warpmatch find -c -f $W/k1000.txt --stats --backend cuda $W/reads.fq 2>&1 | tail -3
-head -c 200000000 $W/reads.fq > $W/part.fq
+head -n 2600000 $W/reads.fq > $W/part.fq  # 650,000 whole reads
 same_on_both find --tsv --strand both GATTACAG $W/part.fq
 same_on_both find --tsv -f $W/k1000.txt $W/part.fq
-head -c 20000000 $W/reads.fq > $W/small.fq
-same_on_both approx --tsv -k 2 GATTACAGGATTACAGATT $W/small.fq
-# approx still searches read by read: its time over 20 MB (130,000 reads).
-for backend in cpu cuda; do timed $D/warpmatch approx -c -k 2 GATTACAGGATTACAGATT --backend $backend $W/small.fq; done
+same_on_both approx --tsv -k 2 GATTACAGGATTACAGATT $W/part.fq
+same_on_both approx --tsv --cigar -k 3 --strand both --patterns $W/p2.fa $W/part.fq
 [[ -x $D/seqkit || ! -f $D/seqkit.gz ]] || { gzip -dc $D/seqkit.gz > $D/seqkit; chmod +x $D/seqkit; }
 if command -v seqkit >/dev/null || [[ -x $D/seqkit ]]; then
   S=$(command -v seqkit || echo $D/seqkit)
