@@ -2,7 +2,6 @@
 // pattern or of a file of patterns, in files, stdin, gzip, FASTA/FASTQ records. Raw flags are
 // parsed into ApproxFlags; run_approx() resolves them once (patterns, matcher, plan, printer)
 // and hands the inputs to the searcher (cli/searcher.hpp).
-#include <array>
 #include <cstdio>
 #include <functional>
 #include <limits>
@@ -13,6 +12,7 @@
 
 #include "api/tuning_hooks.hpp"
 #include "commands.hpp"
+#include "io/record_run.hpp"
 #include "file_selection.hpp"
 #include "io/input.hpp"
 #include "job_estimate.hpp"
@@ -106,19 +106,15 @@ class ApproxScanner : public WindowScanner {
 };
 
 // Reads scanned as one text (RecordsTogether): k + 1 bytes of a byte that no pattern holds
-// between two records. A control byte: with IUPAC codes or case folding a pattern byte
-// matches only letters besides itself, and a reverse complement holds letters only.
+// between two records (io::gap_byte_for).
 std::optional<RecordsTogether> records_together(const std::vector<std::string>& patterns, const ApproxMatcher& matcher) {
-  std::array<bool, 256> used{};
-  for (const std::string& p : patterns)
-    for (unsigned char c : p) used[c] = true;
+  const std::vector<std::string_view> views(patterns.begin(), patterns.end());
+  const std::optional<std::uint8_t> byte = io::gap_byte_for(views);
+  if (!byte) return std::nullopt;
   std::uint64_t k = 0;
   for (std::size_t i = 0; i < matcher.pattern_count(); ++i)
     k = std::max<std::uint64_t>(k, std::min<std::uint64_t>(matcher.pattern_length(i), static_cast<std::uint64_t>(std::max<std::int64_t>(matcher.k(), 0))));
-  for (int c = 1; c < 32; ++c)
-    if (!used[c] && c != '\n' && c != '\r')
-      return RecordsTogether{k + 1, static_cast<std::uint8_t>(c), matcher.options().report != Report::ends};
-  return std::nullopt;
+  return RecordsTogether{k + 1, *byte, matcher.options().report != Report::ends};
 }
 
 // The flags resolved into the searcher's plan and the printer, then the search. compile_cpu

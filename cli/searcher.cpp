@@ -14,6 +14,7 @@
 #include "cuda/runtime/devices.hpp"
 #include "input_walk.hpp"
 #include "io/input.hpp"
+#include "io/record_run.hpp"
 #include "sequence_options.hpp"
 #include "word_match.hpp"
 
@@ -148,11 +149,7 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
     if (batch.empty()) break;
     for (std::size_t i = 0; i < batch.size() && !stop_input_ && !stop_all_;) {
       std::size_t j = i;
-      // Whole records while their text (gaps included) stays within kRecordsTogetherBytes.
-      for (std::uint64_t bytes = 0; together && j < batch.size() && batch[j].first && batch[j].last; ++j) {
-        bytes += batch[j].data.size() + gap;
-        if (bytes > kRecordsTogetherBytes) break;
-      }
+      if (together) j = i + io::RecordRun::length(batch.subspan(i), gap, kRecordsTogetherBytes);
       if (j - i >= 2 && search_records(batch.subspan(i, j - i), input, scanner, progress)) {
         i = j;
         continue;
@@ -187,34 +184,15 @@ void Searcher::take_window(const io::TextWindow& w, const io::TextStream& input,
   progress.advance_to(input.stored_offset());
 }
 
-// One scan of the records laid end to end: in place when they lie so in the stream's buffer
-// and need no gap, else copied with the gaps between them. A hit is the record's where it
-// ends, kept when it also starts in it (the rest cross a gap: none of any record's). The
-// hits are held and handed on record by record, each record's in the scan's order: the order
-// of the record's own scan (exact search: ascending start; approx: pattern by pattern in one
-// segment, which the text's size keeps it within).
+// One scan of the records laid end to end (io::RecordRun); each hit within a record is the
+// record's. The hits are held and handed on record by record, each record's in the scan's
+// order: the order of the record's own scan (exact search: ascending start; approx: pattern
+// by pattern in one segment, which the text's size keeps it within).
 bool Searcher::search_records(std::span<const io::TextWindow> records, const io::TextStream& input,
                               const WindowScanner& scanner, Progress& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   const RecordsTogether& together = *plan_.records_together;
-  std::vector<std::uint64_t> starts(records.size());  // each record's offset in the text
-  ByteSpan text;
-  bool adjacent = together.gap == 0;
-  for (std::size_t r = 1; r < records.size() && adjacent; ++r)
-    adjacent = records[r - 1].data.data() + records[r - 1].data.size() == records[r].data.data();
-  if (adjacent) {
-    const std::uint8_t* base = records.front().data.data();
-    for (std::size_t r = 0; r < records.size(); ++r) starts[r] = static_cast<std::uint64_t>(records[r].data.data() - base);
-    text = ByteSpan(base, static_cast<std::size_t>(starts.back() + records.back().data.size()));
-  } else {
-    records_text_.clear();
-    for (std::size_t r = 0; r < records.size(); ++r) {
-      if (r > 0) records_text_.insert(records_text_.end(), together.gap, together.gap_byte);
-      starts[r] = records_text_.size();
-      records_text_.insert(records_text_.end(), records[r].data.begin(), records[r].data.end());
-    }
-    text = ByteSpan(records_text_.data(), records_text_.size());
-  }
+  const io::RecordRun run(records, together.gap, together.gap_byte, records_text_);
   struct Held {
     Hit hit;  // at record coordinates; cigar in `cigars` at cigar_at
     std::size_t record = 0, cigar_at = 0;
@@ -222,20 +200,16 @@ bool Searcher::search_records(std::span<const io::TextWindow> records, const io:
   std::vector<Held> held;
   std::string cigars;
   bool overflow = false;
-  scanner.scan(text, [&](const Hit& merged) {
-    // The record holding the hit's last byte; a hit that reaches past it, or starts before
-    // it, crosses a gap (approx without starts reports start 0: its ends decide).
-    const std::uint64_t last = merged.end > 0 ? merged.end - 1 : merged.start;
-    const auto r = static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), last) - starts.begin()) - 1;
-    if (merged.end > starts[r] + records[r].data.size()) return true;
-    if (merged.start < starts[r] && together.starts_reported) return true;
+  scanner.scan(run.text(), [&](const Hit& merged) {
+    const auto r = run.record_of(merged.start, merged.end, together.starts_reported);
+    if (!r) return true;  // across a gap: no record's
     if (held.size() == kRecordsTogetherHits) {
       overflow = true;
       return false;
     }
-    Held h{merged, r, cigars.size()};
-    h.hit.start = merged.start >= starts[r] ? merged.start - starts[r] : 0;
-    h.hit.end -= starts[r];
+    Held h{merged, *r, cigars.size()};
+    h.hit.start = merged.start >= run.offset(*r) ? merged.start - run.offset(*r) : 0;
+    h.hit.end -= run.offset(*r);
     cigars += merged.cigar;
     held.push_back(h);
     return true;

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "binding.hpp"
+#include "io/record_run.hpp"
 #include "io/text_stream.hpp"
 #include "warpmatch/approx.hpp"
 #include "warpmatch/exact.hpp"
@@ -131,15 +132,41 @@ io::StreamOptions stream_options(const std::string& format, std::uint64_t window
   return o;
 }
 
-// Streams a file through the input layer (windows with `overlap`), calling
-// scan(window, rows) for each window; record names collected in order.
-template <class ScanWindow>
-std::vector<std::string> stream_file(const FileSource& source, io::StreamOptions o, ScanWindow&& scan_window) {
+// How runs of short whole records (reads) are scanned as one text (io::RecordRun): the gap
+// between two records and its byte; unset: record by record.
+struct RunGap {
+  std::uint64_t bytes = 0;
+  std::uint8_t byte = 0;
+};
+// A run's text stays within this (one segment of an approximate scan: its hits come pattern
+// by pattern within a segment, so a run's hits are re-sorted by record only).
+constexpr std::uint64_t kRunBytes = std::uint64_t{1} << 20;
+
+// Streams a file through the input layer (windows with `overlap`): each window to
+// scan_window(window), except runs of short whole records, which go to scan_run(records,
+// run) as one text when `gap` is set (one scan call per thousands of reads); record names
+// collected in order.
+template <class ScanWindow, class ScanRun>
+std::vector<std::string> stream_file(const FileSource& source, io::StreamOptions o, std::optional<RunGap> gap,
+                                     ScanWindow&& scan_window, ScanRun&& scan_run) {
   std::vector<std::string> records;
+  std::vector<std::uint8_t> scratch;
   io::TextStream stream = source.open(o);
-  for (io::TextWindow w; stream.next(w);) {
-    if (w.first) records.emplace_back(w.record);
-    scan_window(w);
+  if (stream.format() == io::Format::plain) gap.reset();  // one record
+  for (std::span<const io::TextWindow> batch; !(batch = stream.next_windows()).empty();) {
+    for (std::size_t i = 0; i < batch.size();) {
+      const std::size_t n = gap ? io::RecordRun::length(batch.subspan(i), gap->bytes, kRunBytes) : 0;
+      if (n >= 2) {
+        const std::span<const io::TextWindow> run_records = batch.subspan(i, n);
+        for (const io::TextWindow& w : run_records) records.emplace_back(w.record);
+        scan_run(run_records, io::RecordRun(run_records, gap->bytes, gap->byte, scratch));
+        i += n;
+        continue;
+      }
+      const io::TextWindow& w = batch[i++];
+      if (w.first) records.emplace_back(w.record);
+      scan_window(w);
+    }
   }
   return records;
 }
@@ -213,14 +240,22 @@ class PyExactMatcher {
     std::vector<std::string> records;
     {
       nb::gil_scoped_release release;
-      records = stream_file(source, o, [&](const io::TextWindow& w) {
-        const MatchSink sink = [&](const Match& x) {
+      auto scan = [&](ByteSpan text, const MatchSink& sink) {
+        if (single_) single_->scan(text, sink);
+        else set_->scan(text, sink);
+      };
+      records = stream_file(source, o, RunGap{}, [&](const io::TextWindow& w) {
+        scan(w.data, [&](const Match& x) {
           if (x.start >= w.owned) return false;  // ascending starts: the rest are the next window's
           rows.push_back({w.record_index, x.pattern, 0, x.start + w.offset, x.end + w.offset, x.strand});
           return true;
-        };
-        if (single_) single_->scan(w.data, sink);
-        else set_->scan(w.data, sink);
+        });
+      }, [&](std::span<const io::TextWindow> run_records, const io::RecordRun& run) {
+        scan(run.text(), [&](const Match& x) {  // ascending starts: record by record
+          if (const auto r = run.record_of(x.start, x.end))
+            rows.push_back({run_records[*r].record_index, x.pattern, 0, x.start - run.offset(*r), x.end - run.offset(*r), x.strand});
+          return true;
+        });
       });
     }
     return file_hits(rows, records, false);
@@ -356,15 +391,42 @@ class PyApproxMatcher {
     std::vector<std::string> records;
     {
       nb::gil_scoped_release release;
-      records = stream_file(source, o, [&](const io::TextWindow& w) {
+      records = stream_file(source, o, run_gap(), [&](const io::TextWindow& w) {
         matcher_->scan(w.data, [&](const ApproxMatch& h) {
           if (h.end <= w.repeated) return true;  // the previous window's end
           rows.push_back({w.record_index, h.pattern, h.distance, h.start + w.offset, h.end + w.offset, h.strand});
           return true;
         });
+      }, [&](std::span<const io::TextWindow> run_records, const io::RecordRun& run) {
+        const std::size_t first = rows.size();
+        const bool starts = matcher_->options().report != Report::ends;
+        matcher_->scan(run.text(), [&](const ApproxMatch& h) {
+          if (const auto r = run.record_of(h.start, h.end, starts))
+            rows.push_back({run_records[*r].record_index, h.pattern, h.distance,
+                            h.start >= run.offset(*r) ? h.start - run.offset(*r) : 0, h.end - run.offset(*r), h.strand});
+          return true;
+        });
+        // Pattern by pattern over the run: record by record, each in its own scan's order.
+        std::stable_sort(rows.begin() + static_cast<std::ptrdiff_t>(first), rows.end(),
+                         [](const FileRow& a, const FileRow& b) { return a.record < b.record; });
       });
     }
     return file_hits(rows, records, true);
+  }
+
+  // Reads searched as one text: k + 1 gap bytes of a byte no pattern holds (io::RecordRun);
+  // not in best mode, which takes the minimum over a whole record.
+  std::optional<RunGap> run_gap() const {
+    if (opt_.best || opt_.best_of_cluster) return std::nullopt;
+    std::vector<std::string_view> views;
+    for (const auto& p : patterns_) views.emplace_back(reinterpret_cast<const char*>(p.data()), p.size());
+    const std::optional<std::uint8_t> byte = io::gap_byte_for(views);
+    if (!byte) return std::nullopt;
+    std::uint64_t k = 0;
+    for (std::size_t i = 0; i < matcher_->pattern_count(); ++i)
+      k = std::max<std::uint64_t>(k, std::min<std::uint64_t>(matcher_->pattern_length(i),
+                                                             static_cast<std::uint64_t>(std::max<std::int64_t>(matcher_->k(), 0))));
+    return RunGap{k + 1, *byte};
   }
 
   // Every alignment ending in a window's own ends lies within m + k bytes before its end.

@@ -126,3 +126,27 @@ def test_find_file_errors(tmp_path):
         m.find_file(tmp_path / "nope")
     with pytest.raises(warpmatch.InputError, match="not gzip|corrupt|gzip"):
         m.find_file(b"\x1f\x8b\x08\x00garbage-garbage-garbage")
+
+
+def test_find_file_of_many_reads_equals_per_read_search(tmp_path):
+    """Reads are scanned many at a time (laid end to end, k + 1 gap bytes between two for
+    approx): the rows equal a search of each read alone, none across two reads."""
+    rng = random.Random(21)
+    reads = [("p0", b"TTTTTACGTA"), ("p1", b"CGTACTTTTT")]  # ACGTACGTAC across the pair
+    reads += [(f"r{i}", random_bytes(rng, rng.randint(0, 80), b"ACGT")) for i in range(1500)]
+    p = tmp_path / "reads.fq"
+    p.write_bytes(fastq(reads))
+    exact_patterns = [b"ACGTACGTAC", b"GATTA", b"TTTTTACG", b"CG"]
+    h = warpmatch.ExactMatcher(exact_patterns).find_file(p)
+    want = []
+    for i, (_, seq) in enumerate(reads):
+        want += [(i,) + x for x in exact_oracle(seq, exact_patterns)]
+    assert [tuple(x) for x in h[["record", "pattern", "start", "end"]].tolist()] == want
+    approx_patterns = [b"ACGTACGTAC", b"GATTACAG"]
+    h = warpmatch.ApproxMatcher(approx_patterns, k=2).find_file(p)
+    want = []
+    for i, (_, seq) in enumerate(reads):
+        for j, pat in enumerate(approx_patterns):
+            want += [(i, j) + x for x in approx_oracle(seq, pat, 2, best=False)]
+    assert len(want) > 100
+    assert [tuple(x) for x in h[["record", "pattern", "start", "end", "distance"]].tolist()] == want
