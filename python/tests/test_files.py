@@ -130,10 +130,11 @@ def test_find_file_errors(tmp_path):
 
 def test_find_file_of_many_reads_equals_per_read_search(tmp_path):
     """Reads are scanned many at a time (laid end to end, k + 1 gap bytes between two for
-    approx): the rows equal a search of each read alone, none across two reads."""
+    approx): the rows equal a search of each read alone, none across two reads (200 short
+    reads: the approx oracle is cubic)."""
     rng = random.Random(21)
     reads = [("p0", b"TTTTTACGTA"), ("p1", b"CGTACTTTTT")]  # ACGTACGTAC across the pair
-    reads += [(f"r{i}", random_bytes(rng, rng.randint(0, 80), b"ACGT")) for i in range(1500)]
+    reads += [(f"r{i}", random_bytes(rng, rng.randint(0, 40), b"ACGT")) for i in range(200)]
     p = tmp_path / "reads.fq"
     p.write_bytes(fastq(reads))
     exact_patterns = [b"ACGTACGTAC", b"GATTA", b"TTTTTACG", b"CG"]
@@ -148,5 +149,5 @@ def test_find_file_of_many_reads_equals_per_read_search(tmp_path):
     for i, (_, seq) in enumerate(reads):
         for j, pat in enumerate(approx_patterns):
             want += [(i, j) + x for x in approx_oracle(seq, pat, 2, best=False)]
-    assert len(want) > 100
+    assert len(want) > 10
     assert [tuple(x) for x in h[["record", "pattern", "start", "end", "distance"]].tolist()] == want
