@@ -266,6 +266,8 @@ class RecordParser {
   }
   // From any thread (src_ is fixed at construction; ByteSource::cancel() is thread-safe).
   void cancel() { src_->cancel(); }
+  // A mapped file parsed in place: every byte is at hand, its writer never pauses.
+  bool never_pauses() const { return mapped_ != nullptr; }
 
  private:
   // More bytes can be had without waiting for the writer (the end counts: refill() returns).
@@ -369,6 +371,14 @@ class RecordParser {
   bool skip_line(std::uint64_t& length, std::uint8_t* first = nullptr) {
     if (!has_byte()) return false;
     if (first) *first = base_[pos_];
+    // The whole line at hand (a FASTQ quality line, nearly always): skipped where it is.
+    if (const auto* nl = static_cast<const std::uint8_t*>(std::memchr(base_ + pos_, '\n', len_ - pos_))) {
+      const auto line = static_cast<std::size_t>(nl - (base_ + pos_));
+      length = line > 0 && nl[-1] == '\r' ? line - 1 : line;
+      pos_ += line + 1;
+      ++line_;
+      return true;
+    }
     length = 0;
     std::uint8_t scratch[4096];
     for (bool ended = false; !ended;) length += copy_line(scratch, sizeof scratch, ended);
@@ -382,10 +392,11 @@ class RecordParser {
     std::uint8_t chunk[4096];
     for (bool ended = false; !ended;) {
       const std::size_t n = copy_line(chunk, sizeof chunk, ended);
-      for (std::size_t i = 0; i < n && in_word; ++i) {
-        if (is_blank(chunk[i])) in_word = false;
-        else word.push_back(static_cast<char>(chunk[i]));
-      }
+      if (!in_word) continue;
+      std::size_t i = 0;
+      while (i < n && !is_blank(chunk[i])) ++i;
+      word.append(reinterpret_cast<const char*>(chunk), i);
+      in_word = i == n;
     }
     return word;
   }
@@ -906,7 +917,7 @@ struct TextStream::Impl {
         const std::size_t step = std::min<std::size_t>(b.capacity - base - size, kParseBlock);
         const std::size_t got = parser->read_sequence(b.bytes.get() + base + size, step);
         if (got == 0) break;
-        if (size == carry) {  // the first window's pause counts from the probe's first byte
+        if (size == carry && !parser->never_pauses()) {  // the first window's pause counts from the probe's first byte
           const Clock::time_point first = probe_byte_at != Clock::time_point{} ? probe_byte_at : Clock::now();
           pause_deadline = first + kPauseWait;
           probe_byte_at = {};
