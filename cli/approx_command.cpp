@@ -12,7 +12,6 @@
 
 #include "api/tuning_hooks.hpp"
 #include "commands.hpp"
-#include "io/record_run.hpp"
 #include "file_selection.hpp"
 #include "io/input.hpp"
 #include "job_estimate.hpp"
@@ -105,16 +104,12 @@ class ApproxScanner : public WindowScanner {
   const ApproxMatcher& matcher_;
 };
 
-// Reads scanned as one text (RecordsTogether): k + 1 bytes of a byte that no pattern holds
-// between two records (io::gap_byte_for).
+// Reads scanned as one text (RecordsTogether): k + 1 gap bytes that no pattern holds.
 std::optional<RecordsTogether> records_together(const std::vector<std::string>& patterns, const ApproxMatcher& matcher) {
   const std::vector<std::string_view> views(patterns.begin(), patterns.end());
-  const std::optional<std::uint8_t> byte = io::gap_byte_for(views);
-  if (!byte) return std::nullopt;
-  std::uint64_t k = 0;
-  for (std::size_t i = 0; i < matcher.pattern_count(); ++i)
-    k = std::max<std::uint64_t>(k, std::min<std::uint64_t>(matcher.pattern_length(i), static_cast<std::uint64_t>(std::max<std::int64_t>(matcher.k(), 0))));
-  return RecordsTogether{k + 1, *byte, matcher.options().report != Report::ends};
+  const std::optional<io::RecordGap> gap = io::approx_record_gap(views, matcher.k());
+  if (!gap) return std::nullopt;
+  return RecordsTogether{*gap, matcher.options().report != Report::ends};
 }
 
 // The flags resolved into the searcher's plan and the printer, then the search. compile_cpu

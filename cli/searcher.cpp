@@ -14,19 +14,14 @@
 #include "cuda/runtime/devices.hpp"
 #include "input_walk.hpp"
 #include "io/input.hpp"
-#include "io/record_run.hpp"
 #include "sequence_options.hpp"
 #include "word_match.hpp"
 
 namespace warpmatch::cli {
 namespace {
 
-// Runs of whole records of up to this many bytes in all (gaps included) are scanned together
-// (Searcher::search_records) when they come in one batch of the stream
-// (2^20 bytes: one segment of an approximate scan, whose hits come pattern by pattern within
-// a segment; hundreds of scans per GiB.) The hits of such a scan are held up to
-// kRecordsTogetherHits, past which its records are searched one by one.
-constexpr std::uint64_t kRecordsTogetherBytes = std::uint64_t{1} << 20;
+// The hits of one scan of records together (Searcher::search_records) are held up to this
+// many, past which its records are searched one by one.
 constexpr std::size_t kRecordsTogetherHits = std::size_t{1} << 20;
 
 /// FASTA, FASTQ: the format as users write it.
@@ -143,13 +138,13 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
   // Runs of whole records (a file of reads) are scanned together where the scanner allows;
   // --circular and best mode search each record by itself.
   const bool together = plan_.records_together && fastx && !plan_.circular && !plan_.best;
-  const std::uint64_t gap = together ? plan_.records_together->gap : 0;
+  const std::uint64_t gap = together ? plan_.records_together->gap.bytes : 0;
   while (!stop_input_ && !stop_all_) {
     const std::span<const io::TextWindow> batch = input.next_windows();
     if (batch.empty()) break;
     for (std::size_t i = 0; i < batch.size() && !stop_input_ && !stop_all_;) {
       std::size_t j = i;
-      if (together) j = i + io::RecordRun::length(batch.subspan(i), gap, kRecordsTogetherBytes);
+      if (together) j = i + io::RecordRun::length(batch.subspan(i), gap, io::RecordRun::kMaxBytes);
       if (j - i >= 2 && search_records(batch.subspan(i, j - i), input, scanner, progress)) {
         i = j;
         continue;
@@ -179,7 +174,7 @@ void Searcher::take_window(const io::TextWindow& w, const io::TextStream& input,
   if (w.owned > 0) byte_before_window_ = w.data[w.owned - 1];
   if (plan_.line_numbers) line_numbers_.end_window();
   if (plan_.lines && !stop_input_ && !stop_all_) deliver_lines(input.name());
-  totals_.bytes += plan_.owns == Ownership::starts ? w.owned : w.data.size() - w.repeated;
+  totals_.bytes += searched_bytes(w);
   if (w.input_paused) sink_.flush();  // seen while a slow pipe waits (Output)
   progress.advance_to(input.stored_offset());
 }
@@ -192,10 +187,10 @@ bool Searcher::search_records(std::span<const io::TextWindow> records, const io:
                               const WindowScanner& scanner, Progress& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   const RecordsTogether& together = *plan_.records_together;
-  const io::RecordRun run(records, together.gap, together.gap_byte, records_text_);
+  const io::RecordRun run(records, together.gap, records_text_);
   struct Held {
-    Hit hit;  // at record coordinates; cigar in `cigars` at cigar_at
-    std::size_t record = 0, cigar_at = 0;
+    Hit hit;  // at record coordinates; its cigar is cigars[cigar_at, cigar_at + cigar_size)
+    std::size_t record = 0, cigar_at = 0, cigar_size = 0;
   };
   std::vector<Held> held;
   std::string cigars;
@@ -207,7 +202,7 @@ bool Searcher::search_records(std::span<const io::TextWindow> records, const io:
       overflow = true;
       return false;
     }
-    Held h{merged, *r, cigars.size()};
+    Held h{merged, *r, cigars.size(), merged.cigar.size()};
     h.hit.start = merged.start >= run.offset(*r) ? merged.start - run.offset(*r) : 0;
     h.hit.end -= run.offset(*r);
     cigars += merged.cigar;
@@ -220,14 +215,18 @@ bool Searcher::search_records(std::span<const io::TextWindow> records, const io:
   if (!held.empty()) progress.erase();  // the progress line must not mix with the output
   for (Held& h : held) {
     if (stop_input_ || stop_all_) break;
-    h.hit.cigar = std::string_view(cigars).substr(h.cigar_at, h.hit.cigar.size());
+    h.hit.cigar = std::string_view(cigars).substr(h.cigar_at, h.cigar_size);
     const io::TextWindow& w = records[h.record];
     if (!deliver_local(w, Location{input.name(), w.record}, h.hit, {})) break;
   }
-  for (const io::TextWindow& w : records) totals_.bytes += plan_.owns == Ownership::starts ? w.owned : w.data.size() - w.repeated;
+  for (const io::TextWindow& w : records) totals_.bytes += searched_bytes(w);
   if (records.back().input_paused) sink_.flush();
   progress.advance_to(input.stored_offset());
   return true;
+}
+
+std::uint64_t Searcher::searched_bytes(const io::TextWindow& w) const {
+  return plan_.owns == Ownership::starts ? w.owned : w.data.size() - w.repeated;
 }
 
 bool Searcher::deliver_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep) {

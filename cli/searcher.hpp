@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "io/record_run.hpp"
 #include "io/text_stream.hpp"
 #include "line_index.hpp"
 #include "printer/sink.hpp"
@@ -40,15 +41,14 @@ enum class ListFiles {
 };
 
 /// How short whole records may be scanned as one text (Searcher::search_records): laid end
-/// to end with `gap` bytes of `gap_byte` between two. A hit that lies within one record is
+/// to end with `gap` between two (io::RecordRun). A hit that lies within one record is
 /// then that record's own, with the record's distance and start, when any hit across a gap
 /// costs more than the search allows: exact search needs no gap; approximate search within k
 /// edits a gap of k + 1 bytes that no pattern byte matches (each gap byte in an alignment is
 /// an edit, and an alignment starting inside the gap does no better than one starting at the
 /// record's first byte).
 struct RecordsTogether {
-  std::uint64_t gap = 0;
-  std::uint8_t gap_byte = 0;
+  io::RecordGap gap;
   /// Hits carry their start (approx with Report::ends gives 0): a hit starting before the
   /// record that holds its end crosses a gap.
   bool starts_reported = true;
@@ -197,6 +197,8 @@ class Searcher {
   /// holds (the caller then takes the windows one by one).
   bool search_records(std::span<const io::TextWindow> records, const io::TextStream& input,
                       const WindowScanner& scanner, Progress& progress);
+  /// The bytes window `w` adds to the searched total (those it owns).
+  std::uint64_t searched_bytes(const io::TextWindow& w) const;
   /// A hit at window coordinates: owned, kept, -w, then delivered at record coordinates.
   bool deliver_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep);
   void search_window(const io::TextWindow& w, const Location& where, const WindowScanner& scanner,

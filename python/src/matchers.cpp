@@ -132,22 +132,12 @@ io::StreamOptions stream_options(const std::string& format, std::uint64_t window
   return o;
 }
 
-// How runs of short whole records (reads) are scanned as one text (io::RecordRun): the gap
-// between two records and its byte; unset: record by record.
-struct RunGap {
-  std::uint64_t bytes = 0;
-  std::uint8_t byte = 0;
-};
-// A run's text stays within this (one segment of an approximate scan: its hits come pattern
-// by pattern within a segment, so a run's hits are re-sorted by record only).
-constexpr std::uint64_t kRunBytes = std::uint64_t{1} << 20;
-
 // Streams a file through the input layer (windows with `overlap`): each window to
 // scan_window(window), except runs of short whole records, which go to scan_run(records,
 // run) as one text when `gap` is set (one scan call per thousands of reads); record names
 // collected in order.
 template <class ScanWindow, class ScanRun>
-std::vector<std::string> stream_file(const FileSource& source, io::StreamOptions o, std::optional<RunGap> gap,
+std::vector<std::string> stream_file(const FileSource& source, io::StreamOptions o, std::optional<io::RecordGap> gap,
                                      ScanWindow&& scan_window, ScanRun&& scan_run) {
   std::vector<std::string> records;
   std::vector<std::uint8_t> scratch;
@@ -155,11 +145,11 @@ std::vector<std::string> stream_file(const FileSource& source, io::StreamOptions
   if (stream.format() == io::Format::plain) gap.reset();  // one record
   for (std::span<const io::TextWindow> batch; !(batch = stream.next_windows()).empty();) {
     for (std::size_t i = 0; i < batch.size();) {
-      const std::size_t n = gap ? io::RecordRun::length(batch.subspan(i), gap->bytes, kRunBytes) : 0;
+      const std::size_t n = gap ? io::RecordRun::length(batch.subspan(i), gap->bytes, io::RecordRun::kMaxBytes) : 0;
       if (n >= 2) {
         const std::span<const io::TextWindow> run_records = batch.subspan(i, n);
         for (const io::TextWindow& w : run_records) records.emplace_back(w.record);
-        scan_run(run_records, io::RecordRun(run_records, gap->bytes, gap->byte, scratch));
+        scan_run(run_records, io::RecordRun(run_records, *gap, scratch));
         i += n;
         continue;
       }
@@ -244,7 +234,7 @@ class PyExactMatcher {
         if (single_) single_->scan(text, sink);
         else set_->scan(text, sink);
       };
-      records = stream_file(source, o, RunGap{}, [&](const io::TextWindow& w) {
+      records = stream_file(source, o, io::RecordGap{}, [&](const io::TextWindow& w) {
         scan(w.data, [&](const Match& x) {
           if (x.start >= w.owned) return false;  // ascending starts: the rest are the next window's
           rows.push_back({w.record_index, x.pattern, 0, x.start + w.offset, x.end + w.offset, x.strand});
@@ -414,19 +404,13 @@ class PyApproxMatcher {
     return file_hits(rows, records, true);
   }
 
-  // Reads searched as one text: k + 1 gap bytes of a byte no pattern holds (io::RecordRun);
+  // Reads searched as one text: k + 1 gap bytes that no pattern holds (io::approx_record_gap);
   // not in best mode, which takes the minimum over a whole record.
-  std::optional<RunGap> run_gap() const {
+  std::optional<io::RecordGap> run_gap() const {
     if (opt_.best || opt_.best_of_cluster) return std::nullopt;
     std::vector<std::string_view> views;
     for (const auto& p : patterns_) views.emplace_back(reinterpret_cast<const char*>(p.data()), p.size());
-    const std::optional<std::uint8_t> byte = io::gap_byte_for(views);
-    if (!byte) return std::nullopt;
-    std::uint64_t k = 0;
-    for (std::size_t i = 0; i < matcher_->pattern_count(); ++i)
-      k = std::max<std::uint64_t>(k, std::min<std::uint64_t>(matcher_->pattern_length(i),
-                                                             static_cast<std::uint64_t>(std::max<std::int64_t>(matcher_->k(), 0))));
-    return RunGap{k + 1, *byte};
+    return io::approx_record_gap(views, matcher_->k());
   }
 
   // Every alignment ending in a window's own ends lies within m + k bytes before its end.

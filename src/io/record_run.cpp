@@ -15,10 +15,9 @@ std::size_t RecordRun::length(std::span<const TextWindow> windows, std::uint64_t
   return n;
 }
 
-RecordRun::RecordRun(std::span<const TextWindow> records, std::uint64_t gap, std::uint8_t gap_byte,
-                     std::vector<std::uint8_t>& scratch)
+RecordRun::RecordRun(std::span<const TextWindow> records, const RecordGap& gap, std::vector<std::uint8_t>& scratch)
     : records_(records), starts_(records.size()) {
-  bool adjacent = gap == 0;
+  bool adjacent = gap.bytes == 0;
   for (std::size_t r = 1; r < records.size() && adjacent; ++r)
     adjacent = records[r - 1].data.data() + records[r - 1].data.size() == records[r].data.data();
   if (adjacent && !records.empty()) {
@@ -29,7 +28,7 @@ RecordRun::RecordRun(std::span<const TextWindow> records, std::uint64_t gap, std
   }
   scratch.clear();
   for (std::size_t r = 0; r < records.size(); ++r) {
-    if (r > 0) scratch.insert(scratch.end(), gap, gap_byte);
+    if (r > 0) scratch.insert(scratch.end(), gap.bytes, gap.byte);
     starts_[r] = scratch.size();
     scratch.insert(scratch.end(), records[r].data.begin(), records[r].data.end());
   }
@@ -46,12 +45,15 @@ std::optional<std::size_t> RecordRun::record_of(std::uint64_t start, std::uint64
   return r;
 }
 
-std::optional<std::uint8_t> gap_byte_for(std::span<const std::string_view> patterns) {
+std::optional<RecordGap> approx_record_gap(std::span<const std::string_view> patterns, std::int64_t k) {
   std::array<bool, 256> used{};
-  for (std::string_view p : patterns)
+  std::uint64_t edits = 0;
+  for (std::string_view p : patterns) {
     for (unsigned char c : p) used[c] = true;
+    edits = std::max<std::uint64_t>(edits, std::min<std::uint64_t>(p.size(), static_cast<std::uint64_t>(std::max<std::int64_t>(k, 0))));
+  }
   for (int c = 1; c < 32; ++c)
-    if (!used[c] && c != '\n' && c != '\r') return static_cast<std::uint8_t>(c);
+    if (!used[c] && c != '\n' && c != '\r') return RecordGap{edits + 1, static_cast<std::uint8_t>(c)};
   return std::nullopt;
 }
 

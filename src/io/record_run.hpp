@@ -1,10 +1,10 @@
 // Short whole records (a file of reads) searched as one text: a run of a stream's windows
 // that are whole records, laid end to end (in place when they already lie so in the
-// stream's buffer and need no gap, else copied with `gap` bytes of `gap_byte` between two),
+// stream's buffer and need no gap, else copied with a gap of `gap.bytes` bytes between two),
 // scanned once, and each hit given back to the record that holds it whole. One scan call
 // (one GPU launch) per thousands of reads instead of one per read.
 //
-//   io::RecordRun run(windows.first(n), gap, gap_byte, scratch);
+//   io::RecordRun run(windows.first(n), gap, scratch);
 //   scan(run.text()) and, for each hit, if (auto r = run.record_of(start, end, true))
 //     it is record *r's hit at start - run.offset(*r)
 //
@@ -25,16 +25,26 @@
 
 namespace warpmatch::io {
 
+/// The gap a run's records are laid out with: `bytes` of `byte` between two.
+struct RecordGap {
+  std::uint64_t bytes = 0;
+  std::uint8_t byte = 0;
+};
+
 class RecordRun {
  public:
+  /// The most bytes (gaps included) a caller puts in one run: one segment of an approximate
+  /// scan, whose hits come pattern by pattern within a segment (so a run's hits need only be
+  /// regrouped by record); hundreds of scans per GiB.
+  static constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 20;
+
   /// The windows at the front of `windows` that form a run: whole records (first and last),
   /// their bytes and gaps within `max_bytes` in all. A run of fewer than 2 is not worth one.
   static std::size_t length(std::span<const TextWindow> windows, std::uint64_t gap, std::uint64_t max_bytes);
 
   /// `records`: whole-record windows (RecordRun::length). `scratch` holds the text when the
   /// records must be copied; it and the windows must outlive the run.
-  RecordRun(std::span<const TextWindow> records, std::uint64_t gap, std::uint8_t gap_byte,
-            std::vector<std::uint8_t>& scratch);
+  RecordRun(std::span<const TextWindow> records, const RecordGap& gap, std::vector<std::uint8_t>& scratch);
 
   ByteSpan text() const { return text_; }
   /// The record holding the hit [start, end) of text() whole, by its last byte; nullopt when
@@ -50,9 +60,11 @@ class RecordRun {
   ByteSpan text_;
 };
 
-/// A byte that no pattern holds, for the gaps of an approximate search (a control byte other
-/// than '\n' and '\r': with IUPAC codes or case folding a pattern byte matches only letters
-/// besides itself, and a reverse complement holds letters only); nullopt if every one is used.
-std::optional<std::uint8_t> gap_byte_for(std::span<const std::string_view> patterns);
+/// The gap of an approximate search of `patterns` within k edits (k < 0: none given): k + 1
+/// bytes (k capped at each pattern's length) of a byte that no pattern holds (a control byte
+/// other than '\n' and '\r': with IUPAC codes or case folding a pattern byte matches only
+/// letters besides itself, and a reverse complement holds letters only); nullopt if every one
+/// is used.
+std::optional<RecordGap> approx_record_gap(std::span<const std::string_view> patterns, std::int64_t k);
 
 }  // namespace warpmatch::io
