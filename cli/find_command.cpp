@@ -113,6 +113,10 @@ class FindScanner : public WindowScanner {
     }
   }
 
+  std::optional<std::vector<std::uint64_t>> first_per_line(const io::TextWindow& w) const override {
+    return matcher_.first_match_per_line(w.data, w.owned);
+  }
+
  private:
   const Matcher& matcher_;
 };

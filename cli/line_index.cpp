@@ -108,6 +108,12 @@ void LineSelector::add_hit(std::uint64_t start) {
   starts_.push_back(start);
 }
 
+void LineSelector::add_line_firsts(std::span<const std::uint64_t> starts) {
+  if (starts.empty()) return;
+  add_hit(starts.front());  // perhaps on the line of a hit added before
+  starts_.insert(starts_.end(), starts.begin() + 1, starts.end());
+}
+
 bool LineSelector::select_no_more() {
   selecting_ = false;
   return after_left_ > 0;
@@ -117,7 +123,7 @@ bool LineSelector::end_window(const Emit& emit) {
   // Lines whose '\n' lies before `finished` are finished: the next window starts there.
   const std::uint64_t finished = last_ ? data_.size() : owned_;
   const auto open_from = [&] { return open_begin_ > offset_ ? open_begin_ - offset_ : 0; };
-  std::sort(starts_.begin(), starts_.end());
+  if (!std::is_sorted(starts_.begin(), starts_.end())) std::sort(starts_.begin(), starts_.end());
   std::size_t placed = 0;
   for (; placed < starts_.size(); ++placed) {
     const std::uint64_t start = starts_[placed] - offset_;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -62,6 +63,9 @@ class LineSelector {
   void begin_window(const io::TextWindow& w);
   /// A hit starting at input offset `start`, inside the current window's data.
   void add_hit(std::uint64_t start);
+  /// Hits one per line, ascending, from the first hit's line on (first_match_per_line), after
+  /// the hits added before: kept as they are.
+  void add_line_firsts(std::span<const std::uint64_t> starts);
   /// Emits the lines the window finished (with the last window, the last line, '\n' or not);
   /// false when `emit` stopped, or when the after-context of select_no_more() is printed.
   bool end_window(const Emit& emit);

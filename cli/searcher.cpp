@@ -247,8 +247,14 @@ void Searcher::search_window(const io::TextWindow& w, const Location& where, con
   // -q, -l and -L stop at the first; a filter (-w too) needs every hit.
   const bool count_only = plan_.count && plan_.max_per_input < 0 && !plan_.quiet &&
                           plan_.list_files == ListFiles::off && !keep && !plan_.word && !plan_.lines;
+  // --lines without a per-hit test: one hit per line, the rest of a line skipped.
+  const bool line_firsts = plan_.lines && !keep && !plan_.word;
+  std::optional<std::vector<std::uint64_t>> firsts;
   if (const auto counted = count_only ? scanner.count(w, per_pattern_) : std::nullopt) {
     input_matches_ += *counted;
+  } else if (line_firsts && (firsts = scanner.first_per_line(w))) {
+    for (std::uint64_t& start : *firsts) start += w.offset;
+    line_selector_.add_line_firsts(*firsts);
   } else {
     ScanProgress scan_progress;
     const bool ticks = plan_.scan_progress && progress.active();
@@ -396,6 +402,17 @@ std::optional<std::uint64_t> CpuFallbackScanner::count(const io::TextWindow& w, 
     }
   }
   return cpu_->count(w, per_pattern);
+}
+
+std::optional<std::vector<std::uint64_t>> CpuFallbackScanner::first_per_line(const io::TextWindow& w) const {
+  if (!cpu_) {
+    try {
+      return gpu_.first_per_line(w);
+    } catch (const DeviceOutOfMemory& e) {
+      fall_back(e);
+    }
+  }
+  return cpu_->first_per_line(w);
 }
 
 // One selected hit or line counted; false when -q or -l / -L has decided (the search, or the

@@ -124,6 +124,13 @@ class WindowScanner {
                                              std::span<std::uint64_t> /*per_pattern*/) const {
     return std::nullopt;
   }
+  /// --lines (grep's line selection) on plain text: the start of the first hit of each line
+  /// of window `w` holding a hit that the window owns (starts < owned), ascending, in window
+  /// coordinates; nullopt where the matcher has no faster way than scan() (approx: hits are
+  /// owned by their end).
+  virtual std::optional<std::vector<std::uint64_t>> first_per_line(const io::TextWindow& /*w*/) const {
+    return std::nullopt;
+  }
 };
 
 /// --backend auto on a GPU: the GPU matcher's scanner until the GPU runs out of memory
@@ -137,6 +144,7 @@ class CpuFallbackScanner : public WindowScanner {
   CpuFallbackScanner(const WindowScanner& gpu, MakeCpu make_cpu) : gpu_(gpu), make_cpu_(std::move(make_cpu)) {}
   void scan(ByteSpan text, const Emit& emit, ScanProgress* progress) const override;
   std::optional<std::uint64_t> count(const io::TextWindow& w, std::span<std::uint64_t> per_pattern) const override;
+  std::optional<std::vector<std::uint64_t>> first_per_line(const io::TextWindow& w) const override;
 
  private:
   void fall_back(const DeviceOutOfMemory& error) const;

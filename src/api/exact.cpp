@@ -8,6 +8,7 @@
 #include "api/scan_stats.hpp"
 #include "core/device_split.hpp"
 #include "core/exact_pattern.hpp"
+#include "core/line_select.hpp"
 #include "cpu/exact_cpu.hpp"
 #include "cuda/exact/exact_cuda.hpp"
 #include "warpmatch/exact.hpp"
@@ -151,6 +152,15 @@ std::uint64_t ExactMatcher::count_device_text(DeviceSpan text, ScanStats* stats)
 std::uint64_t ExactMatcher::scan_device_text(DeviceSpan text, const MatchSink& sink, ScanStats* stats) const {
   return scan(core::device_resident_text(text, impl_->options, impl_->backend, "exact search"), sink,
               stats);
+}
+
+std::vector<std::uint64_t> ExactMatcher::first_match_per_line(ByteSpan text, std::uint64_t starts_below) const {
+  if (text.size() < impl_->pattern.size()) return {};
+  if (impl_->backend != Backend::cuda)
+    return cpu::exact_first_per_line(impl_->pattern, text, starts_below, impl_->cpu_algorithm, impl_->threads);
+  core::LineFirsts firsts(text, starts_below);
+  impl_->run(text, /*count_only=*/false, [&](std::span<const std::uint64_t> starts) { return firsts.take(starts); });
+  return std::move(firsts.firsts());
 }
 
 std::vector<Match> ExactMatcher::find_all(ByteSpan text) const {

@@ -12,6 +12,7 @@
 #include "core/device_split.hpp"
 #include "core/multi_patterns.hpp"
 #include "core/nucleotide.hpp"
+#include "core/line_select.hpp"
 #include "cpu/multi_cpu.hpp"
 #include "cuda/multi/multi_cuda.hpp"
 #include "warpmatch/multi.hpp"
@@ -311,6 +312,15 @@ std::vector<std::uint64_t> MultiMatcher::count_per_pattern_device_text(DeviceSpa
 std::uint64_t MultiMatcher::scan_device_text(DeviceSpan text, const MatchSink& sink, ScanStats* stats) const {
   return scan(core::device_resident_text(text, impl_->options, impl_->backend, "multi-pattern search"),
               sink, stats);
+}
+
+std::vector<std::uint64_t> MultiMatcher::first_match_per_line(ByteSpan text, std::uint64_t starts_below) const {
+  if (text.empty()) return {};
+  if (impl_->backend != Backend::cuda)
+    return cpu::multi_first_per_line(impl_->cpu_tables(), text, starts_below, impl_->cpu_algorithm, impl_->threads);
+  core::LineFirsts firsts(text, starts_below);
+  impl_->run(text, /*count_only=*/false, [&](std::span<const Match> batch) { return firsts.take(batch); });
+  return std::move(firsts.firsts());
 }
 
 std::vector<Match> MultiMatcher::find_all(ByteSpan text) const {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/chunking.hpp"
+#include "core/line_select.hpp"
 #include "core/parallel.hpp"
 #include "cpu/tuning.hpp"
 #include "cpu/exact_cpu_detail.hpp"
@@ -454,15 +455,14 @@ std::uint64_t report_parallel(const Scanner& sc, const std::vector<core::Chunk>&
   return total;
 }
 
-std::uint64_t scan_fast(const core::ExactPattern& pattern, ByteSpan text, int threads,
-                        bool count_only, const core::StartsSink& sink, const ScanTuning& tuning) {
-  const std::uint64_t n = text.size(), m = pattern.size();
-  // Folded patterns hold no capitals; one that does cannot match (as matches_at says).
-  if (pattern.case_insensitive &&
-      std::any_of(pattern.bytes.begin(), pattern.bytes.end(),
-                  [](std::uint8_t c) { return c >= 'A' && c <= 'Z'; }))
-    return 0;
+// Folded patterns hold no capitals; one that does cannot match (as matches_at says).
+bool never_matches(const core::ExactPattern& pattern) {
+  return pattern.case_insensitive && std::any_of(pattern.bytes.begin(), pattern.bytes.end(),
+                                                 [](std::uint8_t c) { return c >= 'A' && c <= 'Z'; });
+}
 
+// The filter and kernel for `pattern` on `text` (the kernel reports unless count_only).
+Scanner make_scanner(const core::ExactPattern& pattern, ByteSpan text, bool count_only, const ScanTuning& tuning) {
   const bool use_avx2 = tuning.isa != Isa::sse && avx2_available();
   const FilterChoice choice = choose_filter_impl(pattern, text, tuning.force_k, use_avx2);
   Scanner sc;
@@ -470,19 +470,32 @@ std::uint64_t scan_fast(const core::ExactPattern& pattern, ByteSpan text, int th
   sc.plan = make_plan(pattern, choice.offsets.data(), choice.k, choice.exact);
   sc.plan.dense = choice.dense || tuning.force_dense;
   sc.fn = pick_fn(use_avx2, choice.k, pattern.case_insensitive, choice.exact, count_only);
+  return sc;
+}
+
+// Threads for n bytes: none for less than ~1 MiB each.
+int workers_for(std::uint64_t n, int threads) {
+  return static_cast<int>(std::clamp<std::uint64_t>(n / ExactCpuPolicy::bytes_per_worker, 1,
+                                                    static_cast<std::uint64_t>(resolve_threads(threads))));
+}
+
+std::uint64_t scan_fast(const core::ExactPattern& pattern, ByteSpan text, int threads,
+                        bool count_only, const core::StartsSink& sink, const ScanTuning& tuning) {
+  const std::uint64_t n = text.size(), m = pattern.size();
+  if (never_matches(pattern)) return 0;
+  const Scanner sc = make_scanner(pattern, text, count_only, tuning);
 
   // Threads and chunks: no thread for less than ~1 MiB of text each; counting uses a few
   // chunks per thread (balance), reporting 512 KiB chunks (a flood of matches then holds at
   // most 4 MiB of starts per slot).
-  const int t = resolve_threads(threads);
   int workers;
   std::uint64_t chunk;
   if (tuning.chunk_bytes != 0) {
-    workers = t;
+    workers = resolve_threads(threads);
     chunk = tuning.chunk_bytes;
   } else {
     using P = ExactCpuPolicy;
-    workers = static_cast<int>(std::clamp<std::uint64_t>(n / P::bytes_per_worker, 1, static_cast<std::uint64_t>(t)));
+    workers = workers_for(n, threads);
     if (count_only)
       chunk = workers == 1 ? n
                            : std::clamp<std::uint64_t>(n / (P::count_chunks_per_worker * static_cast<std::uint64_t>(workers)),
@@ -543,7 +556,57 @@ std::uint64_t scan_naive(const core::ExactPattern& pattern, ByteSpan text, bool 
   return total;
 }
 
+// The first occurrence in [pos, stop) by the reporting kernel on blocks of starts: small
+// blocks where lines hold matches (the rest of a block past the first is wasted work),
+// doubling while none is found.
+class BlockFirst {
+ public:
+  explicit BlockFirst(const Scanner& sc) : sc_(sc) {}
+  std::uint64_t operator()(std::uint64_t pos, std::uint64_t stop) {
+    for (;;) {
+      const std::uint64_t to = std::min(stop, pos + block_);
+      starts_.clear();
+      sc_.fn(sc_.plan, sc_.text.data(), sc_.text.size(), pos, to, &starts_);
+      if (!starts_.empty()) {
+        block_ = kFirstBlock;
+        return starts_.data[0];
+      }
+      if (to >= stop) return stop;
+      pos = to;
+      block_ = std::min(block_ * 2, kLongestBlock);
+    }
+  }
+
+ private:
+  static constexpr std::uint64_t kFirstBlock = 64, kLongestBlock = std::uint64_t{1} << 20;
+  const Scanner& sc_;
+  StartBuffer starts_;
+  std::uint64_t block_ = kFirstBlock;
+};
+
 }  // namespace
+
+std::vector<std::uint64_t> first_per_line_tuned(const core::ExactPattern& pattern, ByteSpan text,
+                                                std::uint64_t limit, ExactAlgorithm algorithm, int threads,
+                                                const ScanTuning& tuning) {
+  const std::uint64_t n = text.size(), m = pattern.size();
+  if (m == 0 || m > n) return {};
+  limit = std::min(limit, n - m + 1);  // no occurrence starts later
+  if (algorithm == ExactAlgorithm::naive) {
+    return core::first_match_per_line(text, limit, 1, [&] {
+      return [&](std::uint64_t pos, std::uint64_t stop) {
+        while (pos < stop && !pattern.matches_at(text, pos)) ++pos;
+        return pos;
+      };
+    });
+  }
+  if (never_matches(pattern)) return {};
+  Scanner sc = make_scanner(pattern, text, /*count_only=*/false, tuning);
+  sc.plan.dense = false;  // blocks are short: the dense loop's gain is per long run of matches
+  const int workers = tuning.chunk_bytes != 0 ? resolve_threads(threads) : workers_for(n, threads);
+  return core::first_match_per_line(text, limit, workers, [&] { return BlockFirst(sc); },
+                                    tuning.chunk_bytes != 0 ? tuning.chunk_bytes : std::uint64_t{1} << 20);
+}
 
 std::uint64_t exact_scan_tuned(const core::ExactPattern& pattern, ByteSpan text,
                                ExactAlgorithm algorithm, int threads, bool count_only,
@@ -559,6 +622,11 @@ std::uint64_t exact_scan(const core::ExactPattern& pattern, ByteSpan text,
                          ExactAlgorithm algorithm, int threads, bool count_only,
                          const core::StartsSink& sink) {
   return detail::exact_scan_tuned(pattern, text, algorithm, threads, count_only, sink, {});
+}
+
+std::vector<std::uint64_t> exact_first_per_line(const core::ExactPattern& pattern, ByteSpan text,
+                                                std::uint64_t limit, ExactAlgorithm algorithm, int threads) {
+  return detail::first_per_line_tuned(pattern, text, limit, algorithm, threads, {});
 }
 
 }  // namespace warpmatch::cpu

@@ -1,6 +1,8 @@
 // CPU backend of exact search. Never includes CUDA code.
 #pragma once
 
+#include <vector>
+
 #include "core/exact_pattern.hpp"
 
 namespace warpmatch::cpu {
@@ -18,5 +20,11 @@ enum class ExactAlgorithm {
 std::uint64_t exact_scan(const core::ExactPattern& pattern, ByteSpan text,
                          ExactAlgorithm algorithm, int threads, bool count_only,
                          const core::StartsSink& sink);
+
+/// grep's line selection (core/line_select.hpp): the first occurrence start of each line
+/// ('\n'-terminated) of `text` holding one that starts below `limit`, ascending. fast
+/// searches a line only up to its first occurrence, then goes on at the next line.
+std::vector<std::uint64_t> exact_first_per_line(const core::ExactPattern& pattern, ByteSpan text,
+                                                std::uint64_t limit, ExactAlgorithm algorithm, int threads);
 
 }  // namespace warpmatch::cpu

@@ -42,4 +42,10 @@ std::uint64_t exact_scan_tuned(const core::ExactPattern& pattern, ByteSpan text,
                                ExactAlgorithm algorithm, int threads, bool count_only,
                                const core::StartsSink& sink, const ScanTuning& tuning);
 
+/// exact_first_per_line with explicit tuning (chunk_bytes: the least bytes of lines a thread
+/// takes, and exactly `threads` threads; tests cut short texts into many runs with it).
+std::vector<std::uint64_t> first_per_line_tuned(const core::ExactPattern& pattern, ByteSpan text,
+                                                std::uint64_t limit, ExactAlgorithm algorithm, int threads,
+                                                const ScanTuning& tuning);
+
 }  // namespace warpmatch::cpu::detail

@@ -21,6 +21,7 @@
 #include <bit>
 
 #include "core/chunking.hpp"
+#include "core/line_select.hpp"
 #include "core/parallel.hpp"
 #include "cpu/tuning.hpp"
 
@@ -164,53 +165,110 @@ std::uint64_t batch_limit(const PatternSet& set, std::uint64_t n) {
   return n > set.max_length + 8 ? n - set.max_length - 8 : 0;
 }
 
+// The prefix index's bitmap test of 32 consecutive starts where the CPU has AVX2 (even on
+// English words in English text, where many pass, it saves more walk steps than it costs):
+// the long-key scan bitmap where the set has one, else the 8-byte one where it has that (no
+// short patterns with either, so no gate), else the 4-byte one.
+class StartFilter {
+ public:
+  explicit StartFilter(const MultiTables& tables) {
+#ifdef WARPMATCH_MULTI_AVX2
+    on_ = cpu_has_avx2();
+    const PrefixIndex& index = *tables.index;
+    long_key_ = index.long_key_scan();
+    key8_ = !long_key_ && index.key8_scan();
+    bitmap_ = reinterpret_cast<const std::uint32_t*>(long_key_ ? index.long_key.data()
+                                                     : key8_   ? index.key8.data()
+                                                               : index.bit4.data());
+    bits_ = long_key_ ? index.long_key_bits : key8_ ? index.key8_bits : index.bits4;
+    long_key_bytes_ = index.long_key_bytes;
+    gate_ = index.short_gate.empty() ? nullptr : index.short_gate.data();
+    ci_ = tables.set->case_insensitive;
+#else
+    (void)tables;
+#endif
+  }
+  /// Whether test_32 filters (else every start must be walked).
+  bool on() const { return on_; }
+  /// Bit j: start t + j passed (a superset of the starts where some pattern occurs); reads
+  /// t[0, 48). Only when on().
+  std::uint32_t test_32(const std::uint8_t* t) const {
+#ifdef WARPMATCH_MULTI_AVX2
+    return long_key_ ? long_key_test_32(t, bitmap_, bits_, long_key_bytes_, ci_)
+           : key8_   ? bitmap_test_32<true>(t, bitmap_, bits_, ci_, nullptr)
+                     : bitmap_test_32<false>(t, bitmap_, bits_, ci_, gate_);
+#else
+    (void)t;
+    return ~0u;
+#endif
+  }
+
+ private:
+  bool on_ = false;
+#ifdef WARPMATCH_MULTI_AVX2
+  bool long_key_ = false, key8_ = false, ci_ = false;
+  const std::uint32_t* bitmap_ = nullptr;
+  int bits_ = 0, long_key_bytes_ = 0;
+  const std::uint32_t* gate_ = nullptr;
+#endif
+};
+
 // Calls block(from, starts, count) for the starts in [begin, end) (end <= batch_limit),
-// until it returns false,
-// a block at a time, as offsets from `from`: the ones that pass the bitmap filter where the
-// CPU has AVX2 (even on English words in English text, where many pass, it saves more walk
-// steps than it costs), else all of them.
+// until it returns false, a block at a time, as offsets from `from`: the ones that pass the
+// StartFilter where it is on, else all of them.
 template <class Block>
 void for_each_start_block(const MultiTables& tables, const std::uint8_t* t, std::uint64_t begin,
                           std::uint64_t end, std::vector<std::uint32_t>& starts, Block&& block) {
   starts.resize(kBlockStarts);
-#ifdef WARPMATCH_MULTI_AVX2
-  const bool filter = cpu_has_avx2();
-  const PrefixIndex& index = *tables.index;
-  // The long-key scan bitmap where the set has one, else the 8-byte one where it has that (no
-  // short patterns with either, so no gate), else the 4-byte one.
-  const bool long_key = index.long_key_scan();
-  const bool key8 = !long_key && index.key8_scan();
-  const auto* bitmap32 = reinterpret_cast<const std::uint32_t*>(
-      long_key ? index.long_key.data() : key8 ? index.key8.data() : index.bit4.data());
-  const int bits = long_key ? index.long_key_bits : key8 ? index.key8_bits : index.bits4;
-  const std::uint32_t* gate = index.short_gate.empty() ? nullptr : index.short_gate.data();
-  const bool ci = tables.set->case_insensitive;
-#else
-  (void)tables;
-#endif
+  const StartFilter filter(tables);
   for (std::uint64_t pos = begin; pos < end; pos += kBlockStarts) {
     const auto span = static_cast<std::uint32_t>(std::min(end - pos, kBlockStarts));
     const std::uint8_t* from = t + pos;
     std::uint32_t count = 0;
-    bool filtered = false;
-#ifdef WARPMATCH_MULTI_AVX2
-    if (filter) {
-      filtered = true;
+    if (filter.on()) {
       std::uint32_t k = 0;
       for (; k + 32 <= span; k += 32)
-        for (std::uint32_t hits = long_key ? long_key_test_32(from + k, bitmap32, bits, index.long_key_bytes, ci)
-                                  : key8   ? bitmap_test_32<true>(from + k, bitmap32, bits, ci, nullptr)
-                                           : bitmap_test_32<false>(from + k, bitmap32, bits, ci, gate);
-             hits; hits &= hits - 1)
+        for (std::uint32_t hits = filter.test_32(from + k); hits; hits &= hits - 1)
           starts[count++] = k + static_cast<std::uint32_t>(std::countr_zero(hits));
       for (; k < span; ++k) starts[count++] = k;
-    }
-#endif
-    if (!filtered)
+    } else {
       for (; count < span; ++count) starts[count] = count;
+    }
     if (!block(from, starts.data(), count)) return;
   }
 }
+
+// Whether some pattern starts at `pos` of text.
+inline bool match_at(const MultiTrie& trie, ByteSpan text, std::uint64_t pos) {
+  bool found = false;
+  walk_trie(trie, text.data(), text.size(), pos, [&](std::uint32_t count, std::uint32_t) { found |= count > 0; });
+  return found;
+}
+
+// The first start in [pos, stop) where some pattern occurs (stop when none), by the fast
+// path's filter and walks, start by start in order (grep's line selection).
+class FastFirst {
+ public:
+  FastFirst(const MultiTables& tables, ByteSpan text)
+      : trie_(*tables.trie), filter_(tables), text_(text), batch_limit_(batch_limit(*tables.set, text.size())) {}
+  std::uint64_t operator()(std::uint64_t pos, std::uint64_t stop) const {
+    if (filter_.on())
+      for (const std::uint64_t filtered_end = std::min(stop, batch_limit_); pos + 32 <= filtered_end; pos += 32)
+        for (std::uint32_t hits = filter_.test_32(text_.data() + pos); hits; hits &= hits - 1) {
+          const std::uint64_t at = pos + static_cast<std::uint64_t>(std::countr_zero(hits));
+          if (match_at(trie_, text_, at)) return at;
+        }
+    for (; pos < stop; ++pos)
+      if (match_at(trie_, text_, pos)) return pos;
+    return stop;
+  }
+
+ private:
+  const MultiTrie& trie_;
+  const StartFilter filter_;
+  ByteSpan text_;
+  std::uint64_t batch_limit_;
+};
 
 // report(count, out) for the patterns ending on the walks from every start in [begin, end),
 // in no particular order (count may be 0; ids are trie.ids[out, out + count)).
@@ -449,6 +507,22 @@ std::vector<std::uint64_t> multi_count_per_pattern(const MultiTables& tables, By
   for (const auto& mine : local)
     for (std::size_t i = 0; i < mine.size(); ++i) counts[i] += mine[i];
   return counts;
+}
+
+std::vector<std::uint64_t> multi_first_per_line(const MultiTables& tables, ByteSpan text, std::uint64_t limit,
+                                                MultiAlgorithm algorithm, int threads) {
+  limit = std::min<std::uint64_t>(limit, text.size());
+  if (limit == 0 || tables.set->size() == 0) return {};
+  if (algorithm == MultiAlgorithm::fast) {
+    // No thread for less than a chunk of text.
+    const int workers = static_cast<int>(std::clamp<std::uint64_t>(limit / kChunkBytes, 1,
+                                                                   static_cast<std::uint64_t>(resolve_threads(algorithm, threads))));
+    return core::first_match_per_line(text, limit, workers, [&] { return FastFirst(tables, text); });
+  }
+  // mbndm and naive cannot stop at a line's first match: every match, one kept per line.
+  core::LineFirsts firsts(text, limit);
+  multi_scan(tables, text, algorithm, threads, false, [&](std::span<const Match> batch) { return firsts.take(batch); });
+  return std::move(firsts.firsts());
 }
 
 }  // namespace warpmatch::cpu

@@ -29,6 +29,12 @@ struct MultiTables {
 std::uint64_t multi_scan(const MultiTables& tables, ByteSpan text, MultiAlgorithm algorithm,
                          int threads, bool count_only, const core::MatchBatchSink& sink);
 
+/// grep's line selection (core/line_select.hpp): the first match start of each line
+/// ('\n'-terminated) of `text` holding one that starts below `limit`, ascending. fast
+/// searches a line only up to its first match, then goes on at the next line.
+std::vector<std::uint64_t> multi_first_per_line(const MultiTables& tables, ByteSpan text, std::uint64_t limit,
+                                                MultiAlgorithm algorithm, int threads);
+
 /// Per-pattern counts (size set->size()), on all threads without materialising matches.
 std::vector<std::uint64_t> multi_count_per_pattern(const MultiTables& tables, ByteSpan text,
                                                    MultiAlgorithm algorithm, int threads);
