@@ -113,8 +113,8 @@ class FindScanner : public WindowScanner {
     }
   }
 
-  std::optional<std::vector<std::uint64_t>> first_per_line(const io::TextWindow& w) const override {
-    return matcher_.first_match_per_line(w.data, w.owned);
+  std::optional<std::vector<std::uint64_t>> first_per_line(const io::TextWindow& w, std::uint64_t most) const override {
+    return matcher_.first_match_per_line(w.data, w.owned, most);
   }
 
  private:

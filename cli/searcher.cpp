@@ -252,7 +252,7 @@ void Searcher::search_window(const io::TextWindow& w, const Location& where, con
   std::optional<std::vector<std::uint64_t>> firsts;
   if (const auto counted = count_only ? scanner.count(w, per_pattern_) : std::nullopt) {
     input_matches_ += *counted;
-  } else if (line_firsts && (firsts = scanner.first_per_line(w))) {
+  } else if (line_firsts && (firsts = scanner.first_per_line(w, lines_wanted()))) {
     for (std::uint64_t& start : *firsts) start += w.offset;
     line_selector_.add_line_firsts(*firsts);
   } else {
@@ -404,15 +404,16 @@ std::optional<std::uint64_t> CpuFallbackScanner::count(const io::TextWindow& w, 
   return cpu_->count(w, per_pattern);
 }
 
-std::optional<std::vector<std::uint64_t>> CpuFallbackScanner::first_per_line(const io::TextWindow& w) const {
+std::optional<std::vector<std::uint64_t>> CpuFallbackScanner::first_per_line(const io::TextWindow& w,
+                                                                          std::uint64_t most) const {
   if (!cpu_) {
     try {
-      return gpu_.first_per_line(w);
+      return gpu_.first_per_line(w, most);
     } catch (const DeviceOutOfMemory& e) {
       fall_back(e);
     }
   }
-  return cpu_->first_per_line(w);
+  return cpu_->first_per_line(w, most);
 }
 
 // One selected hit or line counted; false when -q or -l / -L has decided (the search, or the
@@ -428,6 +429,11 @@ bool Searcher::take_selected() {
     return false;
   }
   return true;
+}
+
+std::uint64_t Searcher::lines_wanted() const {
+  if (plan_.max_per_input < 0 || plan_.invert) return ~std::uint64_t{0};  // -v: the lines without a hit count
+  return static_cast<std::uint64_t>(plan_.max_per_input) - std::min<std::uint64_t>(input_matches_, plan_.max_per_input);
 }
 
 bool Searcher::reached_max_per_input() const {

@@ -126,9 +126,10 @@ class WindowScanner {
   }
   /// --lines (grep's line selection) on plain text: the start of the first hit of each line
   /// of window `w` holding a hit that the window owns (starts < owned), ascending, in window
-  /// coordinates; nullopt where the matcher has no faster way than scan() (approx: hits are
-  /// owned by their end).
-  virtual std::optional<std::vector<std::uint64_t>> first_per_line(const io::TextWindow& /*w*/) const {
+  /// coordinates, the first `most` such lines; nullopt where the matcher has no faster way
+  /// than scan() (approx: hits are owned by their end).
+  virtual std::optional<std::vector<std::uint64_t>> first_per_line(const io::TextWindow& /*w*/,
+                                                                   std::uint64_t /*most*/) const {
     return std::nullopt;
   }
 };
@@ -144,7 +145,7 @@ class CpuFallbackScanner : public WindowScanner {
   CpuFallbackScanner(const WindowScanner& gpu, MakeCpu make_cpu) : gpu_(gpu), make_cpu_(std::move(make_cpu)) {}
   void scan(ByteSpan text, const Emit& emit, ScanProgress* progress) const override;
   std::optional<std::uint64_t> count(const io::TextWindow& w, std::span<std::uint64_t> per_pattern) const override;
-  std::optional<std::vector<std::uint64_t>> first_per_line(const io::TextWindow& w) const override;
+  std::optional<std::vector<std::uint64_t>> first_per_line(const io::TextWindow& w, std::uint64_t most) const override;
 
  private:
   void fall_back(const DeviceOutOfMemory& error) const;
@@ -221,6 +222,9 @@ class Searcher {
   bool deliver(Hit hit);
   bool take_selected();
   bool reached_max_per_input() const;
+  /// --lines: the most lines with a hit the current window may still select (-m; no cap
+  /// with -v, which selects the others).
+  std::uint64_t lines_wanted() const;
   /// --lines: hands the lines window `w` finished to the sink (after its scan).
   void deliver_lines(std::string_view path);
   /// `failed`: the input ended in an error (-L does not list it).

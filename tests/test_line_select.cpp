@@ -97,8 +97,20 @@ TEST(LineSelect, ExactFirstPerLineIsTheFirstOccurrenceOfEachLine) {
       p.bytes.assign(folded_pattern.begin(), folded_pattern.end());
       cpu::detail::ScanTuning tuning;
       tuning.chunk_bytes = 1 + rng() % 64;
-      EXPECT_EQ(cpu::detail::first_per_line_tuned(p, as_bytes(text), limit, cpu::ExactAlgorithm::fast, 3, tuning), want)
+      EXPECT_EQ(cpu::detail::first_per_line_tuned(p, as_bytes(text), limit, core::kAllLines, cpu::ExactAlgorithm::fast, 3,
+                                                  tuning),
+                want)
           << what << " runs of " << tuning.chunk_bytes;
+      // The first `most` lines (grep -m).
+      const std::uint64_t most = rng() % 4;
+      const Starts first_most(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(most, want.size())));
+      for (const Backend backend : backends()) {
+        ExactOptions o;
+        o.backend = backend;
+        o.case_insensitive = ci;
+        EXPECT_EQ(ExactMatcher::compile(as_bytes(pattern), o).first_match_per_line(as_bytes(text), limit, most), first_most)
+            << what << " most " << most << " " << name_of(backend);
+      }
     }
   }
 }
@@ -152,6 +164,10 @@ TEST(LineSelect, MultiFirstPerLineIsTheFirstMatchOfEachLine) {
           EXPECT_EQ(m.first_match_per_line(as_bytes(text), limit), want)
               << "round " << round << " " << patterns.size() << " patterns, limit " << limit << " " << name_of(backend)
               << " " << algo;
+          const std::uint64_t most = rng() % 4;
+          EXPECT_EQ(m.first_match_per_line(as_bytes(text), limit, most),
+                    Starts(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(most, want.size()))))
+              << "round " << round << " most " << most << " " << name_of(backend) << " " << algo;
         }
     }
   }

@@ -79,9 +79,10 @@ class MultiMatcher {
   std::uint64_t scan(ByteSpan text, const MatchSink& sink, ScanStats* stats = nullptr) const;
   /// grep's line selection: for each line of `text` (lines end at '\n') that holds the
   /// start of a match below `starts_below`, the start of its first match, ascending — the
-  /// lines grep -F prints. The CPU searches a line only up to its first match; the GPU
-  /// lists every match and keeps one per line.
-  std::vector<std::uint64_t> first_match_per_line(ByteSpan text, std::uint64_t starts_below) const;
+  /// lines grep -F prints; the first `most` such lines only (grep -m). The CPU searches a
+  /// line only up to its first match; the GPU lists every match and keeps one per line.
+  std::vector<std::uint64_t> first_match_per_line(ByteSpan text, std::uint64_t starts_below,
+                                                  std::uint64_t most = ~std::uint64_t{0}) const;
   /// count, count_per_pattern and scan of text in the memory of the matcher's GPU (DeviceSpan,
   /// warpmatch/common.hpp); InvalidArgument on the cpu backend.
   std::uint64_t count_device_text(DeviceSpan text, ScanStats* stats = nullptr) const;

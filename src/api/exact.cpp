@@ -154,11 +154,11 @@ std::uint64_t ExactMatcher::scan_device_text(DeviceSpan text, const MatchSink& s
               stats);
 }
 
-std::vector<std::uint64_t> ExactMatcher::first_match_per_line(ByteSpan text, std::uint64_t starts_below) const {
+std::vector<std::uint64_t> ExactMatcher::first_match_per_line(ByteSpan text, std::uint64_t starts_below, std::uint64_t most) const {
   if (text.size() < impl_->pattern.size()) return {};
   if (impl_->backend != Backend::cuda)
-    return cpu::exact_first_per_line(impl_->pattern, text, starts_below, impl_->cpu_algorithm, impl_->threads);
-  core::LineFirsts firsts(text, starts_below);
+    return cpu::exact_first_per_line(impl_->pattern, text, starts_below, most, impl_->cpu_algorithm, impl_->threads);
+  core::LineFirsts firsts(text, starts_below, most);
   impl_->run(text, /*count_only=*/false, [&](std::span<const std::uint64_t> starts) { return firsts.take(starts); });
   return std::move(firsts.firsts());
 }

@@ -314,11 +314,11 @@ std::uint64_t MultiMatcher::scan_device_text(DeviceSpan text, const MatchSink& s
               sink, stats);
 }
 
-std::vector<std::uint64_t> MultiMatcher::first_match_per_line(ByteSpan text, std::uint64_t starts_below) const {
+std::vector<std::uint64_t> MultiMatcher::first_match_per_line(ByteSpan text, std::uint64_t starts_below, std::uint64_t most) const {
   if (text.empty()) return {};
   if (impl_->backend != Backend::cuda)
-    return cpu::multi_first_per_line(impl_->cpu_tables(), text, starts_below, impl_->cpu_algorithm, impl_->threads);
-  core::LineFirsts firsts(text, starts_below);
+    return cpu::multi_first_per_line(impl_->cpu_tables(), text, starts_below, most, impl_->cpu_algorithm, impl_->threads);
+  core::LineFirsts firsts(text, starts_below, most);
   impl_->run(text, /*count_only=*/false, [&](std::span<const Match> batch) { return firsts.take(batch); });
   return std::move(firsts.firsts());
 }

@@ -23,13 +23,16 @@ inline std::uint64_t next_line_start(ByteSpan text, std::uint64_t pos) {
                  : text.size();
 }
 
+/// Every line (no cap on their number).
+inline constexpr std::uint64_t kAllLines = ~std::uint64_t{0};
+
 /// Appends to `out` the first start of each line holding one of `first`'s matches that
-/// starts in [begin, end): first(pos, stop) returns the first match start in [pos, stop), or
-/// stop when there is none. `begin` is a line start.
+/// starts in [begin, end), until `out` holds `most`: first(pos, stop) returns the first match
+/// start in [pos, stop), or stop when there is none. `begin` is a line start.
 template <class First>
 void first_match_per_line_in(ByteSpan text, std::uint64_t begin, std::uint64_t end, First&& first,
-                          std::vector<std::uint64_t>& out) {
-  for (std::uint64_t pos = begin; pos < end;) {
+                             std::vector<std::uint64_t>& out, std::uint64_t most = kAllLines) {
+  for (std::uint64_t pos = begin; pos < end && out.size() < most;) {
     const std::uint64_t start = first(pos, end);
     if (start >= end) return;
     out.push_back(start);
@@ -39,11 +42,13 @@ void first_match_per_line_in(ByteSpan text, std::uint64_t begin, std::uint64_t e
 
 /// One start per line of ascending starts that arrive in batches (a backend that lists every
 /// match): a start is kept when its line is not the line of the start kept before it; the
-/// starts from `limit` on are not taken.
+/// starts from `limit` on are not taken, nor more than `most`.
 class LineFirsts {
  public:
-  LineFirsts(ByteSpan text, std::uint64_t limit) : text_(text), limit_(limit) {}
-  /// Returns false once a start reached the limit (the ones after it are past it too).
+  LineFirsts(ByteSpan text, std::uint64_t limit, std::uint64_t most = kAllLines)
+      : text_(text), limit_(limit), most_(most) {}
+  /// Returns false once a start reached the limit (the ones after it are past it too) or
+  /// `most` are kept.
   bool take(std::span<const std::uint64_t> starts) {
     for (const std::uint64_t s : starts)
       if (!take_one(s)) return false;
@@ -58,26 +63,33 @@ class LineFirsts {
 
  private:
   bool take_one(std::uint64_t s) {
-    if (s >= limit_) return false;
+    if (s >= limit_ || firsts_.size() >= most_) return false;
     if (s < next_line_) return true;  // on the line of the last kept start
     firsts_.push_back(s);
     next_line_ = next_line_start(text_, s);
-    return true;
+    return firsts_.size() < most_;
   }
   ByteSpan text_;
-  std::uint64_t limit_;
+  std::uint64_t limit_, most_;
   std::uint64_t next_line_ = 0;
   std::vector<std::uint64_t> firsts_;
 };
 
-/// first_match_per_line_in over [0, limit) on up to `threads` threads: the range is cut at line
-/// starts into runs of whole lines (at least `min_run` bytes each) searched in parallel, each
-/// with a searcher of its own from make_first() (its scratch), and the runs' starts joined
-/// in order.
+/// first_match_per_line_in over [0, limit), the first `most` lines, on up to `threads`
+/// threads: the range is cut at line starts into runs of whole lines (at least `min_run`
+/// bytes each) searched in parallel, each with a searcher of its own from make_first() (its
+/// scratch), and the runs' starts joined in order. With a cap on the lines (grep -m) one
+/// thread searches from the start and stops there.
 template <class MakeFirst>
 std::vector<std::uint64_t> first_match_per_line(ByteSpan text, std::uint64_t limit, int threads,
-                                                MakeFirst&& make_first,
+                                                MakeFirst&& make_first, std::uint64_t most = kAllLines,
                                                 std::uint64_t min_run = std::uint64_t{1} << 20) {
+  if (most != kAllLines) {
+    std::vector<std::uint64_t> out;
+    auto first = make_first();
+    first_match_per_line_in(text, 0, limit, first, out, most);
+    return out;
+  }
   std::vector<std::uint64_t> cuts{0};
   const std::uint64_t runs = threads <= 1 ? 1 : std::min<std::uint64_t>(4 * static_cast<std::uint64_t>(threads), limit / min_run);
   for (std::uint64_t i = 1; i < runs; ++i) {

@@ -587,8 +587,8 @@ class BlockFirst {
 }  // namespace
 
 std::vector<std::uint64_t> first_per_line_tuned(const core::ExactPattern& pattern, ByteSpan text,
-                                                std::uint64_t limit, ExactAlgorithm algorithm, int threads,
-                                                const ScanTuning& tuning) {
+                                                std::uint64_t limit, std::uint64_t most, ExactAlgorithm algorithm,
+                                                int threads, const ScanTuning& tuning) {
   const std::uint64_t n = text.size(), m = pattern.size();
   if (m == 0 || m > n) return {};
   limit = std::min(limit, n - m + 1);  // no occurrence starts later
@@ -598,13 +598,13 @@ std::vector<std::uint64_t> first_per_line_tuned(const core::ExactPattern& patter
         while (pos < stop && !pattern.matches_at(text, pos)) ++pos;
         return pos;
       };
-    });
+    }, most);
   }
   if (never_matches(pattern)) return {};
   Scanner sc = make_scanner(pattern, text, /*count_only=*/false, tuning);
   sc.plan.dense = false;  // blocks are short: the dense loop's gain is per long run of matches
   const int workers = tuning.chunk_bytes != 0 ? resolve_threads(threads) : workers_for(n, threads);
-  return core::first_match_per_line(text, limit, workers, [&] { return BlockFirst(sc); },
+  return core::first_match_per_line(text, limit, workers, [&] { return BlockFirst(sc); }, most,
                                     tuning.chunk_bytes != 0 ? tuning.chunk_bytes : std::uint64_t{1} << 20);
 }
 
@@ -625,8 +625,9 @@ std::uint64_t exact_scan(const core::ExactPattern& pattern, ByteSpan text,
 }
 
 std::vector<std::uint64_t> exact_first_per_line(const core::ExactPattern& pattern, ByteSpan text,
-                                                std::uint64_t limit, ExactAlgorithm algorithm, int threads) {
-  return detail::first_per_line_tuned(pattern, text, limit, algorithm, threads, {});
+                                                std::uint64_t limit, std::uint64_t most, ExactAlgorithm algorithm,
+                                                int threads) {
+  return detail::first_per_line_tuned(pattern, text, limit, most, algorithm, threads, {});
 }
 
 }  // namespace warpmatch::cpu

@@ -23,8 +23,10 @@ std::uint64_t exact_scan(const core::ExactPattern& pattern, ByteSpan text,
 
 /// grep's line selection (core/line_select.hpp): the first occurrence start of each line
 /// ('\n'-terminated) of `text` holding one that starts below `limit`, ascending. fast
-/// searches a line only up to its first occurrence, then goes on at the next line.
+/// searches a line only up to its first occurrence, then goes on at the next line; it stops
+/// after `most` lines.
 std::vector<std::uint64_t> exact_first_per_line(const core::ExactPattern& pattern, ByteSpan text,
-                                                std::uint64_t limit, ExactAlgorithm algorithm, int threads);
+                                                std::uint64_t limit, std::uint64_t most, ExactAlgorithm algorithm,
+                                                int threads);
 
 }  // namespace warpmatch::cpu

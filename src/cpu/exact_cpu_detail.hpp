@@ -45,7 +45,7 @@ std::uint64_t exact_scan_tuned(const core::ExactPattern& pattern, ByteSpan text,
 /// exact_first_per_line with explicit tuning (chunk_bytes: the least bytes of lines a thread
 /// takes, and exactly `threads` threads; tests cut short texts into many runs with it).
 std::vector<std::uint64_t> first_per_line_tuned(const core::ExactPattern& pattern, ByteSpan text,
-                                                std::uint64_t limit, ExactAlgorithm algorithm, int threads,
-                                                const ScanTuning& tuning);
+                                                std::uint64_t limit, std::uint64_t most, ExactAlgorithm algorithm,
+                                                int threads, const ScanTuning& tuning);
 
 }  // namespace warpmatch::cpu::detail

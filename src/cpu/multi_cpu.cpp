@@ -510,17 +510,17 @@ std::vector<std::uint64_t> multi_count_per_pattern(const MultiTables& tables, By
 }
 
 std::vector<std::uint64_t> multi_first_per_line(const MultiTables& tables, ByteSpan text, std::uint64_t limit,
-                                                MultiAlgorithm algorithm, int threads) {
+                                                std::uint64_t most, MultiAlgorithm algorithm, int threads) {
   limit = std::min<std::uint64_t>(limit, text.size());
   if (limit == 0 || tables.set->size() == 0) return {};
   if (algorithm == MultiAlgorithm::fast) {
     // No thread for less than a chunk of text.
     const int workers = static_cast<int>(std::clamp<std::uint64_t>(limit / kChunkBytes, 1,
                                                                    static_cast<std::uint64_t>(resolve_threads(algorithm, threads))));
-    return core::first_match_per_line(text, limit, workers, [&] { return FastFirst(tables, text); });
+    return core::first_match_per_line(text, limit, workers, [&] { return FastFirst(tables, text); }, most);
   }
   // mbndm and naive cannot stop at a line's first match: every match, one kept per line.
-  core::LineFirsts firsts(text, limit);
+  core::LineFirsts firsts(text, limit, most);
   multi_scan(tables, text, algorithm, threads, false, [&](std::span<const Match> batch) { return firsts.take(batch); });
   return std::move(firsts.firsts());
 }

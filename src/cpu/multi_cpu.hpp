@@ -31,9 +31,10 @@ std::uint64_t multi_scan(const MultiTables& tables, ByteSpan text, MultiAlgorith
 
 /// grep's line selection (core/line_select.hpp): the first match start of each line
 /// ('\n'-terminated) of `text` holding one that starts below `limit`, ascending. fast
-/// searches a line only up to its first match, then goes on at the next line.
+/// searches a line only up to its first match, then goes on at the next line; it stops after
+/// `most` lines.
 std::vector<std::uint64_t> multi_first_per_line(const MultiTables& tables, ByteSpan text, std::uint64_t limit,
-                                                MultiAlgorithm algorithm, int threads);
+                                                std::uint64_t most, MultiAlgorithm algorithm, int threads);
 
 /// Per-pattern counts (size set->size()), on all threads without materialising matches.
 std::vector<std::uint64_t> multi_count_per_pattern(const MultiTables& tables, ByteSpan text,
