@@ -30,10 +30,19 @@ void InputWalk::enter(const std::string& path) {
   Directory directory{path, {}, 0};
   std::error_code error;
   fs::directory_iterator entries(path.empty() ? fs::path(".") : fs::path(path), error);
-  for (; !error && entries != fs::directory_iterator(); entries.increment(error))
-    directory.names.push_back(entries->path().filename().string());
+  for (; !error && entries != fs::directory_iterator(); entries.increment(error)) {
+    // The type the listing gave (d_type): a stat only where the file system gives none. An
+    // entry gone since is reported when it is opened.
+    std::error_code type_error;
+    const fs::file_type type = entries->is_symlink(type_error) ? fs::file_type::symlink
+                               : entries->is_directory(type_error) ? fs::file_type::directory
+                               : entries->is_regular_file(type_error) ? fs::file_type::regular
+                                                                       : fs::file_type::unknown;
+    directory.entries.push_back({entries->path().filename().string(), type});
+  }
   if (error) throw io::InputError((path.empty() ? "." : path) + ": " + error.message());
-  std::sort(directory.names.begin(), directory.names.end());
+  std::sort(directory.entries.begin(), directory.entries.end(),
+            [](const Entry& a, const Entry& b) { return a.name < b.name; });
   open_directories_.push_back(std::move(directory));
 }
 
@@ -50,16 +59,14 @@ std::optional<std::string> InputWalk::next() {
       return operand;  // a file, stdin, or what opening it will report (missing; a directory without -r)
     }
     Directory& directory = open_directories_.back();
-    if (directory.next == directory.names.size()) {
+    if (directory.next == directory.entries.size()) {
       open_directories_.pop_back();
       continue;
     }
-    std::string path = child_path(directory.path, directory.names[directory.next++]);
-    std::error_code error;
-    const fs::file_status status = fs::symlink_status(path, error);  // a link as itself, not followed
-    if (error) throw io::InputError(path + ": " + error.message());  // gone since the listing
-    if (fs::is_directory(status)) enter(path);
-    else if (fs::is_regular_file(status)) return path;
+    const Entry& entry = directory.entries[directory.next++];
+    std::string path = child_path(directory.path, entry.name);
+    if (entry.type == fs::file_type::directory) enter(path);
+    else if (entry.type == fs::file_type::regular) return path;
     // Links, FIFOs, sockets and devices inside a directory are not searched.
   }
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,10 +30,16 @@ class InputWalk {
   std::optional<std::string> next();
 
  private:
-  /// A directory being walked: its sorted entry names and the next one to visit.
+  /// An entry of a directory: its name and what it is, the link itself for a link (the
+  /// listing's own type where the file system gives one, so no stat per file).
+  struct Entry {
+    std::string name;
+    std::filesystem::file_type type = std::filesystem::file_type::none;
+  };
+  /// A directory being walked: its entries sorted by name and the next one to visit.
   struct Directory {
     std::string path;  // as printed: "" is the working directory
-    std::vector<std::string> names;
+    std::vector<Entry> entries;
     std::size_t next = 0;
   };
   /// Reads `path`'s entries and pushes it on the walk (throws io::InputError when unreadable).

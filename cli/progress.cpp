@@ -8,10 +8,16 @@ namespace warpmatch::cli {
 
 namespace {
 constexpr std::uint64_t kMinimumWorkForBar = 256ull << 20;  // smaller jobs finish too fast
+
+// Asked once per process: a Progress is made per input (a syscall per file of find -r).
+bool stderr_is_terminal() {
+  static const bool terminal = isatty(STDERR_FILENO) == 1;
+  return terminal;
 }
+}  // namespace
 
 Progress::Progress(bool enabled, std::uint64_t total_bytes, std::uint64_t work_per_byte)
-    : active_(enabled && isatty(STDERR_FILENO)),
+    : active_(enabled && stderr_is_terminal()),
       total_(total_bytes),
       work_per_byte_(work_per_byte == 0 ? 1 : work_per_byte),
       start_(std::chrono::steady_clock::now()),
