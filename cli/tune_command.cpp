@@ -45,7 +45,7 @@ double seconds_of(F&& f) {
 // cost model reads them. Rates it does not measure keep their values.
 int run_cost_model_calibration(const TuneFlags& flags) {
   core::CostModelPolicy p = core::CostModelPolicy::load();
-  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = hardware_threads();
   const std::uint64_t n = std::max<std::uint64_t>(parse_size(flags.cost_bytes), 1 << 20);
   std::mt19937_64 rng(7);
   // English-like text and patterns from the system word list when there is one (a set of

@@ -45,7 +45,7 @@ double cpu_seed_filter_gbps(const JobShape& job, const CostModelPolicy& p, int t
 
 BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& p, bool gpu) {
   const int threads = job.threads > 0 ? job.threads
-                                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+                                      : hardware_threads();
   // Unknown sizes (pipes) are taken as 1 GiB: large enough that the rates decide.
   const double gb = (job.text_bytes ? static_cast<double>(job.text_bytes) : double(1ull << 30)) / 1e9;
   const double patterns = static_cast<double>(std::max<std::uint64_t>(job.patterns, 1));

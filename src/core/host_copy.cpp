@@ -73,7 +73,7 @@ class PoolSet {
         free_.erase(std::next(p).base());
         return pool;
       }
-    const auto near = static_cast<unsigned>(cpus.empty() ? std::thread::hardware_concurrency() : cpus.size());
+    const auto near = static_cast<unsigned>(cpus.empty() ? static_cast<std::size_t>(hardware_threads()) : cpus.size());
     return new WorkerPool(std::clamp(near, 1u, kMaxThreads), cpus);
   }
   void give_back(WorkerPool* p) {

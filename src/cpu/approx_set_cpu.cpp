@@ -365,12 +365,19 @@ void set_pass(const ApproxSet::Compiled& c, ByteSpan text, const std::vector<cor
 /// same sample from the text's middle (sized so the set pass does about 4 Mi pattern-bytes),
 /// the filter taken when it is clearly faster. A text too small to sample is left to the set
 /// pass, the cheaper to start.
+std::size_t route_sample_bytes(const ApproxSet::Compiled& c) {
+  const std::size_t set_size = c.myers.size() + c.hamming.size();
+  return std::clamp<std::size_t>((std::size_t{4} << 20) / std::max<std::size_t>(set_size, 1), std::size_t{64} << 10,
+                                 std::size_t{1} << 20);
+}
+
+/// Whether `text` is large enough to sample for the route (smaller ones take the set pass).
+bool text_samples_route(const ApproxSet::Compiled& c, ByteSpan text) { return text.size() >= 16 * route_sample_bytes(c); }
+
 bool seed_filter_pays(const ApproxSet::Compiled& c, const SeedFilter& filter, ByteSpan text,
                       const std::vector<core::ApproxQuery>& queries) {
-  const std::size_t set_size = c.myers.size() + c.hamming.size();
-  const std::size_t sample = std::clamp<std::size_t>((std::size_t{4} << 20) / std::max<std::size_t>(set_size, 1),
-                                                     std::size_t{64} << 10, std::size_t{1} << 20);
-  if (text.size() < 16 * sample) return false;
+  const std::size_t sample = route_sample_bytes(c);
+  if (!text_samples_route(c, text)) return false;
   const ByteSpan part = text.subspan(text.size() / 2 - sample / 2, sample);
   auto seconds = [](auto&& run) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -397,7 +404,9 @@ std::vector<std::uint32_t> set_members(const ApproxSet::Compiled& c) {
 SetRoute ApproxSet::choose_route(ByteSpan text, const std::vector<core::ApproxQuery>& queries) const {
   const Compiled& c = *compiled_;
   if (c.route != SetRoute::automatic) return c.route;
-  if (c.myers.empty() && c.hamming.empty()) return SetRoute::set_pass;
+  // A small text (a read) takes the set pass before the filter is planned: per call, planning
+  // cost more than scanning 150 bytes.
+  if ((c.myers.empty() && c.hamming.empty()) || !text_samples_route(c, text)) return SetRoute::set_pass;
   const auto filter = SeedFilter::build(c.patterns, set_members(c), queries);
   return filter && seed_filter_pays(c, *filter, text, queries) ? SetRoute::seed_filter : SetRoute::set_pass;
 }
@@ -442,12 +451,19 @@ void set_pass(const ApproxSet::Compiled& c, ByteSpan text, const std::vector<cor
   for (const auto& q : queries) chunk_hint = std::max(chunk_hint, q.chunk_ends);
   // Few patterns: each runs over several lane groups at once (independent chains per loop).
   const int jobs_per_loop = jobs_of_isa(c.isa);
+  // A text shorter than 8 x overlap per lane of one group (a read) is one group of lanes
+  // just long enough to hold it: a pattern then costs about n / lanes + overlap steps, not a
+  // whole block's (a lane restarts `overlap` columns back, whatever its length).
+  const bool short_text = !chunk_hint && n < lanes_of_isa(c.isa) * std::max<std::int64_t>(2048, 8 * overlap);
   int groups = 1;
-  while (groups < kMaxLaneGroups && c.myers.size() * static_cast<std::size_t>(groups) * 2 <= static_cast<std::size_t>(jobs_per_loop))
+  while (!short_text && groups < kMaxLaneGroups &&
+         c.myers.size() * static_cast<std::size_t>(groups) * 2 <= static_cast<std::size_t>(jobs_per_loop))
     groups *= 2;
   const int lanes = lanes_of_isa(c.isa) * groups;
   const std::int64_t lane_length =
-      chunk_hint ? static_cast<std::int64_t>(chunk_hint) : std::max<std::int64_t>(2048 / groups, 8 * overlap);
+      chunk_hint      ? static_cast<std::int64_t>(chunk_hint)
+      : short_text    ? std::max<std::int64_t>(1, (n + lanes - 1) / lanes)
+                      : std::max<std::int64_t>(2048 / groups, 8 * overlap);
   const std::int64_t block = lane_length * lanes;
   const std::uint64_t blocks = static_cast<std::uint64_t>((n + block - 1) / block);
   // Slices of the set when the text alone has too few blocks to keep the threads busy.

@@ -346,12 +346,7 @@ FilterChoice choose_filter(const core::ExactPattern& pattern, ByteSpan text) {
 
 namespace {
 
-int resolve_threads(int threads) {
-  if (threads > 0) return threads;
-  // Cached: hardware_concurrency() reads /sys, which costs microseconds per call.
-  static const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return hw;
-}
+int resolve_threads(int threads) { return threads > 0 ? threads : hardware_threads(); }
 
 struct Scanner {
   Plan plan;

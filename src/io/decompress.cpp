@@ -248,7 +248,7 @@ class BgzfSource final : public ByteSource {
  public:
   BgzfSource(std::string name, std::unique_ptr<ByteSource> raw, int threads)
       : in_(std::move(name), std::move(raw)),
-        threads_(threads > 0 ? static_cast<unsigned>(threads) : std::max(1u, std::thread::hardware_concurrency())),
+        threads_(threads > 0 ? static_cast<unsigned>(threads) : static_cast<unsigned>(hardware_threads())),
         pool_(threads_),
         decoders_(threads_) {
     for (auto& d : decoders_) d = std::make_unique<inflate_state>();
@@ -692,7 +692,7 @@ class ZstdFramesSource final : public ByteSource {
  public:
   ZstdFramesSource(std::string name, std::unique_ptr<ByteSource> raw, int threads)
       : in_(std::move(name), std::move(raw)),
-        pool_(threads > 0 ? static_cast<unsigned>(threads) : std::max(1u, std::thread::hardware_concurrency())),
+        pool_(threads > 0 ? static_cast<unsigned>(threads) : static_cast<unsigned>(hardware_threads())),
         dctxs_(pool_.size()),
         stream_(ZSTD_createDStream()) {
     for (auto& d : dctxs_) d.reset(ZSTD_createDCtx());
@@ -939,7 +939,7 @@ std::vector<ZstdFrame> zstd_frames(std::string_view name, ByteSpan data, std::si
 bool decodes_ahead(const ByteSource& src) { return dynamic_cast<const ParallelGzipSource*>(&src) != nullptr; }
 
 bool gzip_member_in_parallel(std::uint64_t compressed_bytes, int threads) {
-  const unsigned t = threads > 0 ? static_cast<unsigned>(threads) : std::thread::hardware_concurrency();
+  const unsigned t = threads > 0 ? static_cast<unsigned>(threads) : static_cast<unsigned>(hardware_threads());
   return compressed_bytes >= kParallelGzipMin && t >= kParallelGzipMinThreads;
 }
 

@@ -616,7 +616,7 @@ struct ParallelGzipMemberSource::State {
 
   State(std::string n, ByteSpan d, std::uint64_t b, ParallelInflateOptions o)
       : name(std::move(n)), data(d), base(b), options(o),
-        threads(o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())), pool(threads) {
+        threads(o.threads ? o.threads : static_cast<unsigned>(hardware_threads())), pool(threads) {
     for (unsigned i = 0; i < threads; ++i) inflaters.push_back(std::make_unique<MarkerInflater>());
     for (int i = 0; i < 2; ++i) {
       rounds.push_back(std::make_unique<Round>());

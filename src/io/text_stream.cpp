@@ -148,7 +148,7 @@ void free_pages_in_parallel(std::uint8_t* p, std::size_t n, int threads) {
   if (hi <= lo + kSlice) return;  // small: the delete frees it as fast
   const std::size_t slices = (hi - lo + kSlice - 1) / kSlice;
   const std::size_t workers = std::min<std::size_t>(
-      slices, threads > 0 ? static_cast<std::size_t>(threads) : std::max(1u, std::thread::hardware_concurrency()));
+      slices, threads > 0 ? static_cast<std::size_t>(threads) : static_cast<std::size_t>(hardware_threads()));
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < slices;) {
@@ -530,7 +530,7 @@ class RecordParser {
     std::size_t n = std::min(len_ - pos_, cap + cap / 8);
     const std::size_t at_hand = n;
     if (!pool_) pool_ = std::make_unique<WorkerPool>(threads_ > 0 ? static_cast<unsigned>(threads_)
-                                                                  : std::max(1u, std::thread::hardware_concurrency()));
+                                                                  : static_cast<unsigned>(hardware_threads()));
     auto split = [&](std::size_t bytes) {
       return std::min<std::size_t>(pool_->size() * 4, std::max<std::size_t>(1, bytes / (1 << 20)));
     };
