@@ -161,7 +161,7 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
   print.show_strand = flags.seq.shows_strand();
   print.show_cigar = flags.cigar;
   print.labels = std::move(labels);
-  flags.lines.apply(plan, print);
+  flags.lines.apply(plan, print, flags.json);
   const std::unique_ptr<Sink> printer =
       flags.seq.make_hit_printer(plan, flags.json, flags.line_buffered, std::move(print));
 

@@ -158,7 +158,7 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   print.labels = std::move(labels);
   print.include_zero = flags.include_zero;
   print.count_names_pattern = true;
-  flags.lines.apply(plan, print);
+  flags.lines.apply(plan, print, flags.json);
   const std::unique_ptr<Sink> printer =
       flags.seq.make_hit_printer(plan, flags.json, flags.line_buffered, std::move(print));
 
@@ -283,6 +283,7 @@ int run_multi(const FindFlags& flags) {
   shape.patterns = patterns.size();
   for (const std::string& p : patterns) shape.pattern_length = std::max<std::uint64_t>(shape.pattern_length, p.size());
   shape.threads = flags.threads;
+  shape.line_output = flags.lines.prints_lines();
   const BackendChoice choice = resolve_backend_for(flags.backend, flags.files, shape);
   MultiOptions options;
   options.backend = choice.backend;
@@ -328,6 +329,7 @@ int run_find(FindFlags flags) {
   shape.operation = Operation::exact;
   shape.pattern_length = flags.pattern.size();
   shape.threads = flags.threads;
+  shape.line_output = flags.lines.prints_lines();
   const BackendChoice choice = resolve_backend_for(flags.backend, flags.files, shape);
   ExactOptions options;
   options.backend = choice.backend;

@@ -74,10 +74,12 @@ std::uint64_t last_lines_begin(ByteSpan data, std::uint64_t begin, std::uint64_t
 }
 }  // namespace
 
-void LineSelector::begin_input(bool keep_text, bool mapped, bool invert, std::uint64_t before, std::uint64_t after) {
+void LineSelector::begin_input(bool keep_text, bool mapped, bool invert, bool numbered, std::uint64_t before,
+                               std::uint64_t after) {
   keep_text_ = keep_text;
   mapped_ = mapped;
   invert_ = invert;
+  numbered_ = numbered;
   before_ = before;
   after_ = after;
   after_left_ = 0;
@@ -208,7 +210,7 @@ bool LineSelector::close_lines(std::uint64_t newline, std::uint64_t to, bool nex
       // before-context): the others are counted in one go.
       counted = true;
       const std::uint64_t kept = last_lines_begin(data_, begin, to, before_);
-      open_number_ += count_newlines(data_.subspan(begin, kept - begin));
+      if (numbered_) open_number_ += count_newlines(data_.subspan(begin, kept - begin));
       if ((end = find_first(data_, begin = kept, to)) >= to) break;
     }
     start_line(begin);

@@ -58,8 +58,11 @@ class LineSelector {
 
   /// `keep_text`: the lines' bytes are printed (not with -c); `mapped`: the input's windows
   /// point into one mapping of the whole file; `invert` (-v): the lines without a hit;
+  /// `numbered`: lines carry their number (else the lines between hits are skipped without
+  /// counting them: a sparse search then reads each window once, in the search);
   /// `before`, `after`: the context lines printed before and after each selected line.
-  void begin_input(bool keep_text, bool mapped, bool invert, std::uint64_t before = 0, std::uint64_t after = 0);
+  void begin_input(bool keep_text, bool mapped, bool invert, bool numbered = true, std::uint64_t before = 0,
+                   std::uint64_t after = 0);
   void begin_window(const io::TextWindow& w);
   /// A hit starting at input offset `start`, inside the current window's data.
   void add_hit(std::uint64_t start);
@@ -88,7 +91,7 @@ class LineSelector {
   /// Emits the kept lines as context (before a selected line) and forgets them.
   bool emit_kept(const Emit& emit);
 
-  bool keep_text_ = true, mapped_ = false, invert_ = false;
+  bool keep_text_ = true, mapped_ = false, invert_ = false, numbered_ = true;
   std::uint64_t before_ = 0, after_ = 0;
   std::uint64_t after_left_ = 0;  // after-context lines still to print
   bool selecting_ = true;         // false once -m is reached (select_no_more)

@@ -31,10 +31,11 @@ int LineFlags::reject_conflicts(const SequenceFlags& seq) const {
   return 0;
 }
 
-void LineFlags::apply(SearchPlan& plan, PrintOptions& print) const {
+void LineFlags::apply(SearchPlan& plan, PrintOptions& print, bool json) const {
   const bool lines = prints_lines();
   plan.line_numbers = line_number && !lines;  // --lines numbers its lines itself
   plan.lines = lines;
+  plan.number_lines = line_number || json || has_context();
   plan.invert = invert;
   const std::int64_t around = std::max<std::int64_t>(context, 0);
   plan.before_context = static_cast<std::uint64_t>(before >= 0 ? before : around);

@@ -32,8 +32,9 @@ struct LineFlags {
   /// for --lines also --circular and a '-' strand), or of -o with line output: the message
   /// on stderr, returns 2; else 0.
   int reject_conflicts(const SequenceFlags& seq) const;
-  /// Sets the plan's line_numbers and lines, and what the printer shows.
-  void apply(SearchPlan& plan, PrintOptions& print) const;
+  /// Sets the plan's line_numbers and lines, and what the printer shows (`json`: JSON lines,
+  /// which carry each line's number).
+  void apply(SearchPlan& plan, PrintOptions& print, bool json) const;
 };
 
 /// Adds -n, --lines, -v, -A, -B, -C, -o and -b to `cmd`.

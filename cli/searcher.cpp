@@ -131,8 +131,8 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
   if (plan_.line_numbers) line_numbers_.begin_input();
   if (plan_.lines) {
     const bool prints_lines = !plan_.count && !plan_.quiet && plan_.list_files == ListFiles::off;
-    line_selector_.begin_input(prints_lines, input.is_mapped(), plan_.invert, plan_.before_context,
-                               plan_.after_context);
+    line_selector_.begin_input(prints_lines, input.is_mapped(), plan_.invert, plan_.number_lines,
+                               plan_.before_context, plan_.after_context);
     last_printed_line_ = 0;
   }
   // Runs of whole records (a file of reads) are scanned together where the scanner allows;

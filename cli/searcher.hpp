@@ -86,6 +86,9 @@ struct SearchPlan {
   /// the other inputs still searched): lines belong to plain text. -q, -l and -L turn both
   /// off (they stop at the first hit, whatever its line), unless `invert`.
   bool lines = false;
+  /// --lines: the selected lines carry their 1-based number (-n, JSON lines, context's group
+  /// breaks); without, the lines between hits are skipped uncounted (plain --lines, -c).
+  bool number_lines = true;
   /// -v (with `lines`): the lines holding no hit instead; -q, -l and -L then stop at the
   /// first such line, as grep -v.
   bool invert = false;

@@ -50,6 +50,26 @@ TEST(CostModel, IssueTwelveJobsOnSixteenThreads) {
   EXPECT_EQ(pick(Operation::approx, GiB / 4, 1000).backend, Backend::cuda);
 }
 
+// grep's line output of exact and multi-pattern search stays on the CPU, which stops at each
+// line's first hit, even where the GPU scans faster (1000 words over 8 GiB); approx lists
+// every hit on both backends and keeps its estimate.
+TEST(CostModel, LineOutputStaysOnTheCpu) {
+  JobShape job;
+  job.operation = Operation::multi;
+  job.text_bytes = 8 * GiB;
+  job.patterns = 1000;
+  job.threads = 16;
+  ASSERT_EQ(core::estimate_backends(job, core::CostModelPolicy{}, true).backend, Backend::cuda);
+  job.line_output = true;
+  const BackendChoice lines = core::estimate_backends(job, core::CostModelPolicy{}, true);
+  EXPECT_EQ(lines.backend, Backend::cpu);
+  EXPECT_NE(lines.reason.find("line output"), std::string::npos) << lines.reason;
+  job.operation = Operation::approx;
+  job.text_bytes = GiB / 4;
+  job.patterns = 100;
+  EXPECT_EQ(core::estimate_backends(job, core::CostModelPolicy{}, true).backend, Backend::cuda);
+}
+
 TEST(CostModel, TheInputsRateCapsBothBackends) {
   const BackendChoice mem = pick(Operation::multi, 8 * GiB, 1000);
   const BackendChoice gz = pick(Operation::multi, 8 * GiB, 1000, TextSource::gzip);

@@ -102,10 +102,16 @@ BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& p, b
   c.cuda_seconds = gpu ? p.cuda_start_seconds +
                              gb / std::min({cuda_scan_gbps, p.cuda_host_feed_gbps, input_gbps})
                        : std::numeric_limits<double>::infinity();
-  c.backend = c.cuda_seconds < c.cpu_seconds ? Backend::cuda : Backend::cpu;
+  const bool lines_on_cpu = job.line_output && job.operation != Operation::approx;
+  c.backend = c.cuda_seconds < c.cpu_seconds && !lines_on_cpu ? Backend::cuda : Backend::cpu;
   char line[256];
   if (!gpu) {
     std::snprintf(line, sizeof line, "auto: cpu (no GPU visible)");
+  } else if (lines_on_cpu) {
+    std::snprintf(line, sizeof line,
+                  "auto: cpu (line output: the CPU searches each line up to its first hit, the GPU lists every hit; "
+                  "estimated without that cpu %.3f s vs cuda %.3f s; %.3g GB %s)",
+                  c.cpu_seconds, c.cuda_seconds, gb, where);
   } else {
     std::snprintf(line, sizeof line,
                   "auto: %s (estimated cpu %.3f s vs cuda %.3f s incl. %.2f s start-up; %.3g GB %s)",
