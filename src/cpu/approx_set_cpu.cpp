@@ -35,6 +35,8 @@ namespace {
 
 constexpr int kMaxLaneGroups = 4;
 constexpr int kMaxLanes = 16 * kMaxLaneGroups;
+// Text bytes x patterns below which the set pass runs on the calling thread alone.
+constexpr std::uint64_t kThreadedWork = std::uint64_t{1} << 20;
 
 /// An edit-distance pattern of <= 64 bytes in a 32- (m <= 32) or 64-bit word, its last row
 /// at the top bit: its match word per text class.
@@ -466,8 +468,11 @@ void set_pass(const ApproxSet::Compiled& c, ByteSpan text, const std::vector<cor
                       : std::max<std::int64_t>(2048 / groups, 8 * overlap);
   const std::int64_t block = lane_length * lanes;
   const std::uint64_t blocks = static_cast<std::uint64_t>((n + block - 1) / block);
-  // Slices of the set when the text alone has too few blocks to keep the threads busy.
+  // Slices of the set when the text alone has too few blocks to keep the threads busy; none,
+  // and no thread started, for less than about a millisecond of work (a read against a pair
+  // of strands: a thread per call cost 40 us of a 1 us scan).
   const std::size_t set_size = c.myers.size() + c.hamming.size();
+  if (static_cast<std::uint64_t>(n) * set_size < kThreadedWork) threads = 1;
   const std::uint64_t want_tasks = static_cast<std::uint64_t>(threads) * 4;
   const std::size_t slices =
       blocks >= want_tasks ? 1 : std::min<std::size_t>(set_size, static_cast<std::size_t>((want_tasks + blocks - 1) / blocks));
