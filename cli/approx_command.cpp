@@ -145,6 +145,9 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
   // mode k is the bound (m when unset): no best hit is longer than m + k.
   plan.circular_reach = plan.stream.overlap;
   plan.best = flags.best;
+  // Records searched each by itself (best mode, --best-per-cluster): several at once on the
+  // CPU's threads (the GPU takes one launch per record).
+  if (matcher.backend() == Backend::cpu) plan.record_threads = flags.threads > 0 ? flags.threads : hardware_threads();
   plan.word = flags.word;
   plan.quiet = flags.quiet;
   plan.count = flags.count;
@@ -309,7 +312,7 @@ CommandRunner add_approx_command(CLI::App& app) {
   cmd->add_option("-f,--patterns", flags->patterns_file,
                   "Search every pattern of FILE (one per line, or FASTA/FASTQ records)");
   cmd->add_flag("--cigar", flags->cigar, "Print the alignment as an extended CIGAR (=, X, I, D)");
-  cmd->add_option("--max-hits", flags->max_hits, "Stop after N hits per input (-1 = no limit)")
+  cmd->add_option("-m,--max-hits", flags->max_hits, "Stop after N hits per input (-1 = no limit; grep -m)")
       ->check(integer_in(-1));
   cmd->add_flag("--best-per-cluster", flags->best_of_cluster,
                 "Of each run of consecutive end positions report only the best hit");

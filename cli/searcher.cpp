@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "api/multi_device.hpp"
+#include "core/parallel.hpp"
 #include "cuda/runtime/devices.hpp"
 #include "input_walk.hpp"
 #include "io/input.hpp"
@@ -23,6 +24,19 @@ namespace {
 // The hits of one scan of records together (Searcher::search_records) are held up to this
 // many, past which its records are searched one by one.
 constexpr std::size_t kRecordsTogetherHits = std::size_t{1} << 20;
+
+// Searcher::search_records_apart's runs: whole records of at most 16 KiB (a record's own scan
+// then stays on its thread), at most 256 KiB of them (their hits are held until the run ends).
+constexpr std::uint64_t kApartRecordBytes = std::uint64_t{16} << 10, kApartRunBytes = std::uint64_t{256} << 10;
+
+// The records at the front of `windows` that one search_records_apart run takes.
+std::size_t short_records(std::span<const io::TextWindow> windows) {
+  std::size_t n = 0;
+  for (std::uint64_t bytes = 0; n < windows.size() && windows[n].first && windows[n].last; ++n) {
+    if (windows[n].data.size() > kApartRecordBytes || (bytes += windows[n].data.size()) > kApartRunBytes) break;
+  }
+  return n;
+}
 
 /// FASTA, FASTQ: the format as users write it.
 std::string lines_format_name(io::Format format) {
@@ -138,6 +152,7 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
   // Runs of whole records (a file of reads) are scanned together where the scanner allows;
   // --circular and best mode search each record by itself.
   const bool together = plan_.records_together && fastx && !plan_.circular && !plan_.best;
+  const bool apart = !together && fastx && !plan_.circular && plan_.record_threads > 1;
   const std::uint64_t gap = together ? plan_.records_together->gap.bytes : 0;
   while (!stop_input_ && !stop_all_) {
     const std::span<const io::TextWindow> batch = input.next_windows();
@@ -145,7 +160,13 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
     for (std::size_t i = 0; i < batch.size() && !stop_input_ && !stop_all_;) {
       std::size_t j = i;
       if (together) j = i + io::RecordRun::length(batch.subspan(i), gap, io::RecordRun::kMaxBytes);
-      if (j - i >= 2 && search_records(batch.subspan(i, j - i), input, scanner, progress)) {
+      if (apart) j = i + short_records(batch.subspan(i));
+      if (j - i >= 2 && together && search_records(batch.subspan(i, j - i), input, scanner, progress)) {
+        i = j;
+        continue;
+      }
+      if (j - i >= 2 && apart) {
+        search_records_apart(batch.subspan(i, j - i), input, scanner, progress);
         i = j;
         continue;
       }
@@ -223,6 +244,42 @@ bool Searcher::search_records(std::span<const io::TextWindow> records, const io:
   if (records.back().input_paused) sink_.flush();
   progress.advance_to(input.stored_offset());
   return true;
+}
+
+void Searcher::search_records_apart(std::span<const io::TextWindow> records, const io::TextStream& input,
+                                    const WindowScanner& scanner, Progress& progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  struct Held {
+    Hit hit;  // at record coordinates; its cigar is the record's cigars[cigar_at, + cigar_size)
+    std::size_t cigar_at = 0, cigar_size = 0;
+  };
+  struct Found {
+    std::vector<Held> hits;
+    std::string cigars;
+  };
+  std::vector<Found> found(records.size());
+  core::parallel_for(records.size(), plan_.record_threads, [&](std::size_t r) {
+    Found& f = found[r];
+    scanner.scan(records[r].data, [&](const Hit& local) {
+      f.hits.push_back({local, f.cigars.size(), local.cigar.size()});
+      f.cigars += local.cigar;
+      return true;
+    }, nullptr);
+  });
+  totals_.scan_seconds += seconds_since(t0);
+  bool erased = false;
+  for (std::size_t r = 0; r < records.size() && !stop_input_ && !stop_all_; ++r) {
+    const io::TextWindow& w = records[r];
+    for (Held& h : found[r].hits) {
+      if (!erased) progress.erase();  // the progress line must not mix with the output
+      erased = true;
+      h.hit.cigar = std::string_view(found[r].cigars).substr(h.cigar_at, h.cigar_size);
+      if (!deliver_local(w, Location{input.name(), w.record}, h.hit, {})) break;
+    }
+  }
+  for (const io::TextWindow& w : records) totals_.bytes += searched_bytes(w);
+  if (records.back().input_paused) sink_.flush();
+  progress.advance_to(input.stored_offset());
 }
 
 std::uint64_t Searcher::searched_bytes(const io::TextWindow& w) const {

@@ -65,6 +65,12 @@ struct SearchPlan {
   /// Runs of short whole records (reads) scanned as one text (RecordsTogether); unset: each
   /// record by itself. Not with `circular` or `best` (the searcher ignores it then).
   std::optional<RecordsTogether> records_together;
+  /// Short whole records that are searched each by itself (best mode, --best-per-cluster, no
+  /// gap for records_together) are scanned this many at once, each on one thread (the CPU
+  /// backend's threads; the matcher is shared), their hits delivered record by record in
+  /// order; 1: one after the other. Not with `circular`, nor for a scanner whose hits point at
+  /// data of the scan call (offtarget's sites): the hits are held past it.
+  int record_threads = 1;
   bool circular = false;            // --circular: also the hits across each record's end->start
   std::uint64_t circular_reach = 0; // bytes of the junction on each side (m - 1; m + k)
   /// approx --best: the matcher reports each pattern's (and strand's) minimal distance only.
@@ -209,6 +215,10 @@ class Searcher {
   /// holds (the caller then takes the windows one by one).
   bool search_records(std::span<const io::TextWindow> records, const io::TextStream& input,
                       const WindowScanner& scanner, Progress& progress);
+  /// Short whole records each scanned by itself, SearchPlan::record_threads at a time; each
+  /// record's hits delivered in its own scan's order, record by record.
+  void search_records_apart(std::span<const io::TextWindow> records, const io::TextStream& input,
+                            const WindowScanner& scanner, Progress& progress);
   /// The bytes window `w` adds to the searched total (those it owns).
   std::uint64_t searched_bytes(const io::TextWindow& w) const;
   /// A hit at window coordinates: owned, kept, -w, then delivered at record coordinates.

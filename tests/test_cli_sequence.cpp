@@ -245,6 +245,74 @@ TEST_F(CliSequence, ApproxOnReadsScannedTogetherEqualsEachReadSearchedAlone) {
   }
 }
 
+// Best mode and --best-per-cluster search each read by itself; on the CPU's threads several
+// reads at once (Searcher::search_records_apart). Every read's best ends equal a plain DP of
+// that read, and what -j 4 prints equals the one-read-after-the-other -j 1 (records longer
+// than the parallel runs take, 20 KiB, mixed in).
+TEST_F(CliSequence, BestModeOnReadsSeveralAtOnceEqualsEachReadAlone) {
+  std::mt19937_64 rng(23);
+  const std::string genome = random_dna(rng, 40000);
+  std::vector<std::string> reads;
+  std::string fq;
+  for (int i = 0; i < 3000; ++i) {
+    const std::size_t len = i % 500 == 7 ? 20000 : rng() % 160, at = rng() % (genome.size() - len);
+    reads.push_back(genome.substr(at, len));
+    fq += "@r" + std::to_string(i) + "\n" + reads.back() + "\n+\n" + std::string(len, 'I') + "\n";
+  }
+  const auto reads_fq = file("best.fq", fq);
+  // The ends of `read` at its minimal distance (within k when k >= 0); none for an empty read.
+  auto best_ends = [](const std::string& pattern, const std::string& read, long k) {
+    const std::size_t m = pattern.size();
+    std::vector<std::size_t> col(m + 1), next(m + 1), at_end;
+    for (std::size_t i = 0; i <= m; ++i) col[i] = i;
+    for (char c : read) {
+      next[0] = 0;
+      for (std::size_t i = 1; i <= m; ++i)
+        next[i] = std::min({col[i] + 1, next[i - 1] + 1, col[i - 1] + (pattern[i - 1] == c ? 0 : 1)});
+      std::swap(col, next);
+      at_end.push_back(col[m]);
+    }
+    if (at_end.empty()) return std::size_t{0};
+    const std::size_t low = *std::min_element(at_end.begin(), at_end.end());
+    if (k >= 0 && low > static_cast<std::size_t>(k)) return std::size_t{0};
+    return static_cast<std::size_t>(std::count(at_end.begin(), at_end.end(), low));
+  };
+  for (const auto& [pattern, k] : std::vector<std::pair<std::string, long>>{{"GATTACAGGATTACA", -1}, {genome.substr(900, 12), 2}}) {
+    std::size_t want = 0;
+    for (const std::string& r : reads) want += best_ends(pattern, r, k);
+    std::vector<std::string> args = {"approx", "-c", "--best", "-j", "4"};
+    if (k >= 0) args.insert(args.end(), {"-k", std::to_string(k)});
+    args.insert(args.end(), {pattern, reads_fq.string()});
+    const auto got = run_both(args);
+    EXPECT_EQ(got.out, std::to_string(want) + "\n") << pattern << " k " << k << got.err;
+  }
+  const auto set = file("best_set.fa", ">a\nGATTACAGGA\n>b\n" + genome.substr(100, 14) + "\n>c\nACGNNRTT\n");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"approx", "--tsv", "--best", "--strand", "both", "--patterns", set.string()},
+           {"approx", "--cigar", "--best", "-k", "4", "--iupac", "--patterns", set.string()},
+           {"approx", "--best-per-cluster", "-k", "2", "--strand", "both", "--patterns", set.string()},
+           {"approx", "--json", "--best", genome.substr(2000, 12)},
+           {"approx", "-m", "5", "--best", genome.substr(3000, 9)},
+       }) {
+    std::vector<std::string> several = args, one = args;
+    several.insert(several.begin() + 1, {"-j", "4"});
+    several.push_back(reads_fq.string());
+    one.insert(one.begin() + 1, {"--backend", "cpu", "-j", "1"});
+    one.push_back(reads_fq.string());
+    const auto a = run_both(several), b = run(one);
+    EXPECT_EQ(a.status, b.status) << a.err;
+    auto results = [](const std::string& out) {  // without --json's summary (times differ)
+      std::string kept;
+      std::istringstream lines(out);
+      for (std::string line; std::getline(lines, line);)
+        if (line.rfind("{\"type\":\"summary\"", 0) != 0) kept += line + "\n";
+      return kept;
+    };
+    EXPECT_EQ(results(a.out), results(b.out)) << args[1] << " " << args[2];
+    EXPECT_GT(std::count(a.out.begin(), a.out.end(), '\n'), 4) << args[1];
+  }
+}
+
 TEST_F(CliSequence, BedRowsParseBackToTheHits) {
   std::mt19937_64 rng(3);
   std::string fasta;
