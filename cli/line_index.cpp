@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
+
+#include "core/parallel.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -114,6 +117,47 @@ void LineSelector::add_line_firsts(std::span<const std::uint64_t> starts) {
   if (starts.empty()) return;
   add_hit(starts.front());  // perhaps on the line of a hit added before
   starts_.insert(starts_.end(), starts.begin() + 1, starts.end());
+}
+
+std::uint64_t LineCounter::add_window(const io::TextWindow& w, std::span<const std::uint64_t> firsts) {
+  const ByteSpan owned = w.data.first(w.owned);
+  const void* first_newline = std::memchr(owned.data(), '\n', owned.size());
+  std::uint64_t selected = 0;
+  if (!first_newline) {  // the open line goes on through the window
+    if (!invert_ && !firsts.empty() && !open_has_hit_) selected = 1;
+    open_has_hit_ = open_has_hit_ || !firsts.empty();
+    open_has_bytes_ = open_has_bytes_ || !owned.empty();
+  } else {
+    const auto f0 = static_cast<std::uint64_t>(static_cast<const std::uint8_t*>(first_newline) - owned.data());
+    const auto last_nl = static_cast<std::uint64_t>(
+        static_cast<const std::uint8_t*>(::memrchr(owned.data(), '\n', owned.size())) - owned.data());
+    // A line holds the hits starting at its bytes, its '\n' included.
+    const bool continuing_hit = !firsts.empty() && firsts.front() <= f0;
+    const auto on_closed = static_cast<std::uint64_t>(
+        std::upper_bound(firsts.begin(), firsts.end(), last_nl) - firsts.begin());
+    const bool new_open_hit = !firsts.empty() && firsts.back() > last_nl;
+    if (!invert_) {
+      // Every first is a line of its own but the one continuing an open line that had a hit.
+      selected = firsts.size() - (continuing_hit && open_has_hit_ ? 1 : 0);
+    } else {
+      // Lines closed here: one per '\n'; those with a hit: the firsts on them, and the
+      // continuing line when its hit came before this window.
+      std::uint64_t newlines = 0;
+      const std::uint64_t piece = std::uint64_t{64} << 20;
+      const std::size_t pieces = static_cast<std::size_t>((owned.size() + piece - 1) / piece);
+      std::vector<std::uint64_t> counts(pieces);
+      core::parallel_for(pieces, threads_, [&](std::size_t i) {
+        counts[i] = count_newlines(owned.subspan(i * piece, std::min<std::uint64_t>(piece, owned.size() - i * piece)));
+      });
+      for (const std::uint64_t c : counts) newlines += c;
+      const std::uint64_t with_hit = on_closed + (open_has_hit_ && !continuing_hit ? 1 : 0);
+      selected = newlines - with_hit;
+    }
+    open_has_hit_ = new_open_hit;
+    open_has_bytes_ = last_nl + 1 < owned.size();
+  }
+  if (w.last && invert_ && open_has_bytes_ && !open_has_hit_) ++selected;  // the input's last line, no '\n'
+  return selected;
 }
 
 bool LineSelector::select_no_more() {

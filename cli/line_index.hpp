@@ -118,4 +118,28 @@ class LineSelector {
   std::size_t kept_first_ = 0, kept_count_ = 0;
 };
 
+/// -c with --lines or -v (no -m, no context): the number of selected lines, counted from each
+/// window's first hit per line (WindowScanner::first_per_line) without visiting the lines one
+/// by one. A window's lines are those whose '\n' lies in its owned bytes, plus the open line
+/// it ends in, which the next window continues: a hit there counts once (it may be the first
+/// of both windows). With -v the lines without a hit: the '\n' bytes (counted on all threads)
+/// less the lines holding one, and the last line of the input (no '\n') when it has a byte.
+class LineCounter {
+ public:
+  void begin_input(bool invert, int threads) {
+    invert_ = invert;
+    threads_ = threads;
+    open_has_hit_ = open_has_bytes_ = false;
+  }
+  /// The lines window `w` selects (`firsts`: its first hit start per line, ascending, below
+  /// owned, in window coordinates; the window's own lines only for a last window).
+  std::uint64_t add_window(const io::TextWindow& w, std::span<const std::uint64_t> firsts);
+
+ private:
+  bool invert_ = false;
+  int threads_ = 1;
+  bool open_has_hit_ = false;    // the line the windows so far end in holds a hit
+  bool open_has_bytes_ = false;  // ... and has a byte (a line at the input's end)
+};
+
 }  // namespace warpmatch::cli

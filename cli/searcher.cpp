@@ -147,6 +147,9 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
     const bool prints_lines = !plan_.count && !plan_.quiet && plan_.list_files == ListFiles::off;
     line_selector_.begin_input(prints_lines, input.is_mapped(), plan_.invert, plan_.number_lines,
                                plan_.before_context, plan_.after_context);
+    count_lines_ = plan_.count && !plan_.quiet && plan_.list_files == ListFiles::off && plan_.max_per_input < 0 &&
+                   !plan_.context && !plan_.word;
+    line_counter_.begin_input(plan_.invert, plan_.stream.threads > 0 ? plan_.stream.threads : hardware_threads());
     last_printed_line_ = 0;
   }
   // Runs of whole records (a file of reads) are scanned together where the scanner allows;
@@ -194,7 +197,8 @@ void Searcher::take_window(const io::TextWindow& w, const io::TextStream& input,
   // the same byte before it, when this one owned nothing).
   if (w.owned > 0) byte_before_window_ = w.data[w.owned - 1];
   if (plan_.line_numbers) line_numbers_.end_window();
-  if (plan_.lines && !stop_input_ && !stop_all_) deliver_lines(input.name());
+  if (plan_.lines && !lines_counted_ && !stop_input_ && !stop_all_) deliver_lines(input.name());
+  lines_counted_ = false;
   totals_.bytes += searched_bytes(w);
   if (w.input_paused) sink_.flush();  // seen while a slow pipe waits (Output)
   progress.advance_to(input.stored_offset());
@@ -310,8 +314,13 @@ void Searcher::search_window(const io::TextWindow& w, const Location& where, con
   if (const auto counted = count_only ? scanner.count(w, per_pattern_) : std::nullopt) {
     input_matches_ += *counted;
   } else if (line_firsts && (firsts = scanner.first_per_line(w, lines_wanted()))) {
-    for (std::uint64_t& start : *firsts) start += w.offset;
-    line_selector_.add_line_firsts(*firsts);
+    if (count_lines_) {
+      input_matches_ += line_counter_.add_window(w, *firsts);
+      lines_counted_ = true;
+    } else {
+      for (std::uint64_t& start : *firsts) start += w.offset;
+      line_selector_.add_line_firsts(*firsts);
+    }
   } else {
     ScanProgress scan_progress;
     const bool ticks = plan_.scan_progress && progress.active();

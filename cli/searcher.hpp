@@ -137,6 +137,8 @@ class WindowScanner {
   /// of window `w` holding a hit that the window owns (starts < owned), ascending, in window
   /// coordinates, the first `most` such lines; nullopt where the matcher has no faster way
   /// than scan() (approx: hits are owned by their end).
+  /// A scanner gives them for every window or for none (the searcher counts lines either way
+  /// for a whole input).
   virtual std::optional<std::vector<std::uint64_t>> first_per_line(const io::TextWindow& /*w*/,
                                                                    std::uint64_t /*most*/) const {
     return std::nullopt;
@@ -259,6 +261,10 @@ class Searcher {
   std::uint8_t byte_before_window_ = 0;
   LineNumbers line_numbers_;    // -n
   LineSelector line_selector_;  // --lines
+  /// -c with --lines or -v, no -m, no context: lines counted from the first hits alone
+  /// (LineCounter) while the scanner gives them (`lines_counted_`: this window's were).
+  bool count_lines_ = false, lines_counted_ = false;
+  LineCounter line_counter_;
   /// -A / -B / -C: the number of the current input's last printed line (0: none yet) and
   /// whether any input printed one (the "--" between groups).
   std::uint64_t last_printed_line_ = 0;

@@ -253,6 +253,41 @@ TEST_F(CliLines, StreamedInputsInTinyWindowsPrintWhatTheMappedFilePrints) {
   EXPECT_EQ(run({"find", "--lines", "-n", "abc", path.string()}).out, grep({"-n", "abc", path.string()}).out);
 }
 
+// -c with --lines or -v counts lines from each window's first hit per line (LineCounter): a
+// line continuing across windows with hits in both counts once, the last line without '\n'
+// counts, an input ending in '\n' has no empty last line. grep -c is the oracle, on the mapped
+// file and through a pipe in windows of 1 to 64 bytes.
+TEST_F(CliLines, CountsOfLinesWithAndWithoutAHitAreGrepsInEveryWindowSize) {
+  std::mt19937_64 rng(29);
+  for (int round = 0; round < 12; ++round) {
+    std::string text = random_lines(rng, 1 + rng() % 6000, round % 2 ? "ab\n" : "abc ab");
+    if (round % 3 == 0) text += "ab ca";  // a last line without '\n'
+    if (round % 4 == 1) text += "\n\n";  // empty lines at the end
+    const auto path = file("count.txt", text);
+    for (const std::vector<std::string>& pattern : std::vector<std::vector<std::string>>{
+             {"b"}, {"ca"}, {"-e", "abc", "-e", "b a"}, {"-e", "a", "-e", "zz"}}) {
+      for (const bool invert : {false, true}) {
+        std::vector<std::string> args = {"find", "-c", "--lines"};
+        std::vector<std::string> grep_args = {"-c"};
+        if (invert) args.push_back("-v"), grep_args.push_back("-v");
+        args.insert(args.end(), pattern.begin(), pattern.end());
+        grep_args.insert(grep_args.end(), pattern.begin(), pattern.end());
+        grep_args.push_back(path.string());
+        const std::string want = grep(grep_args).out;
+        std::vector<std::string> mapped = args;
+        mapped.push_back(path.string());
+        EXPECT_EQ(run(mapped).out, want) << "round " << round << " " << pattern.back() << (invert ? " -v" : "");
+        for (const std::string window : {std::to_string(1 + rng() % 8), std::to_string(9 + rng() % 56)}) {
+          std::vector<std::string> streamed = args;
+          streamed.insert(streamed.begin() + 1, {"--window", window});
+          EXPECT_EQ(piped(path.string(), streamed).out, want)
+              << "round " << round << " window " << window << " " << pattern.back() << (invert ? " -v" : "");
+        }
+      }
+    }
+  }
+}
+
 // --- approx against a reference -------------------------------------------------------------------
 
 TEST_F(CliLines, ApproxNumbersAndLinesAreTheReferences) {
