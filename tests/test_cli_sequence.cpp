@@ -22,6 +22,15 @@ namespace {
 
 const fs::path kLambda = "/usr/share/doc/bowtie2/examples/reference/lambda_virus.fa.gz";
 
+// Output without --json's summary line, which names the backend and its times.
+std::string without_summary(const std::string& out) {
+  std::string kept;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("{\"type\":\"summary\"", 0) != 0) kept += line + "\n";
+  return kept;
+}
+
 class CliSequence : public warpmatch_test::CliTest {
  protected:
   CliSequence() : CliTest("warpmatch_cli_sequence_") {}
@@ -35,15 +44,7 @@ class CliSequence : public warpmatch_test::CliTest {
       args.insert(args.begin() + 1, {"--backend", "cuda"});
       const auto g = run(args, in);
       EXPECT_EQ(g.status, r.status) << g.err;
-      // --json's summary line names the backend and its times: the rest must be the same bytes.
-      auto results = [](const std::string& out) {
-        std::string kept;
-        std::istringstream lines(out);
-        for (std::string line; std::getline(lines, line);)
-          if (line.rfind("{\"type\":\"summary\"", 0) != 0) kept += line + "\n";
-        return kept;
-      };
-      EXPECT_EQ(results(g.out), results(r.out)) << "cuda differs from cpu";
+      EXPECT_EQ(without_summary(g.out), without_summary(r.out)) << "cuda differs from cpu";
     }
     return r;
   }
@@ -233,14 +234,7 @@ TEST_F(CliSequence, ApproxOnReadsScannedTogetherEqualsEachReadSearchedAlone) {
     alone.push_back(reads_fq.string());
     const auto a = run_both(together), b = run(alone);
     EXPECT_EQ(a.status, b.status) << a.err;
-    auto results = [](const std::string& out) {  // without --json's summary (times differ)
-      std::string kept;
-      std::istringstream lines(out);
-      for (std::string line; std::getline(lines, line);)
-        if (line.rfind("{\"type\":\"summary\"", 0) != 0) kept += line + "\n";
-      return kept;
-    };
-    EXPECT_EQ(results(a.out), results(b.out)) << args[1] << " " << args[2];
+    EXPECT_EQ(without_summary(a.out), without_summary(b.out)) << args[1] << " " << args[2];
     EXPECT_GT(std::count(a.out.begin(), a.out.end(), '\n'), 3) << args[1];
   }
 }
@@ -301,14 +295,7 @@ TEST_F(CliSequence, BestModeOnReadsSeveralAtOnceEqualsEachReadAlone) {
     one.push_back(reads_fq.string());
     const auto a = run_both(several), b = run(one);
     EXPECT_EQ(a.status, b.status) << a.err;
-    auto results = [](const std::string& out) {  // without --json's summary (times differ)
-      std::string kept;
-      std::istringstream lines(out);
-      for (std::string line; std::getline(lines, line);)
-        if (line.rfind("{\"type\":\"summary\"", 0) != 0) kept += line + "\n";
-      return kept;
-    };
-    EXPECT_EQ(results(a.out), results(b.out)) << args[1] << " " << args[2];
+    EXPECT_EQ(without_summary(a.out), without_summary(b.out)) << args[1] << " " << args[2];
     EXPECT_GT(std::count(a.out.begin(), a.out.end(), '\n'), 4) << args[1];
   }
 }
