@@ -29,15 +29,6 @@ constexpr std::size_t kRecordsTogetherHits = std::size_t{1} << 20;
 // then stays on its thread), at most 256 KiB of them (their hits are held until the run ends).
 constexpr std::uint64_t kApartRecordBytes = std::uint64_t{16} << 10, kApartRunBytes = std::uint64_t{256} << 10;
 
-// The records at the front of `windows` that one search_records_apart run takes.
-std::size_t short_records(std::span<const io::TextWindow> windows) {
-  std::size_t n = 0;
-  for (std::uint64_t bytes = 0; n < windows.size() && windows[n].first && windows[n].last; ++n) {
-    if (windows[n].data.size() > kApartRecordBytes || (bytes += windows[n].data.size()) > kApartRunBytes) break;
-  }
-  return n;
-}
-
 /// FASTA, FASTQ: the format as users write it.
 std::string lines_format_name(io::Format format) {
   std::string name(io::format_name(format));
@@ -163,7 +154,7 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
     for (std::size_t i = 0; i < batch.size() && !stop_input_ && !stop_all_;) {
       std::size_t j = i;
       if (together) j = i + io::RecordRun::length(batch.subspan(i), gap, io::RecordRun::kMaxBytes);
-      if (apart) j = i + short_records(batch.subspan(i));
+      if (apart) j = i + io::RecordRun::length(batch.subspan(i), 0, kApartRunBytes, kApartRecordBytes);
       if (j - i >= 2 && together && search_records(batch.subspan(i, j - i), input, scanner, progress)) {
         i = j;
         continue;
@@ -187,18 +178,18 @@ void Searcher::take_window(const io::TextWindow& w, const io::TextStream& input,
   const Location where{input.name(), fastx ? std::optional<std::string_view>(w.record) : std::nullopt};
   if (plan_.line_numbers) line_numbers_.begin_window(w);
   if (plan_.lines) line_selector_.begin_window(w);
+  bool lines_counted = false;  // by the LineCounter: no lines for the LineSelector to hand on
   if (plan_.circular && plan_.best) {
     search_circular_best(w, junction, where, scanner, progress, input.stored_offset());
   } else {
-    search_window(w, where, scanner, progress, input.stored_offset());
+    lines_counted = search_window(w, where, scanner, progress, input.stored_offset());
     if (plan_.circular && !stop_input_ && !stop_all_ && junction.add(w)) search_junction(junction, where, scanner);
   }
   // -w: the next window of the record starts at offset + owned (the same offset, and so
   // the same byte before it, when this one owned nothing).
   if (w.owned > 0) byte_before_window_ = w.data[w.owned - 1];
   if (plan_.line_numbers) line_numbers_.end_window();
-  if (plan_.lines && !lines_counted_ && !stop_input_ && !stop_all_) deliver_lines(input.name());
-  lines_counted_ = false;
+  if (plan_.lines && !lines_counted && !stop_input_ && !stop_all_) deliver_lines(input.name());
   totals_.bytes += searched_bytes(w);
   if (w.input_paused) sink_.flush();  // seen while a slow pipe waits (Output)
   progress.advance_to(input.stored_offset());
@@ -213,74 +204,55 @@ bool Searcher::search_records(std::span<const io::TextWindow> records, const io:
   const auto t0 = std::chrono::steady_clock::now();
   const RecordsTogether& together = *plan_.records_together;
   const io::RecordRun run(records, together.gap, records_text_);
-  struct Held {
-    Hit hit;  // at record coordinates; its cigar is cigars[cigar_at, cigar_at + cigar_size)
-    std::size_t record = 0, cigar_at = 0, cigar_size = 0;
-  };
-  std::vector<Held> held;
-  std::string cigars;
+  HeldHits held;
   bool overflow = false;
   scanner.scan(run.text(), [&](const Hit& merged) {
     const auto r = run.record_of(merged.start, merged.end, together.starts_reported);
     if (!r) return true;  // across a gap: no record's
-    if (held.size() == kRecordsTogetherHits) {
+    if (held.hits.size() == kRecordsTogetherHits) {
       overflow = true;
       return false;
     }
-    Held h{merged, *r, cigars.size(), merged.cigar.size()};
-    h.hit.start = merged.start >= run.offset(*r) ? merged.start - run.offset(*r) : 0;
-    h.hit.end -= run.offset(*r);
-    cigars += merged.cigar;
-    held.push_back(h);
+    Hit hit = merged;
+    hit.start = merged.start >= run.offset(*r) ? merged.start - run.offset(*r) : 0;
+    hit.end -= run.offset(*r);
+    held.add(hit, *r);
     return true;
   }, nullptr);
   totals_.scan_seconds += seconds_since(t0);
   if (overflow) return false;
-  std::stable_sort(held.begin(), held.end(), [](const Held& a, const Held& b) { return a.record < b.record; });
-  if (!held.empty()) progress.erase();  // the progress line must not mix with the output
-  for (Held& h : held) {
-    if (stop_input_ || stop_all_) break;
-    h.hit.cigar = std::string_view(cigars).substr(h.cigar_at, h.cigar_size);
-    const io::TextWindow& w = records[h.record];
-    if (!deliver_local(w, Location{input.name(), w.record}, h.hit, {})) break;
-  }
-  for (const io::TextWindow& w : records) totals_.bytes += searched_bytes(w);
-  if (records.back().input_paused) sink_.flush();
-  progress.advance_to(input.stored_offset());
+  std::stable_sort(held.hits.begin(), held.hits.end(),
+                   [](const HeldHits::Held& a, const HeldHits::Held& b) { return a.record < b.record; });
+  deliver_held(records, std::span<HeldHits>(&held, 1), input, progress);
   return true;
 }
 
 void Searcher::search_records_apart(std::span<const io::TextWindow> records, const io::TextStream& input,
                                     const WindowScanner& scanner, Progress& progress) {
   const auto t0 = std::chrono::steady_clock::now();
-  struct Held {
-    Hit hit;  // at record coordinates; its cigar is the record's cigars[cigar_at, + cigar_size)
-    std::size_t cigar_at = 0, cigar_size = 0;
-  };
-  struct Found {
-    std::vector<Held> hits;
-    std::string cigars;
-  };
-  std::vector<Found> found(records.size());
+  std::vector<HeldHits> held(records.size());
   core::parallel_for(records.size(), plan_.record_threads, [&](std::size_t r) {
-    Found& f = found[r];
     scanner.scan(records[r].data, [&](const Hit& local) {
-      f.hits.push_back({local, f.cigars.size(), local.cigar.size()});
-      f.cigars += local.cigar;
+      held[r].add(local, r);
       return true;
     }, nullptr);
   });
   totals_.scan_seconds += seconds_since(t0);
+  deliver_held(records, held, input, progress);
+}
+
+void Searcher::deliver_held(std::span<const io::TextWindow> records, std::span<HeldHits> held,
+                            const io::TextStream& input, Progress& progress) {
   bool erased = false;
-  for (std::size_t r = 0; r < records.size() && !stop_input_ && !stop_all_; ++r) {
-    const io::TextWindow& w = records[r];
-    for (Held& h : found[r].hits) {
+  for (HeldHits& part : held)
+    for (HeldHits::Held& h : part.hits) {
+      if (stop_input_ || stop_all_) break;
       if (!erased) progress.erase();  // the progress line must not mix with the output
       erased = true;
-      h.hit.cigar = std::string_view(found[r].cigars).substr(h.cigar_at, h.cigar_size);
+      h.hit.cigar = std::string_view(part.cigars).substr(h.cigar_at, h.cigar_size);
+      const io::TextWindow& w = records[h.record];
       if (!deliver_local(w, Location{input.name(), w.record}, h.hit, {})) break;
     }
-  }
   for (const io::TextWindow& w : records) totals_.bytes += searched_bytes(w);
   if (records.back().input_paused) sink_.flush();
   progress.advance_to(input.stored_offset());
@@ -302,7 +274,7 @@ bool Searcher::deliver_local(const io::TextWindow& w, const Location& where, con
 }
 
 // The window's own hits at record offsets (or, -c, only their counts).
-void Searcher::search_window(const io::TextWindow& w, const Location& where, const WindowScanner& scanner,
+bool Searcher::search_window(const io::TextWindow& w, const Location& where, const WindowScanner& scanner,
                              Progress& progress, std::uint64_t stored_offset, const Keep& keep) {
   const auto t0 = std::chrono::steady_clock::now();
   // -q, -l and -L stop at the first; a filter (-w too) needs every hit.
@@ -311,12 +283,13 @@ void Searcher::search_window(const io::TextWindow& w, const Location& where, con
   // --lines without a per-hit test: one hit per line, the rest of a line skipped.
   const bool line_firsts = plan_.lines && !keep && !plan_.word;
   std::optional<std::vector<std::uint64_t>> firsts;
+  bool lines_counted = false;
   if (const auto counted = count_only ? scanner.count(w, per_pattern_) : std::nullopt) {
     input_matches_ += *counted;
   } else if (line_firsts && (firsts = scanner.first_per_line(w, lines_wanted()))) {
     if (count_lines_) {
       input_matches_ += line_counter_.add_window(w, *firsts);
-      lines_counted_ = true;
+      lines_counted = true;
     } else {
       for (std::uint64_t& start : *firsts) start += w.offset;
       line_selector_.add_line_firsts(*firsts);
@@ -337,6 +310,7 @@ void Searcher::search_window(const io::TextWindow& w, const Location& where, con
     }, ticks ? &scan_progress : nullptr);
   }
   totals_.scan_seconds += seconds_since(t0);
+  return lines_counted;
 }
 
 bool Searcher::owns(const io::TextWindow& w, const Hit& local) const {

@@ -178,6 +178,22 @@ inline Hit local_hit(std::uint32_t pattern, std::uint64_t start, std::uint64_t e
   return hit;
 }
 
+/// Hits of records held until the records are handed on (Searcher::search_records and
+/// search_records_apart): at record coordinates, their CIGARs copied into one arena (a hit's
+/// cigar points into the scan's storage only during the call).
+struct HeldHits {
+  struct Held {
+    Hit hit;  // its cigar is set from cigars[cigar_at, cigar_at + cigar_size) when delivered
+    std::size_t record = 0, cigar_at = 0, cigar_size = 0;
+  };
+  std::vector<Held> hits;
+  std::string cigars;
+  void add(const Hit& hit, std::size_t record) {
+    hits.push_back({hit, record, cigars.size(), hit.cigar.size()});
+    cigars += hit.cigar;
+  }
+};
+
 class Searcher {
  public:
   /// Completes the summary of the finished search (JSON summary line, --stats) of which the
@@ -221,11 +237,17 @@ class Searcher {
   /// record's hits delivered in its own scan's order, record by record.
   void search_records_apart(std::span<const io::TextWindow> records, const io::TextStream& input,
                             const WindowScanner& scanner, Progress& progress);
+  /// Hands on held hits (`held` in order, each part's hits in order) as their records' hits,
+  /// until -q / -m / -l stop the input; then the records' bytes, flush and progress.
+  void deliver_held(std::span<const io::TextWindow> records, std::span<HeldHits> held, const io::TextStream& input,
+                    Progress& progress);
   /// The bytes window `w` adds to the searched total (those it owns).
   std::uint64_t searched_bytes(const io::TextWindow& w) const;
   /// A hit at window coordinates: owned, kept, -w, then delivered at record coordinates.
   bool deliver_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep);
-  void search_window(const io::TextWindow& w, const Location& where, const WindowScanner& scanner,
+  /// Returns whether the window's lines were counted (LineCounter) rather than its hits given
+  /// to the LineSelector.
+  bool search_window(const io::TextWindow& w, const Location& where, const WindowScanner& scanner,
                      Progress& progress, std::uint64_t stored_offset, const Keep& keep = {});
   void search_junction(const CircularJunction& junction, const Location& where, const WindowScanner& scanner);
   void search_circular_best(const io::TextWindow& w, CircularJunction& junction, const Location& where,
@@ -262,8 +284,8 @@ class Searcher {
   LineNumbers line_numbers_;    // -n
   LineSelector line_selector_;  // --lines
   /// -c with --lines or -v, no -m, no context: lines counted from the first hits alone
-  /// (LineCounter) while the scanner gives them (`lines_counted_`: this window's were).
-  bool count_lines_ = false, lines_counted_ = false;
+  /// (LineCounter) while the scanner gives them.
+  bool count_lines_ = false;
   LineCounter line_counter_;
   /// -A / -B / -C: the number of the current input's last printed line (0: none yet) and
   /// whether any input printed one (the "--" between groups).

@@ -6,11 +6,12 @@
 
 namespace warpmatch::io {
 
-std::size_t RecordRun::length(std::span<const TextWindow> windows, std::uint64_t gap, std::uint64_t max_bytes) {
+std::size_t RecordRun::length(std::span<const TextWindow> windows, std::uint64_t gap, std::uint64_t max_bytes,
+                              std::uint64_t max_record) {
   std::size_t n = 0;
   for (std::uint64_t bytes = 0; n < windows.size() && windows[n].first && windows[n].last; ++n) {
     bytes += windows[n].data.size() + (n > 0 ? gap : 0);
-    if (bytes > max_bytes) break;
+    if (bytes > max_bytes || windows[n].data.size() > max_record) break;
   }
   return n;
 }

@@ -40,7 +40,9 @@ class RecordRun {
 
   /// The windows at the front of `windows` that form a run: whole records (first and last),
   /// their bytes and gaps within `max_bytes` in all. A run of fewer than 2 is not worth one.
-  static std::size_t length(std::span<const TextWindow> windows, std::uint64_t gap, std::uint64_t max_bytes);
+  /// `max_record`: no record longer than this either.
+  static std::size_t length(std::span<const TextWindow> windows, std::uint64_t gap, std::uint64_t max_bytes,
+                            std::uint64_t max_record = ~std::uint64_t{0});
 
   /// `records`: whole-record windows (RecordRun::length). `scratch` holds the text when the
   /// records must be copied; it and the windows must outlive the run.
