@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -18,15 +17,19 @@
 #include <thread>
 #include <vector>
 
-#include <emmintrin.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "core/worker_pool.hpp"
+#include "io/line_breaks.hpp"
+#include "io/short_records.hpp"
 
 namespace warpmatch::io {
 
 using core::WorkerPool;
+using detail::byte_census;
+using detail::ByteCensus;
+using detail::copy_without_newlines;
 
 namespace {
 
@@ -65,75 +68,16 @@ constexpr std::size_t kBulkWindowBytes = std::size_t{16} << 20;
 // with this much room left besides twice the overlap.
 constexpr std::size_t kBatchWindows = 16384;
 constexpr std::uint64_t kBatchRoom = std::uint64_t{64} << 10;
+// Short whole records (reads) are parsed on all threads (parse_short_records) in regions of
+// this many input bytes per batch, once this much is at hand; after a region whose first
+// record is not plain and whole, this many batches go record by record before the next try.
+constexpr std::size_t kShortRecordsRegion = std::size_t{16} << 20;
+constexpr std::size_t kShortRecordsMin = std::size_t{1} << 20;
+constexpr int kShortRecordsPause = 8;
 // The read-ahead thread hands on a partly filled slot when its source has had nothing more
 // this long after the slot's first byte: short against kPauseWait, and long against the gaps
 // of a flowing pipe (a 128 KiB write of `cat` every ~50 us), whose slots stay full.
 constexpr Clock::duration kHandOffWait = std::chrono::milliseconds(10);
-
-// One pass over p[0, n): its '\n' bytes counted, and whether it holds a '>' or a '\r' at all.
-// Byte-wide lanes, 64 at a time (the compiler vectorises the lane loop; a single size_t
-// counter was widened to 8 lanes of 64 bits), the counters folded every 255 rounds.
-struct ByteCensus {
-  std::size_t newlines = 0;
-  bool has_gt = false, has_cr = false;
-};
-[[gnu::target_clones("arch=x86-64-v4", "avx2", "default")]]
-ByteCensus byte_census(const std::uint8_t* p, std::size_t n) {
-  constexpr std::size_t kLanes = 64, kRounds = 255;
-  ByteCensus c;
-  std::uint8_t gt[kLanes] = {}, cr[kLanes] = {};
-  std::size_t j = 0;
-  while (n - j >= kLanes) {
-    std::uint8_t nl[kLanes] = {};
-    for (std::size_t r = 0; r < kRounds && n - j >= kLanes; ++r, j += kLanes)
-      for (std::size_t k = 0; k < kLanes; ++k) {
-        const std::uint8_t b = p[j + k];
-        nl[k] += b == '\n';
-        gt[k] |= b == '>';
-        cr[k] |= b == '\r';
-      }
-    for (std::uint8_t v : nl) c.newlines += v;
-  }
-  for (std::size_t k = 0; k < kLanes; ++k) c.has_gt |= gt[k] != 0, c.has_cr |= cr[k] != 0;
-  for (; j < n; ++j) c.newlines += p[j] == '\n', c.has_gt |= p[j] == '>', c.has_cr |= p[j] == '\r';
-  return c;
-}
-
-// The '\n' bytes of p[0, 64) as bits (SSE2, which every x86-64 has).
-std::uint64_t newline_bits(const std::uint8_t* p) {
-  const __m128i nl = _mm_set1_epi8('\n');
-  std::uint64_t bits = 0;
-  for (int k = 0; k < 4; ++k) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-    bits |= std::uint64_t{static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)))} << (16 * k);
-  }
-  return bits;
-}
-
-// p[0, n) without its '\n' bytes into o, which has room for exactly what is kept (o_end); for
-// text without '\r'. 64 bytes at a time, each run between line breaks copied as 64 bytes
-// whose excess the next run overwrites: a few vector moves per line instead of a memchr and a
-// memcpy call each (per 60-base line, those were most of the line removal's time). Returns
-// the end of what it wrote.
-std::uint8_t* copy_without_newlines(const std::uint8_t* p, std::size_t n, std::uint8_t* o, const std::uint8_t* o_end) {
-  std::size_t j = 0;
-  // While 128 bytes lie ahead in both: every 64-byte load and store stays inside.
-  while (n - j >= 128 && o_end - o >= 128) {
-    std::size_t from = 0;
-    for (std::uint64_t bits = newline_bits(p + j); bits; bits &= bits - 1) {
-      const auto at = static_cast<std::size_t>(std::countr_zero(bits));
-      std::memcpy(o, p + j + from, 64);
-      o += at - from;
-      from = at + 1;
-    }
-    std::memcpy(o, p + j + from, 64);
-    o += 64 - from;
-    j += 64;
-  }
-  for (; j < n; ++j)
-    if (p[j] != '\n') *o++ = p[j];
-  return o;
-}
 
 // Frees the pages of a large buffer about to be deleted on several threads at once (MADV_DONTNEED
 // in slices; the delete then unmaps nothing resident): freeing is per-page kernel work, ~20 ms
@@ -240,13 +184,25 @@ class RecordParser {
       case Format::fastq: n = read_fastq(out, cap); break;
       default: n = read_plain(out, cap); break;
     }
-    // A mapped file parsed in place: the pages behind the parse leave resident memory, a
-    // step at a time (a 2 GiB genome was 2.4 GiB of peak RSS, the file's pages counted).
-    if (mapped_ && pos_ - released_ >= kReleaseStep) {
-      mapped_->release_before(mapped_origin_ + pos_);
-      released_ = pos_;
-    }
+    release_parsed();
     return n;
+  }
+
+  // Whole short records (reads) at the front of the bytes at hand, parsed on all threads
+  // (parse_short_records): their sequences into out, which has room for `room` bytes. False
+  // when none could be taken: the caller goes on record by record.
+  bool take_short_records(std::uint8_t* out, std::size_t room, detail::ParsedRecords& into) {
+    if ((format_ != Format::fasta && format_ != Format::fastq) || pending_ || in_sequence_) return false;
+    if (len_ - pos_ < kShortRecordsMin && !eof_ && source_at_hand()) refill();
+    const std::size_t at_hand = len_ - pos_;
+    if (at_hand < kShortRecordsMin || pending_) return false;
+    const std::size_t n = std::min(at_hand, room);
+    detail::parse_short_records(base_ + pos_, n, eof_ && n == at_hand, format_, out, pool(), into);
+    if (into.records.empty()) return false;
+    pos_ += into.consumed;
+    line_ += into.lines;
+    release_parsed();
+    return true;
   }
 
   std::uint64_t raw_offset() const { return src_->raw_offset(); }
@@ -270,6 +226,21 @@ class RecordParser {
   bool never_pauses() const { return mapped_ != nullptr; }
 
  private:
+  WorkerPool& pool() {
+    if (!pool_) pool_ = std::make_unique<WorkerPool>(threads_ > 0 ? static_cast<unsigned>(threads_)
+                                                                  : static_cast<unsigned>(hardware_threads()));
+    return *pool_;
+  }
+
+  // A mapped file parsed in place: the pages behind the parse leave resident memory, a step
+  // at a time (a 2 GiB genome was 2.4 GiB of peak RSS, the file's pages counted).
+  void release_parsed() {
+    if (mapped_ && pos_ - released_ >= kReleaseStep) {
+      mapped_->release_before(mapped_origin_ + pos_);
+      released_ = pos_;
+    }
+  }
+
   // More bytes can be had without waiting for the writer (the end counts: refill() returns).
   bool source_at_hand() { return eof_ || src_->wait_ready(no_wait); }
 
@@ -529,10 +500,9 @@ class RecordParser {
     // line by line through copy_line on this one thread (~1/60 of every step before).
     std::size_t n = std::min(len_ - pos_, cap + cap / 8);
     const std::size_t at_hand = n;
-    if (!pool_) pool_ = std::make_unique<WorkerPool>(threads_ > 0 ? static_cast<unsigned>(threads_)
-                                                                  : static_cast<unsigned>(hardware_threads()));
+    WorkerPool& pool = this->pool();
     auto split = [&](std::size_t bytes) {
-      return std::min<std::size_t>(pool_->size() * 4, std::max<std::size_t>(1, bytes / (1 << 20)));
+      return std::min<std::size_t>(pool.size() * 4, std::max<std::size_t>(1, bytes / (1 << 20)));
     };
     // Bytes of p[a, end) that are dropped: "\n", and the '\r' of "\r\n" (looked for only where
     // there is a '\r' at all); a '\r' that is the last byte at hand is decided later (a region
@@ -552,7 +522,7 @@ class RecordParser {
     std::vector<std::size_t> header(pieces, SIZE_MAX), dropped_in(pieces, 0);
     std::vector<char> has_cr(pieces, 0);  // the piece holds a '\r' (up to its header)
     std::atomic<std::size_t> first_header_piece{SIZE_MAX};  // pieces after it count nothing
-    pool_->run(pieces, [&](std::size_t i) {
+    pool.run(pieces, [&](std::size_t i) {
       const std::size_t a = i * step, b = std::min(n, a + step);
       std::size_t drop = 0;
       // In steps, so a piece stops soon after its first header (short records: one region per
@@ -620,7 +590,7 @@ class RecordParser {
       const std::size_t a = i * step, b = std::min(n, a + step);
       kept[i + 1] = kept[i] + (b > a ? (b - a) - dropped_in[i] : 0);
     }
-    pool_->run(pieces, [&](std::size_t i) {
+    pool.run(pieces, [&](std::size_t i) {
       const std::size_t a = i * step, b = std::min(n, a + step);
       std::uint8_t* o = out + kept[i];
       if (b <= a) return;
@@ -690,7 +660,7 @@ class RecordParser {
   Format format_;
   std::exception_ptr pending_;  // the source's error, once the bytes before it are out
   int threads_;
-  std::unique_ptr<WorkerPool> pool_;  // FASTA line removal, started at the first large block
+  std::unique_ptr<WorkerPool> pool_;  // FASTA line removal and short records, started at first use
   const std::uint8_t* base_ = nullptr;   // buf_, or the mapped file parsed in place
   MemorySource* mapped_ = nullptr;       // that file's source (src_), else null
   std::size_t mapped_origin_ = 0;        // base_'s offset in it
@@ -731,6 +701,7 @@ struct TextStream::Impl {
     // The names of the batch's records (its windows' string_views point here; a deque's
     // elements stay where they are as it grows).
     std::deque<std::string> records;
+    std::string names;  // the names of a batch of short records, end to end (next_short_records)
     std::size_t populated = 0;  // bytes from the start whose pages were asked for (populate_ahead)
     std::jthread populator;     // after `bytes`: stopped and joined before they are freed
   };
@@ -748,6 +719,8 @@ struct TextStream::Impl {
   std::exception_ptr pending_error;  // met after the bytes of the last window
   std::uint64_t window_bytes_now = 0;  // this window's new bytes (growing to window_bytes)
   Clock::time_point probe_byte_at{};   // the format probe's first byte (when it read any)
+  detail::ParsedRecords short_records;  // the last batch of next_short_records (reused)
+  int short_records_pause = 0;           // batches to go record by record before the next try
 
   bool next_mapped(TextWindow& w) {
     if (mapped_done) return false;
@@ -849,6 +822,7 @@ struct TextStream::Impl {
     // always taken them: the same windows, so the same memory, as before pauses ended any.
     const std::uint64_t budget = std::min(options.window_bytes, std::max<std::uint64_t>(window_bytes_now, kParseBlock));
     window_bytes_now = std::min<std::uint64_t>(options.window_bytes, window_bytes_now * 2);
+    if (next_short_records(out, b, budget)) return;
     std::vector<std::size_t> bases;  // each window's offset in b (b may grow while the batch is built)
     std::size_t base = 0;
     for (;;) {
@@ -869,6 +843,43 @@ struct TextStream::Impl {
       if (base + 2 * options.overlap + kBatchRoom > budget) break;
     }
     for (std::size_t i = 0; i < out.size(); ++i) out[i].data = ByteSpan(b.bytes.get() + bases[i], out[i].data.size());
+  }
+
+  // A batch of whole short records (reads) parsed on all threads at once into b. False when
+  // the next record is not whole, not plain or a long one's window is due (the batch is then
+  // built record by record, and the next kShortRecordsPause batches do not try).
+  bool next_short_records(std::vector<TextWindow>& out, Buffer& b, std::uint64_t budget) {
+    if (in_record || !parser) return false;
+    if (short_records_pause > 0) {
+      --short_records_pause;
+      return false;
+    }
+    const std::size_t room = static_cast<std::size_t>(std::min<std::uint64_t>(budget, kShortRecordsRegion));
+    if (b.capacity < room) grow(b, next_capacity(b, room), 0);
+    if (!parser->take_short_records(b.bytes.get(), room, short_records)) {
+      short_records_pause = kShortRecordsPause;
+      return false;
+    }
+    b.names.swap(short_records.names);  // the windows' names point into b, as their bytes do
+    const std::string_view names = b.names;
+    const std::uint64_t first_index = started ? record_index + 1 : 0;
+    out.resize(short_records.records.size());
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const detail::ParsedRecord& r = short_records.records[i];
+      TextWindow& w = out[i];
+      w.record = names.substr(r.name_at, r.name_size);
+      w.record_index = first_index + i;
+      w.offset = 0;
+      w.data = ByteSpan(b.bytes.get() + r.sequence_at, r.sequence_size);
+      w.owned = r.sequence_size;
+      w.repeated = 0;
+      w.first = w.last = true;
+      w.input_paused = false;
+    }
+    out.back().input_paused = !parser->wait_ready(no_wait);
+    record_index = out.back().record_index;
+    started = true;
+    return true;
   }
 
   // One window at b[base...) of at most `room` new bytes: the next record's first, or the
