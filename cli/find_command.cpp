@@ -140,6 +140,8 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   plan.stream.mapped_window_bytes = matcher.backend() == Backend::cuda ? kMappedWindowBytesCuda : kMappedWindowBytes;
   plan.owns = Ownership::starts;
   plan.records_together = RecordsTogether{};  // an exact occurrence within a record is the record's
+  // Runs of reads scanned on all the CPU's threads at once (the matcher is shared).
+  if (matcher.backend() == Backend::cpu) plan.record_threads = flags.threads > 0 ? flags.threads : hardware_threads();
   plan.circular = flags.seq.circular;
   plan.circular_reach = longest_pattern(matcher) - 1;
   plan.word = flags.word;

@@ -29,6 +29,12 @@ constexpr std::size_t kRecordsTogetherHits = std::size_t{1} << 20;
 // then stays on its thread), at most 256 KiB of them (their hits are held until the run ends).
 constexpr std::uint64_t kApartRecordBytes = std::uint64_t{16} << 10, kApartRunBytes = std::uint64_t{256} << 10;
 
+// Searcher::search_record_runs: runs of records together of at most this many bytes (a run's
+// scan then stays on its thread: below the CPU matchers' threading thresholds for a few
+// patterns), up to this many runs per thread scanned at once.
+constexpr std::uint64_t kParallelRunBytes = std::uint64_t{128} << 10;
+constexpr std::size_t kParallelRunsPerThread = 4;
+
 /// FASTA, FASTQ: the format as users write it.
 std::string lines_format_name(io::Format format) {
   std::string name(io::format_name(format));
@@ -155,6 +161,11 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
       std::size_t j = i;
       if (together) j = i + io::RecordRun::length(batch.subspan(i), gap, io::RecordRun::kMaxBytes);
       if (apart) j = i + io::RecordRun::length(batch.subspan(i), 0, kApartRunBytes, kApartRecordBytes);
+      if (j - i >= 2 && together && plan_.record_threads > 1)
+        if (const std::size_t taken = search_record_runs(batch.subspan(i), input, scanner, progress, junction)) {
+          i += taken;
+          continue;
+        }
       if (j - i >= 2 && together && search_records(batch.subspan(i, j - i), input, scanner, progress)) {
         i = j;
         continue;
@@ -202,14 +213,23 @@ void Searcher::take_window(const io::TextWindow& w, const io::TextStream& input,
 bool Searcher::search_records(std::span<const io::TextWindow> records, const io::TextStream& input,
                               const WindowScanner& scanner, Progress& progress) {
   const auto t0 = std::chrono::steady_clock::now();
-  const RecordsTogether& together = *plan_.records_together;
-  const io::RecordRun run(records, together.gap, records_text_);
   HeldHits held;
+  const bool whole = scan_record_run(records, scanner, records_text_, kRecordsTogetherHits, held);
+  totals_.scan_seconds += seconds_since(t0);
+  if (!whole) return false;
+  deliver_held(records, std::span<HeldHits>(&held, 1), input, progress);
+  return true;
+}
+
+bool Searcher::scan_record_run(std::span<const io::TextWindow> records, const WindowScanner& scanner,
+                               std::vector<std::uint8_t>& scratch, std::size_t most, HeldHits& held) const {
+  const RecordsTogether& together = *plan_.records_together;
+  const io::RecordRun run(records, together.gap, scratch);
   bool overflow = false;
   scanner.scan(run.text(), [&](const Hit& merged) {
     const auto r = run.record_of(merged.start, merged.end, together.starts_reported);
     if (!r) return true;  // across a gap: no record's
-    if (held.hits.size() == kRecordsTogetherHits) {
+    if (held.hits.size() == most) {
       overflow = true;
       return false;
     }
@@ -219,12 +239,47 @@ bool Searcher::search_records(std::span<const io::TextWindow> records, const io:
     held.add(hit, *r);
     return true;
   }, nullptr);
-  totals_.scan_seconds += seconds_since(t0);
   if (overflow) return false;
   std::stable_sort(held.hits.begin(), held.hits.end(),
                    [](const HeldHits::Held& a, const HeldHits::Held& b) { return a.record < b.record; });
-  deliver_held(records, std::span<HeldHits>(&held, 1), input, progress);
   return true;
+}
+
+std::size_t Searcher::search_record_runs(std::span<const io::TextWindow> windows, const io::TextStream& input,
+                                         const WindowScanner& scanner, Progress& progress, CircularJunction& junction) {
+  struct Run {
+    std::span<const io::TextWindow> records;
+    HeldHits held;
+    std::vector<std::uint8_t> text;  // the records with their gaps, when they must be copied
+    bool whole = false;
+  };
+  const std::uint64_t gap = plan_.records_together->gap.bytes;
+  std::vector<Run> runs;
+  std::size_t taken = 0;
+  while (taken < windows.size() && runs.size() < kParallelRunsPerThread * static_cast<std::size_t>(plan_.record_threads)) {
+    const std::size_t n = io::RecordRun::length(windows.subspan(taken), gap, kParallelRunBytes);
+    if (n < 2) break;
+    runs.push_back({windows.subspan(taken, n), {}, {}, false});
+    taken += n;
+  }
+  if (runs.size() < 2) return 0;
+  // The runs share the hits one run may hold, so a flood holds no more than one run would.
+  const std::size_t most = std::max<std::size_t>(1, kRecordsTogetherHits / runs.size());
+  const auto t0 = std::chrono::steady_clock::now();
+  core::parallel_for(runs.size(), plan_.record_threads, [&](std::size_t r) {
+    runs[r].whole = scan_record_run(runs[r].records, scanner, runs[r].text, most, runs[r].held);
+  });
+  totals_.scan_seconds += seconds_since(t0);
+  for (Run& run : runs) {
+    if (stop_input_ || stop_all_) break;
+    if (run.whole) {
+      deliver_held(run.records, std::span<HeldHits>(&run.held, 1), input, progress);
+      continue;
+    }
+    for (std::size_t i = 0; i < run.records.size() && !stop_input_ && !stop_all_;)  // its hits overflowed
+      take_window(run.records[i++], input, scanner, progress, junction);
+  }
+  return taken;
 }
 
 void Searcher::search_records_apart(std::span<const io::TextWindow> records, const io::TextStream& input,

@@ -66,9 +66,9 @@ struct SearchPlan {
   /// record by itself. Not with `circular` or `best` (the searcher ignores it then).
   std::optional<RecordsTogether> records_together;
   /// Short whole records that are searched each by itself (best mode, --best-per-cluster, no
-  /// gap for records_together) are scanned this many at once, each on one thread (the CPU
-  /// backend's threads; the matcher is shared), their hits delivered record by record in
-  /// order; 1: one after the other. Not with `circular`, nor for a scanner whose hits point at
+  /// gap for records_together), and runs of records_together, are scanned this many at once,
+  /// each on one thread (the CPU backend's threads; the matcher is shared), their hits
+  /// delivered record by record in order; 1: one after the other. Not with `circular`, nor for a scanner whose hits point at
   /// data of the scan call (offtarget's sites): the hits are held past it.
   int record_threads = 1;
   bool circular = false;            // --circular: also the hits across each record's end->start
@@ -233,6 +233,17 @@ class Searcher {
   /// holds (the caller then takes the windows one by one).
   bool search_records(std::span<const io::TextWindow> records, const io::TextStream& input,
                       const WindowScanner& scanner, Progress& progress);
+  /// Runs of whole records (as search_records scans one) from the front of `windows`, scanned
+  /// SearchPlan::record_threads at a time and delivered run by run in order (a run whose hits
+  /// outgrow its share, window by window). Returns the windows taken; 0 (nothing done) when
+  /// they make fewer than two runs.
+  std::size_t search_record_runs(std::span<const io::TextWindow> windows, const io::TextStream& input,
+                                 const WindowScanner& scanner, Progress& progress, CircularJunction& junction);
+  /// The scan of search_records: the hits of `records` laid end to end (copied into `scratch`
+  /// when they must be) held in `held` at record coordinates, ordered by record; false when
+  /// they are more than `most`.
+  bool scan_record_run(std::span<const io::TextWindow> records, const WindowScanner& scanner,
+                       std::vector<std::uint8_t>& scratch, std::size_t most, HeldHits& held) const;
   /// Short whole records each scanned by itself, SearchPlan::record_threads at a time; each
   /// record's hits delivered in its own scan's order, record by record.
   void search_records_apart(std::span<const io::TextWindow> records, const io::TextStream& input,

@@ -239,6 +239,51 @@ TEST_F(CliSequence, ApproxOnReadsScannedTogetherEqualsEachReadSearchedAlone) {
   }
 }
 
+// Megabytes of reads: parsed on all threads (io/short_records.cpp) and scanned in runs on
+// all threads (Searcher::search_record_runs). What -j 4 prints equals -j 1 and a naive search
+// of each read; a flood of hits (reads of one letter) outgrows the runs' share and is
+// searched window by window, printing the same.
+TEST_F(CliSequence, MegabytesOfReadsOnAllThreadsEqualOneThreadAndANaiveSearch) {
+  std::mt19937_64 rng(23);
+  const std::string genome = random_dna(rng, 50000);
+  std::vector<std::pair<std::string, std::string>> reads;
+  std::string fq;
+  for (int i = 0; i < 24000; ++i) {
+    const std::size_t len = 50 + rng() % 150;
+    std::string bases = i >= 10000 && i < 12000 ? std::string(len, 'A') : genome.substr(rng() % (genome.size() - len), len);
+    reads.emplace_back("r" + std::to_string(i), bases);
+    fq += "@" + reads.back().first + "\n" + bases + "\n+\n" + std::string(len, 'I') + "\n";
+  }
+  ASSERT_GT(fq.size(), std::size_t{5} << 20);
+  const auto reads_fq = file("many.fq", fq);
+  const std::string p1 = genome.substr(777, 9), p2 = genome.substr(4321, 12);
+  const auto set = file("set.fa", ">a\n" + p1 + "\n>b\n" + p2 + "\n>c\nAAAAAAAAAA\n");
+  std::size_t want = 0;
+  for (const auto& [name, bases] : reads)
+    for (std::size_t at = bases.find(p1); at != std::string::npos; at = bases.find(p1, at + 1)) ++want;
+  const auto count = run_both({"find", "-c", "-j", "4", p1, reads_fq.string()});
+  EXPECT_EQ(count.out, std::to_string(want) + "\n") << count.err;
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"find", "--tsv", "-f", set.string()},
+           {"find", "--tsv", "--strand", "both", genome.substr(4321, 8)},
+           {"find", "--json", "-m", "5000", "AA"},
+           {"approx", "--tsv", "--cigar", "-k", "2", "--strand", "both", "--patterns", set.string()},
+       }) {
+    std::vector<std::string> four = args, one = args;
+    four.insert(four.end(), {"-j", "4", reads_fq.string()});
+    one.insert(one.end(), {"-j", "1", reads_fq.string()});
+    const auto a = run_both(four), b = run(one);
+    EXPECT_EQ(a.status, 0) << a.err;
+    // Compared as whole strings, the first difference named (gtest's diff of megabytes of
+    // output would not fit in memory).
+    const std::string x = without_summary(a.out), y = without_summary(b.out);
+    const auto differ = std::mismatch(x.begin(), x.end(), y.begin(), y.end());
+    EXPECT_TRUE(x == y) << args[1] << " " << args[2] << ": -j 4 and -j 1 differ at byte " << (differ.first - x.begin())
+                        << " of " << x.size() << " / " << y.size();
+    EXPECT_GT(std::count(a.out.begin(), a.out.end(), '\n'), 100) << args[1] << " " << args[2];
+  }
+}
+
 // Best mode and --best-per-cluster search each read by itself; on the CPU's threads several
 // reads at once (Searcher::search_records_apart). Every read's best ends equal a plain DP of
 // that read, and what -j 4 prints equals the one-read-after-the-other -j 1 (records longer

@@ -6,6 +6,9 @@
 # cpu / cuda / auto, process start to exit with peak RSS; then whether cuda prints what cpu
 # prints (hits listed as TSV, approx's with CIGARs), and seqkit locate (when it is on the
 # path or staged) on the same file.
+# With .device/warpmatch_before.gz staged (an earlier build's warpmatch.gz), each job also runs
+# that build on the CPU in the same rounds, and a FASTA copy of the reads and ripgrep join in
+# (twentieth session: the parse on all threads, io/short_records.cpp).
 # Reads come in batches of whole records (io::TextStream::next_windows) and find scans a
 # batch's reads as one text, approx with k + 1 gap bytes between reads
 # (Searcher::search_records). Run from the repository root with
@@ -29,6 +32,8 @@ with open("/tmp/wr/k1000.txt", "w") as g:
         at = rng.randrange(len(genome) - 20)
         g.write(genome[at:at + 20].decode() + "\n")
 PY
+[[ -f $D/warpmatch_before.gz && ! -x $D/warpmatch_before ]] && { gzip -dc $D/warpmatch_before.gz > $D/warpmatch_before; chmod +x $D/warpmatch_before; }
+awk 'NR % 4 == 1 { print ">" substr($0, 2) } NR % 4 == 2 { print }' $W/reads.fq > $W/reads.fa
 printf ">a\nGATTACAGGATTACAGATT\n>b\nTTGACCGTAAGCAGGCTA\n" > $W/p2.fa
 gzip -1 -c $W/reads.fq > $W/reads.fq.gz
 ls -la $W
@@ -37,7 +42,12 @@ for round in 1 2; do
     for backend in cpu cuda auto; do
       timed $D/warpmatch $job --backend $backend $W/reads.fq
     done
+    [[ -x $D/warpmatch_before ]] && timed $D/warpmatch_before $job --backend cpu $W/reads.fq
   done
+  for bin in $D/warpmatch $D/warpmatch_before; do
+    [[ -x $bin ]] && timed $bin find -c GATTACAG --backend cpu $W/reads.fa
+  done
+  timed $D/rg -c GATTACAG $W/reads.fq
 done
 timed $D/warpmatch find -c -f $W/k1000.txt --backend auto $W/reads.fq.gz
 timed $D/warpmatch find -c -f $W/k1000.txt --backend cpu $W/reads.fq.gz
