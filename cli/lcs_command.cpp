@@ -46,6 +46,11 @@ int lcs_device(const LcsFlags& flags) {
 }
 
 constexpr double kLcsBytesPerInputByte = 45;
+// The CPU's suffix-array path holds both inputs, their concatenation and 32-bit suffix, Φ
+// and LCP arrays (about 14 bytes per input byte measured, 2 x 30 MB of DNA: 826 MB peak), or
+// 64-bit ones past 2 GiB of text (about 26).
+constexpr double kLcsCpuBytesPerInputByte = 16, kLcsCpuWideBytesPerInputByte = 28;
+constexpr double kLcsCpu32BitBytes = 2147483647;  // cpu::kSuffixArray32MaxBytes: texts up to this are 32-bit
 
 void print_stats(const ScanStats& run, const SequenceInput& a, const SequenceInput& b) {
   std::fprintf(stderr,
@@ -58,9 +63,16 @@ void print_stats(const ScanStats& run, const SequenceInput& a, const SequenceInp
 
 int run_lcs(const LcsFlags& flags) {
   // Both inputs and the suffix array of their concatenation are held at once: about 45 bytes
-  // per input byte (issue 16: a 100 MB file; 2 x 20 MB random DNA took 26). An input past
+  // per input byte (issue 16: a 100 MB file; 2 x 20 MB random DNA took 26 with 64-bit arrays),
+  // 16 on the CPU's 32-bit path (the CPU forced: auto may take the GPU). An input past
   // what fits stops being read there (a gzip bomb costs at most the limit).
-  const MemoryNeed need{"lcs", kLcsBytesPerInputByte, available_memory_bytes()};
+  const std::uint64_t available = available_memory_bytes();
+  double per_byte = kLcsBytesPerInputByte;  // auto may take the GPU, whose host side holds 64-bit arrays
+  if (parse_backend(flags.backend) == Backend::cpu)
+    per_byte = static_cast<double>(available) / kLcsCpuBytesPerInputByte <= kLcsCpu32BitBytes
+                   ? kLcsCpuBytesPerInputByte
+                   : kLcsCpuWideBytesPerInputByte;
+  const MemoryNeed need{"lcs", per_byte, available};
   const io::Format format = io::parse_format(flags.format);
   const SequenceInput a = load_sequence(flags.a, flags.literal, flags.record_a ? flags.record_a : flags.record, format, &need);
   const SequenceInput b = load_sequence(flags.b, flags.literal, flags.record_b ? flags.record_b : flags.record, format, &need);

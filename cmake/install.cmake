@@ -11,7 +11,7 @@
 #   c++ -std=c++20 app.cpp $(pkg-config --cflags --libs warpmatch)  # PKG_CONFIG_PATH=.../pkgconfig
 #
 # and the `warpmatch` command (component `cli`; the rest is component `dev`). The library is
-# static, so its link dependencies travel with it: Threads, libdivsufsort64 (found again by the
+# static, so its link dependencies travel with it: Threads, libdivsufsort and libdivsufsort64 (found again by the
 # package's config) and, in a CUDA build, the static CUDA runtime (CUDA::cudart_static through
 # find_dependency(CUDAToolkit)). fmt is header-only and private: consumers need nothing of it.
 # tests/install_consumer/ builds a small program against an installed tree both ways.
@@ -21,9 +21,9 @@ include(CMakePackageConfigHelpers)
 add_library(warpmatch::warpmatch ALIAS warpmatch)  # the same name in a build tree (add_subdirectory)
 # The public headers are C++20 (std::span): say so to consumers.
 target_compile_features(warpmatch INTERFACE cxx_std_20)
-# In the build, the library links the target warpmatch_divsufsort64 (absolute paths found here);
-# installed, a target the package's config makes from find_library() on the consumer's machine.
-target_link_libraries(warpmatch INTERFACE $<INSTALL_INTERFACE:warpmatch::divsufsort64>)
+# In the build, the library links the target warpmatch_divsufsort (absolute paths found here);
+# installed, targets the package's config makes from find_library() on the consumer's machine.
+target_link_libraries(warpmatch INTERFACE $<INSTALL_INTERFACE:warpmatch::divsufsort> $<INSTALL_INTERFACE:warpmatch::divsufsort64>)
 
 set(WARPMATCH_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/warpmatch")
 
@@ -58,7 +58,7 @@ endif()
 if(WARPMATCH_DIVSUFSORT64_HINT AND NOT WARPMATCH_DIVSUFSORT64_HINT IN_LIST CMAKE_CXX_IMPLICIT_LINK_DIRECTORIES)
   string(APPEND WARPMATCH_PC_LIBS " -L${WARPMATCH_DIVSUFSORT64_HINT}")
 endif()
-string(APPEND WARPMATCH_PC_LIBS " -ldivsufsort64")
+string(APPEND WARPMATCH_PC_LIBS " -ldivsufsort -ldivsufsort64")
 if(WARPMATCH_HAVE_CUDA)
   string(APPEND WARPMATCH_PC_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt")
 endif()

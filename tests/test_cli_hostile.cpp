@@ -139,6 +139,10 @@ TEST_F(CliHostile, LcsAndDistanceOfAGzipBombStopAtTheirLimitWithAClearError) {
   EXPECT_EQ(distance.status, 2);
   EXPECT_NE(distance.err.find("bomb.gz: more than 33554432 bytes (the most distance can take"), std::string::npos)
       << distance.err;
+  // The CPU forced: its 32-bit arrays take 16 bytes per input byte.
+  const CliResult lcs_cpu = shell("WARPMATCH_MEMORY_BYTES=256M \"$WM\" lcs --backend cpu bomb.gz b.txt");
+  EXPECT_EQ(lcs_cpu.err, "warpmatch: bomb.gz: more than 16777216 bytes (the most lcs can take: it needs about 16 "
+                         "bytes of memory per input byte and 256 MiB are available)\n");
   // Two inputs that fit one by one but not together: named with what they need.
   ASSERT_EQ(shell(letters("4M") + " > four.txt").status, 0);
   const CliResult both = shell("WARPMATCH_MEMORY_BYTES=256M \"$WM\" lcs four.txt four.txt");

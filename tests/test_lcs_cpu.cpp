@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/lcs_suffix.hpp"
+#include "cpu/lcs_cpu.hpp"
 #include "test_lcs_support.hpp"
 #include "warpmatch/lcs.hpp"
 
@@ -224,6 +225,49 @@ TEST(MemCpu, MaxMatchesKeepsTheFirstMemsAndTheExactTotal) {
   const auto r = warpmatch::maximal_exact_matches(span(a), span(b), 2, cpu_options("auto", 0, 3));
   EXPECT_EQ(r.total, 8u);
   EXPECT_EQ(r.mems, std::vector<warpmatch::Mem>(all.begin(), all.begin() + 3));
+}
+
+// The suffix-array path runs on 32-bit arrays below 2 GiB of text and on 64-bit ones above:
+// both give the oracle's answer, and the same as each other on inputs spanning many scan
+// blocks (lambda against a mutated copy, repeats), for lcs and MEMs; the two suffix arrays
+// are equal.
+TEST(LcsCpu, ThirtyTwoAndSixtyFourBitSuffixArraysGiveTheSameAnswers) {
+  namespace cpu = warpmatch::cpu;
+  std::mt19937_64 rng(32);
+  std::vector<std::tuple<std::string, Bytes, Bytes>> cases = adversarial_cases();
+  for (int alphabet : {2, 4, 256})
+    for (int trial = 0; trial < 10; ++trial)
+      cases.emplace_back("random " + std::to_string(alphabet), random_bytes(rng, 1 + rng() % 120, alphabet),
+                         random_bytes(rng, 1 + rng() % 120, alphabet));
+  const Bytes lambda = lambda_genome();
+  cases.emplace_back("lambda", lambda, mutated(lambda, 97, 5));
+  Bytes repeats;
+  for (int i = 0; i < 5000; ++i) repeats.insert(repeats.end(), {'A', 'C', 'G', 'T', 'T', static_cast<std::uint8_t>('A' + i % 3)});
+  cases.emplace_back("repeats", repeats, Bytes(repeats.begin() + 1000, repeats.begin() + 9000));
+  for (const auto& [name, a, b] : cases) {
+    Bytes t = a;
+    t.insert(t.end(), b.begin(), b.end());
+    const std::vector<std::int32_t> sa32 = cpu::suffix_array32(span(t));
+    const std::vector<std::int64_t> sa64 = cpu::suffix_array(span(t));
+    ASSERT_TRUE(std::equal(sa32.begin(), sa32.end(), sa64.begin(), sa64.end())) << name;
+    warpmatch::LcsResult narrow, wide;
+    cpu::lcs(span(a), span(b), cpu::LcsAlgorithm::suffix_array, 1000, 3, narrow);
+    cpu::lcs(span(a), span(b), cpu::LcsAlgorithm::suffix_array64, 1000, 3, wide);
+    EXPECT_EQ(narrow.length, wide.length) << name;
+    EXPECT_EQ(narrow.count, wide.count) << name;
+    EXPECT_EQ(narrow.total_pairs, wide.total_pairs) << name;
+    EXPECT_EQ(narrow.pairs, wide.pairs) << name;
+    if (a.size() * b.size() < 100000) expect_matches_oracle(narrow, oracle_lcs(a, b), 1000, "32-bit: " + name);
+    // Short MEMs of long inputs are quadratically many: long ones there.
+    const std::vector<std::uint64_t> min_lens = a.size() > 1000 ? std::vector<std::uint64_t>{14, 24} : std::vector<std::uint64_t>{2, 5, 12};
+    for (std::uint64_t min_len : min_lens) {
+      warpmatch::MemResult m32, m64;
+      cpu::mems(span(a), span(b), min_len, cpu::LcsAlgorithm::suffix_array, 5000, 3, m32);
+      cpu::mems(span(a), span(b), min_len, cpu::LcsAlgorithm::suffix_array64, 5000, 3, m64);
+      EXPECT_EQ(m32.total, m64.total) << name << " min " << min_len;
+      EXPECT_EQ(m32.mems, m64.mems) << name << " min " << min_len;
+    }
+  }
 }
 
 // What one GPU must hold for the suffix-array path (core::lcs_device_fit): the estimate the

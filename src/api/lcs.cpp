@@ -126,8 +126,8 @@ LcsResult longest_common_substring(ByteSpan a, ByteSpan b, const LcsOptions& req
       p.info.note = "inputs too repetitive for the GPU LCP kernel's work budget: LCP computed on the host";
       const std::vector<std::uint8_t> t = concatenate(a, b);
       const std::vector<std::int64_t> sa = cuda::lcs_suffix_array(t, options.device);
-      const std::vector<std::int64_t> lcp = core::lcp_from_suffix_array(t, sa, core::execution_threads(options));
-      core::lcs_from_suffix_array(t, a.size(), sa, lcp, options.max_matches, core::execution_threads(options), out);
+      const std::vector<std::int64_t> lcp = core::lcp_from_suffix_array<std::int64_t>(t, sa, core::execution_threads(options));
+      core::lcs_from_suffix_array<std::int64_t>(t, a.size(), sa, lcp, options.max_matches, core::execution_threads(options), out);
     }
   } else {
     cpu::lcs(a, b, p.cpu_algorithm, options.max_matches, p.threads, out);
@@ -153,8 +153,8 @@ MemResult maximal_exact_matches(ByteSpan a, ByteSpan b, std::uint64_t min_length
              gpu_suffix_array_fits(a.size(), b.size(), options, p, /*mems=*/true, core::execution_threads(options))) {
     const std::vector<std::uint8_t> t = concatenate(a, b);
     const std::vector<std::int64_t> sa = cuda::lcs_suffix_array(t, options.device);
-    const std::vector<std::int64_t> lcp = core::lcp_from_suffix_array(t, sa, core::execution_threads(options));
-    core::mems_from_suffix_array(t, a.size(), sa, lcp, min_length, options.max_matches,
+    const std::vector<std::int64_t> lcp = core::lcp_from_suffix_array<std::int64_t>(t, sa, core::execution_threads(options));
+    core::mems_from_suffix_array<std::int64_t>(t, a.size(), sa, lcp, min_length, options.max_matches,
                                  core::execution_threads(options), out);
   } else {
     cpu::mems(a, b, min_length, p.cpu_algorithm, options.max_matches, p.threads, out);

@@ -36,17 +36,17 @@ struct NearestB {
 
 }  // namespace
 
-std::vector<std::int64_t> lcp_from_suffix_array(ByteSpan text, std::span<const std::int64_t> sa,
-                                                int threads) {
+template <class Index>
+std::vector<Index> lcp_from_suffix_array(ByteSpan text, std::span<const Index> sa, int threads) {
   const auto n = static_cast<std::int64_t>(text.size());
-  std::vector<std::int64_t> lcp(static_cast<std::size_t>(n), 0);
+  std::vector<Index> lcp(static_cast<std::size_t>(n), 0);
   if (n <= 1) return lcp;
   // phi[sa[k]] = sa[k-1]: the suffix just before T[i..] in SA order (-1 for the first).
-  std::vector<std::int64_t> plcp(static_cast<std::size_t>(n));
+  std::vector<Index> plcp(static_cast<std::size_t>(n));
   const std::int64_t blocks = block_count(n, threads, 1 << 16);
   parallel_for(static_cast<std::size_t>(blocks), threads, [&](std::size_t b) {
     const auto [lo, hi] = block_range(n, blocks, static_cast<std::int64_t>(b));
-    for (std::int64_t k = lo; k < hi; ++k) plcp[sa[k]] = k == 0 ? -1 : sa[k - 1];
+    for (std::int64_t k = lo; k < hi; ++k) plcp[sa[k]] = k == 0 ? Index{-1} : sa[k - 1];
   });
   // plcp[i] = lcp(T[i..], T[phi[i]..]), computed in text order so h drops by at most 1 per step.
   const std::uint8_t* t = text.data();
@@ -61,7 +61,7 @@ std::vector<std::int64_t> lcp_from_suffix_array(ByteSpan text, std::span<const s
         continue;
       }
       while (i + h < n && j + h < n && t[i + h] == t[j + h]) ++h;
-      plcp[i] = h;
+      plcp[i] = static_cast<Index>(h);
       if (h > 0) --h;
     }
   });
@@ -78,18 +78,18 @@ namespace {
 /// Blocks of SA positions run in parallel; the scan state entering each block is found first
 /// from per-block summaries (a block with a B-suffix resets the state, one without only
 /// lowers the running minimum).
-std::int64_t longest_clamped_match(std::int64_t m, std::span<const std::int64_t> sa,
-                                   std::span<const std::int64_t> lcp, int threads) {
+template <class Index>
+std::int64_t longest_clamped_match(std::int64_t m, std::span<const Index> sa, std::span<const Index> lcp, int threads) {
   const auto n = static_cast<std::int64_t>(sa.size());
   const std::int64_t blocks = block_count(n, threads, 1 << 16);
   // Forward: the state after position k covers the nearest B-suffix at or before k.
   auto forward_step = [&](NearestB& s, std::int64_t k) {
-    s.min_lcp = std::min(s.min_lcp, lcp[k]);
+    s.min_lcp = std::min<std::int64_t>(s.min_lcp, lcp[k]);
     if (sa[k] >= m) s = NearestB{true, kInfinity};
   };
   // Backward: stepping from k+1 to k crosses lcp[k+1].
   auto backward_step = [&](NearestB& s, std::int64_t k) {
-    if (k + 1 < n) s.min_lcp = std::min(s.min_lcp, lcp[k + 1]);
+    if (k + 1 < n) s.min_lcp = std::min<std::int64_t>(s.min_lcp, lcp[k + 1]);
     if (sa[k] >= m) s = NearestB{true, kInfinity};
   };
   auto combine = [](const NearestB& in, const NearestB& block) {
@@ -117,17 +117,17 @@ std::int64_t longest_clamped_match(std::int64_t m, std::span<const std::int64_t>
     NearestB f = forward_in[b];
     for (std::int64_t k = lo; k < hi; ++k) {
       // Before stepping over k itself: the nearest B strictly before k.
-      f.min_lcp = std::min(f.min_lcp, lcp[k]);
+      f.min_lcp = std::min<std::int64_t>(f.min_lcp, lcp[k]);
       if (sa[k] < m && f.seen) left[k - lo] = f.min_lcp;
       if (sa[k] >= m) f = NearestB{true, kInfinity};
     }
     NearestB r = backward_in[b];
     std::int64_t block_best = 0;
     for (std::int64_t k = hi - 1; k >= lo; --k) {
-      if (k + 1 < n) r.min_lcp = std::min(r.min_lcp, lcp[k + 1]);
+      if (k + 1 < n) r.min_lcp = std::min<std::int64_t>(r.min_lcp, lcp[k + 1]);
       if (sa[k] < m) {
         const std::int64_t right = r.seen ? r.min_lcp : 0;
-        const std::int64_t room = m - sa[k];
+        const std::int64_t room = m - std::int64_t{sa[k]};
         block_best = std::max(block_best, std::min(room, std::max(left[k - lo], right)));
       } else {
         r = NearestB{true, kInfinity};
@@ -140,9 +140,9 @@ std::int64_t longest_clamped_match(std::int64_t m, std::span<const std::int64_t>
 
 }  // namespace
 
-void lcs_from_suffix_array(ByteSpan text, std::uint64_t m_bytes, std::span<const std::int64_t> sa,
-                           std::span<const std::int64_t> lcp, std::uint64_t max_matches,
-                           int threads, LcsResult& out) {
+template <class Index>
+void lcs_from_suffix_array(ByteSpan text, std::uint64_t m_bytes, std::span<const Index> sa, std::span<const Index> lcp,
+                           std::uint64_t max_matches, int threads, LcsResult& out) {
   out.length = out.count = out.total_pairs = 0;
   out.pairs.clear();
   const auto n = static_cast<std::int64_t>(text.size());
@@ -179,20 +179,20 @@ void lcs_from_suffix_array(ByteSpan text, std::uint64_t m_bytes, std::span<const
   finish_lcs_from_groups(groups, static_cast<std::uint64_t>(length), max_matches, out);
 }
 
-void mems_from_suffix_array(ByteSpan text, std::uint64_t m_bytes, std::span<const std::int64_t> sa,
-                            std::span<const std::int64_t> lcp, std::uint64_t min_length,
-                            std::uint64_t max_matches, int threads, MemResult& out) {
+template <class Index>
+void mems_from_suffix_array(ByteSpan text, std::uint64_t m_bytes, std::span<const Index> sa, std::span<const Index> lcp,
+                            std::uint64_t min_length, std::uint64_t max_matches, int threads, MemResult& out) {
   out.total = 0;
   out.mems.clear();
   const auto n = static_cast<std::int64_t>(text.size());
   const auto m = static_cast<std::int64_t>(m_bytes);
   const auto min_len = static_cast<std::int64_t>(min_length);
   if (m == 0 || m == n || min_len > m || min_len > n - m) return;
-  std::vector<std::int64_t> rank(static_cast<std::size_t>(n));
+  std::vector<Index> rank(static_cast<std::size_t>(n));
   const std::int64_t sa_blocks = block_count(n, threads, 1 << 16);
   parallel_for(static_cast<std::size_t>(sa_blocks), threads, [&](std::size_t b) {
     const auto [lo, hi] = block_range(n, sa_blocks, static_cast<std::int64_t>(b));
-    for (std::int64_t k = lo; k < hi; ++k) rank[sa[k]] = k;
+    for (std::int64_t k = lo; k < hi; ++k) rank[sa[k]] = static_cast<Index>(k);
   });
   const std::uint8_t* t = text.data();
   const std::int64_t starts = m - min_len + 1;  // A positions with room for min_len bytes
@@ -216,13 +216,13 @@ void mems_from_suffix_array(ByteSpan text, std::uint64_t m_bytes, std::span<cons
       const std::int64_t r = rank[a];
       std::int64_t common = kInfinity;
       for (std::int64_t k = r - 1; k >= 0; --k) {
-        common = std::min(common, lcp[k + 1]);
+        common = std::min<std::int64_t>(common, lcp[k + 1]);
         if (common < min_len) break;
         consider(k, common);
       }
       common = kInfinity;
       for (std::int64_t k = r + 1; k < n; ++k) {
-        common = std::min(common, lcp[k]);
+        common = std::min<std::int64_t>(common, lcp[k]);
         if (common < min_len) break;
         consider(k, common);
       }
@@ -239,6 +239,17 @@ void mems_from_suffix_array(ByteSpan text, std::uint64_t m_bytes, std::span<cons
     }
   }
 }
+
+template std::vector<std::int32_t> lcp_from_suffix_array(ByteSpan, std::span<const std::int32_t>, int);
+template std::vector<std::int64_t> lcp_from_suffix_array(ByteSpan, std::span<const std::int64_t>, int);
+template void lcs_from_suffix_array(ByteSpan, std::uint64_t, std::span<const std::int32_t>, std::span<const std::int32_t>,
+                                    std::uint64_t, int, LcsResult&);
+template void lcs_from_suffix_array(ByteSpan, std::uint64_t, std::span<const std::int64_t>, std::span<const std::int64_t>,
+                                    std::uint64_t, int, LcsResult&);
+template void mems_from_suffix_array(ByteSpan, std::uint64_t, std::span<const std::int32_t>, std::span<const std::int32_t>,
+                                     std::uint64_t, std::uint64_t, int, MemResult&);
+template void mems_from_suffix_array(ByteSpan, std::uint64_t, std::span<const std::int64_t>, std::span<const std::int64_t>,
+                                     std::uint64_t, std::uint64_t, int, MemResult&);
 
 void finish_lcs_from_groups(std::vector<OccurrenceGroup>& groups, std::uint64_t length,
                             std::uint64_t max_matches, LcsResult& out) {

@@ -27,25 +27,30 @@
 
 namespace warpmatch::core {
 
+/// Index: the suffix array's integer, std::int32_t for texts below 2 GiB (half the memory of
+/// std::int64_t: the CPU's `lcs` of two 100 MB genomes held 26 bytes per input byte with 64-bit
+/// arrays, 14 with 32-bit ones), std::int64_t above and for the GPU's arrays. The LCP array has
+/// the same integer.
+///
 /// lcp[k] = length of the longest common prefix of T[sa[k-1]..] and T[sa[k]..]; lcp[0] = 0.
 /// Φ algorithm (Kärkkäinen, Manzini, Puglisi 2009), the text split into chunks over `threads`
 /// (each chunk restarts the h - 1 lower bound at 0, which is only slower, never wrong).
-std::vector<std::int64_t> lcp_from_suffix_array(ByteSpan text, std::span<const std::int64_t> sa,
-                                                int threads);
+template <class Index>
+std::vector<Index> lcp_from_suffix_array(ByteSpan text, std::span<const Index> sa, int threads);
 
 /// The longest common substring of A = text[0, m) and B = text[m, N) from T's SA and LCP.
 /// Fills length, count, total_pairs, pairs (first max_matches in (a, b) order).
-void lcs_from_suffix_array(ByteSpan text, std::uint64_t m, std::span<const std::int64_t> sa,
-                           std::span<const std::int64_t> lcp, std::uint64_t max_matches,
-                           int threads, LcsResult& out);
+template <class Index>
+void lcs_from_suffix_array(ByteSpan text, std::uint64_t m, std::span<const Index> sa, std::span<const Index> lcp,
+                           std::uint64_t max_matches, int threads, LcsResult& out);
 
 /// Every MEM of length >= min_length: for each A position a, the SA neighbourhood of T[a..]
 /// whose LCP stays >= min_length holds every B-suffix sharing that much; the common length is
 /// min(range-minimum LCP, m - a) (right-maximal by construction), kept when left-maximal.
 /// Work is the number of (a, b) pairs sharing >= min_length bytes (quadratic only for floods).
-void mems_from_suffix_array(ByteSpan text, std::uint64_t m, std::span<const std::int64_t> sa,
-                            std::span<const std::int64_t> lcp, std::uint64_t min_length,
-                            std::uint64_t max_matches, int threads, MemResult& out);
+template <class Index>
+void mems_from_suffix_array(ByteSpan text, std::uint64_t m, std::span<const Index> sa, std::span<const Index> lcp,
+                            std::uint64_t min_length, std::uint64_t max_matches, int threads, MemResult& out);
 
 /// The A and B starts of one distinct common substring (one SA run).
 struct OccurrenceGroup {

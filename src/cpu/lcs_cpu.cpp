@@ -4,6 +4,7 @@
 // the "BF-like" diagonal method and the matrix method, both O(mn), for small inputs.
 #include "cpu/lcs_cpu.hpp"
 
+#include <divsufsort.h>
 #include <divsufsort64.h>
 
 #include <algorithm>
@@ -107,6 +108,46 @@ std::vector<std::int64_t> suffix_array(ByteSpan text) {
   return sa;
 }
 
+std::vector<std::int32_t> suffix_array32(ByteSpan text) {
+  if (text.size() > kSuffixArray32MaxBytes)
+    throw InvalidArgument("a 32-bit suffix array holds at most " + std::to_string(kSuffixArray32MaxBytes) +
+                          " bytes, not " + std::to_string(text.size()));
+  std::vector<std::int32_t> sa(text.size());
+  if (text.empty()) return sa;
+  static_assert(sizeof(saidx_t) == sizeof(std::int32_t));
+  if (divsufsort(text.data(), reinterpret_cast<saidx_t*>(sa.data()), static_cast<saidx_t>(text.size())) != 0)
+    throw Error("libdivsufsort failed on a text of " + std::to_string(text.size()) + " bytes");
+  return sa;
+}
+
+namespace {
+
+// The suffix-array path with `Index` wide arrays (core/lcs_suffix.hpp).
+template <class Index>
+void lcs_by_suffix_array(ByteSpan a, ByteSpan b, std::uint64_t max_matches, int threads, LcsResult& out) {
+  const std::vector<std::uint8_t> t = concatenate(a, b);
+  const std::vector<Index> sa = [&] {
+    if constexpr (sizeof(Index) == 4) return suffix_array32(t);
+    else return suffix_array(t);
+  }();
+  const std::vector<Index> lcp = core::lcp_from_suffix_array<Index>(t, sa, threads);
+  core::lcs_from_suffix_array<Index>(t, a.size(), sa, lcp, max_matches, threads, out);
+}
+
+template <class Index>
+void mems_by_suffix_array(ByteSpan a, ByteSpan b, std::uint64_t min_length, std::uint64_t max_matches, int threads,
+                          MemResult& out) {
+  const std::vector<std::uint8_t> t = concatenate(a, b);
+  const std::vector<Index> sa = [&] {
+    if constexpr (sizeof(Index) == 4) return suffix_array32(t);
+    else return suffix_array(t);
+  }();
+  const std::vector<Index> lcp = core::lcp_from_suffix_array<Index>(t, sa, threads);
+  core::mems_from_suffix_array<Index>(t, a.size(), sa, lcp, min_length, max_matches, threads, out);
+}
+
+}  // namespace
+
 void lcs(ByteSpan a, ByteSpan b, LcsAlgorithm algorithm, std::uint64_t max_matches, int threads,
          LcsResult& out) {
   switch (algorithm) {
@@ -115,21 +156,24 @@ void lcs(ByteSpan a, ByteSpan b, LcsAlgorithm algorithm, std::uint64_t max_match
     case LcsAlgorithm::dp:
       return lcs_dp(a, b, max_matches, out);
     case LcsAlgorithm::suffix_array:
+    case LcsAlgorithm::suffix_array64:
       break;
   }
-  const std::vector<std::uint8_t> t = concatenate(a, b);
-  const std::vector<std::int64_t> sa = suffix_array(t);
-  const std::vector<std::int64_t> lcp = core::lcp_from_suffix_array(t, sa, threads);
-  core::lcs_from_suffix_array(t, a.size(), sa, lcp, max_matches, threads, out);
+  if (algorithm == LcsAlgorithm::suffix_array64 || a.size() + b.size() > kSuffixArray32MaxBytes)
+    lcs_by_suffix_array<std::int64_t>(a, b, max_matches, threads, out);
+  else
+    lcs_by_suffix_array<std::int32_t>(a, b, max_matches, threads, out);
 }
 
 void mems(ByteSpan a, ByteSpan b, std::uint64_t min_length, LcsAlgorithm algorithm,
           std::uint64_t max_matches, int threads, MemResult& out) {
+  if (algorithm == LcsAlgorithm::suffix_array64 ||
+      (algorithm == LcsAlgorithm::suffix_array && a.size() + b.size() > kSuffixArray32MaxBytes)) {
+    mems_by_suffix_array<std::int64_t>(a, b, min_length, max_matches, threads, out);
+    return;
+  }
   if (algorithm == LcsAlgorithm::suffix_array) {
-    const std::vector<std::uint8_t> t = concatenate(a, b);
-    const std::vector<std::int64_t> sa = suffix_array(t);
-    const std::vector<std::int64_t> lcp = core::lcp_from_suffix_array(t, sa, threads);
-    core::mems_from_suffix_array(t, a.size(), sa, lcp, min_length, max_matches, threads, out);
+    mems_by_suffix_array<std::int32_t>(a, b, min_length, max_matches, threads, out);
     return;
   }
   // A MEM is exactly a maximal run of equal bytes on one alignment.
