@@ -181,6 +181,7 @@ class Bench {
   std::optional<FastaInfo> sequence_fasta_;  // jobs 8-9
   std::optional<FastaInfo> primers_fasta_;   // job 8 with --primers-genome-bytes, else unset
   std::optional<FastaInfo> set_genome_fasta_;  // job 10
+  std::optional<ReadsInfo> reads_;             // job 12
   fs::path primers_path_, guides_path_, set_guides_path_;
   fs::path kmers_path_;  // job 11
   std::vector<Compressed> compressed_;
@@ -290,6 +291,13 @@ void Bench::generate(const std::vector<std::string>& ids) {
     set_guides_path_ = dir_ / "set_guides.fa";
     write_guides(set_guides_path_, o_.set_guides, 2027);
     fmt::print("  guide set job: FASTA of {}, {} guides of 20 nt\n", fmt_size(set_genome_fasta_->bytes), o_.set_guides);
+  }
+  if (wants({"reads"})) {
+    fmt::print("  generating {} reads of {} nt ...", o_.reads, kReadLength);
+    std::fflush(stdout);
+    reads_ = write_reads(dir_ / "reads.fq", o_.reads, threads);
+    fmt::print(" {:.2f} s ({}, '{}' {} times in {} reads)\n", reads_->seconds, fmt_size(reads_->bytes), kKmer,
+               reads_->occurrences, reads_->lines_with);
   }
   if (wants({"pairs"})) {
     pairs_ = write_pairs(dir_ / "pairs.tsv", o_.pairs);
@@ -404,6 +412,18 @@ void Bench::plan(const std::vector<std::string>& ids) {
       j.rows.push_back(peer_row("seqkit locate -P", {o_.seqkit_path, "locate", "-P", "-j", threads, "-p", kmer, file},
                                 Parse::seqkit_lines, "occurrences", env_.seqkit));
       j.targets = {gb(10)};
+    } else if (id == "reads") {
+      j.bytes = reads_->bytes;
+      j.bytes_note = "FASTQ file bytes (bases are 150/316 of them)";
+      j.title = fmt::format("one 8-mer, {} reads of {} nt, FASTQ {}", reads_->reads, kReadLength, fmt_size(j.bytes));
+      j.expected_occurrences = reads_->occurrences;
+      j.expected_lines = reads_->lines_with;
+      const std::string file = reads_->path.string();
+      for (const auto& b : kBackends) j.rows.push_back(wm_row(b, "find", {"-c", kmer, file}, Parse::count, "occurrences"));
+      j.rows.push_back(peer_row("ripgrep -F -c", rg_args({"-e", kmer, file}), Parse::count, "lines", env_.rg));
+      j.rows.push_back(peer_row("seqkit locate -P", {o_.seqkit_path, "locate", "-P", "-j", threads, "-p", kmer, file},
+                                Parse::seqkit_lines, "occurrences", env_.seqkit));
+      j.targets = {{"auto", Metric::vs_peer, 1, true, ">= 1x ripgrep"}};
     } else if (id == "kmers") {
       // DNA k-mer sets take the 8-byte scan filter (core::PrefixIndex::key8) on both backends.
       // No exact oracle: the warpmatch rows must agree with each other; ripgrep counts lines
@@ -554,7 +574,7 @@ json Bench::to_json(bool complete, int exit_status) const {
   json j = support::run_record("e2e", env_.commit);
   j["schema_version"] = 1;
   j["complete"] = complete;
-  j["options"] = {{"text_bytes", o_.text_bytes}, {"fasta_bytes", o_.fasta_bytes}, {"pairs", o_.pairs}, {"sequence_bytes", o_.sequence_bytes}, {"primers_genome_bytes", o_.primers_genome_bytes}, {"guides", o_.guides}, {"set_guides", o_.set_guides}, {"set_genome_bytes", o_.set_genome_bytes},
+  j["options"] = {{"text_bytes", o_.text_bytes}, {"fasta_bytes", o_.fasta_bytes}, {"pairs", o_.pairs}, {"sequence_bytes", o_.sequence_bytes}, {"primers_genome_bytes", o_.primers_genome_bytes}, {"guides", o_.guides}, {"set_guides", o_.set_guides}, {"set_genome_bytes", o_.set_genome_bytes}, {"reads", o_.reads},
                   {"repeats", o_.repeats},       {"threads", o_.threads},         {"dir", dir_.string()},
                   {"keep", o_.keep},             {"words_file", o_.words_file},   {"rows", o_.rows},
                   {"skip_gpu", o_.skip_gpu},     {"run_timeout_s", o_.run_timeout_s}};
@@ -581,6 +601,10 @@ json Bench::to_json(bool complete, int exit_status) const {
                      {"lines_with_kmer", fasta_->lines_with}, {"seconds", fasta_->seconds}};
   for (const auto& c : compressed_)
     data[c.kind] = {{"bytes", c.bytes}, {"how", c.how}, {"seconds", c.seconds}};
+  if (reads_)
+    data["reads"] = {{"bytes", reads_->bytes}, {"reads", reads_->reads}, {"read_length", kReadLength},
+                     {"kmer", std::string(kKmer)}, {"occurrences", reads_->occurrences},
+                     {"reads_with_kmer", reads_->lines_with}, {"seconds", reads_->seconds}};
   if (pairs_)
     data["pairs"] = {{"pairs", pairs_->pairs}, {"bytes", pairs_->bytes}, {"a_strings", pairs_->a_strings},
                      {"b_strings", pairs_->b_strings}, {"min_length", kPairMinLength},
@@ -674,6 +698,7 @@ int Bench::run() {
   if (want_fasta && o_.fasta_bytes < kMinFastaBytes)
     throw InvalidArgument(fmt::format("--fasta-bytes must be at least {}", kMinFastaBytes));
   if (wants("pairs") && o_.pairs == 0) throw InvalidArgument("--pairs must be at least 1");
+  if (wants("reads") && o_.reads == 0) throw InvalidArgument("--reads must be at least 1");
 
   const std::string base = !o_.dir.empty() ? o_.dir : fs::temp_directory_path().string();
   std::error_code ec;
@@ -692,7 +717,7 @@ int Bench::run() {
                       (wants("pairs") ? o_.pairs * 410.0 : 0) +
                       ((wants("primers") && separate_primers_genome()) ? o_.primers_genome_bytes * 1.0 : 0) +
                       (((wants("primers") && !separate_primers_genome()) || wants("offtarget")) ? o_.sequence_bytes * 1.0 : 0) +
-                      (wants("guides") ? o_.set_genome_bytes * 1.02 : 0);
+                      (wants("guides") ? o_.set_genome_bytes * 1.02 : 0) + (wants("reads") ? o_.reads * 316.0 : 0);
   struct statvfs vfs {};
   if (::statvfs(dir_.c_str(), &vfs) == 0) {
     const double avail = static_cast<double>(vfs.f_bavail) * static_cast<double>(vfs.f_frsize);

@@ -237,6 +237,53 @@ FastaInfo write_fasta(const fs::path& path, std::uint64_t bytes, int threads) {
 }
 
 
+ReadsInfo write_reads(const fs::path& path, std::uint64_t count, int threads) {
+  const auto t0 = Clock::now();
+  constexpr std::uint64_t kChunk = 65536;  // reads per task
+  constexpr std::size_t kRecordBytes = 1 + 10 + 1 + kReadLength + 1 + 2 + kReadLength + 1;
+  ReadsInfo f;
+  f.path = path;
+  f.reads = count;
+  f.bytes = count * kRecordBytes;
+  std::uint32_t target = 0;
+  for (char c : kKmer) target = (target << 2) | static_cast<std::uint32_t>(std::string_view("ACGT").find(c));
+  const std::uint32_t mask = (1u << (2 * kKmer.size())) - 1;
+  const std::string quality(kReadLength, 'I');
+  OutFile out(path);
+  const std::uint64_t chunks = (count + kChunk - 1) / kChunk;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> tally(chunks);
+  core::parallel_for(chunks, threads, [&](std::size_t c) {
+    SplitMix64 rng{kSeed ^ (0x4eadull + c * 0x9e3779b97f4a7c15ull)};
+    std::string buf;
+    buf.reserve(kChunk * kRecordBytes);
+    std::uint64_t occ = 0, lines_with = 0;
+    for (std::uint64_t r = c * kChunk; r < std::min(count, (c + 1) * kChunk); ++r) {
+      buf += fmt::format("@r{:09d}\n", r + 1);
+      std::uint32_t code = 0;
+      std::uint64_t random = 0, here = 0;
+      for (int i = 0; i < kReadLength; ++i) {
+        if (i % 32 == 0) random = rng.next();
+        const auto b = static_cast<std::uint32_t>(random & 3);
+        random >>= 2;
+        buf += "ACGT"[b];
+        code = ((code << 2) | b) & mask;
+        here += i + 1 >= static_cast<int>(kKmer.size()) && code == target;
+      }
+      buf += "\n+\n";
+      buf += quality;
+      buf += '\n';
+      occ += here;
+      lines_with += here > 0;
+    }
+    out.pwrite_all(buf.data(), buf.size(), c * kChunk * kRecordBytes);
+    tally[c] = {occ, lines_with};
+  });
+  for (auto [occ, lines] : tally) f.occurrences += occ, f.lines_with += lines;
+  f.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return f;
+}
+
+
 namespace {
 void put_le32(std::uint8_t* p, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));

@@ -153,6 +153,18 @@ struct FastaInfo {
 /// record per task. The k-mer is counted as the bases are drawn.
 FastaInfo write_fasta(const fs::path& path, std::uint64_t bytes, int threads);
 
+struct ReadsInfo {
+  fs::path path;
+  std::uint64_t bytes = 0, reads = 0;
+  std::uint64_t occurrences = 0;  // of kKmer inside the reads (overlaps counted)
+  std::uint64_t lines_with = 0;   // reads holding one (what `rg -c` counts: one line per read)
+  double seconds = 0;
+};
+inline constexpr int kReadLength = 150;
+/// Job 12: `count` reads of kReadLength random ACGT bases as FASTQ ("@r000000001", the bases,
+/// "+", a quality line of 'I'), written in parallel chunks; the k-mer counted as drawn.
+ReadsInfo write_reads(const fs::path& path, std::uint64_t count, int threads);
+
 /// `count` DNA k-mers of `length` bases for `find -f`, one per line: the even ones cut from the
 /// FASTA's sequence lines (so they occur), the odd ones random ACGT. Returns how many were cut.
 std::uint64_t write_kmers(const fs::path& path, const Mapped& fasta, std::uint64_t count, int length,

@@ -31,7 +31,8 @@ std::vector<std::string> parse_rows(const std::string& list) {
       }
     if (!found)
       throw InvalidArgument("--rows: unknown job '" + tok +
-                            "' (numbers 1-7 or word, stdin, words, fasta, gz, bgzf, zst, tiny, pairs)");
+                            "' (numbers 1-12 or word, stdin, words, fasta, gz, bgzf, zst, tiny, pairs, primers, offtarget, guides, "
+                            "kmers, reads)");
   }
   // keep the table's order
   std::vector<std::string> ordered;

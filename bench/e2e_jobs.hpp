@@ -104,7 +104,8 @@ inline const std::vector<std::string> kBackends = {"auto", "cpu", "cuda"};
 
 inline const JobSpec kJobs[] = {{1, "word"}, {2, "stdin"}, {3, "words"}, {4, "fasta"}, {5, "gz"},
                              {5, "bgzf"}, {5, "zst"},   {6, "tiny"},  {7, "pairs"},
-                             {8, "primers"}, {9, "offtarget"}, {10, "guides"}, {11, "kmers"}};
+                             {8, "primers"}, {9, "offtarget"}, {10, "guides"}, {11, "kmers"},
+                             {12, "reads"}};
 
 /// The job ids of a --rows list ("7", "5" or a job id; "" or "all" = every job), in the
 /// table's order; throws InvalidArgument naming --rows for an unknown one.

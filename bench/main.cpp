@@ -227,6 +227,8 @@ Runner add_e2e(CLI::App& app) {
                 "minutes); default: the --sequence-bytes one");
   b->add_option("--guides", opt->guides, "Guides of job 9 (offtarget, 20 nt, NGG, <= 4 mismatches)")
       ->check(CLI::PositiveNumber);
+  b->add_option("--reads", opt->reads, "Reads of 150 nt in the FASTQ of job 12 (one 8-mer; 4000000: 1.26 GB)")
+      ->check(CLI::PositiveNumber);
   b->add_option("--set-guides", opt->set_guides, "Guides of job 10 (20 nt, approx -k 3 --strand both -f)")
       ->check(CLI::PositiveNumber);
   b->add_option("--set-genome-bytes", *set_genome_bytes, "Random-ACGT FASTA of job 10 (default 3 Gbp)");

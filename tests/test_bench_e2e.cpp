@@ -30,7 +30,7 @@ std::string describe(const json& row) {
 TEST_F(BenchE2ETest, EveryJobRunsAndEveryCountAgrees) {
   const auto json_path = dir_ / "e2e.json";
   const auto r = bench_e2e({"--bytes", "1M", "--fasta-bytes", "1M", "--pairs", "1000", "--sequence-bytes", "1M", "--guides", "20",
-                      "--set-guides", "30", "--set-genome-bytes", "1M", "--repeats", "1",
+                      "--set-guides", "30", "--set-genome-bytes", "1M", "--reads", "5000", "--repeats", "1",
                       "--dir", dir_.string(), "--json", json_path.string()});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const json j = json::parse(warpmatch_test::read_file(json_path));
@@ -44,7 +44,7 @@ TEST_F(BenchE2ETest, EveryJobRunsAndEveryCountAgrees) {
 
   std::set<std::string> jobs;
   for (const auto& job : j["jobs"]) jobs.insert(job["id"].get<std::string>());
-  EXPECT_EQ(jobs, (std::set<std::string>{"word", "stdin", "words", "fasta", "gz", "bgzf", "zst", "tiny", "pairs", "primers", "offtarget", "guides", "kmers"}));
+  EXPECT_EQ(jobs, (std::set<std::string>{"word", "stdin", "words", "fasta", "gz", "bgzf", "zst", "tiny", "pairs", "primers", "offtarget", "guides", "kmers", "reads"}));
 
   std::set<std::string> auto_ok;
   for (const auto& row : j["rows"]) {
@@ -92,6 +92,8 @@ TEST_F(BenchE2ETest, EveryJobRunsAndEveryCountAgrees) {
   EXPECT_EQ(j["data"]["text"]["planted"], 50);
   EXPECT_GT(j["data"]["fasta"]["occurrences"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(j["data"]["pairs"]["pairs"], 1000);
+  EXPECT_EQ(j["data"]["reads"]["reads"], 5000);
+  EXPECT_GT(j["data"]["reads"]["occurrences"].get<std::uint64_t>(), 0u);
   // The generated data is removed without --keep.
   for (const auto& e : std::filesystem::directory_iterator(dir_))
     EXPECT_EQ(e.path().filename().string().rfind("warpmatch-e2e-", 0), std::string::npos) << e.path();

@@ -972,6 +972,9 @@ struct TextStream::Impl {
   std::mutex mutex;
   std::condition_variable changed;
   std::optional<Built> ready;
+  // The vector of the batch the caller last released, for the producer's next batch: a batch
+  // of 50,000 reads is 4 MB of windows, which a fresh vector faulted in page by page.
+  std::vector<TextWindow> spare_windows;
   std::uint64_t taken = 0;               // windows handed to the caller so far
   std::atomic<bool> closing{false};
   std::atomic<std::uint64_t> stored_done{0};  // stored bytes consumed by the windows handed out
@@ -990,6 +993,10 @@ struct TextStream::Impl {
         if (closing.load()) return;
       }
       Built b;
+      {
+        std::lock_guard lock(mutex);
+        b.windows = std::move(spare_windows);  // a batch's vector again: no fresh pages each batch
+      }
       try {
         next_batch(b.windows);
         b.end = b.windows.empty();
@@ -1044,7 +1051,10 @@ struct TextStream::Impl {
       out.clear();
       return;
     }
+    std::vector<TextWindow> released = std::move(out);  // the caller is done with the last batch
     out = std::move(b->windows);
+    std::lock_guard lock(mutex);
+    spare_windows = std::move(released);
   }
 
   // The rest of the current batch, or the next batch (empty at the end).
