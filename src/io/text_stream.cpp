@@ -64,8 +64,9 @@ constexpr Clock::duration kPauseWait = std::chrono::milliseconds(50);
 // so a fast pipe whose read-ahead hands on slots with short gaps (`cat f |` on a loaded host
 // gave ~40 MB windows under the first rule) keeps full-size windows.
 constexpr std::size_t kBulkWindowBytes = std::size_t{16} << 20;
-// A batch of windows (next_batch) holds at most this many records, and takes another only
-// with this much room left besides twice the overlap.
+// A batch of windows built record by record (next_batch) holds at most this many records,
+// and takes another only with this much room left besides twice the overlap (a batch of
+// short records parsed together, next_short_records, holds what kShortRecordsRegion gives).
 constexpr std::size_t kBatchWindows = 16384;
 constexpr std::uint64_t kBatchRoom = std::uint64_t{64} << 10;
 // Short whole records (reads) are parsed on all threads (parse_short_records) in regions of
