@@ -3,7 +3,7 @@
 // independent parser) for FASTQ and FASTA of every shape the fast parse must hand back to the
 // record-by-record parser (CRLF, blank lines, quality lines starting with '@' or '+', '+'
 // lines with a name, records longer than a piece, empty records, a last line without its
-// "\n"), mapped, streamed and compressed, on 1-4 threads; a malformed record megabytes into a
+// "\n"; files of CRLF lines, taken whole), mapped, streamed and compressed, on 1-4 threads; a malformed record megabytes into a
 // file gives the whole input's message after the records before it; and on plain records the
 // fast parse takes them all at once (batches larger than the record-by-record parser's).
 #include <gtest/gtest.h>
@@ -60,6 +60,7 @@ std::vector<Record> reassemble(TextStream& s, std::size_t& largest) {
 struct Shape {
   bool odd = false;              // CRLF records, blank lines, records longer than a piece
   bool no_final_newline = false;
+  bool crlf = false;             // every line break "\r\n" (a file written on Windows)
 };
 
 std::string random_seq(std::mt19937_64& rng, std::size_t n) {
@@ -79,7 +80,7 @@ std::string random_fastq(std::mt19937_64& rng, std::size_t bytes, Shape shape) {
     std::string qual(len, 'I');
     for (char& c : qual) c = kQual[rng() % 14];
     if (len > 0 && rng() % 3 == 0) qual[0] = rng() % 2 ? '@' : '+';  // looks like a header or a '+' line
-    const std::string nl = shape.odd && rng() % 500 == 0 ? "\r\n" : "\n";
+    const std::string nl = shape.crlf || (shape.odd && rng() % 500 == 0) ? "\r\n" : "\n";
     f += "@" + name + nl + random_seq(rng, len) + nl + (rng() % 5 == 0 ? "+" + name : "+") + nl + qual + nl;
     if (shape.odd && rng() % 700 == 0) f += "\n";
   }
@@ -92,7 +93,7 @@ std::string random_fasta(std::mt19937_64& rng, std::size_t bytes, Shape shape) {
   for (int i = 0; f.size() < bytes; ++i) {
     std::size_t len = rng() % 8 == 0 ? 0 : rng() % 400;
     if (shape.odd && rng() % 3000 == 0) len = 300000 + rng() % 100000;
-    const std::string nl = shape.odd && rng() % 500 == 0 ? "\r\n" : "\n";
+    const std::string nl = shape.crlf || (shape.odd && rng() % 500 == 0) ? "\r\n" : "\n";
     f += ">c" + std::to_string(i) + (rng() % 3 == 0 ? " some description" : "") + nl;
     const std::string seq = random_seq(rng, len);
     const std::size_t width = rng() % 4 == 0 ? seq.size() + 1 : 1 + rng() % 80;  // unwrapped or wrapped
@@ -115,13 +116,14 @@ class ShortRecords : public warpmatch_test::TempDirTest {
 TEST_F(ShortRecords, EqualTheWholeInputParserMappedStreamedAndCompressed) {
   std::mt19937_64 rng(97);
   for (const Format format : {Format::fastq, Format::fasta})
-    for (const Shape shape : {Shape{}, Shape{true, false}, Shape{false, true}, Shape{true, true}}) {
+    for (const Shape shape : {Shape{}, Shape{true, false}, Shape{false, true}, Shape{true, true}, Shape{false, false, true},
+                              Shape{false, true, true}}) {
       const std::string text = format == Format::fastq ? random_fastq(rng, 6 << 20, shape) : random_fasta(rng, 6 << 20, shape);
       const std::vector<Record> want = whole(text, format);
       ASSERT_GT(want.size(), 10000u);
       const std::string path = write(format == Format::fastq ? "r.fq" : "r.fa", text);
       const std::string where = std::string(format == Format::fastq ? "FASTQ" : "FASTA") + (shape.odd ? " odd" : "") +
-                                (shape.no_final_newline ? " no final newline" : "");
+                                (shape.no_final_newline ? " no final newline" : "") + (shape.crlf ? " CRLF" : "");
       for (const int threads : {1, 3, 4}) {
         io::StreamOptions o;
         o.threads = threads;

@@ -24,7 +24,25 @@ bool is_blank(std::uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c =
 // line; FASTA: the lines up to the next header, line breaks included).
 struct Found {
   std::size_t name_in = 0, name_size = 0, body_in = 0, body_size = 0, sequence_size = 0;
+  bool has_cr = false;  // FASTA lines with '\r': copied by without_line_breaks
 };
+
+// The bytes of p[0, n) that a record's sequence keeps when its line breaks go, by the stream
+// parser's rules: every "\n", the '\r' of every "\r\n", and a '\r' that ends the input
+// (`ends_input`) are dropped; another '\r' is data. Copied to out when it is not null.
+std::size_t without_line_breaks(const std::uint8_t* p, std::size_t n, bool ends_input, std::uint8_t* out) {
+  std::size_t kept = 0;
+  for (std::size_t a = 0; a < n;) {
+    const auto* q = static_cast<const std::uint8_t*>(std::memchr(p + a, '\n', n - a));
+    const std::size_t b = q ? static_cast<std::size_t>(q - p) : n;
+    std::size_t line = b - a;
+    if (line > 0 && p[b - 1] == '\r' && (q || ends_input)) --line;
+    if (out) std::memcpy(out + kept, p + a, line);
+    kept += line;
+    a = q ? b + 1 : n;
+  }
+  return kept;
+}
 
 struct Piece {
   std::size_t begin = kNone;  // its first record's start; kNone: none starts in the piece
@@ -109,8 +127,8 @@ class Records {
     if (p_[s] != '@') return false;  // a blank line, or not FASTQ: the stream's parser says which
     const std::size_t h = nl.at_or_after(s);
     if (h == kNone) return false;
-    const std::size_t q = nl.at_or_after(h + 1);  // the sequence line is [h + 1, q)
-    if (q == kNone || (q > h + 1 && p_[q - 1] == '\r')) return false;
+    const std::size_t q = nl.at_or_after(h + 1);  // the sequence line is [h + 1, q), less a '\r' before its "\n"
+    if (q == kNone) return false;
     if (q + 1 >= n_ || p_[q + 1] != '+') return false;
     const std::size_t plus = nl.at_or_after(q + 1);
     if (plus == kNone || plus + 1 >= n_) return false;  // no quality line at all: truncated
@@ -121,15 +139,18 @@ class Records {
       e = n_;
       lines = 3;
     }
-    const std::size_t quality = e - (plus + 1), sequence = q - (h + 1);
-    if (quality != sequence || (quality > 0 && p_[e - 1] == '\r')) return false;
+    // "\r\n" is a line break too, and a '\r' that ends the input is dropped (the stream
+    // parser's rules): files written on Windows parse here as well.
+    const std::size_t sequence = q - (h + 1) - (q > h + 1 && p_[q - 1] == '\r');
+    const std::size_t quality = e - (plus + 1) - (e > plus + 1 && p_[e - 1] == '\r');
+    if (quality != sequence) return false;
     f = {s + 1, name_size(s + 1, h), h + 1, sequence, sequence};
     end = e == n_ ? n_ : e + 1;
     return true;
   }
 
   // The FASTA record at s when it is whole (its next header or the input's end is in the
-  // buffer) and has no '\r'.
+  // buffer).
   bool fasta_record(Newlines& nl, std::size_t s, Found& f, std::size_t& end, std::uint64_t& lines) const {
     if (p_[s] != '>') return false;
     const std::size_t h = nl.at_or_after(s);
@@ -150,8 +171,9 @@ class Records {
       e = n_;
     }
     const ByteCensus census = byte_census(p_ + h + 1, e - (h + 1));
-    if (census.has_cr) return false;
-    f = {s + 1, name_size(s + 1, h), h + 1, e - (h + 1), e - (h + 1) - census.newlines};
+    const std::size_t kept = census.has_cr ? without_line_breaks(p_ + h + 1, e - (h + 1), e == n_, nullptr)
+                                           : e - (h + 1) - census.newlines;
+    f = {s + 1, name_size(s + 1, h), h + 1, e - (h + 1), kept, census.has_cr};
     lines = 1 + census.newlines;
     end = e;
     return true;
@@ -208,7 +230,9 @@ void parse_short_records(const std::uint8_t* p, std::size_t n, bool input_ends, 
     ParsedRecord* r = into.records.data() + record_at[t];
     for (const Found& f : piece.found) {
       std::memcpy(into.names.data() + name, p + f.name_in, f.name_size);
-      if (f.body_size == f.sequence_size)
+      if (f.has_cr)
+        without_line_breaks(p + f.body_in, f.body_size, f.body_in + f.body_size == n, out + sequence);
+      else if (f.body_size == f.sequence_size)
         std::memcpy(out + sequence, p + f.body_in, f.sequence_size);
       else
         copy_without_newlines(p + f.body_in, f.body_size, out + sequence, out + sequence + f.sequence_size);

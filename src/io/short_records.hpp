@@ -8,9 +8,10 @@
 // starts with '@' two lines before one that starts with '+', which no quality or sequence
 // line can be; FASTA: a line that starts with '>') and parses the records that start in it.
 // The pieces' records are taken front to back only while each piece starts where the one
-// before it ended, so a wrong guess costs time, never a record. Anything but plain records
-// (a '\r', a blank line, a malformed record, a record not whole in the buffer) ends what is
-// taken: the stream's own parser goes on from there, with its messages.
+// before it ended, so a wrong guess costs time, never a record. Line breaks are "\n" or
+// "\r\n". Anything else unusual (a blank line between records, a malformed record, a record
+// not whole in the buffer) ends what is taken: the stream's own parser goes on from there,
+// with its messages.
 #pragma once
 
 #include <cstddef>
