@@ -122,28 +122,29 @@ std::vector<std::int32_t> suffix_array32(ByteSpan text) {
 
 namespace {
 
-// The suffix-array path with `Index` wide arrays (core/lcs_suffix.hpp).
+// T = A·B with its suffix and LCP arrays, `Index` wide (core/lcs_suffix.hpp).
+template <class Index>
+struct SuffixArrays {
+  std::vector<std::uint8_t> text;
+  std::vector<Index> sa, lcp;
+  SuffixArrays(ByteSpan a, ByteSpan b, int threads) : text(concatenate(a, b)) {
+    if constexpr (sizeof(Index) == 4) sa = suffix_array32(text);
+    else sa = suffix_array(text);
+    lcp = core::lcp_from_suffix_array<Index>(text, sa, threads);
+  }
+};
+
 template <class Index>
 void lcs_by_suffix_array(ByteSpan a, ByteSpan b, std::uint64_t max_matches, int threads, LcsResult& out) {
-  const std::vector<std::uint8_t> t = concatenate(a, b);
-  const std::vector<Index> sa = [&] {
-    if constexpr (sizeof(Index) == 4) return suffix_array32(t);
-    else return suffix_array(t);
-  }();
-  const std::vector<Index> lcp = core::lcp_from_suffix_array<Index>(t, sa, threads);
-  core::lcs_from_suffix_array<Index>(t, a.size(), sa, lcp, max_matches, threads, out);
+  const SuffixArrays<Index> t(a, b, threads);
+  core::lcs_from_suffix_array<Index>(t.text, a.size(), t.sa, t.lcp, max_matches, threads, out);
 }
 
 template <class Index>
 void mems_by_suffix_array(ByteSpan a, ByteSpan b, std::uint64_t min_length, std::uint64_t max_matches, int threads,
                           MemResult& out) {
-  const std::vector<std::uint8_t> t = concatenate(a, b);
-  const std::vector<Index> sa = [&] {
-    if constexpr (sizeof(Index) == 4) return suffix_array32(t);
-    else return suffix_array(t);
-  }();
-  const std::vector<Index> lcp = core::lcp_from_suffix_array<Index>(t, sa, threads);
-  core::mems_from_suffix_array<Index>(t, a.size(), sa, lcp, min_length, max_matches, threads, out);
+  const SuffixArrays<Index> t(a, b, threads);
+  core::mems_from_suffix_array<Index>(t.text, a.size(), t.sa, t.lcp, min_length, max_matches, threads, out);
 }
 
 }  // namespace

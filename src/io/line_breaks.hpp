@@ -11,6 +11,9 @@
 
 namespace warpmatch::io::detail {
 
+/// Ends a FASTA/FASTQ record's name (its header's first word).
+inline bool is_blank(std::uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
+
 /// One pass over p[0, n): its '\n' bytes counted, and whether it holds a '>' or a '\r' at all.
 struct ByteCensus {
   std::size_t newlines = 0;

@@ -18,8 +18,6 @@ constexpr std::size_t kNone = Newlines::kNone;
 constexpr std::size_t kPieceBytes = std::size_t{256} << 10;
 constexpr std::size_t kPiecesPerThread = 4;  // uneven pieces (a long record) even out
 
-bool is_blank(std::uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
-
 // One record found in the input: its name's bytes, and its sequence's (FASTQ: the sequence
 // line; FASTA: the lines up to the next header, line breaks included).
 struct Found {
@@ -84,16 +82,7 @@ class Records {
 
  private:
   std::size_t first_record_at(Newlines& nl, std::size_t a, std::size_t b) const {
-    if (!fastq_) {  // a '>' that starts a line
-      for (std::size_t k = a; k < b;) {
-        const auto* g = static_cast<const std::uint8_t*>(std::memchr(p_ + k, '>', b - k));
-        if (!g) return kNone;
-        const auto at = static_cast<std::size_t>(g - p_);
-        if (p_[at - 1] == '\n') return at;
-        k = at + 1;
-      }
-      return kNone;
-    }
+    if (!fastq_) return fasta_header_in(a, b);
     // A line that starts with '@' whose second line after it starts with '+': a header (a
     // quality line that starts with '@' is followed by a header and a sequence line).
     std::size_t k = a;
@@ -115,14 +104,26 @@ class Records {
     return kNone;
   }
 
+  // The first '>' in [from, to) that starts a line (a FASTA header; from >= 1); kNone if none.
+  std::size_t fasta_header_in(std::size_t from, std::size_t to) const {
+    for (std::size_t k = from; k < to;) {
+      const auto* g = static_cast<const std::uint8_t*>(std::memchr(p_ + k, '>', to - k));
+      if (!g) return kNone;
+      const auto at = static_cast<std::size_t>(g - p_);
+      if (p_[at - 1] == '\n') return at;
+      k = at + 1;
+    }
+    return kNone;
+  }
+
   std::size_t name_size(std::size_t from, std::size_t to) const {
     std::size_t i = from;
     while (i < to && !is_blank(p_[i])) ++i;
     return i - from;
   }
 
-  // The FASTQ record at s when it is plain ("\n" line breaks) and whole: four lines, the
-  // third starting with '+', the quality line as long as the sequence line.
+  // The FASTQ record at s when it is plain and whole: four lines ("\n" or "\r\n"), the third
+  // starting with '+', the quality line as long as the sequence line.
   bool fastq_record(Newlines& nl, std::size_t s, Found& f, std::size_t& end, std::uint64_t& lines) const {
     if (p_[s] != '@') return false;  // a blank line, or not FASTQ: the stream's parser says which
     const std::size_t h = nl.at_or_after(s);
@@ -155,17 +156,7 @@ class Records {
     if (p_[s] != '>') return false;
     const std::size_t h = nl.at_or_after(s);
     if (h == kNone) return false;
-    std::size_t e = kNone;
-    for (std::size_t k = h + 1; k < n_;) {
-      const auto* g = static_cast<const std::uint8_t*>(std::memchr(p_ + k, '>', n_ - k));
-      if (!g) break;
-      const auto at = static_cast<std::size_t>(g - p_);
-      if (p_[at - 1] == '\n') {
-        e = at;
-        break;
-      }
-      k = at + 1;
-    }
+    std::size_t e = fasta_header_in(h + 1, n_);
     if (e == kNone) {
       if (!input_ends_) return false;
       e = n_;

@@ -30,6 +30,7 @@ using core::WorkerPool;
 using detail::byte_census;
 using detail::ByteCensus;
 using detail::copy_without_newlines;
+using detail::is_blank;
 
 namespace {
 
@@ -106,8 +107,6 @@ void free_pages_in_parallel(std::uint8_t* p, std::size_t n, int threads) {
   work();
   for (auto& t : helpers) t.join();
 }
-
-bool is_blank(std::uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
 
 // Whether an input's first bytes already decide detect_compression(): a writer's pause ends
 // the probe only then. gzip's first 4 bytes tell whether it may be BGZF, whose 18-byte header
