@@ -148,6 +148,7 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
   // Records searched each by itself (best mode, --best-per-cluster): several at once on the
   // CPU's threads (the GPU takes one launch per record).
   if (matcher.backend() == Backend::cpu) plan.record_threads = flags.threads > 0 ? flags.threads : hardware_threads();
+  plan.file_threads = plan.record_threads;  // small files searched ahead, several at once
   plan.word = flags.word;
   plan.quiet = flags.quiet;
   plan.count = flags.count;

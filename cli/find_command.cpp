@@ -142,6 +142,7 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   plan.records_together = RecordsTogether{};  // an exact occurrence within a record is the record's
   // Runs of reads scanned on all the CPU's threads at once (the matcher is shared).
   if (matcher.backend() == Backend::cpu) plan.record_threads = flags.threads > 0 ? flags.threads : hardware_threads();
+  plan.file_threads = plan.record_threads;  // small files searched ahead, several at once
   plan.circular = flags.seq.circular;
   plan.circular_reach = longest_pattern(matcher) - 1;
   plan.word = flags.word;

@@ -47,6 +47,7 @@ void InputWalk::enter(const std::string& path) {
 }
 
 std::optional<std::string> InputWalk::next() {
+  last_is_regular_ = false;
   for (;;) {
     if (open_directories_.empty()) {
       if (next_operand_ == operands_.size()) return std::nullopt;
@@ -66,7 +67,10 @@ std::optional<std::string> InputWalk::next() {
     const Entry& entry = directory.entries[directory.next++];
     std::string path = child_path(directory.path, entry.name);
     if (entry.type == fs::file_type::directory) enter(path);
-    else if (entry.type == fs::file_type::regular) return path;
+    else if (entry.type == fs::file_type::regular) {
+      last_is_regular_ = true;
+      return path;
+    }
     // Links, FIFOs, sockets and devices inside a directory are not searched.
   }
 }

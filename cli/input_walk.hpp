@@ -28,6 +28,9 @@ class InputWalk {
   /// cannot be read throws io::InputError naming it ("logs/old: Permission denied"); the next
   /// call goes on with what follows it.
   std::optional<std::string> next();
+  /// The last input next() gave is a regular file of a directory (by its listing), not an
+  /// operand: opening it reads no FIFO nor device.
+  bool last_is_regular() const { return last_is_regular_; }
 
  private:
   /// An entry of a directory: its name and what it is, the link itself for a link (the
@@ -49,6 +52,7 @@ class InputWalk {
   std::size_t next_operand_ = 0;
   bool recursive_;
   std::vector<Directory> open_directories_;  // the current path of the walk, outermost first
+  bool last_is_regular_ = false;
 };
 
 }  // namespace warpmatch::cli

@@ -1,5 +1,7 @@
 #include "searcher.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -13,6 +15,7 @@
 #include "api/multi_device.hpp"
 #include "core/parallel.hpp"
 #include "cuda/runtime/devices.hpp"
+#include "file_jobs.hpp"
 #include "input_walk.hpp"
 #include "io/input.hpp"
 #include "sequence_options.hpp"
@@ -34,6 +37,14 @@ constexpr std::uint64_t kApartRecordBytes = std::uint64_t{16} << 10, kApartRunBy
 // patterns), up to this many runs per thread scanned at once.
 constexpr std::uint64_t kParallelRunBytes = std::uint64_t{128} << 10;
 constexpr std::size_t kParallelRunsPerThread = 4;
+
+// Inputs searched ahead (SearchPlan::file_threads): files of at most this many bytes (a
+// larger one is searched in its turn, on all threads: the CPU matchers start threads from
+// ~1 MiB a thread), up to this many queued per thread, each printing at most this much into
+// memory (more: printed in its turn instead).
+constexpr std::uint64_t kFileJobBytes = std::uint64_t{2} << 20;
+constexpr std::size_t kFileJobsPerThread = 4;
+constexpr std::size_t kFileJobOutputBytes = std::size_t{1} << 20;
 
 /// FASTA, FASTQ: the format as users write it.
 std::string lines_format_name(io::Format format) {
@@ -85,33 +96,64 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
   const auto t0 = std::chrono::steady_clock::now();
   sink_.begin();
   InputWalk walk(plan_.inputs, plan_.recursive);
+  // Small files searched ahead on the CPU's threads, when there may be several inputs.
+  std::vector<std::unique_ptr<Sink>> ahead_sinks;
+  std::vector<std::unique_ptr<Searcher>> ahead_searchers;
+  std::optional<FileJobs> ahead;
+  if (plan_.file_threads > 1 && (plan_.recursive || plan_.inputs.size() > 1)) {
+    for (int t = 0; t < plan_.file_threads; ++t) {
+      std::unique_ptr<Sink> capturing = sink_.make_capturing(kFileJobOutputBytes);
+      if (!capturing) break;
+      ahead_searchers.push_back(std::unique_ptr<Searcher>(new Searcher(Ahead{}, plan_, *capturing)));
+      ahead_sinks.push_back(std::move(capturing));
+    }
+    if (ahead_searchers.size() == static_cast<std::size_t>(plan_.file_threads))
+      ahead.emplace(plan_.file_threads, kFileJobsPerThread * static_cast<std::size_t>(plan_.file_threads),
+                    [&](int t, FileJob& job) { ahead_searchers[static_cast<std::size_t>(t)]->search_ahead(job, scanner); });
+  }
+  bool walked = false;
   while (!stop_all_) {
     std::optional<std::string> path;
-    try {
-      path = walk.next();
-    } catch (const io::InputError& e) {  // a directory of -r that cannot be read; the walk goes on
-      sink_.flush();
-      report_error({}, e);  // what() names the directory
-      ++totals_.errors;
-      continue;
+    if (ahead) {
+      for (const bool more = ahead->wants_more(); more && !walked && !ahead->full();) {
+        FileJob job;
+        try {
+          std::optional<std::string> next = walk.next();
+          if (!next) {
+            walked = true;
+            break;
+          }
+          job.path = std::move(*next);
+          job.regular = walk.last_is_regular();
+          ahead->add(std::move(job));
+        } catch (const io::InputError& e) {  // a directory of -r that cannot be read: told in its turn
+          if (!plan_.no_messages) job.errors = input_error_text({}, e);
+          job.totals.errors = 1;
+          ahead->add(std::move(job), /*done=*/true);
+        }
+      }
+      if (ahead->empty()) break;
+      FileJob job = ahead->take_first();
+      if (!job.again) {
+        hand_on(job);
+        continue;
+      }
+      path = std::move(job.path);
+    } else {
+      try {
+        path = walk.next();
+      } catch (const io::InputError& e) {  // a directory of -r that cannot be read; the walk goes on
+        sink_.flush();
+        report_error({}, e);  // what() names the directory
+        ++totals_.errors;
+        continue;
+      }
+      if (!path) break;
     }
-    if (!path) break;
     ++totals_.inputs;
-    std::optional<io::TextStream> input;
-    try {
-      input.emplace(io::TextStream::open(*path, plan_.stream));
-      if ((plan_.line_numbers || plan_.lines) && input->format() != io::Format::plain)
-        throw InvalidArgument(fmt::format("{0}: -n and --lines need plain text, {0} is {1} (--format plain searches it as text)",
-                                          input->name(), lines_format_name(input->format())));
-      search_input(*input, scanner);
-    } catch (const Error& e) {
-      // Hits before a corrupt or truncated part are already printed; the counts too.
-      finish_input(input ? input->name() : *path, /*failed=*/true);
-      sink_.flush();
-      report_error(*path, e);
-      ++totals_.errors;
-    }
+    search_path(*path, scanner);
   }
+  ahead.reset();  // -q: the inputs searched ahead are dropped
   if (summarize) {
     SearchSummary summary;
     summary.totals = totals_;
@@ -130,6 +172,94 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
   if (plan_.quiet && totals_.matches > 0) return 0;  // grep -q: a match wins over errors
   if (totals_.errors > 0) return 2;
   return totals_.matches > 0 ? 0 : 1;
+}
+
+Searcher::Searcher(Ahead, const SearchPlan& plan, Sink& capturing) : plan_(plan), sink_(capturing) {
+  // One thread per input: the others are searching the next inputs.
+  plan_.file_threads = 1;
+  plan_.record_threads = 1;
+  plan_.progress = false;
+  plan_.stream.threads = 1;
+  plan_.stream.read_ahead = false;
+  plan_.stream.pipeline = false;
+  plan_.stream.read_whole_bytes = kFileJobBytes;  // (mapping on several threads costs more)
+}
+
+void Searcher::search_path(const std::string& path, const WindowScanner& scanner, std::optional<io::TextStream> opened) {
+  std::optional<io::TextStream> input;
+  try {
+    if (opened) input.emplace(std::move(*opened));
+    else input.emplace(io::TextStream::open(path, plan_.stream));
+    if ((plan_.line_numbers || plan_.lines) && input->format() != io::Format::plain)
+      throw InvalidArgument(fmt::format("{0}: -n and --lines need plain text, {0} is {1} (--format plain searches it as text)",
+                                        input->name(), lines_format_name(input->format())));
+    search_input(*input, scanner);
+  } catch (const Error& e) {
+    // Hits before a corrupt or truncated part are already printed; the counts too.
+    finish_input(input ? input->name() : path, /*failed=*/true);
+    sink_.flush();
+    report_error(path, e);
+    ++totals_.errors;
+  }
+}
+
+void Searcher::search_ahead(FileJob& job, const WindowScanner& scanner) {
+  // Only regular files, opened once: a FIFO's writer must meet one reader (the searcher's),
+  // standard input is read once, and a large file is searched on all threads in its turn.
+  // (An operand is asked first; a file of a directory is known regular by its listing.)
+  struct stat st {};
+  if (job.path == "-" ||
+      (!job.regular && (::stat(job.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+                        static_cast<std::uint64_t>(st.st_size) > kFileJobBytes))) {
+    job.again = true;
+    return;
+  }
+  totals_ = {};
+  stop_all_ = false;
+  printed_a_line_ = false;
+  error_lines_ = &job.errors;
+  std::optional<io::TextStream> input;
+  try {
+    input.emplace(io::TextStream::open(job.path, plan_.stream));
+  } catch (const Error&) {
+    input.reset();  // (its message is the searcher's to give, below)
+  }
+  // Larger than it was (or than the listing let us know): searched in its turn, on all threads.
+  if (input && input->stored_bytes() > kFileJobBytes) {
+    error_lines_ = nullptr;
+    job.again = true;
+    return;
+  }
+  search_path(job.path, scanner, std::move(input));
+  error_lines_ = nullptr;
+  Output& out = sink_.output();
+  const bool overflowed = out.overflowed();
+  std::string printed = out.take_captured();
+  if (overflowed) {  // too much to hold: printed in its turn instead
+    job.again = true;
+    job.errors.clear();
+    return;
+  }
+  job.output = std::move(printed);
+  job.totals = totals_;
+  job.printed_line = printed_a_line_;
+}
+
+void Searcher::hand_on(FileJob& job) {
+  if (!job.path.empty()) ++totals_.inputs;  // (a directory that failed has none)
+  // -A / -B / -C: its first group of lines set apart from the last input's.
+  if (plan_.context && job.printed_line && printed_a_line_) sink_.group_break();
+  printed_a_line_ = printed_a_line_ || job.printed_line;
+  sink_.write_captured(job.output);
+  if (!job.errors.empty()) {
+    sink_.flush();
+    std::fputs(job.errors.c_str(), stderr);
+  }
+  totals_.bytes += job.totals.bytes;
+  totals_.matches += job.totals.matches;
+  totals_.errors += job.totals.errors;
+  totals_.scan_seconds += job.totals.scan_seconds;
+  if (plan_.quiet && job.totals.matches > 0) stop_all_ = true;  // -q: the first hit ends the search
 }
 
 void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner) {
@@ -599,7 +729,8 @@ void Searcher::finish_input(const std::string& name, bool failed) {
 
 void Searcher::report_error(const std::string& path, const std::exception& error) const {
   if (plan_.no_messages && dynamic_cast<const io::InputError*>(&error)) return;  // -s (grep -s)
-  report_input_error(path, error);
+  if (error_lines_) *error_lines_ += input_error_text(path, error);
+  else report_input_error(path, error);
 }
 
 }  // namespace warpmatch::cli

@@ -26,6 +26,7 @@
 namespace warpmatch::cli {
 
 class CircularJunction;
+struct FileJob;
 
 /// Which hits of a window are its own (windows overlap, so a hit may be seen twice).
 enum class Ownership {
@@ -71,6 +72,10 @@ struct SearchPlan {
   /// delivered record by record in order; 1: one after the other. Not with `circular`, nor for a scanner whose hits point at
   /// data of the scan call (offtarget's sites): the hits are held past it.
   int record_threads = 1;
+  /// Small regular files (of the FILE operands, of -r's walk) are searched ahead this many at
+  /// once, each whole on one thread (cli/file_jobs.hpp; the matcher is shared), and printed
+  /// in input order; 1: one after the other. The CPU backend's threads, as record_threads.
+  int file_threads = 1;
   bool circular = false;            // --circular: also the hits across each record's end->start
   std::uint64_t circular_reach = 0; // bytes of the junction on each side (m - 1; m + k)
   /// approx --best: the matcher reports each pattern's (and strand's) minimal distance only.
@@ -221,8 +226,20 @@ class Searcher {
   const SearchTotals& totals() const { return totals_; }
 
  private:
+  /// A searcher of the inputs searched ahead (SearchPlan::file_threads): `plan` as the main
+  /// searcher resolved it, with one thread per input, printing into `capturing`.
+  struct Ahead {};
+  Searcher(Ahead, const SearchPlan& plan, Sink& capturing);
   /// Whether a hit the window owns is delivered (--circular --best: at its best distance).
   using Keep = std::function<bool(const Hit&)>;
+  /// Opens and searches one input (unless `opened` already is); an input that fails is
+  /// reported (the others go on).
+  void search_path(const std::string& path, const WindowScanner& scanner, std::optional<io::TextStream> opened = {});
+  /// A searcher of the inputs searched ahead: searches `job` whole into its capturing sink
+  /// when it is a small regular file, else marks it to be searched again in its turn.
+  void search_ahead(FileJob& job, const WindowScanner& scanner);
+  /// Hands on what an input searched ahead printed and counted, as if searched here.
+  void hand_on(FileJob& job);
   void search_input(io::TextStream& input, const WindowScanner& scanner);
   /// One window of the input: searched, then its bookkeeping (bytes, -w, -n, --lines, flush).
   void take_window(const io::TextWindow& w, const io::TextStream& input, const WindowScanner& scanner,
@@ -282,6 +299,8 @@ class Searcher {
 
   SearchPlan plan_;
   Sink& sink_;
+  /// A searcher of inputs searched ahead keeps its stderr lines here, to be printed in turn.
+  std::string* error_lines_ = nullptr;
   std::vector<std::uint8_t> records_text_;  // search_records' text when the records need gaps
   SearchTotals totals_;
   std::vector<std::uint64_t> per_pattern_;  // counts of the current input

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -316,4 +317,83 @@ TEST_F(CliFiles, QuietWinsOverListingAndListingOverCountsAsInGrep) {
   EXPECT_EQ(none.out, "yes.txt\nno.txt\n");
   EXPECT_EQ(none.out, grep({"-L", "-m", "0", "needle", "yes.txt", "no.txt"}).out);
   EXPECT_EQ(none.status, 1);
+}
+
+// --- files searched ahead (cli/file_jobs.hpp) ----------------------------------------------------
+
+// Several threads search the small files of a tree ahead, each into memory, and the searcher
+// prints them in input order: -j 4 prints, byte for byte, what -j 1 (one file after the
+// other) prints, on stdout and stderr, with the same status. The tree mixes what each thread
+// takes (small plain files, gzip, FASTA, an empty file) with what it leaves to the searcher's
+// own turn (a file over the size it takes, a file whose hits outgrow what it holds, standard
+// input, a FIFO operand), a corrupt gzip file in the middle (its message in its place) and
+// hits at every file's edges. GNU grep lists the same plain files.
+TEST_F(CliFiles, FilesSearchedAheadPrintWhatOneThreadPrints) {
+  std::mt19937 rng(20261127);
+  for (int d = 0; d < 6; ++d) mkdir("m/d" + std::to_string(d));
+  for (int d = 0; d < 6; ++d)
+    for (int f = 0; f < 40; ++f) {
+      std::string text;
+      const std::size_t lines = rng() % 300;
+      for (std::size_t l = 0; l < lines; ++l) {
+        std::string line(rng() % 60, 'h');
+        if (rng() % 7 == 0) line.insert(line.size() / 2, "needle");
+        text += line + "\n";
+      }
+      if (f % 5 == 0) text = "needle" + text + "needle";  // hits at both edges, no final newline
+      file("m/d" + std::to_string(d) + "/f" + std::to_string(f) + ".txt", text);
+    }
+  file("m/d2/empty.txt", "");
+  std::string flood;  // ~1.2 MB of hits to print: more than a thread holds for one file
+  for (int i = 0; i < 120000; ++i) flood += "needle\n";
+  file("m/d3/flood.txt", flood);
+  std::string big(3 << 20, 'h');  // over the size a thread takes
+  big.replace(1 << 20, 6, "needle");
+  big.replace(big.size() - 6, 6, "needle");
+  file("m/d1/big.txt", big);
+  warpmatch_test::write_gzip(dir_ / "m/d4/c.txt.gz", "compressed needle\nneedle\n");
+  file("m/d4/r.fa", ">r1\nhhneed\nlehh\n>r2\nneedle\n");
+  warpmatch_test::write_gzip(dir_ / "m/d2/bad.gz", std::string(4096, 'x') + "needle");
+  const std::string gz = warpmatch_test::read_file(dir_ / "m/d2/bad.gz");
+  file("m/d2/bad.gz", gz.substr(0, gz.size() / 2));
+
+  const std::vector<std::vector<std::string>> cases = {
+      {"find", "-r", "needle", "m"},
+      {"find", "-r", "-c", "needle", "m"},
+      {"find", "-r", "-l", "needle", "m"},
+      {"find", "-r", "-L", "needle", "m"},
+      {"find", "-r", "-m", "2", "-n", "needle", "m"},
+      {"find", "-r", "--lines", "-n", "-C", "1", "needle", "m"},  // "--" between files' groups; FASTA refused
+      {"find", "-r", "-v", "-c", "needle", "m"},
+      {"find", "-r", "-c", "-e", "needle", "-e", "hhh", "m"},
+      {"find", "-r", "-q", "needle", "m"},
+      {"find", "-r", "-s", "-o", "-b", "needle", "m"},
+      {"approx", "-r", "-k", "1", "needle", "m"},
+      {"find", "needle", "m/d0/f1.txt", "-", "m/d0/f2.txt", "m/missing.txt", "m/d0/f3.txt"},
+  };
+  for (std::vector<std::string> args : cases) {
+    std::string shown;
+    for (const std::string& a : args) shown += a + " ";
+    args.insert(args.begin() + 1, {"-j", "1"});
+    const CliResult one = wm(args, "stdin needle\n");
+    args[2] = "4";
+    const CliResult four = wm(args, "stdin needle\n");
+    EXPECT_EQ(four.status, one.status) << shown;
+    EXPECT_TRUE(four.out == one.out) << shown << ": " << four.out.size() << " vs " << one.out.size() << " bytes";
+    EXPECT_EQ(four.err, one.err) << shown;
+    EXPECT_FALSE(one.out.empty() && shown.find(" -q ") == std::string::npos) << shown;
+  }
+  // The JSON lines, but the summary's times.
+  const CliResult json1 = wm({"find", "-j", "1", "-r", "--json", "needle", "m"});
+  const CliResult json4 = wm({"find", "-j", "4", "-r", "--json", "needle", "m"});
+  EXPECT_TRUE(json4.out.substr(0, json4.out.rfind("{\"type\":\"summary\"")) ==
+              json1.out.substr(0, json1.out.rfind("{\"type\":\"summary\"")));
+  // A FIFO operand is opened once, by the search in its turn: its writer meets one reader.
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  const CliResult fifo = shell("(printf 'fifo needle\\n' > fifo &) && \"$WM\" find -j 4 needle m/d0/f1.txt fifo m/d0/f2.txt");
+  EXPECT_NE(fifo.out.find("fifo:5:needle\n"), std::string::npos) << fifo.err;
+  EXPECT_EQ(fifo.status, 0) << fifo.err;
+  // GNU grep lists the same plain files.
+  const CliResult listed = wm({"find", "-j", "4", "-rl", "needle", "m"});
+  EXPECT_EQ(sorted_lines(listed.out, ".gz"), sorted_lines(grep({"-rl", "needle", "m"}).out, ".gz"));
 }

@@ -130,7 +130,7 @@ class SiteJsonPrinter : public Printer {
 
 }  // namespace
 
-std::unique_ptr<Sink> make_json_printer(PrintFormat format, PrintOptions options) {
+std::unique_ptr<Sink> make_json_printer(PrintFormat format, SharedPrintOptions options) {
   if (format == PrintFormat::site_json) return std::make_unique<SiteJsonPrinter>(std::move(options));
   return std::make_unique<JsonPrinter>(std::move(options));
 }

@@ -27,6 +27,10 @@ void flush_stdout_or_throw() { flush_or_throw(stdout); }
 Output::Output(std::FILE* f) : file_(f), line_buffered_(::isatty(::fileno(f)) == 1) {}
 
 void Output::flush() {
+  if (capturing_) {
+    keep_captured();
+    return;
+  }
   if (buf_.size() != 0) {
     const std::size_t size = buf_.size();
     errno = 0;
@@ -133,15 +137,24 @@ std::string out_of_memory_text(const DeviceOutOfMemory& error) {
   return out_of_memory_summary(error) + "; try --backend cpu or a larger --device-memory (" + error.what() + ")";
 }
 
-void report_input_error(const std::string& path, const std::exception& error) {
-  if (const auto* oom = dynamic_cast<const DeviceOutOfMemory*>(&error)) {
-    std::fprintf(stderr, "warpmatch: %s: %s\n", path.c_str(), out_of_memory_text(*oom).c_str());
-    return;
-  }
+std::string Output::take_captured() {
+  std::string bytes(buf_.data(), buf_.size());
+  buf_.clear();
+  overflowed_ = false;
+  return bytes;
+}
+
+std::string input_error_text(const std::string& path, const std::exception& error) {
+  if (const auto* oom = dynamic_cast<const DeviceOutOfMemory*>(&error))
+    return fmt::format("warpmatch: {}: {}\n", path, out_of_memory_text(*oom));
   const std::string what = error.what();
   const bool names_input =
       what.rfind(path, 0) == 0 || (path == "-" && what.rfind("(standard input)", 0) == 0);
-  std::fprintf(stderr, "warpmatch: %s%s\n", names_input ? "" : (path + ": ").c_str(), what.c_str());
+  return fmt::format("warpmatch: {}{}\n", names_input ? "" : path + ": ", what);
+}
+
+void report_input_error(const std::string& path, const std::exception& error) {
+  std::fputs(input_error_text(path, error).c_str(), stderr);
 }
 
 }  // namespace warpmatch::cli

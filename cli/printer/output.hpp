@@ -48,20 +48,44 @@ class Output {
   }
   fmt::memory_buffer& buffer() { return buf_; }
   void maybe_flush() {
-    if (line_buffered_ || buf_.size() >= (1u << 16)) flush();
+    if (capturing_) keep_captured();
+    else if (line_buffered_ || buf_.size() >= (1u << 16)) flush();
   }
   void flush();
 
+  /// Keeps what is written in memory from now on (flush() writes nothing), up to `most`
+  /// bytes: past that it drops them and overflowed() says so (the caller then prints the
+  /// input again itself: cli/file_jobs.hpp).
+  void capture(std::size_t most) {
+    capturing_ = true;
+    most_captured_ = most;
+    line_buffered_ = false;
+  }
+  bool overflowed() const { return overflowed_; }
+  /// The bytes captured so far (moved out), and a fresh start.
+  std::string take_captured();
+
  private:
+  void keep_captured() {
+    if (buf_.size() > most_captured_) {
+      overflowed_ = true;
+      buf_.clear();
+    }
+  }
+
   std::FILE* file_;
   fmt::memory_buffer buf_;
   bool line_buffered_;
+  bool capturing_ = false, overflowed_ = false;
+  std::size_t most_captured_ = 0;
 };
 
 /// The stderr line for an input that failed (exit status 2 follows): `warpmatch: PATH: what`,
 /// without repeating the path when the message already starts with it (InputError does); a
 /// DeviceOutOfMemory as out_of_memory_text says it.
 void report_input_error(const std::string& path, const std::exception& error);
+/// That line, with its newline.
+std::string input_error_text(const std::string& path, const std::exception& error);
 
 /// What the GPU running out of memory (or the cap) means for the user: "GPU out of memory:
 /// needs N MiB, limit M MiB; try --backend cpu or a larger --device-memory (<library's

@@ -8,13 +8,15 @@
 
 namespace warpmatch::cli {
 
-/// A Sink with the options it prints by.
+/// A Sink with the options it prints by (shared, not copied, by the capturing printers that
+/// Sink::make_capturing makes: a set's labels may hold 10^6 names).
 class Printer : public Sink {
  public:
-  explicit Printer(PrintOptions options) : o_(std::move(options)) {}
+  explicit Printer(SharedPrintOptions options) : options_(std::move(options)), o_(*options_) {}
 
  protected:
-  PrintOptions o_;
+  SharedPrintOptions options_;
+  const PrintOptions& o_;
 };
 
 /// offtarget names a site's sequence by its record, or by the input when it has no name.
@@ -22,9 +24,9 @@ inline std::string_view site_record(const Location& where) {
   return where.record && !where.record->empty() ? *where.record : where.path;
 }
 
-std::unique_ptr<Sink> make_standard_printer(PrintFormat format, PrintOptions options);
-std::unique_ptr<Sink> make_json_printer(PrintFormat format, PrintOptions options);
-std::unique_ptr<Sink> make_count_printer(bool json, PrintOptions options);
+std::unique_ptr<Sink> make_standard_printer(PrintFormat format, SharedPrintOptions options);
+std::unique_ptr<Sink> make_json_printer(PrintFormat format, SharedPrintOptions options);
+std::unique_ptr<Sink> make_count_printer(bool json, SharedPrintOptions options);
 
 /// The summary object, the last line of --json output.
 void append_summary_json(fmt::memory_buffer& out, const SearchSummary& summary);

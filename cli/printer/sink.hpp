@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -142,8 +143,29 @@ class Sink {
   /// Every line written at once (--line-buffered; a terminal always is, see Output).
   void set_line_buffered() { out_.set_line_buffered(); }
 
+  /// A sink that prints as this one does into memory (Output::capture, at most `most_bytes`
+  /// kept), for a search running ahead on another thread (cli/file_jobs.hpp); nullptr for a
+  /// sink that cannot make one. Its output is then handed on with write_captured().
+  std::unique_ptr<Sink> make_capturing(std::size_t most_bytes) const {
+    if (!remake_) return nullptr;
+    std::unique_ptr<Sink> sink = remake_();
+    sink->out_.capture(most_bytes);
+    return sink;
+  }
+  Output& output() { return out_; }
+  /// Bytes a capturing sink printed, written here as they are.
+  void write_captured(std::string_view bytes) {
+    out_.buffer().append(bytes);
+    out_.maybe_flush();
+  }
+  /// How make_capturing makes a sink like this one (make_printer sets it).
+  void set_remake(std::function<std::unique_ptr<Sink>()> remake) { remake_ = std::move(remake); }
+
  protected:
   Output out_;
+
+ private:
+  std::function<std::unique_ptr<Sink>()> remake_;
 };
 
 /// Names and texts of the searched patterns, for BED/TSV: a FASTA pattern file's record
@@ -190,6 +212,10 @@ struct PrintOptions {
     return pattern_ids.empty() ? index : pattern_ids[index];
   }
 };
+
+/// The options as the printers hold them: shared by a printer and the capturing printers it
+/// makes (Sink::make_capturing).
+using SharedPrintOptions = std::shared_ptr<const PrintOptions>;
 
 std::unique_ptr<Sink> make_printer(PrintFormat format, PrintOptions options = {});
 

@@ -183,7 +183,7 @@ class SiteTsvPrinter : public Printer {
 
 }  // namespace
 
-std::unique_ptr<Sink> make_standard_printer(PrintFormat format, PrintOptions options) {
+std::unique_ptr<Sink> make_standard_printer(PrintFormat format, SharedPrintOptions options) {
   switch (format) {
     case PrintFormat::bed: return std::make_unique<BedPrinter>(std::move(options));
     case PrintFormat::tsv: return std::make_unique<TsvPrinter>(std::move(options));

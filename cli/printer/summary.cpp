@@ -13,7 +13,7 @@ namespace {
 /// {"type":"count",...} objects and the summary.
 class CountPrinter : public Printer {
  public:
-  CountPrinter(bool json, PrintOptions options) : Printer(std::move(options)), json_(json) {}
+  CountPrinter(bool json, SharedPrintOptions options) : Printer(std::move(options)), json_(json) {}
 
   void input_done(const InputCount& c) override {
     if (c.per_pattern.empty()) {
@@ -63,24 +63,33 @@ class NamePrinter : public Printer {
 
 }  // namespace
 
-std::unique_ptr<Sink> make_count_printer(bool json, PrintOptions options) {
+std::unique_ptr<Sink> make_count_printer(bool json, SharedPrintOptions options) {
   return std::make_unique<CountPrinter>(json, std::move(options));
 }
 
-std::unique_ptr<Sink> make_printer(PrintFormat format, PrintOptions options) {
+namespace {
+std::unique_ptr<Sink> make_shared_printer(PrintFormat format, const SharedPrintOptions& options) {
   switch (format) {
     case PrintFormat::none: return std::make_unique<Sink>();
-    case PrintFormat::count: return make_count_printer(false, std::move(options));
-    case PrintFormat::count_json: return make_count_printer(true, std::move(options));
-    case PrintFormat::names: return std::make_unique<NamePrinter>(std::move(options));
+    case PrintFormat::count: return make_count_printer(false, options);
+    case PrintFormat::count_json: return make_count_printer(true, options);
+    case PrintFormat::names: return std::make_unique<NamePrinter>(options);
     case PrintFormat::json:
-    case PrintFormat::site_json: return make_json_printer(format, std::move(options));
+    case PrintFormat::site_json: return make_json_printer(format, options);
     case PrintFormat::plain:
     case PrintFormat::bed:
     case PrintFormat::tsv:
-    case PrintFormat::site_tsv: return make_standard_printer(format, std::move(options));
+    case PrintFormat::site_tsv: return make_standard_printer(format, options);
   }
   return std::make_unique<Sink>();
+}
+}  // namespace
+
+std::unique_ptr<Sink> make_printer(PrintFormat format, PrintOptions options) {
+  auto shared = std::make_shared<const PrintOptions>(std::move(options));
+  std::unique_ptr<Sink> printer = make_shared_printer(format, shared);
+  printer->set_remake([format, shared] { return make_shared_printer(format, shared); });
+  return printer;
 }
 
 void print_stats(Sink& sink, const SearchSummary& s) {

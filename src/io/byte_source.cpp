@@ -254,12 +254,7 @@ std::unique_ptr<ByteSource> read_ahead(std::unique_ptr<ByteSource> inner, std::s
   return std::make_unique<ReadAhead>(std::move(inner), slot_bytes, slots, hand_off);
 }
 
-namespace {
-// Regular files up to this size are read whole into memory rather than mapped.
-constexpr std::size_t kReadWholeBytes = std::size_t{256} << 10;
-}  // namespace
-
-RawInput open_raw(const std::string& path) {
+RawInput open_raw(const std::string& path, std::size_t read_whole_bytes) {
   RawInput raw;
   const bool is_stdin = path == "-";
   raw.name = is_stdin ? "(standard input)" : path;
@@ -288,7 +283,7 @@ RawInput open_raw(const std::string& path) {
     // A small file is read whole instead (as ripgrep does): a mapping costs mmap, madvise and
     // munmap, whose TLB shootdown interrupts the process's other threads, per file (`find -r`
     // over /usr/include's 8,054 files: most of the process's time, in the kernel).
-    if (len <= kReadWholeBytes) {
+    if (len <= read_whole_bytes) {
       std::shared_ptr<std::uint8_t[]> bytes(new std::uint8_t[len]);
       std::size_t got = 0;
       while (got < len) {

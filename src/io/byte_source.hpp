@@ -123,6 +123,10 @@ class PushbackSource final : public ByteSource {
 std::unique_ptr<ByteSource> read_ahead(std::unique_ptr<ByteSource> inner, std::size_t slot_bytes,
                                        int slots, Clock::duration hand_off);
 
+/// open_raw's default: a mapping costs mmap, madvise and munmap, whose TLB shootdown
+/// interrupts the process's other threads, per file; a small file's copy costs less.
+inline constexpr std::size_t kReadWholeBytes = std::size_t{256} << 10;
+
 /// An opened input before decompression: the mapped file when it is a regular file (zero
 /// copy, its size known), else a descriptor to read. Throws InputError naming the path.
 struct RawInput {
@@ -133,6 +137,7 @@ struct RawInput {
   bool is_mapped = false;
   std::uint64_t size_hint = 0;      // bytes of a regular file, 0 when unknown
 };
-RawInput open_raw(const std::string& path);
+/// Regular files of at most `read_whole_bytes` are read whole with read() rather than mapped.
+RawInput open_raw(const std::string& path, std::size_t read_whole_bytes = kReadWholeBytes);
 
 }  // namespace warpmatch::io

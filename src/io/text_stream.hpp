@@ -27,6 +27,7 @@
 #include <string>
 #include <string_view>
 
+#include "io/byte_source.hpp"
 #include "io/decompress.hpp"
 #include "io/input.hpp"
 
@@ -42,6 +43,8 @@ struct StreamOptions {
   std::uint64_t overlap = 0;
   /// Threads decoding BGZF blocks (0 = all cores).
   int threads = 0;
+  /// Regular files of at most this many bytes are read whole rather than mapped (open_raw).
+  std::size_t read_whole_bytes = kReadWholeBytes;
   /// Decompress gzip on a thread of its own, ahead of the window builder (zstd always is).
   bool read_ahead = true;
   /// Build the next window on a thread of its own while the caller searches the last one
