@@ -182,6 +182,7 @@ class Bench {
   std::optional<FastaInfo> primers_fasta_;   // job 8 with --primers-genome-bytes, else unset
   std::optional<FastaInfo> set_genome_fasta_;  // job 10
   std::optional<ReadsInfo> reads_;             // job 12
+  std::optional<TreeInfo> tree_;               // job 13
   fs::path primers_path_, guides_path_, set_guides_path_;
   fs::path kmers_path_;  // job 11
   std::vector<Compressed> compressed_;
@@ -226,7 +227,7 @@ void Bench::generate(const std::vector<std::string>& ids) {
     return false;
   };
   const int threads = o_.threads > 0 ? o_.threads : env_.hw;
-  if (wants({"word", "stdin", "words"})) vocab_ = load_vocabulary(o_.words_file);
+  if (wants({"word", "stdin", "words", "tree"})) vocab_ = load_vocabulary(o_.words_file);
   if (wants({"word", "stdin", "words"})) {
     fmt::print("  generating {} of English-like text ...", fmt_size(o_.text_bytes));
     std::fflush(stdout);
@@ -298,6 +299,13 @@ void Bench::generate(const std::vector<std::string>& ids) {
     reads_ = write_reads(dir_ / "reads.fq", o_.reads, threads);
     fmt::print(" {:.2f} s ({}, '{}' {} times in {} reads)\n", reads_->seconds, fmt_size(reads_->bytes), kKmer,
                reads_->occurrences, reads_->lines_with);
+  }
+  if (wants({"tree"})) {
+    fmt::print("  generating a tree of {} files, {} of English-like text ...", o_.tree_files, fmt_size(o_.tree_bytes));
+    std::fflush(stdout);
+    tree_ = write_tree(dir_ / "tree", o_.tree_bytes, o_.tree_files, vocab_, threads);
+    fmt::print(" {:.2f} s ({} files in {} directories, '{}' planted {} times)\n", tree_->seconds, tree_->files,
+               tree_->directories, kWord, tree_->planted);
   }
   if (wants({"pairs"})) {
     pairs_ = write_pairs(dir_ / "pairs.tsv", o_.pairs);
@@ -423,6 +431,17 @@ void Bench::plan(const std::vector<std::string>& ids) {
       j.rows.push_back(peer_row("ripgrep -F -c", rg_args({"-e", kmer, file}), Parse::count, "lines", env_.rg));
       j.rows.push_back(peer_row("seqkit locate -P", {o_.seqkit_path, "locate", "-P", "-j", threads, "-p", kmer, file},
                                 Parse::seqkit_lines, "occurrences", env_.seqkit));
+      j.targets = {{"auto", Metric::vs_peer, 1, true, ">= 1x ripgrep"}};
+    } else if (id == "tree") {
+      // A tree of small files (ripgrep's own ground): each file is too small for threads of
+      // its own, so the files are searched several at once (cli/file_jobs.hpp).
+      j.bytes = tree_->bytes;
+      j.title = fmt::format("one rare word, `find -r`, {} files, {}", tree_->files, fmt_size(j.bytes));
+      j.expected_occurrences = j.expected_lines = tree_->planted;
+      const std::string dir = tree_->dir.string();
+      for (const auto& b : kBackends)
+        j.rows.push_back(wm_row(b, "find", {"-r", "-c", word, dir}, Parse::input_counts, "occurrences"));
+      j.rows.push_back(peer_row("ripgrep -F -c", rg_args({"-e", word, dir}), Parse::input_counts, "lines", env_.rg));
       j.targets = {{"auto", Metric::vs_peer, 1, true, ">= 1x ripgrep"}};
     } else if (id == "kmers") {
       // DNA k-mer sets take the 8-byte scan filter (core::PrefixIndex::key8) on both backends.
@@ -574,7 +593,7 @@ json Bench::to_json(bool complete, int exit_status) const {
   json j = support::run_record("e2e", env_.commit);
   j["schema_version"] = 1;
   j["complete"] = complete;
-  j["options"] = {{"text_bytes", o_.text_bytes}, {"fasta_bytes", o_.fasta_bytes}, {"pairs", o_.pairs}, {"sequence_bytes", o_.sequence_bytes}, {"primers_genome_bytes", o_.primers_genome_bytes}, {"guides", o_.guides}, {"set_guides", o_.set_guides}, {"set_genome_bytes", o_.set_genome_bytes}, {"reads", o_.reads},
+  j["options"] = {{"text_bytes", o_.text_bytes}, {"fasta_bytes", o_.fasta_bytes}, {"pairs", o_.pairs}, {"sequence_bytes", o_.sequence_bytes}, {"primers_genome_bytes", o_.primers_genome_bytes}, {"guides", o_.guides}, {"set_guides", o_.set_guides}, {"set_genome_bytes", o_.set_genome_bytes}, {"reads", o_.reads}, {"tree_bytes", o_.tree_bytes}, {"tree_files", o_.tree_files},
                   {"repeats", o_.repeats},       {"threads", o_.threads},         {"dir", dir_.string()},
                   {"keep", o_.keep},             {"words_file", o_.words_file},   {"rows", o_.rows},
                   {"skip_gpu", o_.skip_gpu},     {"run_timeout_s", o_.run_timeout_s}};
@@ -601,6 +620,9 @@ json Bench::to_json(bool complete, int exit_status) const {
                      {"lines_with_kmer", fasta_->lines_with}, {"seconds", fasta_->seconds}};
   for (const auto& c : compressed_)
     data[c.kind] = {{"bytes", c.bytes}, {"how", c.how}, {"seconds", c.seconds}};
+  if (tree_)
+    data["tree"] = {{"bytes", tree_->bytes}, {"files", tree_->files}, {"directories", tree_->directories},
+                    {"word", std::string(kWord)}, {"planted", tree_->planted}, {"seconds", tree_->seconds}};
   if (reads_)
     data["reads"] = {{"bytes", reads_->bytes}, {"reads", reads_->reads}, {"read_length", kReadLength},
                      {"kmer", std::string(kKmer)}, {"occurrences", reads_->occurrences},
@@ -699,6 +721,8 @@ int Bench::run() {
     throw InvalidArgument(fmt::format("--fasta-bytes must be at least {}", kMinFastaBytes));
   if (wants("pairs") && o_.pairs == 0) throw InvalidArgument("--pairs must be at least 1");
   if (wants("reads") && o_.reads == 0) throw InvalidArgument("--reads must be at least 1");
+  if (wants("tree") && (o_.tree_files == 0 || o_.tree_bytes < o_.tree_files))
+    throw InvalidArgument("--tree-files must be at least 1 and at most --tree-bytes");
 
   const std::string base = !o_.dir.empty() ? o_.dir : fs::temp_directory_path().string();
   std::error_code ec;
@@ -717,7 +741,8 @@ int Bench::run() {
                       (wants("pairs") ? o_.pairs * 410.0 : 0) +
                       ((wants("primers") && separate_primers_genome()) ? o_.primers_genome_bytes * 1.0 : 0) +
                       (((wants("primers") && !separate_primers_genome()) || wants("offtarget")) ? o_.sequence_bytes * 1.0 : 0) +
-                      (wants("guides") ? o_.set_genome_bytes * 1.02 : 0) + (wants("reads") ? o_.reads * 316.0 : 0);
+                      (wants("guides") ? o_.set_genome_bytes * 1.02 : 0) + (wants("reads") ? o_.reads * 316.0 : 0) +
+                      (wants("tree") ? o_.tree_bytes * 2.0 + o_.tree_files * 4096.0 : 0);
   struct statvfs vfs {};
   if (::statvfs(dir_.c_str(), &vfs) == 0) {
     const double avail = static_cast<double>(vfs.f_bavail) * static_cast<double>(vfs.f_frsize);

@@ -6,7 +6,8 @@
 // 7 `distance --pairs` on 100,172 pairs, 8 degenerate primers on both strands (vs seqkit
 // locate -d), 9 CRISPR off-targets of 1000 guides (issue 14), 10 10,000 guides within 3 edits
 // on both strands of a 3 Gbp genome (issue 15), 11 1000 DNA 12-mers with -f in job 4's FASTA
-// (vs rg -F -c -f), 12 an 8-mer in 4 M reads of 150 nt, FASTQ (vs rg -F -c and seqkit locate).
+// (vs rg -F -c -f), 12 an 8-mer in 4 M reads of 150 nt, FASTQ (vs rg -F -c and seqkit locate),
+// 13 one rare word in a tree of 50,000 small files, `find -r` (vs rg -F -c).
 // Prints a table, writes JSON.
 #pragma once
 
@@ -27,6 +28,8 @@ struct BenchE2EOptions {
   std::uint64_t set_guides = 10000;        // job 10: 20-nt guides, approx -k 3 --strand both -f
   std::uint64_t set_genome_bytes = 3000000000;  // job 10: random-ACGT FASTA (a human genome's size)
   std::uint64_t reads = 4000000;           // job 12: reads of 150 nt (1.26 GB of FASTQ)
+  std::uint64_t tree_bytes = 1ull << 30;   // job 13: English-like text cut into a tree of files
+  std::uint64_t tree_files = 50000;        // job 13: files of the tree (~21 KiB each by default)
   int repeats = 3;                         // timed runs after one warm-up (median reported)
   int threads = 0;                         // -j for warpmatch and the peers; 0 = their default
   std::string json_path = "bench_e2e.json";

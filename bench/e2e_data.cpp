@@ -237,6 +237,44 @@ FastaInfo write_fasta(const fs::path& path, std::uint64_t bytes, int threads) {
 }
 
 
+TreeInfo write_tree(const fs::path& dir, std::uint64_t bytes, std::uint64_t files, const Vocabulary& v, int threads) {
+  const auto t0 = Clock::now();
+  const fs::path source = dir.string() + ".txt";
+  const TextInfo text = write_text(source, bytes, v, threads);
+  TreeInfo t;
+  t.dir = dir;
+  t.planted = text.planted;
+  {
+    const Mapped m(source);
+    const std::uint64_t mean = std::max<std::uint64_t>(1, m.size() / std::max<std::uint64_t>(1, files));
+    SplitMix64 rng{kSeed ^ 0x74726565ull};  // "tree"
+    std::uint64_t at = 0;
+    for (std::uint64_t i = 0; i < files && at < m.size(); ++i) {
+      // d/dd/fff.txt: kTreeFanout files a directory, kTreeFanout directories a parent.
+      const std::uint64_t leaf = i / kTreeFanout;
+      const fs::path sub = dir / fmt::format("d{:03}", leaf / kTreeFanout) / fmt::format("d{:02}", leaf % kTreeFanout);
+      if (i % kTreeFanout == 0) {
+        fs::create_directories(sub);
+        ++t.directories;
+      }
+      std::uint64_t end = m.size();
+      if (i + 1 < files) {
+        const std::uint64_t size = mean / 4 + rng.next() % (mean * 3 / 2 + 1);
+        end = std::min<std::uint64_t>(m.size(), at + std::max<std::uint64_t>(1, size));
+        while (end < m.size() && m.data()[end - 1] != '\n') ++end;  // whole lines: a planted word stays whole
+      }
+      OutFile out(sub / fmt::format("f{:02}.txt", i % kTreeFanout));
+      out.append(m.data() + at, end - at);
+      t.bytes += end - at;
+      ++t.files;
+      at = end;
+    }
+  }
+  fs::remove(source);
+  t.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return t;
+}
+
 ReadsInfo write_reads(const fs::path& path, std::uint64_t count, int threads) {
   const auto t0 = Clock::now();
   constexpr std::uint64_t kChunk = 65536;  // reads per task

@@ -165,6 +165,17 @@ inline constexpr int kReadLength = 150;
 /// "+", a quality line of 'I'), written in parallel chunks; the k-mer counted as drawn.
 ReadsInfo write_reads(const fs::path& path, std::uint64_t count, int threads);
 
+struct TreeInfo {
+  fs::path dir;
+  std::uint64_t bytes = 0, files = 0, directories = 0, planted = 0;
+  double seconds = 0;
+};
+/// Job 13: `bytes` of write_text's text (the rare word planted) cut at line ends into `files`
+/// files of random sizes around the mean (a quarter to 1.75 times it), kTreeFanout files per
+/// directory and kTreeFanout directories per directory above them (a source tree's shape).
+inline constexpr std::uint64_t kTreeFanout = 50;
+TreeInfo write_tree(const fs::path& dir, std::uint64_t bytes, std::uint64_t files, const Vocabulary& v, int threads);
+
 /// `count` DNA k-mers of `length` bases for `find -f`, one per line: the even ones cut from the
 /// FASTA's sequence lines (so they occur), the odd ones random ACGT. Returns how many were cut.
 std::uint64_t write_kmers(const fs::path& path, const Mapped& fasta, std::uint64_t count, int length,

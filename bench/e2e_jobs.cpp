@@ -63,7 +63,8 @@ std::optional<std::uint64_t> parse_output(Parse how, const std::string& out) {
       if (lines.empty()) return 0;  // rg -c prints nothing when nothing matched
       if (lines.size() != 1) return std::nullopt;
       return to_u64(std::string_view(lines[0]).substr(lines[0].rfind(':') + 1));
-    case Parse::pattern_counts: {
+    case Parse::pattern_counts:
+    case Parse::input_counts: {
       std::uint64_t sum = 0;
       for (const auto& l : lines) {
         auto v = to_u64(std::string_view(l).substr(l.rfind(':') + 1));
@@ -134,8 +135,10 @@ void time_once(Spawner& spawner, Row& row, std::vector<double>& inprocess, const
   row.rss_mib = std::max(row.rss_mib, r.max_rss_mib);
   std::smatch m;
   if (std::regex_search(r.err, m, kDistanceSeconds)) inprocess.push_back(std::stod(m[1]));
-  // seqkit -j N lists records in the order its threads finish: compare the count only.
-  if (r.out != row.output && !(row.peer && row.parse == Parse::seqkit_lines && parse_output(row.parse, r.out) == row.count))
+  // seqkit -j N lists records, and ripgrep files, in the order its threads finish: compare
+  // the count only.
+  const bool any_order = row.peer && (row.parse == Parse::seqkit_lines || row.parse == Parse::input_counts);
+  if (r.out != row.output && !(any_order && parse_output(row.parse, r.out) == row.count))
     row.note = "output changed between runs";
 }
 

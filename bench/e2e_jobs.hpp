@@ -26,6 +26,7 @@ inline std::string_view status_name(Status s) {
 enum class Parse {
   count,           // one count, maybe after "NAME:" (warpmatch -c, rg -c; empty = 0)
   pattern_counts,  // warpmatch -c with -f: "INDEX:COUNT" per pattern, summed
+  input_counts,    // -c over many files: "PATH:COUNT" per file (rg: only those with a match), summed
   seqkit_lines,    // seqkit locate: a header line, then one line per match
   distance_sum,    // warpmatch distance --pairs: "A TAB B TAB D" per pair, D summed
   line_count,      // one line per result (offtarget --bed)
@@ -105,7 +106,7 @@ inline const std::vector<std::string> kBackends = {"auto", "cpu", "cuda"};
 inline const JobSpec kJobs[] = {{1, "word"}, {2, "stdin"}, {3, "words"}, {4, "fasta"}, {5, "gz"},
                              {5, "bgzf"}, {5, "zst"},   {6, "tiny"},  {7, "pairs"},
                              {8, "primers"}, {9, "offtarget"}, {10, "guides"}, {11, "kmers"},
-                             {12, "reads"}};
+                             {12, "reads"}, {13, "tree"}};
 
 /// The job ids of a --rows list ("7", "5" or a job id; "" or "all" = every job), in the
 /// table's order; throws InvalidArgument naming --rows for an unknown one.

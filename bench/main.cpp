@@ -212,6 +212,7 @@ Runner add_e2e(CLI::App& app) {
   auto sequence_bytes = std::make_shared<std::string>("64M");
   auto primers_genome_bytes = std::make_shared<std::string>();
   auto set_genome_bytes = std::make_shared<std::string>("3000000000");
+  auto tree_bytes = std::make_shared<std::string>("1G");
   CLI::App* b = app.add_subcommand(
       "e2e", "The command line end to end (process start to exit, peak memory) vs rg, seqkit, zcat|rg");
   b->set_help_flag("--help", "Print this help and exit");
@@ -229,6 +230,9 @@ Runner add_e2e(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   b->add_option("--reads", opt->reads, "Reads of 150 nt in the FASTQ of job 12 (one 8-mer; 4000000: 1.26 GB)")
       ->check(CLI::PositiveNumber);
+  b->add_option("--tree-bytes", *tree_bytes, "Text of job 13, cut into a tree of --tree-files files (default 1G)");
+  b->add_option("--tree-files", opt->tree_files, "Files of job 13's tree (`find -r`, one rare word)")
+      ->check(CLI::PositiveNumber);
   b->add_option("--set-guides", opt->set_guides, "Guides of job 10 (20 nt, approx -k 3 --strand both -f)")
       ->check(CLI::PositiveNumber);
   b->add_option("--set-genome-bytes", *set_genome_bytes, "Random-ACGT FASTA of job 10 (default 3 Gbp)");
@@ -245,8 +249,8 @@ Runner add_e2e(CLI::App& app) {
   b->add_option("--zstd", opt->zstd_path, "zstd executable for the .zst peer ('none' skips it)");
   b->add_option("--commit", opt->commit, "Commit recorded in the JSON (default: git rev-parse HEAD)");
   b->add_option("--rows", opt->rows,
-                "Jobs to run: numbers 1-11 or word, stdin, words, fasta, gz, bgzf, zst, tiny, pairs, primers, offtarget, guides, "
-                "kmers "
+                "Jobs to run: numbers 1-13 or word, stdin, words, fasta, gz, bgzf, zst, tiny, pairs, primers, offtarget, guides, "
+                "kmers, reads, tree "
                 "(comma-separated; default all)");
   b->add_option("--run-timeout", opt->run_timeout_s, "Seconds after which one run is killed (row failed)")
       ->check(CLI::PositiveNumber);
@@ -258,13 +262,16 @@ Runner add_e2e(CLI::App& app) {
       "8 eight IUPAC primers on both strands (vs seqkit locate -d; --primers-genome-bytes sizes its FASTA\n"
       "apart from job 9's); 9 offtarget of --guides guides;\n"
       "10 --set-guides guides within 3 edits on both strands of a --set-genome-bytes genome (approx -f);\n"
-      "11 1000 DNA 12-mers with -f in job 4's FASTA (vs rg -F -c -f; the backends must agree).\n"
+      "11 1000 DNA 12-mers with -f in job 4's FASTA (vs rg -F -c -f; the backends must agree);\n"
+      "12 an 8-mer in --reads reads of 150 nt (FASTQ; vs rg -F -c, seqkit locate -P);\n"
+      "13 one rare word in a tree of --tree-files files, --tree-bytes in all (find -r -c; vs rg -F -c).\n"
       "Examples:\n"
       "  warpmatch-bench e2e --json e2e.json\n"
       "  warpmatch-bench e2e --bytes 256M --fasta-bytes 64M --repeats 1 --rows 1,4,6\n"
       "  warpmatch-bench e2e --rows primers --primers-genome-bytes 256M --repeats 1");
-  return [opt, bytes, fasta_bytes, sequence_bytes, primers_genome_bytes, set_genome_bytes] {
+  return [opt, bytes, fasta_bytes, sequence_bytes, primers_genome_bytes, set_genome_bytes, tree_bytes] {
     opt->set_genome_bytes = parse_size(*set_genome_bytes);
+    opt->tree_bytes = parse_size(*tree_bytes);
     opt->text_bytes = parse_size(*bytes);
     opt->fasta_bytes = parse_size(*fasta_bytes);
     opt->sequence_bytes = parse_size(*sequence_bytes);

@@ -1,10 +1,13 @@
 // Inputs searched ahead on threads of their own (ripgrep searches files in parallel): the
-// searcher (cli/searcher.hpp) queues the next inputs of its walk, in order; each thread takes
-// the next one not yet taken and searches it whole into memory (a capturing printer, Sink::
-// make_capturing), its stderr lines and totals too; the searcher takes them back in the
-// order queued and hands them on, so the output is byte for byte the one-at-a-time search's.
-// An input a thread does not search (not a small regular file, or whose output outgrew the
-// capture) comes back marked `again`: the searcher searches it itself, in its turn.
+// searcher (cli/searcher.hpp) queues the next inputs of its walk, in order, in batches of
+// consecutive inputs; each thread takes the next batch not yet taken and searches its inputs
+// whole into memory (a capturing printer, Sink::make_capturing), their stderr lines and
+// totals too; the searcher takes them back in the order queued and hands them on, so the
+// output is byte for byte the one-at-a-time search's. An input a thread does not search (not
+// a small regular file, or past what a batch may hold) comes back marked `again`: the
+// searcher searches it itself, in its turn. Batches, not single inputs, are what the threads
+// wait for and take: a file of a source tree is searched in microseconds, about what waking
+// a thread costs.
 #pragma once
 
 #include <condition_variable>
@@ -25,49 +28,59 @@ namespace warpmatch::cli {
 struct FileJob {
   std::string path;
   bool regular = false;  // a regular file by its directory's listing (InputWalk::last_is_regular)
+  /// Done when queued, nothing to search: a directory of -r that could not be read (its
+  /// message in `errors`).
+  bool settled = false;
   /// Not searched ahead: the searcher searches it itself when its turn comes.
   bool again = false;
   std::string output;  // what it printed on stdout
-  std::string errors;  // its lines on stderr (an input that failed; a directory of -r)
+  std::string errors;  // its lines on stderr
   SearchTotals totals;  // bytes, matches, errors, scan seconds (not inputs: the searcher counts them)
   bool printed_line = false;  // -A / -B / -C: it printed a line (the "--" before its first group)
 };
 
 class FileJobs {
  public:
-  /// Runs `search(thread, job)` for each queued job on `threads` threads of its own;
-  /// `thread` in [0, threads) names the thread's own state.
+  /// Runs `search(thread, job)` for each queued job that is not settled on `threads` threads
+  /// of its own, batch after batch; `thread` in [0, threads) names the thread's own state.
+  /// A batch whose jobs printed more than `most_batch_output` bytes leaves its next jobs
+  /// `again` (memory stays bounded by the queue). The queue holds `most_batches` batches.
   using Search = std::function<void(int thread, FileJob& job)>;
-  FileJobs(int threads, std::size_t most_queued, Search search);
-  /// Stops the threads (jobs not begun are dropped) and waits for them.
+  FileJobs(int threads, std::size_t most_batches, std::size_t most_batch_output, Search search);
+  /// Stops the threads (batches not begun are dropped) and waits for them.
   ~FileJobs();
   FileJobs(const FileJobs&) = delete;
   FileJobs& operator=(const FileJobs&) = delete;
 
+  /// As many batches queued as it holds.
   bool full() const;
-  /// Half of the queue or less is left: time to queue more (then until full(): the threads
-  /// are woken in bursts, not for every input).
-  bool wants_more() const;
   bool empty() const;
-  /// Queues `job` after the others; done at once (nothing to search) when `done`.
-  void add(FileJob job, bool done = false);
-  /// The job queued first, taken out of the queue once done (waits for it); marked `again`
-  /// at once when no thread has begun it (the caller searches it itself).
+  /// Queues `job` after the others (in the batch being filled, handed to the threads once it
+  /// has kBatchJobs jobs or close_batch() is called).
+  void add(FileJob job);
+  /// Hands the batch being filled to the threads (the walk ended, or the searcher waits).
+  void close_batch();
+  /// The job queued first, taken out of the queue once its batch is done (waits for it);
+  /// when no thread has begun its batch, every job of the batch comes back `again` at once
+  /// (the searcher searches them itself rather than wait).
   FileJob take_first();
 
+  static constexpr std::size_t kBatchJobs = 16;
+
  private:
-  struct Slot {
-    FileJob job;
-    bool done = false;
+  struct Batch {
+    std::vector<FileJob> jobs;
+    std::size_t next = 0;  // the first not yet taken back
+    bool closed = false, begun = false, done = false;
   };
   void work(int thread);
 
-  const std::size_t most_queued_;
+  const std::size_t most_batches_, most_batch_output_;
   Search search_;
   mutable std::mutex mutex_;
-  std::condition_variable job_added_, job_done_;
-  std::deque<std::unique_ptr<Slot>> queued_;  // in input order, done or not
-  std::deque<Slot*> not_begun_;               // the queued jobs no thread has taken yet
+  std::condition_variable batch_added_, batch_done_;
+  std::deque<std::unique_ptr<Batch>> queued_;  // in input order; the last may be filling
+  std::deque<Batch*> not_begun_;               // closed batches no thread has taken yet
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

@@ -38,13 +38,15 @@ constexpr std::uint64_t kApartRecordBytes = std::uint64_t{16} << 10, kApartRunBy
 constexpr std::uint64_t kParallelRunBytes = std::uint64_t{128} << 10;
 constexpr std::size_t kParallelRunsPerThread = 4;
 
-// Inputs searched ahead (SearchPlan::file_threads): files of at most this many bytes (a
-// larger one is searched in its turn, on all threads: the CPU matchers start threads from
-// ~1 MiB a thread), up to this many queued per thread, each printing at most this much into
-// memory (more: printed in its turn instead).
+// Inputs searched ahead (SearchPlan::file_threads, cli/file_jobs.hpp): files of at most this
+// many bytes (a larger one is searched in its turn, on all threads: the CPU matchers start
+// threads from ~1 MiB a thread), up to this many batches queued per thread, each file
+// printing at most kFileJobOutputBytes into memory and a batch's files kFileBatchOutputBytes
+// (more: printed in their turn instead).
 constexpr std::uint64_t kFileJobBytes = std::uint64_t{2} << 20;
-constexpr std::size_t kFileJobsPerThread = 4;
+constexpr std::size_t kFileBatchesPerThread = 4;
 constexpr std::size_t kFileJobOutputBytes = std::size_t{1} << 20;
+constexpr std::size_t kFileBatchOutputBytes = std::size_t{2} << 20;
 
 /// FASTA, FASTQ: the format as users write it.
 std::string lines_format_name(io::Format format) {
@@ -108,29 +110,31 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
       ahead_sinks.push_back(std::move(capturing));
     }
     if (ahead_searchers.size() == static_cast<std::size_t>(plan_.file_threads))
-      ahead.emplace(plan_.file_threads, kFileJobsPerThread * static_cast<std::size_t>(plan_.file_threads),
+      ahead.emplace(plan_.file_threads, kFileBatchesPerThread * static_cast<std::size_t>(plan_.file_threads),
+                    kFileBatchOutputBytes,
                     [&](int t, FileJob& job) { ahead_searchers[static_cast<std::size_t>(t)]->search_ahead(job, scanner); });
   }
   bool walked = false;
   while (!stop_all_) {
     std::optional<std::string> path;
     if (ahead) {
-      for (const bool more = ahead->wants_more(); more && !walked && !ahead->full();) {
+      while (!walked && !ahead->full()) {
         FileJob job;
         try {
           std::optional<std::string> next = walk.next();
           if (!next) {
             walked = true;
+            ahead->close_batch();
             break;
           }
           job.path = std::move(*next);
           job.regular = walk.last_is_regular();
-          ahead->add(std::move(job));
         } catch (const io::InputError& e) {  // a directory of -r that cannot be read: told in its turn
           if (!plan_.no_messages) job.errors = input_error_text({}, e);
           job.totals.errors = 1;
-          ahead->add(std::move(job), /*done=*/true);
+          job.settled = true;
         }
+        ahead->add(std::move(job));
       }
       if (ahead->empty()) break;
       FileJob job = ahead->take_first();

@@ -30,8 +30,8 @@ std::string describe(const json& row) {
 TEST_F(BenchE2ETest, EveryJobRunsAndEveryCountAgrees) {
   const auto json_path = dir_ / "e2e.json";
   const auto r = bench_e2e({"--bytes", "1M", "--fasta-bytes", "1M", "--pairs", "1000", "--sequence-bytes", "1M", "--guides", "20",
-                      "--set-guides", "30", "--set-genome-bytes", "1M", "--reads", "5000", "--repeats", "1",
-                      "--dir", dir_.string(), "--json", json_path.string()});
+                      "--set-guides", "30", "--set-genome-bytes", "1M", "--reads", "5000", "--tree-bytes", "2M",
+                      "--tree-files", "300", "--repeats", "1", "--dir", dir_.string(), "--json", json_path.string()});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const json j = json::parse(warpmatch_test::read_file(json_path));
   EXPECT_EQ(j["benchmark"], "e2e");
@@ -44,7 +44,7 @@ TEST_F(BenchE2ETest, EveryJobRunsAndEveryCountAgrees) {
 
   std::set<std::string> jobs;
   for (const auto& job : j["jobs"]) jobs.insert(job["id"].get<std::string>());
-  EXPECT_EQ(jobs, (std::set<std::string>{"word", "stdin", "words", "fasta", "gz", "bgzf", "zst", "tiny", "pairs", "primers", "offtarget", "guides", "kmers", "reads"}));
+  EXPECT_EQ(jobs, (std::set<std::string>{"word", "stdin", "words", "fasta", "gz", "bgzf", "zst", "tiny", "pairs", "primers", "offtarget", "guides", "kmers", "reads", "tree"}));
 
   std::set<std::string> auto_ok;
   for (const auto& row : j["rows"]) {
@@ -94,6 +94,11 @@ TEST_F(BenchE2ETest, EveryJobRunsAndEveryCountAgrees) {
   EXPECT_EQ(j["data"]["pairs"]["pairs"], 1000);
   EXPECT_EQ(j["data"]["reads"]["reads"], 5000);
   EXPECT_GT(j["data"]["reads"]["occurrences"].get<std::uint64_t>(), 0u);
+  // Job 13: the text cut into 300 files in 6 directories, the word planted 50 times in all.
+  EXPECT_EQ(j["data"]["tree"]["files"], 300);
+  EXPECT_EQ(j["data"]["tree"]["directories"], 6);
+  EXPECT_EQ(j["data"]["tree"]["planted"], 50);
+  EXPECT_EQ(j["data"]["tree"]["bytes"], 2 << 20);
   // The generated data is removed without --keep.
   for (const auto& e : std::filesystem::directory_iterator(dir_))
     EXPECT_EQ(e.path().filename().string().rfind("warpmatch-e2e-", 0), std::string::npos) << e.path();
