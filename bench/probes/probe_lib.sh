@@ -16,7 +16,10 @@ p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 ms = (time.perf_counter() - t0) * 1e3
 rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 out = p.stdout.decode().splitlines()
-total = sum(int(l.rsplit(":", 1)[1]) for l in out if ":" in l)
+try:
+    total = sum(int(l.rsplit(":", 1)[1]) for l in out if ":" in l)
+except ValueError:  # not counts: the lines printed
+    total = len(out)
 exe = sys.argv[1].rsplit("/", 1)[-1]  # named unless it is the build under test
 args = ("" if exe == "warpmatch" else exe + " ") + " ".join(a.rsplit("/", 1)[-1] if a.startswith("/tmp/") else a for a in sys.argv[2:])
 print(f"{args:70s} rc={p.returncode} {ms:8.1f} ms {rss:7.0f} MiB  total {total}", flush=True)
