@@ -5,7 +5,7 @@
 namespace warpmatch::cli {
 
 FileJobs::FileJobs(int threads, std::size_t most_batches, std::size_t most_batch_output, Search search)
-    : most_batches_(most_batches), most_batch_output_(most_batch_output), search_(std::move(search)) {
+    : most_batches_(most_batches), most_batch_output_(most_batch_output), search_(std::move(search)), caller_(threads) {
   threads_.reserve(static_cast<std::size_t>(threads));
   for (int t = 0; t < threads; ++t) threads_.emplace_back([this, t] { work(t); });
 }
@@ -66,10 +66,47 @@ FileJob FileJobs::take_first() {
     first->closed = first->begun = first->done = true;
     for (FileJob& job : first->jobs) job.again = !job.settled;
   }
+  while (!first->done && !not_begun_.empty()) {  // a batch further on, meanwhile
+    Batch* later = not_begun_.front();
+    not_begun_.pop_front();
+    later->begun = true;
+    lock.unlock();
+    search_batch(caller_, *later);
+    lock.lock();
+  }
   batch_done_.wait(lock, [&] { return first->done; });
   FileJob job = std::move(first->jobs[first->next++]);
   if (first->next == first->jobs.size()) queued_.pop_front();
   return job;
+}
+
+void FileJobs::search_batch(int thread, Batch& batch) {
+  std::size_t printed = 0;
+  for (FileJob& job : batch.jobs) {
+    if (job.settled) continue;
+    if (printed > most_batch_output_) {  // enough held: the rest are printed in their turn
+      job.again = true;
+      continue;
+    }
+    try {
+      search_(thread, job);
+    } catch (...) {
+      // Anything the search did not handle itself (out of memory): the searcher tries the
+      // input again itself, where the error reaches the user as it would have.
+      FileJob fresh;
+      fresh.path = std::move(job.path);
+      fresh.again = true;
+      job = std::move(fresh);
+    }
+    printed += job.output.size() + job.errors.size();
+  }
+  bool first = false;
+  {
+    std::lock_guard lock(mutex_);
+    batch.done = true;
+    first = queued_.front().get() == &batch;  // the one the searcher waits for, if it waits
+  }
+  if (first) batch_done_.notify_one();
 }
 
 void FileJobs::work(int thread) {
@@ -83,32 +120,7 @@ void FileJobs::work(int thread) {
       not_begun_.pop_front();
       batch->begun = true;
     }
-    std::size_t printed = 0;
-    for (FileJob& job : batch->jobs) {
-      if (job.settled) continue;
-      if (printed > most_batch_output_) {  // enough held: the rest are printed in their turn
-        job.again = true;
-        continue;
-      }
-      try {
-        search_(thread, job);
-      } catch (...) {
-        // Anything the search did not handle itself (out of memory): the searcher tries the
-        // input again itself, where the error reaches the user as it would have.
-        FileJob fresh;
-        fresh.path = std::move(job.path);
-        fresh.again = true;
-        job = std::move(fresh);
-      }
-      printed += job.output.size() + job.errors.size();
-    }
-    bool first = false;
-    {
-      std::lock_guard lock(mutex_);
-      batch->done = true;
-      first = queued_.front().get() == batch;  // the one the searcher waits for, if it waits
-    }
-    if (first) batch_done_.notify_one();
+    search_batch(thread, *batch);
   }
 }
 

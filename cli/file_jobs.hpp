@@ -42,7 +42,8 @@ struct FileJob {
 class FileJobs {
  public:
   /// Runs `search(thread, job)` for each queued job that is not settled on `threads` threads
-  /// of its own, batch after batch; `thread` in [0, threads) names the thread's own state.
+  /// of its own, batch after batch, and on the caller's thread while take_first() waits;
+  /// `thread` in [0, threads] names the thread's own state (`threads`: the caller's).
   /// A batch whose jobs printed more than `most_batch_output` bytes leaves its next jobs
   /// `again` (memory stays bounded by the queue). The queue holds `most_batches` batches.
   using Search = std::function<void(int thread, FileJob& job)>;
@@ -60,9 +61,10 @@ class FileJobs {
   void add(FileJob job);
   /// Hands the batch being filled to the threads (the walk ended, or the searcher waits).
   void close_batch();
-  /// The job queued first, taken out of the queue once its batch is done (waits for it);
-  /// when no thread has begun its batch, every job of the batch comes back `again` at once
-  /// (the searcher searches them itself rather than wait).
+  /// The job queued first, taken out of the queue once its batch is done; when no thread has
+  /// begun its batch, every job of the batch comes back `again` at once (the searcher
+  /// searches them itself rather than wait). While a thread searches it, the caller searches
+  /// the next batch not begun, if any, rather than wait.
   FileJob take_first();
 
   static constexpr std::size_t kBatchJobs = 16;
@@ -74,6 +76,8 @@ class FileJobs {
     bool closed = false, begun = false, done = false;
   };
   void work(int thread);
+  /// Searches `batch` (taken by this thread) and marks it done.
+  void search_batch(int thread, Batch& batch);
 
   const std::size_t most_batches_, most_batch_output_;
   Search search_;
@@ -83,6 +87,7 @@ class FileJobs {
   std::deque<Batch*> not_begun_;               // closed batches no thread has taken yet
   bool stopping_ = false;
   std::vector<std::thread> threads_;
+  int caller_;  // the caller's `thread` index
 };
 
 }  // namespace warpmatch::cli

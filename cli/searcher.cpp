@@ -103,6 +103,7 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
   std::vector<std::unique_ptr<Searcher>> ahead_searchers;
   std::optional<FileJobs> ahead;
   if (plan_.file_threads > 1 && (plan_.recursive || plan_.inputs.size() > 1)) {
+    // file_threads - 1 threads of their own, and this one while it waits for them.
     for (int t = 0; t < plan_.file_threads; ++t) {
       std::unique_ptr<Sink> capturing = sink_.make_capturing(kFileJobOutputBytes);
       if (!capturing) break;
@@ -110,7 +111,7 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
       ahead_sinks.push_back(std::move(capturing));
     }
     if (ahead_searchers.size() == static_cast<std::size_t>(plan_.file_threads))
-      ahead.emplace(plan_.file_threads, kFileBatchesPerThread * static_cast<std::size_t>(plan_.file_threads),
+      ahead.emplace(plan_.file_threads - 1, kFileBatchesPerThread * static_cast<std::size_t>(plan_.file_threads),
                     kFileBatchOutputBytes,
                     [&](int t, FileJob& job) { ahead_searchers[static_cast<std::size_t>(t)]->search_ahead(job, scanner); });
   }

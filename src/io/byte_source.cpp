@@ -254,6 +254,49 @@ std::unique_ptr<ByteSource> read_ahead(std::unique_ptr<ByteSource> inner, std::s
   return std::make_unique<ReadAhead>(std::move(inner), slot_bytes, slots, hand_off);
 }
 
+namespace {
+
+// A file read whole goes into the last such buffer this thread freed, when large enough: a
+// fresh allocation per file costs page faults, and freeing it may trim the heap, an munmap
+// or madvise that interrupts every thread of the process (many small files searched at once:
+// cli/file_jobs.hpp). One buffer per thread is kept, of at most kKeptReadBufferBytes.
+constexpr std::size_t kKeptReadBufferBytes = std::size_t{4} << 20;
+thread_local bool t_kept_read_buffer_gone = false;  // (trivial: readable after the thread's exit began)
+struct KeptReadBuffer {
+  std::unique_ptr<std::uint8_t[]> bytes;
+  std::size_t size = 0;
+  ~KeptReadBuffer() { t_kept_read_buffer_gone = true; }
+};
+thread_local KeptReadBuffer t_kept_read_buffer;
+
+std::shared_ptr<std::uint8_t[]> read_buffer(std::size_t len) {
+  KeptReadBuffer& kept = t_kept_read_buffer;
+  std::unique_ptr<std::uint8_t[]> bytes;
+  std::size_t size = 0;
+  if (!t_kept_read_buffer_gone && kept.bytes && kept.size >= len) {
+    bytes = std::move(kept.bytes);
+    size = kept.size;
+  } else {
+    size = std::max<std::size_t>(len, std::size_t{64} << 10);
+    bytes.reset(new std::uint8_t[size]);
+  }
+  return std::shared_ptr<std::uint8_t[]>(bytes.release(), [size](std::uint8_t* p) {
+    if (t_kept_read_buffer_gone) {  // freed while its thread exits
+      delete[] p;
+      return;
+    }
+    KeptReadBuffer& back = t_kept_read_buffer;  // the freeing thread's
+    if (size <= kKeptReadBufferBytes && (!back.bytes || back.size < size)) {
+      back.bytes.reset(p);
+      back.size = size;
+    } else {
+      delete[] p;
+    }
+  });
+}
+
+}  // namespace
+
 RawInput open_raw(const std::string& path, std::size_t read_whole_bytes) {
   RawInput raw;
   const bool is_stdin = path == "-";
@@ -284,7 +327,7 @@ RawInput open_raw(const std::string& path, std::size_t read_whole_bytes) {
     // munmap, whose TLB shootdown interrupts the process's other threads, per file (`find -r`
     // over /usr/include's 8,054 files: most of the process's time, in the kernel).
     if (len <= read_whole_bytes) {
-      std::shared_ptr<std::uint8_t[]> bytes(new std::uint8_t[len]);
+      std::shared_ptr<std::uint8_t[]> bytes = read_buffer(len);
       std::size_t got = 0;
       while (got < len) {
         const ssize_t n = ::read(fd, bytes.get() + got, len - got);
