@@ -4,10 +4,15 @@
 
 namespace warpmatch::cli {
 
-FileJobs::FileJobs(int threads, std::size_t most_batches, std::size_t most_batch_output, Search search)
-    : most_batches_(most_batches), most_batch_output_(most_batch_output), search_(std::move(search)), caller_(threads) {
+FileJobs::FileJobs(Next next, int threads, std::size_t most_batches, std::size_t most_batch_output, Search search)
+    : next_(std::move(next)),
+      most_batches_(most_batches),
+      most_batch_output_(most_batch_output),
+      search_(std::move(search)),
+      caller_(threads) {
   threads_.reserve(static_cast<std::size_t>(threads));
   for (int t = 0; t < threads; ++t) threads_.emplace_back([this, t] { work(t); });
+  walker_ = std::thread([this] { walk(); });
 }
 
 FileJobs::~FileJobs() {
@@ -16,54 +21,67 @@ FileJobs::~FileJobs() {
     stopping_ = true;
   }
   batch_added_.notify_all();
+  batch_taken_.notify_all();
+  walker_.join();
   for (std::thread& t : threads_) t.join();
 }
 
-bool FileJobs::full() const {
-  std::lock_guard lock(mutex_);
-  return queued_.size() >= most_batches_ && queued_.back()->closed;
-}
-
-bool FileJobs::empty() const {
-  std::lock_guard lock(mutex_);
-  return queued_.empty();
-}
-
-void FileJobs::add(FileJob job) {
-  bool closed = false;
-  {
-    std::lock_guard lock(mutex_);
-    if (queued_.empty() || queued_.back()->closed) {
-      queued_.push_back(std::make_unique<Batch>());
-      queued_.back()->jobs.reserve(kBatchJobs);
+void FileJobs::walk() {
+  for (;;) {
+    std::optional<FileJob> job;
+    std::exception_ptr error;
+    try {
+      job = next_();
+    } catch (...) {
+      error = std::current_exception();
     }
-    Batch& batch = *queued_.back();
-    batch.jobs.push_back(std::move(job));
-    if (batch.jobs.size() == kBatchJobs) {
-      batch.closed = closed = true;
-      not_begun_.push_back(&batch);
+    std::unique_lock lock(mutex_);
+    if (!job) {
+      walk_error_ = error;
+      walked_ = true;
+      close_batch(lock);
+      batch_done_.notify_all();  // a searcher waiting for more learns there is none
+      return;
     }
+    // Room for it: at most most_batches_ batches queued (the last one may be filling).
+    batch_taken_.wait(lock, [&] { return stopping_ || queued_.size() < most_batches_ || !queued_.back()->closed; });
+    if (stopping_) return;
+    add(std::move(*job), lock);
   }
-  if (closed) batch_added_.notify_one();
 }
 
-void FileJobs::close_batch() {
-  {
-    std::lock_guard lock(mutex_);
-    if (queued_.empty() || queued_.back()->closed) return;
-    queued_.back()->closed = true;
-    not_begun_.push_back(queued_.back().get());
+void FileJobs::add(FileJob job, std::unique_lock<std::mutex>& lock) {
+  if (queued_.empty() || queued_.back()->closed) {
+    queued_.push_back(std::make_unique<Batch>());
+    queued_.back()->jobs.reserve(kBatchJobs);
   }
+  queued_.back()->jobs.push_back(std::move(job));
+  if (queued_.back()->jobs.size() == kBatchJobs) close_batch(lock);
+}
+
+void FileJobs::close_batch(std::unique_lock<std::mutex>& /*lock*/) {
+  if (queued_.empty() || queued_.back()->closed) return;
+  Batch* batch = queued_.back().get();
+  batch->closed = true;
+  not_begun_.push_back(batch);
   batch_added_.notify_one();
+  if (queued_.front().get() == batch) batch_done_.notify_one();  // the searcher may wait for it
 }
 
-FileJob FileJobs::take_first() {
+std::optional<FileJob> FileJobs::take_first() {
   std::unique_lock lock(mutex_);
+  // The first batch, once the walker has closed it (a batch being filled is not taken: the
+  // threads would get nothing while the walk keeps pace with the searcher).
+  batch_done_.wait(lock, [&] { return walked_ || (!queued_.empty() && queued_.front()->closed); });
+  if (queued_.empty()) {
+    if (walk_error_) std::rethrow_exception(std::exchange(walk_error_, nullptr));
+    return std::nullopt;
+  }
   Batch* first = queued_.front().get();
   if (!first->begun) {
     // No thread has begun it: the caller searches its jobs itself at once rather than wait.
-    if (first->closed) not_begun_.erase(not_begun_.begin());  // (the first closed one not begun)
-    first->closed = first->begun = first->done = true;
+    not_begun_.erase(not_begun_.begin());  // (the first closed one not begun)
+    first->begun = first->done = true;
     for (FileJob& job : first->jobs) job.again = !job.settled;
   }
   while (!first->done && !not_begun_.empty()) {  // a batch further on, meanwhile
@@ -76,7 +94,10 @@ FileJob FileJobs::take_first() {
   }
   batch_done_.wait(lock, [&] { return first->done; });
   FileJob job = std::move(first->jobs[first->next++]);
-  if (first->next == first->jobs.size()) queued_.pop_front();
+  if (first->next == first->jobs.size()) {
+    queued_.pop_front();
+    batch_taken_.notify_one();  // room for the walker
+  }
   return job;
 }
 

@@ -1,6 +1,6 @@
-// Inputs searched ahead on threads of their own (ripgrep searches files in parallel): the
-// searcher (cli/searcher.hpp) queues the next inputs of its walk, in order, in batches of
-// consecutive inputs; each thread takes the next batch not yet taken and searches its inputs
+// Inputs searched ahead on threads of their own (ripgrep searches files in parallel): a
+// thread of its own walks the inputs (cli/input_walk.hpp) and queues them, in order, in
+// batches of consecutive inputs; each thread takes the next batch not yet taken and searches its inputs
 // whole into memory (a capturing printer, Sink::make_capturing), their stderr lines and
 // totals too; the searcher takes them back in the order queued and hands them on, so the
 // output is byte for byte the one-at-a-time search's. An input a thread does not search (not
@@ -15,7 +15,9 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <exception>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,31 +43,26 @@ struct FileJob {
 
 class FileJobs {
  public:
-  /// Runs `search(thread, job)` for each queued job that is not settled on `threads` threads
-  /// of its own, batch after batch, and on the caller's thread while take_first() waits;
-  /// `thread` in [0, threads] names the thread's own state (`threads`: the caller's).
-  /// A batch whose jobs printed more than `most_batch_output` bytes leaves its next jobs
-  /// `again` (memory stays bounded by the queue). The queue holds `most_batches` batches.
+  /// Queues the jobs `next()` gives (on a thread of its own, until it gives none) and runs
+  /// `search(thread, job)` for each job that is not settled on `threads` threads of their
+  /// own, batch after batch, and on the caller's thread while take_first() waits; `thread` in
+  /// [0, threads] names the thread's own state (`threads`: the caller's). A batch whose jobs
+  /// printed more than `most_batch_output` bytes leaves its next jobs `again` (memory stays
+  /// bounded by the queue). The queue holds `most_batches` batches.
+  using Next = std::function<std::optional<FileJob>()>;
   using Search = std::function<void(int thread, FileJob& job)>;
-  FileJobs(int threads, std::size_t most_batches, std::size_t most_batch_output, Search search);
-  /// Stops the threads (batches not begun are dropped) and waits for them.
+  FileJobs(Next next, int threads, std::size_t most_batches, std::size_t most_batch_output, Search search);
+  /// Stops the threads (jobs not begun are dropped) and waits for them.
   ~FileJobs();
   FileJobs(const FileJobs&) = delete;
   FileJobs& operator=(const FileJobs&) = delete;
 
-  /// As many batches queued as it holds.
-  bool full() const;
-  bool empty() const;
-  /// Queues `job` after the others (in the batch being filled, handed to the threads once it
-  /// has kBatchJobs jobs or close_batch() is called).
-  void add(FileJob job);
-  /// Hands the batch being filled to the threads (the walk ended, or the searcher waits).
-  void close_batch();
-  /// The job queued first, taken out of the queue once its batch is done; when no thread has
-  /// begun its batch, every job of the batch comes back `again` at once (the searcher
-  /// searches them itself rather than wait). While a thread searches it, the caller searches
-  /// the next batch not begun, if any, rather than wait.
-  FileJob take_first();
+  /// The job queued first, taken out of the queue once its batch is done; nullopt once
+  /// every job was taken. When no thread has begun its batch, every job of the batch comes
+  /// back `again` at once (the searcher searches them itself rather than wait). While a
+  /// thread searches it, the caller searches the next batch not begun, if any, rather than
+  /// wait. Rethrows what `next()` threw, in its turn.
+  std::optional<FileJob> take_first();
 
   static constexpr std::size_t kBatchJobs = 16;
 
@@ -76,17 +73,27 @@ class FileJobs {
     bool closed = false, begun = false, done = false;
   };
   void work(int thread);
+  /// The walking thread: next() into the queue, batch by batch.
+  void walk();
+  /// Queues `job` after the others (in the batch being filled, handed to the threads once it
+  /// has kBatchJobs jobs or close_batch() is called). Called with mutex_ held.
+  void add(FileJob job, std::unique_lock<std::mutex>& lock);
+  void close_batch(std::unique_lock<std::mutex>& lock);
   /// Searches `batch` (taken by this thread) and marks it done.
   void search_batch(int thread, Batch& batch);
 
+  Next next_;
   const std::size_t most_batches_, most_batch_output_;
   Search search_;
   mutable std::mutex mutex_;
-  std::condition_variable batch_added_, batch_done_;
+  std::condition_variable batch_added_, batch_done_, batch_taken_;
   std::deque<std::unique_ptr<Batch>> queued_;  // in input order; the last may be filling
   std::deque<Batch*> not_begun_;               // closed batches no thread has taken yet
   bool stopping_ = false;
+  bool walked_ = false;              // next() gave no more (or threw)
+  std::exception_ptr walk_error_;    // what next() threw, after the jobs before it
   std::vector<std::thread> threads_;
+  std::thread walker_;
   int caller_;  // the caller's `thread` index
 };
 

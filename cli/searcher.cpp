@@ -110,40 +110,37 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
       ahead_searchers.push_back(std::unique_ptr<Searcher>(new Searcher(Ahead{}, plan_, *capturing)));
       ahead_sinks.push_back(std::move(capturing));
     }
+    // The walk on a thread of its own (a file of /usr/include costs about as much to list as
+    // to search): its inputs, and its directories that cannot be read, told in their turn.
+    auto next = [&]() -> std::optional<FileJob> {
+      FileJob job;
+      try {
+        std::optional<std::string> path = walk.next();
+        if (!path) return std::nullopt;
+        job.path = std::move(*path);
+        job.regular = walk.last_is_regular();
+      } catch (const io::InputError& e) {
+        if (!plan_.no_messages) job.errors = input_error_text({}, e);
+        job.totals.errors = 1;
+        job.settled = true;
+      }
+      return job;
+    };
     if (ahead_searchers.size() == static_cast<std::size_t>(plan_.file_threads))
-      ahead.emplace(plan_.file_threads - 1, kFileBatchesPerThread * static_cast<std::size_t>(plan_.file_threads),
+      ahead.emplace(next, plan_.file_threads - 1, kFileBatchesPerThread * static_cast<std::size_t>(plan_.file_threads),
                     kFileBatchOutputBytes,
                     [&](int t, FileJob& job) { ahead_searchers[static_cast<std::size_t>(t)]->search_ahead(job, scanner); });
   }
-  bool walked = false;
   while (!stop_all_) {
     std::optional<std::string> path;
     if (ahead) {
-      while (!walked && !ahead->full()) {
-        FileJob job;
-        try {
-          std::optional<std::string> next = walk.next();
-          if (!next) {
-            walked = true;
-            ahead->close_batch();
-            break;
-          }
-          job.path = std::move(*next);
-          job.regular = walk.last_is_regular();
-        } catch (const io::InputError& e) {  // a directory of -r that cannot be read: told in its turn
-          if (!plan_.no_messages) job.errors = input_error_text({}, e);
-          job.totals.errors = 1;
-          job.settled = true;
-        }
-        ahead->add(std::move(job));
-      }
-      if (ahead->empty()) break;
-      FileJob job = ahead->take_first();
-      if (!job.again) {
-        hand_on(job);
+      std::optional<FileJob> job = ahead->take_first();
+      if (!job) break;
+      if (!job->again) {
+        hand_on(*job);
         continue;
       }
-      path = std::move(job.path);
+      path = std::move(job->path);
     } else {
       try {
         path = walk.next();
