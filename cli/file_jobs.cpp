@@ -3,6 +3,15 @@
 #include <utility>
 
 namespace warpmatch::cli {
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+}  // namespace
+
+FileJobs::Stats FileJobs::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
 
 FileJobs::FileJobs(Next next, int threads, std::size_t most_batches, std::size_t most_batch_output, Search search)
     : next_(std::move(next)),
@@ -30,12 +39,15 @@ void FileJobs::walk() {
   for (;;) {
     std::optional<FileJob> job;
     std::exception_ptr error;
+    const auto t0 = Clock::now();
     try {
       job = next_();
     } catch (...) {
       error = std::current_exception();
     }
+    const auto t1 = Clock::now();
     std::unique_lock lock(mutex_);
+    stats_.walk_s += seconds(t1 - t0);
     if (!job) {
       walk_error_ = error;
       walked_ = true;
@@ -45,6 +57,7 @@ void FileJobs::walk() {
     }
     // Room for it: at most most_batches_ batches queued (the last one may be filling).
     batch_taken_.wait(lock, [&] { return stopping_ || queued_.size() < most_batches_ || !queued_.back()->closed; });
+    stats_.walk_wait_s += seconds(Clock::now() - t1);
     if (stopping_) return;
     add(std::move(*job), lock);
   }
@@ -69,6 +82,8 @@ void FileJobs::close_batch(std::unique_lock<std::mutex>& /*lock*/) {
 }
 
 std::optional<FileJob> FileJobs::take_first() {
+  const auto t0 = Clock::now();
+  double helping = 0;
   std::unique_lock lock(mutex_);
   // The first batch, once the walker has closed it (a batch being filled is not taken: the
   // threads would get nothing while the walk keeps pace with the searcher).
@@ -83,16 +98,22 @@ std::optional<FileJob> FileJobs::take_first() {
     not_begun_.erase(not_begun_.begin());  // (the first closed one not begun)
     first->begun = first->done = true;
     for (FileJob& job : first->jobs) job.again = !job.settled;
+    ++stats_.batches_taken;
   }
   while (!first->done && !not_begun_.empty()) {  // a batch further on, meanwhile
     Batch* later = not_begun_.front();
     not_begun_.pop_front();
     later->begun = true;
+    ++stats_.batches_helped;
     lock.unlock();
+    const auto h0 = Clock::now();
     search_batch(caller_, *later);
+    helping += seconds(Clock::now() - h0);
     lock.lock();
   }
   batch_done_.wait(lock, [&] { return first->done; });
+  stats_.caller_wait_s += seconds(Clock::now() - t0) - helping;
+  ++stats_.jobs;
   FileJob job = std::move(first->jobs[first->next++]);
   if (first->next == first->jobs.size()) {
     queued_.pop_front();
@@ -134,12 +155,15 @@ void FileJobs::work(int thread) {
   for (;;) {
     Batch* batch = nullptr;
     {
+      const auto t0 = Clock::now();
       std::unique_lock lock(mutex_);
       batch_added_.wait(lock, [&] { return stopping_ || !not_begun_.empty(); });
       if (stopping_) return;
       batch = not_begun_.front();
       not_begun_.pop_front();
       batch->begun = true;
+      ++stats_.batches_by_threads;
+      stats_.threads_idle_s += seconds(Clock::now() - t0);
     }
     search_batch(thread, *batch);
   }

@@ -10,7 +10,9 @@
 // a thread costs.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstddef>
 #include <deque>
 #include <functional>
@@ -66,6 +68,15 @@ class FileJobs {
 
   static constexpr std::size_t kBatchJobs = 16;
 
+  /// Where the time went (--stats): batches searched by the threads, by the caller while it
+  /// waited, and taken whole by the caller (none begun); seconds the caller waited, the walk
+  /// took (its next() calls) and waited for room, and the threads waited for batches.
+  struct Stats {
+    std::uint64_t batches_by_threads = 0, batches_helped = 0, batches_taken = 0, jobs = 0;
+    double caller_wait_s = 0, walk_s = 0, walk_wait_s = 0, threads_idle_s = 0;
+  };
+  Stats stats() const;
+
  private:
   struct Batch {
     std::vector<FileJob> jobs;
@@ -90,6 +101,7 @@ class FileJobs {
   std::deque<std::unique_ptr<Batch>> queued_;  // in input order; the last may be filling
   std::deque<Batch*> not_begun_;               // closed batches no thread has taken yet
   bool stopping_ = false;
+  Stats stats_;
   bool walked_ = false;              // next() gave no more (or threw)
   std::exception_ptr walk_error_;    // what next() threw, after the jobs before it
   std::vector<std::thread> threads_;

@@ -155,6 +155,8 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
     ++totals_.inputs;
     search_path(*path, scanner);
   }
+  const bool searched_ahead = ahead.has_value();
+  const FileJobs::Stats ahead_stats = ahead ? ahead->stats() : FileJobs::Stats{};
   ahead.reset();  // -q: the inputs searched ahead are dropped
   if (summarize) {
     SearchSummary summary;
@@ -163,6 +165,17 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
     summarize(summary);
     sink_.summary(summary);
     if (stats) print_stats(sink_, summary);
+    if (stats && searched_ahead) {
+      const FileJobs::Stats& a = ahead_stats;
+      std::fprintf(stderr,
+                   "warpmatch stats: files searched ahead on %d threads: %llu inputs, batches of %zu: %llu by the "
+                   "threads, %llu by this one while it waited, %llu taken whole; waits: this thread %.6f s, "
+                   "the threads %.6f s, the walk %.6f s (walking %.6f s)\n",
+                   plan_.file_threads, static_cast<unsigned long long>(a.jobs), FileJobs::kBatchJobs,
+                   static_cast<unsigned long long>(a.batches_by_threads),
+                   static_cast<unsigned long long>(a.batches_helped), static_cast<unsigned long long>(a.batches_taken),
+                   a.caller_wait_s, a.threads_idle_s, a.walk_wait_s, a.walk_s);
+    }
   }
   sink_.flush();
   // --stats: once, that device memory made the GPU scan in smaller chunks than its policy's.
