@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +23,13 @@ class InputWalk {
   /// directory operand stands for its files, named operand/sub/file; no operand at all stands
   /// for the working directory, whose files are named sub/file (grep -r names them so, not
   /// ./sub/file).
-  InputWalk(std::vector<std::string> operands, bool recursive);
+  /// `listing_threads` > 0: that many threads of its own list the subdirectories of each
+  /// directory entered ahead of the walk (a directory of /usr/include costs about as much to
+  /// list as its files cost to search: cli/file_jobs.hpp searches them on all threads).
+  InputWalk(std::vector<std::string> operands, bool recursive, int listing_threads = 0);
+  ~InputWalk();
+  InputWalk(const InputWalk&) = delete;
+  InputWalk& operator=(const InputWalk&) = delete;
 
   /// The next input to open, or nullopt once the walk is done. A directory of the walk that
   /// cannot be read throws io::InputError naming it ("logs/old: Permission denied"); the next
@@ -47,12 +54,16 @@ class InputWalk {
   };
   /// Reads `path`'s entries and pushes it on the walk (throws io::InputError when unreadable).
   void enter(const std::string& path);
+  /// `path`'s entries sorted by name (throws io::InputError naming it when unreadable).
+  static std::vector<Entry> list(const std::string& path);
+  class Prefetch;  // the listing threads (input_walk.cpp)
 
   std::vector<std::string> operands_;
   std::size_t next_operand_ = 0;
   bool recursive_;
   std::vector<Directory> open_directories_;  // the current path of the walk, outermost first
   bool last_is_regular_ = false;
+  std::unique_ptr<Prefetch> prefetch_;
 };
 
 }  // namespace warpmatch::cli

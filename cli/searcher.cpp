@@ -97,13 +97,17 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
   if (plan_.max_per_input == 0 && plan_.list_files != ListFiles::without_match) return 1;
   const auto t0 = std::chrono::steady_clock::now();
   sink_.begin();
-  InputWalk walk(plan_.inputs, plan_.recursive);
-  // Small files searched ahead on the CPU's threads, when there may be several inputs.
+  // Small files searched ahead on the CPU's threads, when there may be several inputs; then a
+  // quarter as many threads list -r's directories ahead of the walk.
+  const bool files_ahead = plan_.file_threads > 1 && (plan_.recursive || plan_.inputs.size() > 1);
+  InputWalk walk(plan_.inputs, plan_.recursive, files_ahead ? plan_.file_threads / 4 : 0);
   std::vector<std::unique_ptr<Sink>> ahead_sinks;
   std::vector<std::unique_ptr<Searcher>> ahead_searchers;
   std::optional<FileJobs> ahead;
-  if (plan_.file_threads > 1 && (plan_.recursive || plan_.inputs.size() > 1)) {
-    // file_threads - 1 threads of their own, and this one while it waits for them.
+  if (files_ahead) {
+    // file_threads - 2 threads of their own (one, on two cores), the walk's, and this one
+    // while it waits for them: one thread a core (a thread more, and one the others wait
+    // for is put aside for a time slice).
     for (int t = 0; t < plan_.file_threads; ++t) {
       std::unique_ptr<Sink> capturing = sink_.make_capturing(kFileJobOutputBytes);
       if (!capturing) break;
@@ -127,7 +131,7 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
       return job;
     };
     if (ahead_searchers.size() == static_cast<std::size_t>(plan_.file_threads))
-      ahead.emplace(next, plan_.file_threads - 1, kFileBatchesPerThread * static_cast<std::size_t>(plan_.file_threads),
+      ahead.emplace(next, std::max(1, plan_.file_threads - 2), kFileBatchesPerThread * static_cast<std::size_t>(plan_.file_threads),
                     kFileBatchOutputBytes,
                     [&](int t, FileJob& job) { ahead_searchers[static_cast<std::size_t>(t)]->search_ahead(job, scanner); });
   }

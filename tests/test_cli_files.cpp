@@ -230,6 +230,12 @@ TEST_F(CliFiles, UnreadableFilesAndDirectoriesAreNamedAndTheRestSearched) {
   EXPECT_EQ(r.out, expected);
   EXPECT_EQ(r.err, "warpmatch: t/b.txt: Permission denied\nwarpmatch: t/locked: Permission denied\n");
   EXPECT_EQ(r.status, 2);
+  // The same with files searched ahead and directories listed ahead (cli/file_jobs.hpp): each
+  // message in its turn.
+  const CliResult ahead = shell(as_user + "\"$WM\" find -j 8 -rl needle t");
+  EXPECT_EQ(ahead.out, r.out);
+  EXPECT_EQ(ahead.err, r.err);
+  EXPECT_EQ(ahead.status, 2);
   const CliResult quiet = shell(as_user + "\"$WM\" approx -k 0 -s -rl needle t");
   EXPECT_EQ(quiet.out, expected);
   EXPECT_EQ(quiet.err, "");
