@@ -36,58 +36,50 @@ FileJobs::~FileJobs() {
 }
 
 void FileJobs::walk() {
-  for (;;) {
-    std::optional<FileJob> job;
+  for (bool more = true; more;) {
+    auto batch = std::make_unique<Batch>();
+    batch->jobs.reserve(kBatchJobs);
     std::exception_ptr error;
     const auto t0 = Clock::now();
     try {
-      job = next_();
+      while (batch->jobs.size() < kBatchJobs) {
+        std::optional<FileJob> job = next_();
+        if (!job) {
+          more = false;
+          break;
+        }
+        batch->jobs.push_back(std::move(*job));
+      }
     } catch (...) {
       error = std::current_exception();
+      more = false;
     }
     const auto t1 = Clock::now();
     std::unique_lock lock(mutex_);
     stats_.walk_s += seconds(t1 - t0);
-    if (!job) {
-      walk_error_ = error;
-      walked_ = true;
-      close_batch(lock);
-      batch_done_.notify_all();  // a searcher waiting for more learns there is none
-      return;
-    }
-    // Room for it: at most most_batches_ batches queued (the last one may be filling).
-    batch_taken_.wait(lock, [&] { return stopping_ || queued_.size() < most_batches_ || !queued_.back()->closed; });
+    // Room for it: at most most_batches_ batches queued.
+    batch_taken_.wait(lock, [&] { return stopping_ || queued_.size() < most_batches_; });
     stats_.walk_wait_s += seconds(Clock::now() - t1);
     if (stopping_) return;
-    add(std::move(*job), lock);
+    if (!batch->jobs.empty()) {
+      not_begun_.push_back(batch.get());
+      queued_.push_back(std::move(batch));
+      batch_added_.notify_one();
+    }
+    if (!more) {
+      walk_error_ = error;
+      walked_ = true;
+    }
+    batch_done_.notify_one();  // the searcher may wait for this batch, or for the end
   }
-}
-
-void FileJobs::add(FileJob job, std::unique_lock<std::mutex>& lock) {
-  if (queued_.empty() || queued_.back()->closed) {
-    queued_.push_back(std::make_unique<Batch>());
-    queued_.back()->jobs.reserve(kBatchJobs);
-  }
-  queued_.back()->jobs.push_back(std::move(job));
-  if (queued_.back()->jobs.size() == kBatchJobs) close_batch(lock);
-}
-
-void FileJobs::close_batch(std::unique_lock<std::mutex>& /*lock*/) {
-  if (queued_.empty() || queued_.back()->closed) return;
-  Batch* batch = queued_.back().get();
-  batch->closed = true;
-  not_begun_.push_back(batch);
-  batch_added_.notify_one();
-  if (queued_.front().get() == batch) batch_done_.notify_one();  // the searcher may wait for it
 }
 
 std::optional<FileJob> FileJobs::take_first() {
+  if (taken_next_ < taken_.size()) return std::move(taken_[taken_next_++]);
   const auto t0 = Clock::now();
   double helping = 0;
   std::unique_lock lock(mutex_);
-  // The first batch, once the walker has closed it (a batch being filled is not taken: the
-  // threads would get nothing while the walk keeps pace with the searcher).
-  batch_done_.wait(lock, [&] { return walked_ || (!queued_.empty() && queued_.front()->closed); });
+  batch_done_.wait(lock, [&] { return walked_ || !queued_.empty(); });
   if (queued_.empty()) {
     if (walk_error_) std::rethrow_exception(std::exchange(walk_error_, nullptr));
     return std::nullopt;
@@ -95,7 +87,7 @@ std::optional<FileJob> FileJobs::take_first() {
   Batch* first = queued_.front().get();
   if (!first->begun) {
     // No thread has begun it: the caller searches its jobs itself at once rather than wait.
-    not_begun_.erase(not_begun_.begin());  // (the first closed one not begun)
+    not_begun_.erase(not_begun_.begin());  // (the first one not begun)
     first->begun = first->done = true;
     for (FileJob& job : first->jobs) job.again = !job.settled;
     ++stats_.batches_taken;
@@ -113,13 +105,13 @@ std::optional<FileJob> FileJobs::take_first() {
   }
   batch_done_.wait(lock, [&] { return first->done; });
   stats_.caller_wait_s += seconds(Clock::now() - t0) - helping;
-  ++stats_.jobs;
-  FileJob job = std::move(first->jobs[first->next++]);
-  if (first->next == first->jobs.size()) {
-    queued_.pop_front();
-    batch_taken_.notify_one();  // room for the walker
-  }
-  return job;
+  stats_.jobs += first->jobs.size();
+  taken_ = std::move(first->jobs);
+  taken_next_ = 0;
+  queued_.pop_front();
+  lock.unlock();
+  batch_taken_.notify_one();  // room for the walker
+  return std::move(taken_[taken_next_++]);
 }
 
 void FileJobs::search_batch(int thread, Batch& batch) {

@@ -80,16 +80,12 @@ class FileJobs {
  private:
   struct Batch {
     std::vector<FileJob> jobs;
-    std::size_t next = 0;  // the first not yet taken back
-    bool closed = false, begun = false, done = false;
+    bool begun = false, done = false;
   };
   void work(int thread);
-  /// The walking thread: next() into the queue, batch by batch.
+  /// The walking thread: next() into batches, each queued whole (one lock a batch: the
+  /// searcher's thread takes it for every batch too).
   void walk();
-  /// Queues `job` after the others (in the batch being filled, handed to the threads once it
-  /// has kBatchJobs jobs or close_batch() is called). Called with mutex_ held.
-  void add(FileJob job, std::unique_lock<std::mutex>& lock);
-  void close_batch(std::unique_lock<std::mutex>& lock);
   /// Searches `batch` (taken by this thread) and marks it done.
   void search_batch(int thread, Batch& batch);
 
@@ -98,8 +94,10 @@ class FileJobs {
   Search search_;
   mutable std::mutex mutex_;
   std::condition_variable batch_added_, batch_done_, batch_taken_;
-  std::deque<std::unique_ptr<Batch>> queued_;  // in input order; the last may be filling
-  std::deque<Batch*> not_begun_;               // closed batches no thread has taken yet
+  std::deque<std::unique_ptr<Batch>> queued_;  // in input order
+  std::deque<Batch*> not_begun_;               // the batches no thread has taken yet
+  std::vector<FileJob> taken_;                 // the caller's: the last batch it took
+  std::size_t taken_next_ = 0;                 // the next of taken_ to hand out
   bool stopping_ = false;
   Stats stats_;
   bool walked_ = false;              // next() gave no more (or threw)
