@@ -110,9 +110,11 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
     // it waits) make file_threads: one a core (with more, a thread the others wait for is put
     // aside for a time slice; on the H200 host's 16 cores, 2 listing threads and 12 of their
     // own took 48-62 ms over /usr/include and a 50,000-file tree, 4 and 14 took 54-68 ms).
-    for (int t = 0; t < plan_.file_threads; ++t) {
+    // A searcher and a capturing printer for each of them and for this one.
+    const int search_threads = std::max(1, plan_.file_threads - 2 - listing_threads);
+    for (int t = 0; t <= search_threads; ++t) {
       std::unique_ptr<Sink> capturing = sink_.make_capturing(kFileJobOutputBytes);
-      if (!capturing) break;
+      if (!capturing) break;  // (a printer that cannot: one input after the other)
       ahead_searchers.push_back(std::unique_ptr<Searcher>(new Searcher(Ahead{}, plan_, *capturing)));
       ahead_sinks.push_back(std::move(capturing));
     }
@@ -132,8 +134,8 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
       }
       return job;
     };
-    if (ahead_searchers.size() == static_cast<std::size_t>(plan_.file_threads))
-      ahead.emplace(next, std::max(1, plan_.file_threads - 2 - listing_threads), kFileBatchesPerThread * static_cast<std::size_t>(plan_.file_threads),
+    if (ahead_searchers.size() == static_cast<std::size_t>(search_threads) + 1)
+      ahead.emplace(next, search_threads, kFileBatchesPerThread * static_cast<std::size_t>(plan_.file_threads),
                     kFileBatchOutputBytes,
                     [&](int t, FileJob& job) { ahead_searchers[static_cast<std::size_t>(t)]->search_ahead(job, scanner); });
   }
@@ -242,8 +244,9 @@ void Searcher::search_ahead(FileJob& job, const WindowScanner& scanner) {
   std::optional<io::TextStream> input;
   try {
     input.emplace(io::TextStream::open(job.path, plan_.stream));
-  } catch (const Error&) {
-    input.reset();  // (its message is the searcher's to give, below)
+  } catch (const Error& e) {  // told in its turn, as search_path tells it (nothing was opened)
+    report_error(job.path, e);
+    ++totals_.errors;
   }
   // Larger than it was (or than the listing let us know): searched in its turn, on all threads.
   if (input && input->stored_bytes() > kFileJobBytes) {
@@ -251,7 +254,7 @@ void Searcher::search_ahead(FileJob& job, const WindowScanner& scanner) {
     job.again = true;
     return;
   }
-  search_path(job.path, scanner, std::move(input));
+  if (input) search_path(job.path, scanner, std::move(input));
   error_lines_ = nullptr;
   Output& out = sink_.output();
   const bool overflowed = out.overflowed();
