@@ -165,13 +165,27 @@ bool LineSelector::select_no_more() {
   return after_left_ > 0;
 }
 
-bool LineSelector::end_window(const Emit& emit) {
+bool LineSelector::end_window(const Emit& emit, const Parts* parts) {
   // Lines whose '\n' lies before `finished` are finished: the next window starts there.
   const std::uint64_t finished = last_ ? data_.size() : owned_;
   const auto open_from = [&] { return open_begin_ > offset_ ? open_begin_ - offset_ : 0; };
   if (!std::is_sorted(starts_.begin(), starts_.end())) std::sort(starts_.begin(), starts_.end());
+  // Every selected line printed as it is, and no other: the lines may go in parts.
+  const bool in_parts = parts && parts->pool && parts->pool->size() > 1 && !invert_ && before_ == 0 &&
+                        after_ == 0 && after_left_ == 0 && selecting_ && keep_text_;
   std::size_t placed = 0;
   for (; placed < starts_.size(); ++placed) {
+    if (placed == 1 && in_parts) {  // the open line holds the first start
+      const auto below = static_cast<std::size_t>(
+          std::lower_bound(starts_.begin(), starts_.end(), offset_ + finished) - starts_.begin());
+      bool stopped = false;
+      const std::size_t done = emit_parts(below, finished, emit, *parts, stopped);
+      if (stopped) return false;
+      if (done > 0) {
+        placed = done;
+        break;
+      }
+    }
     const std::uint64_t start = starts_[placed] - offset_;
     if (start >= finished) break;  // approx: a start in the overlap, placed by the next window
     const std::uint64_t newline = find_first(data_, std::min(open_from(), start), start);
@@ -263,6 +277,91 @@ bool LineSelector::close_lines(std::uint64_t newline, std::uint64_t to, bool nex
   start_line(begin);
   open_has_hit_ = next_has_hit;
   return true;
+}
+
+std::size_t LineSelector::emit_parts(std::size_t below, std::uint64_t finished, const Emit& emit,
+                                     const Parts& parts, bool& stopped) {
+  const auto at = [&](std::size_t i) { return starts_[i] - offset_; };  // window positions
+  const auto position = [&](const void* p) {
+    return static_cast<std::uint64_t>(static_cast<const std::uint8_t*>(p) - data_.data());
+  };
+  if (below < kMinPartLines) return 0;  // a line a start at most
+  // The open line ends at e0; the last start's line begins at last_begin and stays open.
+  const std::uint64_t e0 = find_first(data_, at(0), finished);
+  const std::uint64_t last = at(below - 1);
+  if (e0 >= finished || last <= e0) return 0;
+  const std::uint64_t last_begin = position(::memrchr(data_.data() + e0, '\n', last - e0)) + 1;
+  const auto first = static_cast<std::size_t>(
+      std::upper_bound(starts_.begin(), starts_.begin() + below, offset_ + e0) - starts_.begin());
+  const auto end = static_cast<std::size_t>(
+      std::lower_bound(starts_.begin() + first, starts_.begin() + below, offset_ + last_begin) - starts_.begin());
+  if (end - first < kMinPartLines) return 0;
+  if (!finish_open_line(e0, emit)) {
+    stopped = true;
+    return 0;
+  }
+  carry_.clear();
+
+  core::WorkerPool& pool = *parts.pool;
+  const std::size_t threads = pool.size();
+  // Round by round, parts of consecutive starts cut after a line: part p's lines lie in
+  // [begin[p], begin[p + 1]), its starts are cut[p] .. cut[p + 1] - 1.
+  std::vector<std::size_t> cut;
+  std::vector<std::uint64_t> begin, number, newlines, lines;
+  std::uint64_t round_begin = e0 + 1, round_number = open_number_ + 1;
+  for (std::size_t i = first; i < end;) {
+    cut.assign(1, i);
+    begin.assign(1, round_begin);
+    while (cut.size() <= threads && cut.back() < end) {
+      const std::size_t from = cut.back();
+      auto c = static_cast<std::size_t>(std::lower_bound(starts_.begin() + from + 1, starts_.begin() + end,
+                                                         offset_ + begin.back() + kPartBytes) - starts_.begin());
+      const std::uint64_t line_end = find_first(data_, at(c - 1), finished);  // of start c - 1's line
+      c = static_cast<std::size_t>(std::upper_bound(starts_.begin() + c, starts_.begin() + end, offset_ + line_end) -
+                                   starts_.begin());
+      cut.push_back(c);
+      begin.push_back(c < end ? line_end + 1 : last_begin);  // the last part: up to the open line  // the last part: up to the open line
+    }
+    const std::size_t count = cut.size() - 1;
+    // Each part's first line number: the '\n' bytes before it, counted on the parts' threads.
+    number.assign(count + 1, round_number);
+    if (numbered_) {
+      newlines.assign(count, 0);
+      pool.run(count, [&](std::size_t p) { newlines[p] = count_newlines(data_.subspan(begin[p], begin[p + 1] - begin[p])); });
+      for (std::size_t p = 0; p < count; ++p) number[p + 1] = number[p] + newlines[p];
+    }
+    lines.assign(count, 0);
+    pool.run(count, [&](std::size_t p) {
+      std::uint64_t from = begin[p], line_number = number[p];
+      for (std::size_t k = cut[p]; k < cut[p + 1]; ++k) {
+        const std::uint64_t start = at(k);
+        if (start < from) continue;  // on the line of the start before
+        const void* newline = ::memrchr(data_.data() + from, '\n', start - from);
+        const std::uint64_t line_begin = newline ? position(newline) + 1 : from;
+        if (numbered_ && line_begin > from) line_number += count_newlines(data_.subspan(from, line_begin - from));
+        const std::uint64_t line_end = find_first(data_, start, finished);
+        SelectedLine line;
+        line.number = line_number;
+        line.offset = offset_ + line_begin;
+        line.text = data_.subspan(line_begin, line_end - line_begin);
+        parts.emit(p, line);
+        ++lines[p];
+        ++line_number;
+        from = line_end + 1;
+      }
+    });
+    std::uint64_t total = 0;
+    for (const std::uint64_t n : lines) total += n;
+    parts.join(count, total);
+    i = cut.back();
+    round_begin = begin.back();
+    round_number = number.back();
+  }
+  // The line of the last starts is the open one.
+  open_begin_ = offset_ + last_begin;
+  open_number_ = round_number;
+  open_has_hit_ = true;
+  return below;
 }
 
 void LineSelector::keep_before(const SelectedLine& line) {

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/worker_pool.hpp"
 #include "io/text_stream.hpp"
 #include "printer/sink.hpp"
 
@@ -56,6 +57,23 @@ class LineSelector {
   /// Returns false to stop the input (-m reached).
   using Emit = std::function<bool(const SelectedLine&)>;
 
+  /// Lines formed and printed on several threads: a window with many selected lines (grep
+  /// printing much of a large file) would otherwise print them all on one thread. The lines
+  /// after the window's first selected one and before its last hit's line go in rounds of
+  /// parts of about kPartBytes of text, one part a thread of `pool`: part p's lines go to
+  /// emit(p, line) on one thread, in order; then join(parts, lines) hands the parts' output
+  /// on in order, before the next round (so a round's output is all that is held). Only where
+  /// every selected line is printed as it is: not with -v, context, -m or when the lines are
+  /// not kept (-c, -q, -l, -L); end_window takes the serial path then, or for a window with
+  /// fewer than kMinPartLines hits.
+  struct Parts {
+    core::WorkerPool* pool = nullptr;
+    std::function<void(std::size_t part, const SelectedLine&)> emit;
+    std::function<void(std::size_t parts, std::uint64_t lines)> join;
+  };
+  static constexpr std::uint64_t kPartBytes = std::uint64_t{1} << 20;
+  static constexpr std::size_t kMinPartLines = 4096;
+
   /// `keep_text`: the lines' bytes are printed (not with -c); `mapped`: the input's windows
   /// point into one mapping of the whole file; `invert` (-v): the lines without a hit;
   /// `numbered`: lines carry their number (else the lines between hits are skipped without
@@ -71,7 +89,8 @@ class LineSelector {
   void add_line_firsts(std::span<const std::uint64_t> starts);
   /// Emits the lines the window finished (with the last window, the last line, '\n' or not);
   /// false when `emit` stopped, or when the after-context of select_no_more() is printed.
-  bool end_window(const Emit& emit);
+  /// With `parts`, the lines of a window with enough of them are formed on its threads.
+  bool end_window(const Emit& emit, const Parts* parts = nullptr);
   /// -m reached (called from `emit` with the last selected line): the lines after it are at
   /// most its after-context (as grep, whether they hold a hit or not). Returns whether any is
   /// still to come (after-context > 0): the input must then be read on.
@@ -86,6 +105,11 @@ class LineSelector {
   /// The line starting at window position `begin` is the open one (no hit yet).
   void start_line(std::uint64_t begin);
   bool close_lines(std::uint64_t newline, std::uint64_t to, bool next_has_hit, const Emit& emit);
+  /// The open line holds starts_[0]: emits it, then the lines of starts_[1, below) in
+  /// `parts`, up to the line of the last of them, which becomes the open line. Returns the
+  /// starts placed (`below`; 0: too few lines, nothing done); `stopped` when emit stopped.
+  std::size_t emit_parts(std::size_t below, std::uint64_t finished, const Emit& emit, const Parts& parts,
+                         bool& stopped);
   /// Before-context: keeps `line` as one of the last `before_` unselected lines.
   void keep_before(const SelectedLine& line);
   /// Emits the kept lines as context (before a selected line) and forgets them.

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <deque>
+#include <limits>
 #include <map>
 #include <thread>
 #include <utility>
@@ -707,6 +708,31 @@ bool Searcher::deliver(Hit hit) {
 }
 
 void Searcher::deliver_lines(std::string_view path) {
+  // Lines printed as they are, none stopping the input: a window's many lines may be formed
+  // and printed on all threads (each part into a capturing sink, handed on in order).
+  LineSelector::Parts parts;
+  const int threads = plan_.stream.threads > 0 ? plan_.stream.threads : hardware_threads();
+  const bool in_parts = threads > 1 && plan_.max_per_input < 0 && !plan_.context && !plan_.invert && !plan_.count &&
+                        !plan_.quiet && plan_.list_files == ListFiles::off;
+  if (in_parts && line_part_sinks_.empty()) {
+    for (int t = 0; t < threads; ++t)
+      if (std::unique_ptr<Sink> part = sink_.make_capturing(std::numeric_limits<std::size_t>::max()))
+        line_part_sinks_.push_back(std::move(part));
+    if (line_part_sinks_.size() == static_cast<std::size_t>(threads))
+      line_pool_ = std::make_unique<core::WorkerPool>(static_cast<unsigned>(threads));
+  }
+  if (in_parts && line_pool_) {
+    parts.pool = line_pool_.get();
+    parts.emit = [&](std::size_t p, const SelectedLine& found) {
+      SelectedLine line = found;
+      line.path = path;
+      line_part_sinks_[p]->line(line);
+    };
+    parts.join = [&](std::size_t count, std::uint64_t lines) {
+      input_matches_ += lines;
+      for (std::size_t p = 0; p < count; ++p) sink_.hand_on_captured(*line_part_sinks_[p]);
+    };
+  }
   const bool more = line_selector_.end_window([&](const SelectedLine& found) {
     if (plan_.context) {
       // A group that does not continue the last printed line (of this input) is set apart.
@@ -726,7 +752,7 @@ void Searcher::deliver_lines(std::string_view path) {
     if (reached_max_per_input())
       return line_selector_.select_no_more();  // -m: lines; the input goes on for the after-context only
     return true;
-  });
+  }, parts.pool ? &parts : nullptr);
   if (!more) stop_input_ = true;
 }
 

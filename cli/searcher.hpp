@@ -313,6 +313,10 @@ class Searcher {
   std::uint8_t byte_before_window_ = 0;
   LineNumbers line_numbers_;    // -n
   LineSelector line_selector_;  // --lines
+  /// --lines of a window with many selected lines: the lines formed and printed on the CPU's
+  /// threads (LineSelector::Parts), each part into a capturing sink; made when first needed.
+  std::unique_ptr<core::WorkerPool> line_pool_;
+  std::vector<std::unique_ptr<Sink>> line_part_sinks_;
   /// -c with --lines or -v, no -m, no context: lines counted from the first hits alone
   /// (LineCounter) while the scanner gives them.
   bool count_lines_ = false;

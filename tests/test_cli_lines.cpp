@@ -253,6 +253,51 @@ TEST_F(CliLines, StreamedInputsInTinyWindowsPrintWhatTheMappedFilePrints) {
   EXPECT_EQ(run({"find", "--lines", "-n", "abc", path.string()}).out, grep({"-n", "abc", path.string()}).out);
 }
 
+// A window with thousands of selected lines forms and prints them on all threads, in rounds of
+// parts of ~1 MiB (LineSelector::Parts): 6 MB of lines, most holding a hit, so every -j from
+// 2 up cuts rounds into parts, and the pipe's windows of 256 KiB and 1 MiB cut lines (one of
+// 40 KB among them) between windows, rounds and parts. GNU grep is the oracle; -j 1 (one
+// thread, no parts) prints the same for --json, -w and approx.
+TEST_F(CliLines, ManySelectedLinesPrintedOnAllThreadsAreGrepsLines) {
+  std::mt19937_64 rng(77);
+  std::string text = random_lines(rng, 3'000'000, std::string("abcab ab\r") + '\0');
+  text += std::string(40'000, 'b') + "abc" + std::string(100, 'c') + "\n";  // a long line with a hit
+  text += random_lines(rng, 3'000'000, "abcab ab") + "ab c";                   // no '\n' at the end
+  const auto path = file("many.txt", text);
+  const std::string where_file = path.string();
+  const CliResult want = grep({"-n", "-e", "abc", where_file});
+  ASSERT_EQ(want.status, 0);
+  for (const std::string threads : {"2", "3", "8"}) {
+    EXPECT_EQ(run({"find", "-j", threads, "--lines", "-n", "abc", where_file}).out, want.out) << "-j " << threads;
+    for (const std::string window : {"256K", "1M"})
+      EXPECT_EQ(piped(where_file, {"find", "-j", threads, "--window", window, "--lines", "-n", "abc"}).out, want.out)
+          << "pipe, window " << window << ", -j " << threads;
+  }
+  EXPECT_EQ(run({"find", "-j", "4", "--lines", "-H", "a", where_file}).out, grep({"-H", "-e", "a", where_file}).out);
+  EXPECT_EQ(run({"find", "-j", "4", "--lines", "-n", "-e", "ab", "-e", "c", where_file}).out,
+            grep({"-n", "-e", "ab", "-e", "c", where_file}).out);
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"find", "--lines", "--json", "-n", "ab"},
+           {"find", "--lines", "-w", "-n", "ab"},
+           {"approx", "-k", "1", "--lines", "-n", "abca"}}) {
+    std::string where;
+    for (const auto& a : args) where += a + " ";
+    std::vector<std::string> one = args, all = args;
+    one.insert(one.begin() + 1, {"-j", "1"});
+    all.insert(all.begin() + 1, {"-j", "6"});
+    one.push_back(where_file);
+    all.push_back(where_file);
+    const CliResult serial = run(one);
+    ASSERT_EQ(serial.status, 0) << where;
+    std::string serial_out = serial.out, parallel_out = run(all).out;
+    if (args[2] == "--json") {  // the summary's times differ
+      serial_out = serial_out.substr(0, serial_out.rfind("{\"type\":\"summary\""));
+      parallel_out = parallel_out.substr(0, parallel_out.rfind("{\"type\":\"summary\""));
+    }
+    EXPECT_EQ(parallel_out, serial_out) << where;
+  }
+}
+
 // -c with --lines or -v counts lines from each window's first hit per line (LineCounter): a
 // line continuing across windows with hits in both counts once, the last line without '\n'
 // counts, an input ending in '\n' has no empty last line. grep -c is the oracle, on the mapped

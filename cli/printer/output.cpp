@@ -33,16 +33,37 @@ void Output::flush() {
   }
   if (buf_.size() != 0) {
     const std::size_t size = buf_.size();
-    errno = 0;
-    const std::size_t written = std::fwrite(buf_.data(), 1, size, file_);
-    buf_.clear();  // a failed write is not retried (the destructor flushes again)
-    if (written != size) {
-      const int error = errno != 0 ? errno : EIO;
-      std::clearerr(file_);
-      throw WriteError(error);
-    }
+    buf_.clear();  // a failed write is not retried (the destructor flushes again); the bytes stay
+    write_out(buf_.data(), size);
   }
   flush_or_throw(file_);
+}
+
+void Output::write_out(const char* data, std::size_t size) {
+  errno = 0;
+  const std::size_t written = std::fwrite(data, 1, size, file_);
+  if (written != size) {
+    const int error = errno != 0 ? errno : EIO;
+    std::clearerr(file_);
+    throw WriteError(error);
+  }
+}
+
+void Output::append_from(Output& part) {
+  fmt::memory_buffer& bytes = part.buf_;
+  if (capturing_ || bytes.size() < (1u << 16)) {
+    buf_.append(bytes);
+    bytes.clear();
+    maybe_flush();
+    return;
+  }
+  // A large part is written from where it is, after what this one holds.
+  const std::size_t held = buf_.size(), size = bytes.size();
+  buf_.clear();  // as in flush(): not written twice; clear() keeps the bytes, only the size is reset
+  bytes.clear();
+  if (held != 0) write_out(buf_.data(), held);
+  write_out(bytes.data(), size);
+  if (line_buffered_) flush_or_throw(file_);
 }
 
 void append_escaped_text(fmt::memory_buffer& out, ByteSpan bytes) {

@@ -64,6 +64,8 @@ class Output {
   bool overflowed() const { return overflowed_; }
   /// The bytes captured so far (moved out), and a fresh start.
   std::string take_captured();
+  /// Writes what `part` (a capturing Output) holds after what this one holds, and empties it.
+  void append_from(Output& part);
 
  private:
   void keep_captured() {
@@ -72,6 +74,9 @@ class Output {
       buf_.clear();
     }
   }
+
+  /// Writes bytes to the file (no fflush); throws WriteError.
+  void write_out(const char* data, std::size_t size);
 
   std::FILE* file_;
   fmt::memory_buffer buf_;

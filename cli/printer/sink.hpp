@@ -158,6 +158,8 @@ class Sink {
     out_.buffer().append(bytes);
     out_.maybe_flush();
   }
+  /// Writes what `part` (a sink of make_capturing) printed, and empties it.
+  void hand_on_captured(Sink& part) { out_.append_from(part.out_); }
   /// How make_capturing makes a sink like this one (make_printer sets it).
   void set_remake(std::function<std::unique_ptr<Sink>()> remake) { remake_ = std::move(remake); }
 

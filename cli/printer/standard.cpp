@@ -17,6 +17,18 @@ void append_raw(Out& buf, ByteSpan bytes) {
   buf.append(reinterpret_cast<const char*>(bytes.data()), reinterpret_cast<const char*>(bytes.data() + bytes.size()));
 }
 
+/// `field` and its mark (':' or grep's '-' of context lines), without fmt's format parsing:
+/// a line or hit is a few of these, and grep-like output prints millions of them.
+void append_field(Out& buf, std::string_view field, char mark = ':') {
+  buf.append(field.data(), field.data() + field.size());
+  buf.push_back(mark);
+}
+void append_field(Out& buf, std::uint64_t number, char mark = ':') {
+  const fmt::format_int digits(number);
+  buf.append(digits.data(), digits.data() + digits.size());
+  buf.push_back(mark);
+}
+
 /// BED and TSV name a hit's sequence by its record, or by the input for plain text.
 std::string_view chrom_of(const Location& where) { return where.record ? *where.record : where.path; }
 
@@ -32,8 +44,8 @@ class StandardPrinter : public Printer {
   void line(const SelectedLine& l) override {
     Out& buf = out_.buffer();
     const char mark = l.context ? '-' : ':';  // grep's marks of context and selected lines
-    if (o_.show_path) fmt::format_to(std::back_inserter(buf), "{}{}", l.path, mark);
-    if (o_.show_line_number) fmt::format_to(std::back_inserter(buf), "{}{}", l.number, mark);
+    if (o_.show_path) append_field(buf, l.path, mark);
+    if (o_.show_line_number) append_field(buf, l.number, mark);
     append_raw(buf, l.text);
     buf.push_back('\n');
     out_.maybe_flush();
@@ -46,20 +58,20 @@ class StandardPrinter : public Printer {
 
   void hit(const Hit& h) override {
     Out& buf = out_.buffer();
-    if (o_.show_path) fmt::format_to(std::back_inserter(buf), "{}:", h.where.path);
-    if (h.where.record) fmt::format_to(std::back_inserter(buf), "{}:", *h.where.record);
-    if (o_.show_pattern) fmt::format_to(std::back_inserter(buf), "{}:", o_.shown_pattern(h.pattern));
-    if (o_.show_strand) fmt::format_to(std::back_inserter(buf), "{}:", h.strand);
-    if (h.line) fmt::format_to(std::back_inserter(buf), "{}:", *h.line);
+    if (o_.show_path) append_field(buf, h.where.path);
+    if (h.where.record) append_field(buf, *h.where.record);
+    if (o_.show_pattern) append_field(buf, o_.shown_pattern(h.pattern));
+    if (o_.show_strand) append_field(buf, std::string_view(&h.strand, 1));
+    if (h.line) append_field(buf, *h.line);
     if (o_.only_matching) {
-      if (o_.show_byte_offset) fmt::format_to(std::back_inserter(buf), "{}:", h.start);
+      if (o_.show_byte_offset) append_field(buf, h.start);
       append_raw(buf, h.matched);
     } else {
       if (h.distance) {
         fmt::format_to(std::back_inserter(buf), "{}:{}:{}:", h.start, h.end, *h.distance);
         if (o_.show_cigar) fmt::format_to(std::back_inserter(buf), "{}:", h.cigar);
       } else {
-        fmt::format_to(std::back_inserter(buf), "{}:", h.start);
+        append_field(buf, h.start);
       }
       append_escaped_text(buf, h.matched);
     }

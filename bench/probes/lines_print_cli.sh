@@ -1,0 +1,85 @@
+#!/bin/bash
+# grep's line output when much of a large file is printed (twenty-second session): 2 GiB of
+# English-like text (short lines of dictionary words), `find --lines` of a common word and a
+# frequent letter (with and without -n), -o, and 1000 words, process start to exit with the
+# output written to a file in /dev/shm (ripgrep stops at the first match when stdout is
+# /dev/null), next to ripgrep and to the build before the lines were printed on all threads
+# (.device/warpmatch-before.gz, when staged) in the same run; then md5s of every output.
+# Run from the repository root with .device/ staged (scripts/build_for_gpu.sh):
+#   run(command="bash bench/probes/lines_print_cli.sh", carry=[".device"])
+cd "$(dirname "$0")/../.."
+source bench/probes/probe_lib.sh
+W=/tmp/wp; mkdir -p $W
+python3 - <<'PY'
+import random
+rng = random.Random(3)
+letters = "etaoinshrdlcumwfgypbvkjxqz"
+words = list({"".join(rng.choice(letters[: rng.randint(8, 26)]) for _ in range(rng.randint(1, 10))) for _ in range(60000)})
+words += ["the"] * 3000
+lines, size = [], 0
+while size < (256 << 20):
+    line = " ".join(rng.choice(words) for _ in range(rng.randint(4, 16)))
+    lines.append(line)
+    size += len(line) + 1
+open("/tmp/wp/part.txt", "w").write("\n".join(lines) + "\n")
+open("/tmp/wp/w1000.txt", "w").write("\n".join(rng.sample(words[:60000], 1000)) + "\n")
+PY
+for i in $(seq 8); do cat $W/part.txt; done > $W/big.txt
+ls -la $W
+RG=$(command -v rg || echo $D/rg)
+[[ -x $RG ]] || RG=
+BEFORE=
+if [[ -f $D/warpmatch-before.gz ]]; then gzip -dc $D/warpmatch-before.gz > $W/before; chmod +x $W/before; BEFORE=$W/before; fi
+# to_file NAME CMD...: wall ms and peak RSS of CMD with stdout to /dev/shm/NAME, and its size.
+to_file() {
+  local name=$1; shift
+  python3 - "$name" "$@" <<'PY'
+import os, resource, subprocess, sys, time
+name, cmd = sys.argv[1], sys.argv[2:]
+with open("/dev/shm/" + name, "wb") as out:
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=out, stderr=subprocess.PIPE)
+    ms = (time.perf_counter() - t0) * 1e3
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+size = os.path.getsize("/dev/shm/" + name)
+print(f"{name:28s} rc={p.returncode} {ms:8.1f} ms {rss:7.0f} MiB  {size / 1e6:9.1f} MB out", flush=True)
+os.remove("/dev/shm/" + name)
+PY
+}
+for round in 1 2; do
+  for prog in warpmatch before; do
+    X=$D/warpmatch; [[ $prog == before ]] && X=$BEFORE
+    [[ -n $X ]] || continue
+    to_file "$prog-lines-the" $X find --lines the $W/big.txt
+    to_file "$prog-lines-n-the" $X find --lines -n the $W/big.txt
+    to_file "$prog-lines-n-e" $X find --lines -n e $W/big.txt
+    to_file "$prog-o-n-the" $X find -o -n the $W/big.txt
+    to_file "$prog-lines-f1000" $X find --lines -f $W/w1000.txt $W/big.txt
+    to_file "$prog-pipe-lines-n-the" bash -c "cat $W/big.txt | $X find --lines -n the"
+    to_file "$prog-j1-lines-n-the" $X find -j 1 --lines -n the $W/big.txt
+  done
+  if [[ -n $RG ]]; then
+    to_file rg-lines-the $RG -F the $W/big.txt
+    to_file rg-lines-n-the $RG -n -F the $W/big.txt
+    to_file rg-lines-n-e $RG -n -F e $W/big.txt
+    to_file rg-o-n-the $RG -o -n -F the $W/big.txt
+    to_file rg-lines-f1000 $RG -F -f $W/w1000.txt $W/big.txt
+    to_file rg-pipe-lines-n-the bash -c "cat $W/big.txt | $RG -n -F the"
+  fi
+done
+# The outputs on the 256 MiB part: warpmatch's against ripgrep's (md5).
+same_as_rg() {  # "WARPMATCH ARGS" "RG ARGS"
+  local a b
+  a=$($D/warpmatch $1 $W/part.txt | md5sum); b=$($RG $2 $W/part.txt | md5sum)
+  if [[ $a == "$b" ]]; then echo "same as rg: $1"; else echo "DIFFER from rg: $1"; fail=1; fi
+}
+if [[ -n $RG ]]; then
+  same_as_rg "find --lines the" "-F the"
+  same_as_rg "find --lines -n the" "-n -F the"
+  same_as_rg "find --lines -n e" "-n -F e"
+  same_as_rg "find -o -n the" "-o -n -F the"
+  same_as_rg "find --lines -f $W/w1000.txt" "-F -f $W/w1000.txt"
+  a=$(cat $W/part.txt | $D/warpmatch find --lines -n the | md5sum); b=$($RG -n -F the $W/part.txt | md5sum)
+  [[ $a == "$b" ]] && echo "same as rg: through a pipe" || { echo "DIFFER from rg: through a pipe"; fail=1; }
+  [[ $fail == 0 ]] && echo "lines print probe: warpmatch prints what ripgrep prints" || echo "lines print probe: DIFFER"
+fi
