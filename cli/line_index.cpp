@@ -53,6 +53,39 @@ std::uint64_t LineNumbers::line_of(std::uint64_t start) {
   return lines_before_cursor_ + 1;
 }
 
+void LineNumbers::number_hits(std::span<Hit> hits, std::span<const std::size_t> cut, core::WorkerPool& pool) {
+  if (hits.empty()) return;
+  const auto position = [&](const Hit& h) { return std::min<std::uint64_t>(h.start - offset_, data_.size()); };
+  // The '\n' bytes from a to b (b < a: negative), the way line_of moves its cursor.
+  const auto between = [&](std::uint64_t a, std::uint64_t b) {
+    return b >= a ? static_cast<std::int64_t>(count_newlines(data_.subspan(a, b - a)))
+                  : -static_cast<std::int64_t>(count_newlines(data_.subspan(b, a - b)));
+  };
+  const std::size_t parts = cut.size() - 1;
+  // Each part's first hit's line: the first by the cursor, the others by the '\n' bytes
+  // between the parts' first hits (and to the last hit), counted on the threads.
+  std::vector<std::int64_t> step(parts);
+  pool.run(parts, [&](std::size_t p) {
+    const std::uint64_t to = p + 1 < parts ? position(hits[cut[p + 1]]) : position(hits.back());
+    step[p] = between(position(hits[cut[p]]), to);
+  });
+  std::vector<std::uint64_t> before(parts + 1);
+  before[0] = line_of(hits[0].start) - 1;
+  for (std::size_t p = 0; p < parts; ++p) before[p + 1] = static_cast<std::uint64_t>(static_cast<std::int64_t>(before[p]) + step[p]);
+  pool.run(parts, [&](std::size_t p) {
+    std::uint64_t at = position(hits[cut[p]]);
+    auto lines = static_cast<std::int64_t>(before[p]);
+    for (std::size_t i = cut[p]; i < cut[p + 1]; ++i) {
+      const std::uint64_t next = position(hits[i]);
+      lines += between(at, next);
+      at = next;
+      hits[i].line = static_cast<std::uint64_t>(lines) + 1;
+    }
+  });
+  cursor_ = position(hits.back());
+  lines_before_cursor_ = before[parts];
+}
+
 void LineNumbers::end_window() {
   // The next window starts at offset + owned: only the owned bytes are counted here.
   line_of(offset_ + owned_);

@@ -31,6 +31,10 @@ class LineNumbers {
   void begin_window(const io::TextWindow& w);
   /// `start`: an input offset inside the current window's data.
   std::uint64_t line_of(std::uint64_t start);
+  /// line_of for every hit of `hits` (Hit::line set), in parts counted on `pool`'s threads:
+  /// part p is hits[cut[p], cut[p + 1]), cut from 0 to hits.size(). The cursor ends at the
+  /// last hit, as after line_of of each in turn.
+  void number_hits(std::span<Hit> hits, std::span<const std::size_t> cut, core::WorkerPool& pool);
   /// Carries the '\n' count of the window's owned bytes to the next window.
   void end_window();
 

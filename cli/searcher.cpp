@@ -39,6 +39,12 @@ constexpr std::uint64_t kApartRecordBytes = std::uint64_t{16} << 10, kApartRunBy
 constexpr std::uint64_t kParallelRunBytes = std::uint64_t{128} << 10;
 constexpr std::size_t kParallelRunsPerThread = 4;
 
+// Hits printed in parts (Searcher::print_hit_batch): gathered up to kHitBatch (then printed,
+// so a batch's hits and output are what is held), at least kMinPartHits a part (fewer: one
+// after the other on the searcher's thread).
+constexpr std::size_t kHitBatch = std::size_t{1} << 16;
+constexpr std::size_t kMinPartHits = 1024;
+
 // Inputs searched ahead (SearchPlan::file_threads, cli/file_jobs.hpp): files of at most this
 // many bytes (a larger one is searched in its turn, on all threads: the CPU matchers start
 // threads from ~1 MiB a thread), up to this many batches queued per thread, each file
@@ -510,14 +516,22 @@ bool Searcher::search_window(const io::TextWindow& w, const Location& where, con
     ScanTicker ticker(progress, scan_progress, ticks ? w.data.size() * plan_.work_per_byte : 0,
                       progress.done(), stored_offset);
     bool first = true;
-    scanner.scan(w.data, [&](const Hit& local) {
-      if (first) {
-        ticker.stop();  // the progress line must not mix with the output
-        progress.erase();
-        first = false;
-      }
-      return deliver_local(w, where, local, keep);
-    }, ticks ? &scan_progress : nullptr);
+    // Hits printed as they are: gathered in batches printed on all threads.
+    const bool batched = prints_hits_in_parts();
+    try {
+      scanner.scan(w.data, [&](const Hit& local) {
+        if (first) {
+          ticker.stop();  // the progress line must not mix with the output
+          progress.erase();
+          first = false;
+        }
+        return batched ? batch_local(w, where, local, keep) : deliver_local(w, where, local, keep);
+      }, ticks ? &scan_progress : nullptr);
+    } catch (...) {
+      if (batched) print_hit_batch();  // the hits before the error are reported
+      throw;
+    }
+    if (batched) print_hit_batch();  // before the window's bytes go
   }
   totals_.scan_seconds += seconds_since(t0);
   return lines_counted;
@@ -690,6 +704,62 @@ bool Searcher::reached_max_per_input() const {
   return plan_.max_per_input >= 0 && static_cast<std::int64_t>(input_matches_) >= plan_.max_per_input;
 }
 
+core::WorkerPool* Searcher::print_parts() {
+  const int threads = plan_.stream.threads > 0 ? plan_.stream.threads : hardware_threads();
+  if (threads < 2) return nullptr;
+  if (print_sinks_.empty()) {
+    for (int t = 0; t < threads; ++t)
+      if (std::unique_ptr<Sink> part = sink_.make_capturing(std::numeric_limits<std::size_t>::max()))
+        print_sinks_.push_back(std::move(part));
+    if (print_sinks_.size() == static_cast<std::size_t>(threads))
+      print_pool_ = std::make_unique<core::WorkerPool>(static_cast<unsigned>(threads));
+  }
+  return print_pool_.get();
+}
+
+bool Searcher::prints_hits_in_parts() {
+  return !plan_.lines && !plan_.count && !plan_.quiet && plan_.list_files == ListFiles::off &&
+         plan_.max_per_input < 0 && print_parts();
+}
+
+bool Searcher::batch_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep) {
+  if (!owns(w, local) || (keep && !keep(local))) return true;
+  if (plan_.word && !word_bounded(w, local)) return true;
+  Hit hit = local;
+  hit.where = where;
+  hit.start += w.offset;
+  hit.end += w.offset;
+  hit.matched = w.data.subspan(local.start, local.end - local.start);
+  if (!hit.cigar.empty() || hit.site) {  // they point into the scan call's own memory
+    print_hit_batch();
+    return deliver(hit);
+  }
+  hit_batch_.push_back(hit);
+  if (hit_batch_.size() >= kHitBatch) print_hit_batch();
+  return true;
+}
+
+void Searcher::print_hit_batch() {
+  std::vector<Hit>& hits = hit_batch_;
+  const std::size_t parts = std::min<std::size_t>(print_sinks_.size(), hits.size() / kMinPartHits);
+  if (parts < 2) {
+    for (const Hit& hit : hits) deliver(hit);  // none stops here (prints_hits_in_parts)
+    hits.clear();
+    return;
+  }
+  input_matches_ += hits.size();
+  for (const Hit& hit : hits)
+    if (hit.pattern < per_pattern_.size()) ++per_pattern_[hit.pattern];
+  std::vector<std::size_t> cut(parts + 1);
+  for (std::size_t p = 0; p <= parts; ++p) cut[p] = hits.size() * p / parts;
+  if (plan_.line_numbers) line_numbers_.number_hits(hits, cut, *print_pool_);
+  print_pool_->run(parts, [&](std::size_t p) {
+    for (std::size_t i = cut[p]; i < cut[p + 1]; ++i) print_sinks_[p]->hit(hits[i]);
+  });
+  for (std::size_t p = 0; p < parts; ++p) sink_.hand_on_captured(*print_sinks_[p]);
+  hits.clear();
+}
+
 // One hit at record coordinates; false stops the scan (-q, -m, -l, -L).
 bool Searcher::deliver(Hit hit) {
   if (plan_.lines) {  // counted and printed as lines once the window is scanned
@@ -711,26 +781,17 @@ void Searcher::deliver_lines(std::string_view path) {
   // Lines printed as they are, none stopping the input: a window's many lines may be formed
   // and printed on all threads (each part into a capturing sink, handed on in order).
   LineSelector::Parts parts;
-  const int threads = plan_.stream.threads > 0 ? plan_.stream.threads : hardware_threads();
-  const bool in_parts = threads > 1 && plan_.max_per_input < 0 && !plan_.context && !plan_.invert && !plan_.count &&
+  const bool in_parts = plan_.max_per_input < 0 && !plan_.context && !plan_.invert && !plan_.count &&
                         !plan_.quiet && plan_.list_files == ListFiles::off;
-  if (in_parts && line_part_sinks_.empty()) {
-    for (int t = 0; t < threads; ++t)
-      if (std::unique_ptr<Sink> part = sink_.make_capturing(std::numeric_limits<std::size_t>::max()))
-        line_part_sinks_.push_back(std::move(part));
-    if (line_part_sinks_.size() == static_cast<std::size_t>(threads))
-      line_pool_ = std::make_unique<core::WorkerPool>(static_cast<unsigned>(threads));
-  }
-  if (in_parts && line_pool_) {
-    parts.pool = line_pool_.get();
+  if (in_parts && (parts.pool = print_parts())) {
     parts.emit = [&](std::size_t p, const SelectedLine& found) {
       SelectedLine line = found;
       line.path = path;
-      line_part_sinks_[p]->line(line);
+      print_sinks_[p]->line(line);
     };
     parts.join = [&](std::size_t count, std::uint64_t lines) {
       input_matches_ += lines;
-      for (std::size_t p = 0; p < count; ++p) sink_.hand_on_captured(*line_part_sinks_[p]);
+      for (std::size_t p = 0; p < count; ++p) sink_.hand_on_captured(*print_sinks_[p]);
     };
   }
   const bool more = line_selector_.end_window([&](const SelectedLine& found) {

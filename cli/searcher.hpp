@@ -285,6 +285,17 @@ class Searcher {
   /// -w: whether `local` is bounded by non-word bytes (or its record's start and end).
   bool word_bounded(const io::TextWindow& w, const Hit& local) const;
   bool deliver(Hit hit);
+  /// Whether every hit is printed as it is and none stops the input (no -q, -l, -L, -m, -c,
+  /// --lines), on several threads: hits then go through hit_batch_.
+  bool prints_hits_in_parts();
+  /// The pool and sinks of printing in parts, made once; nullptr where the sink cannot
+  /// capture or there is one thread.
+  core::WorkerPool* print_parts();
+  /// deliver() of a hit at window coordinates into hit_batch_ (printed when full).
+  bool batch_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep);
+  /// Counts, numbers (-n) and prints hit_batch_ (in parts on the threads when it is large),
+  /// in order, and empties it.
+  void print_hit_batch();
   bool take_selected();
   bool reached_max_per_input() const;
   /// --lines: the most lines with a hit the current window may still select (-m; no cap
@@ -313,10 +324,12 @@ class Searcher {
   std::uint8_t byte_before_window_ = 0;
   LineNumbers line_numbers_;    // -n
   LineSelector line_selector_;  // --lines
-  /// --lines of a window with many selected lines: the lines formed and printed on the CPU's
-  /// threads (LineSelector::Parts), each part into a capturing sink; made when first needed.
-  std::unique_ptr<core::WorkerPool> line_pool_;
-  std::vector<std::unique_ptr<Sink>> line_part_sinks_;
+  /// Output printed on the CPU's threads, each part into a capturing sink handed on in order:
+  /// --lines of a window with many selected lines (LineSelector::Parts), and hits in batches
+  /// (print_hit_batch). Made when first needed (print_parts).
+  std::unique_ptr<core::WorkerPool> print_pool_;
+  std::vector<std::unique_ptr<Sink>> print_sinks_;
+  std::vector<Hit> hit_batch_;  // hits at record coordinates, not yet printed
   /// -c with --lines or -v, no -m, no context: lines counted from the first hits alone
   /// (LineCounter) while the scanner gives them.
   bool count_lines_ = false;

@@ -298,6 +298,52 @@ TEST_F(CliLines, ManySelectedLinesPrintedOnAllThreadsAreGrepsLines) {
   }
 }
 
+// Hits printed as they are (the default output, -o, -n, --json, approx) go in batches printed
+// on all threads (Searcher::print_hit_batch): hundreds of thousands of hits, numbered across
+// batches and windows, print what one thread prints, and grep -o -b -n's lines for a pattern
+// that cannot overlap itself; a FASTA input's records too.
+TEST_F(CliLines, ManyHitsPrintedOnAllThreadsAreOneThreadsHits) {
+  std::mt19937_64 rng(78);
+  const std::string text = random_lines(rng, 4'000'000, std::string("abcab ab\r") + '\0') + "ab c";
+  const auto path = file("hits.txt", text);
+  const std::string where_file = path.string();
+  std::string genome = ">one\n";
+  for (int i = 0; i < 3'000'000; ++i) genome += "ACGT"[rng() % 4], genome += i % 60 == 59 ? "\n" : "";
+  genome += "\n>two\n" + genome.substr(5, 600'000) + "\n";
+  const auto fasta = file("g.fa", genome);
+  const CliResult oracle = grep({"-o", "-b", "-n", "-e", "abc", where_file});
+  ASSERT_EQ(oracle.status, 0);
+  for (const std::string threads : {"3", "8"}) {
+    EXPECT_EQ(run({"find", "-j", threads, "-o", "-b", "-n", "abc", where_file}).out, oracle.out) << "-j " << threads;
+    EXPECT_EQ(piped(where_file, {"find", "-j", threads, "--window", "512K", "-o", "-b", "-n", "abc"}).out, oracle.out)
+        << "pipe, -j " << threads;
+  }
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"find", "-n", "ab", where_file},
+           {"find", "-H", "-e", "ab", "-e", "b", "-e", "a\r", where_file},
+           {"find", "--json", "-n", "ab", where_file},
+           {"find", "-w", "-n", "ab", where_file},
+           {"approx", "-n", "-k", "1", "abca", where_file},
+           {"approx", "-k", "1", "--cigar", "abca", where_file},
+           {"find", "-e", "ACG", "-e", "GT", fasta.string()},
+           {"approx", "-k", "1", "ACGTA", fasta.string()}}) {
+    std::string where;
+    for (const auto& a : args) where += a + " ";
+    std::vector<std::string> one = args, all = args;
+    one.insert(one.begin() + 1, {"-j", "1"});
+    all.insert(all.begin() + 1, {"-j", "6"});
+    const CliResult serial = run(one);
+    ASSERT_EQ(serial.status, 0) << where;
+    std::string serial_out = serial.out, parallel_out = run(all).out;
+    if (args[1] == "--json") {  // the summary's times differ
+      serial_out = serial_out.substr(0, serial_out.rfind("{\"type\":\"summary\""));
+      parallel_out = parallel_out.substr(0, parallel_out.rfind("{\"type\":\"summary\""));
+    }
+    EXPECT_GT(std::count(serial_out.begin(), serial_out.end(), '\n'), 20'000) << where;
+    EXPECT_EQ(parallel_out, serial_out) << where;
+  }
+}
+
 // -c with --lines or -v counts lines from each window's first hit per line (LineCounter): a
 // line continuing across windows with hits in both counts once, the last line without '\n'
 // counts, an input ending in '\n' has no empty last line. grep -c is the oracle, on the mapped

@@ -1,7 +1,8 @@
 #!/bin/bash
 # grep's line output when much of a large file is printed (twenty-second session): 2 GiB of
 # English-like text (short lines of dictionary words), `find --lines` of a common word and a
-# frequent letter (with and without -n), -o, and 1000 words, process start to exit with the
+# frequent letter (with and without -n), -o, the hits (START:MATCH, the default; rg -o -b
+# prints the same bytes as OFFSET:MATCH) and 1000 words, process start to exit with the
 # output written to a file in /dev/shm (ripgrep stops at the first match when stdout is
 # /dev/null), next to ripgrep and to the build before the lines were printed on all threads
 # (.device/warpmatch-before.gz, when staged) in the same run; then md5s of every output.
@@ -54,15 +55,18 @@ for round in 1 2; do
     to_file "$prog-lines-n-the" $X find --lines -n the $W/big.txt
     to_file "$prog-lines-n-e" $X find --lines -n e $W/big.txt
     to_file "$prog-o-n-the" $X find -o -n the $W/big.txt
+    to_file "$prog-hits-the" $X find the $W/big.txt
     to_file "$prog-lines-f1000" $X find --lines -f $W/w1000.txt $W/big.txt
     to_file "$prog-pipe-lines-n-the" bash -c "cat $W/big.txt | $X find --lines -n the"
     to_file "$prog-j1-lines-n-the" $X find -j 1 --lines -n the $W/big.txt
   done
+  to_file cat-big cat $W/big.txt  # the floor of writing 2 GiB to /dev/shm
   if [[ -n $RG ]]; then
     to_file rg-lines-the $RG -F the $W/big.txt
     to_file rg-lines-n-the $RG -n -F the $W/big.txt
     to_file rg-lines-n-e $RG -n -F e $W/big.txt
     to_file rg-o-n-the $RG -o -n -F the $W/big.txt
+    to_file rg-o-b-the $RG -o -b -F the $W/big.txt
     to_file rg-lines-f1000 $RG -F -f $W/w1000.txt $W/big.txt
     to_file rg-pipe-lines-n-the bash -c "cat $W/big.txt | $RG -n -F the"
   fi
