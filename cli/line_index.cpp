@@ -390,6 +390,7 @@ std::size_t LineSelector::emit_parts(std::size_t below, std::uint64_t finished, 
     round_begin = begin.back();
     round_number = number.back();
   }
+  if (parts.finish) parts.finish();
   // The line of the last starts is the open one.
   open_begin_ = offset_ + last_begin;
   open_number_ = round_number;

@@ -74,6 +74,9 @@ class LineSelector {
     core::WorkerPool* pool = nullptr;
     std::function<void(std::size_t part, const SelectedLine&)> emit;
     std::function<void(std::size_t parts, std::uint64_t lines)> join;
+    /// After the last round's join, before any other line is emitted: join may hand the
+    /// output on in the background (while the next round is formed); finish waits for it.
+    std::function<void()> finish;
   };
   static constexpr std::uint64_t kPartBytes = std::uint64_t{1} << 20;
   static constexpr std::size_t kMinPartLines = 4096;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <deque>
+#include <future>
 #include <limits>
 #include <map>
 #include <thread>
@@ -528,10 +529,16 @@ bool Searcher::search_window(const io::TextWindow& w, const Location& where, con
         return batched ? batch_local(w, where, local, keep) : deliver_local(w, where, local, keep);
       }, ticks ? &scan_progress : nullptr);
     } catch (...) {
-      if (batched) print_hit_batch();  // the hits before the error are reported
+      if (batched) {  // the hits before the error are reported
+        print_hit_batch();
+        finish_writing_parts();
+      }
       throw;
     }
-    if (batched) print_hit_batch();  // before the window's bytes go
+    if (batched) {  // before the window's bytes go, and before anything else is printed
+      print_hit_batch();
+      finish_writing_parts();
+    }
   }
   totals_.scan_seconds += seconds_since(t0);
   return lines_counted;
@@ -708,13 +715,26 @@ core::WorkerPool* Searcher::print_parts() {
   const int threads = plan_.stream.threads > 0 ? plan_.stream.threads : hardware_threads();
   if (threads < 2) return nullptr;
   if (print_sinks_.empty()) {
-    for (int t = 0; t < threads; ++t)
+    for (int t = 0; t < 2 * threads; ++t)
       if (std::unique_ptr<Sink> part = sink_.make_capturing(std::numeric_limits<std::size_t>::max()))
         print_sinks_.push_back(std::move(part));
-    if (print_sinks_.size() == static_cast<std::size_t>(threads))
+    if (print_sinks_.size() == 2 * static_cast<std::size_t>(threads))
       print_pool_ = std::make_unique<core::WorkerPool>(static_cast<unsigned>(threads));
   }
   return print_pool_.get();
+}
+
+void Searcher::write_parts(std::size_t count) {
+  finish_writing_parts();
+  const std::size_t base = print_set_ * (print_sinks_.size() / 2);
+  print_write_ = std::async(std::launch::async, [this, base, count] {
+    for (std::size_t p = 0; p < count; ++p) sink_.hand_on_captured(*print_sinks_[base + p]);
+  });
+  print_set_ ^= 1;
+}
+
+void Searcher::finish_writing_parts() {
+  if (print_write_.valid()) print_write_.get();
 }
 
 bool Searcher::prints_hits_in_parts() {
@@ -732,6 +752,7 @@ bool Searcher::batch_local(const io::TextWindow& w, const Location& where, const
   hit.matched = w.data.subspan(local.start, local.end - local.start);
   if (!hit.cigar.empty() || hit.site) {  // they point into the scan call's own memory
     print_hit_batch();
+    finish_writing_parts();
     return deliver(hit);
   }
   hit_batch_.push_back(hit);
@@ -741,8 +762,9 @@ bool Searcher::batch_local(const io::TextWindow& w, const Location& where, const
 
 void Searcher::print_hit_batch() {
   std::vector<Hit>& hits = hit_batch_;
-  const std::size_t parts = std::min<std::size_t>(print_sinks_.size(), hits.size() / kMinPartHits);
+  const std::size_t parts = std::min<std::size_t>(print_sinks_.size() / 2, hits.size() / kMinPartHits);
   if (parts < 2) {
+    finish_writing_parts();
     for (const Hit& hit : hits) deliver(hit);  // none stops here (prints_hits_in_parts)
     hits.clear();
     return;
@@ -754,9 +776,10 @@ void Searcher::print_hit_batch() {
   for (std::size_t p = 0; p <= parts; ++p) cut[p] = hits.size() * p / parts;
   if (plan_.line_numbers) line_numbers_.number_hits(hits, cut, *print_pool_);
   print_pool_->run(parts, [&](std::size_t p) {
-    for (std::size_t i = cut[p]; i < cut[p + 1]; ++i) print_sinks_[p]->hit(hits[i]);
+    Sink& sink = part_sink(p);
+    for (std::size_t i = cut[p]; i < cut[p + 1]; ++i) sink.hit(hits[i]);
   });
-  for (std::size_t p = 0; p < parts; ++p) sink_.hand_on_captured(*print_sinks_[p]);
+  write_parts(parts);  // (hits[i].matched points into the window, which outlives the write)
   hits.clear();
 }
 
@@ -787,12 +810,13 @@ void Searcher::deliver_lines(std::string_view path) {
     parts.emit = [&](std::size_t p, const SelectedLine& found) {
       SelectedLine line = found;
       line.path = path;
-      print_sinks_[p]->line(line);
+      part_sink(p).line(line);
     };
     parts.join = [&](std::size_t count, std::uint64_t lines) {
       input_matches_ += lines;
-      for (std::size_t p = 0; p < count; ++p) sink_.hand_on_captured(*print_sinks_[p]);
+      write_parts(count);
     };
+    parts.finish = [&] { finish_writing_parts(); };
   }
   const bool more = line_selector_.end_window([&](const SelectedLine& found) {
     if (plan_.context) {

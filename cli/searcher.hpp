@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <future>
 #include <optional>
 #include <span>
 #include <string>
@@ -291,6 +292,14 @@ class Searcher {
   /// The pool and sinks of printing in parts, made once; nullptr where the sink cannot
   /// capture or there is one thread.
   core::WorkerPool* print_parts();
+  /// Part p's sink of the current set.
+  Sink& part_sink(std::size_t p) { return *print_sinks_[print_set_ * (print_sinks_.size() / 2) + p]; }
+  /// Starts writing parts [0, count) of the current set to sink_ on a thread of its own,
+  /// after the output being written before (so in order), and switches sets.
+  void write_parts(std::size_t count);
+  /// Waits until the parts' output is written (rethrows a WriteError): before any other use
+  /// of sink_.
+  void finish_writing_parts();
   /// deliver() of a hit at window coordinates into hit_batch_ (printed when full).
   bool batch_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep);
   /// Counts, numbers (-n) and prints hit_batch_ (in parts on the threads when it is large),
@@ -328,7 +337,11 @@ class Searcher {
   /// --lines of a window with many selected lines (LineSelector::Parts), and hits in batches
   /// (print_hit_batch). Made when first needed (print_parts).
   std::unique_ptr<core::WorkerPool> print_pool_;
+  /// Two sets of a sink a thread: the parts of one round print into one set while the other
+  /// set's output is written (print_write_), so writing overlaps the next round's work.
   std::vector<std::unique_ptr<Sink>> print_sinks_;
+  std::size_t print_set_ = 0;        // the set the next parts print into
+  std::future<void> print_write_;    // the other set's output being written to sink_
   std::vector<Hit> hit_batch_;  // hits at record coordinates, not yet printed
   /// -c with --lines or -v, no -m, no context: lines counted from the first hits alone
   /// (LineCounter) while the scanner gives them.
