@@ -43,7 +43,7 @@ constexpr std::size_t kParallelRunsPerThread = 4;
 // Hits printed in parts (Searcher::print_hit_batch): gathered up to kHitBatch (then printed,
 // so a batch's hits and output are what is held), at least kMinPartHits a part (fewer: one
 // after the other on the searcher's thread).
-constexpr std::size_t kHitBatch = std::size_t{1} << 16;
+constexpr std::size_t kHitBatch = std::size_t{1} << 14;
 constexpr std::size_t kMinPartHits = 1024;
 
 // Inputs searched ahead (SearchPlan::file_threads, cli/file_jobs.hpp): files of at most this
