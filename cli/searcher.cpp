@@ -479,7 +479,8 @@ std::uint64_t Searcher::searched_bytes(const io::TextWindow& w) const {
   return plan_.owns == Ownership::starts ? w.owned : w.data.size() - w.repeated;
 }
 
-bool Searcher::deliver_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep) {
+bool Searcher::deliver_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep,
+                             bool batched) {
   if (!owns(w, local) || (keep && !keep(local))) return true;
   if (plan_.word && !word_bounded(w, local)) return true;
   Hit hit = local;
@@ -487,7 +488,15 @@ bool Searcher::deliver_local(const io::TextWindow& w, const Location& where, con
   hit.start += w.offset;
   hit.end += w.offset;
   hit.matched = w.data.subspan(local.start, local.end - local.start);
-  return deliver(hit);
+  if (!batched) return deliver(hit);
+  if (!hit.cigar.empty() || hit.site) {  // they point into the scan call's own memory
+    print_hit_batch();
+    finish_writing_parts();
+    return deliver(hit);
+  }
+  hit_batch_.push_back(hit);
+  if (hit_batch_.size() >= kHitBatch) print_hit_batch();
+  return true;
 }
 
 // The window's own hits at record offsets (or, -c, only their counts).
@@ -526,7 +535,7 @@ bool Searcher::search_window(const io::TextWindow& w, const Location& where, con
           progress.erase();
           first = false;
         }
-        return batched ? batch_local(w, where, local, keep) : deliver_local(w, where, local, keep);
+        return deliver_local(w, where, local, keep, batched);
       }, ticks ? &scan_progress : nullptr);
     } catch (...) {
       if (batched) {  // the hits before the error are reported
@@ -740,24 +749,6 @@ void Searcher::finish_writing_parts() {
 bool Searcher::prints_hits_in_parts() {
   return !plan_.lines && !plan_.count && !plan_.quiet && plan_.list_files == ListFiles::off &&
          plan_.max_per_input < 0 && print_parts();
-}
-
-bool Searcher::batch_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep) {
-  if (!owns(w, local) || (keep && !keep(local))) return true;
-  if (plan_.word && !word_bounded(w, local)) return true;
-  Hit hit = local;
-  hit.where = where;
-  hit.start += w.offset;
-  hit.end += w.offset;
-  hit.matched = w.data.subspan(local.start, local.end - local.start);
-  if (!hit.cigar.empty() || hit.site) {  // they point into the scan call's own memory
-    print_hit_batch();
-    finish_writing_parts();
-    return deliver(hit);
-  }
-  hit_batch_.push_back(hit);
-  if (hit_batch_.size() >= kHitBatch) print_hit_batch();
-  return true;
 }
 
 void Searcher::print_hit_batch() {

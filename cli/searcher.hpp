@@ -272,8 +272,10 @@ class Searcher {
                     Progress& progress);
   /// The bytes window `w` adds to the searched total (those it owns).
   std::uint64_t searched_bytes(const io::TextWindow& w) const;
-  /// A hit at window coordinates: owned, kept, -w, then delivered at record coordinates.
-  bool deliver_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep);
+  /// A hit at window coordinates: owned, kept, -w, then delivered at record coordinates; with
+  /// `batched` (prints_hits_in_parts) into hit_batch_, printed when full.
+  bool deliver_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep,
+                     bool batched = false);
   /// Returns whether the window's lines were counted (LineCounter) rather than its hits given
   /// to the LineSelector.
   bool search_window(const io::TextWindow& w, const Location& where, const WindowScanner& scanner,
@@ -287,7 +289,7 @@ class Searcher {
   bool word_bounded(const io::TextWindow& w, const Hit& local) const;
   bool deliver(Hit hit);
   /// Whether every hit is printed as it is and none stops the input (no -q, -l, -L, -m, -c,
-  /// --lines), on several threads: hits then go through hit_batch_.
+  /// --lines), on several threads: hits then go through hit_batch_ (deliver_local).
   bool prints_hits_in_parts();
   /// The pool and sinks of printing in parts, made once; nullptr where the sink cannot
   /// capture or there is one thread.
@@ -300,8 +302,6 @@ class Searcher {
   /// Waits until the parts' output is written (rethrows a WriteError): before any other use
   /// of sink_.
   void finish_writing_parts();
-  /// deliver() of a hit at window coordinates into hit_batch_ (printed when full).
-  bool batch_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep);
   /// Counts, numbers (-n) and prints hit_batch_ (in parts on the threads when it is large),
   /// in order, and empties it.
   void print_hit_batch();

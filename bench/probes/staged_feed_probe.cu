@@ -26,9 +26,7 @@
 #include <mutex>
 #include <thread>
 #include <vector>
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
-using C = std::chrono::steady_clock;
-static double sec(C::time_point a) { return std::chrono::duration<double>(C::now() - a).count(); }
+#include "feed_probe_util.hpp"
 
 struct Pool {
   std::vector<std::thread> th; std::mutex m; std::condition_variable cv, done_cv;
@@ -50,19 +48,6 @@ struct Pool {
   }
   ~Pool() { { std::lock_guard l(m); stop = true; } cv.notify_all(); for (auto& t : th) t.join(); }
 };
-
-__attribute__((target("avx2"))) static void nt_copy(unsigned char* d, const unsigned char* s, size_t n) {
-  size_t i = 0;
-  while (i < n && ((uintptr_t)(d + i) & 31)) { d[i] = s[i]; ++i; }
-  for (; i + 128 <= n; i += 128) {
-    __m256i a = _mm256_loadu_si256((const __m256i*)(s + i)), b = _mm256_loadu_si256((const __m256i*)(s + i + 32));
-    __m256i c = _mm256_loadu_si256((const __m256i*)(s + i + 64)), e = _mm256_loadu_si256((const __m256i*)(s + i + 96));
-    _mm256_stream_si256((__m256i*)(d + i), a); _mm256_stream_si256((__m256i*)(d + i + 32), b);
-    _mm256_stream_si256((__m256i*)(d + i + 64), c); _mm256_stream_si256((__m256i*)(d + i + 96), e);
-  }
-  for (; i < n; ++i) d[i] = s[i];
-  _mm_sfence();
-}
 
 int main(int argc, char** argv) {
   int fd = open(argv[1], O_RDONLY);
