@@ -3,9 +3,10 @@
 # English-like text (short lines of dictionary words), `find --lines` of a common word and a
 # frequent letter (with and without -n), -o, the hits (START:MATCH, the default; rg -o -b
 # prints the same bytes as OFFSET:MATCH) and 1000 words, process start to exit with the
-# output written to a file in /dev/shm (ripgrep stops at the first match when stdout is
-# /dev/null), next to ripgrep and to the build before the lines were printed on all threads
-# (.device/warpmatch-before.gz, when staged) in the same run; then md5s of every output.
+# output written to a file in /dev/shm (what a redirect writes: /dev/null would leave out the
+# write), next to ripgrep and to the build before the lines were printed on all threads
+# (.device/warpmatch-before.gz, when staged) in the same run; then the outputs of a 256 MiB
+# part against ripgrep's (md5).
 # Run from the repository root with .device/ staged (scripts/build_for_gpu.sh):
 #   run(command="bash bench/probes/lines_print_cli.sh", carry=[".device"])
 cd "$(dirname "$0")/../.."
