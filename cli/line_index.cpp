@@ -204,20 +204,27 @@ bool LineSelector::end_window(const Emit& emit, const Parts* parts) {
   const auto open_from = [&] { return open_begin_ > offset_ ? open_begin_ - offset_ : 0; };
   if (!std::is_sorted(starts_.begin(), starts_.end())) std::sort(starts_.begin(), starts_.end());
   // Every selected line printed as it is, and no other: the lines may go in parts.
-  const bool in_parts = parts && parts->pool && parts->pool->size() > 1 && !invert_ && before_ == 0 &&
-                        after_ == 0 && after_left_ == 0 && selecting_ && keep_text_;
+  const bool in_parts = parts && parts->pool && parts->pool->size() > 1 && before_ == 0 && after_ == 0 &&
+                        after_left_ == 0 && selecting_ && keep_text_;
+  const auto below = [&] {
+    return static_cast<std::size_t>(std::lower_bound(starts_.begin(), starts_.end(), offset_ + finished) - starts_.begin());
+  };
   std::size_t placed = 0;
+  if (in_parts && invert_) {  // -v: most lines may be selected, with or without starts
+    bool stopped = false;
+    const std::size_t n = below();
+    if (emit_inverted_parts(n, finished, emit, *parts, stopped)) placed = n;
+    else if (stopped) return false;
+  }
   for (; placed < starts_.size(); ++placed) {
-    if (placed == 1 && in_parts) {  // the open line holds the first start
-      const auto below = static_cast<std::size_t>(
-          std::lower_bound(starts_.begin(), starts_.end(), offset_ + finished) - starts_.begin());
+    if (placed == 1 && in_parts && !invert_) {  // the open line holds the first start
+      const std::size_t n = below();
       bool stopped = false;
-      const std::size_t done = emit_parts(below, finished, emit, *parts, stopped);
-      if (stopped) return false;
-      if (done > 0) {
-        placed = done;
+      if (emit_parts(n, finished, emit, *parts, stopped)) {
+        placed = n;
         break;
       }
+      if (stopped) return false;
     }
     const std::uint64_t start = starts_[placed] - offset_;
     if (start >= finished) break;  // approx: a start in the overlap, placed by the next window
@@ -312,90 +319,142 @@ bool LineSelector::close_lines(std::uint64_t newline, std::uint64_t to, bool nex
   return true;
 }
 
-std::size_t LineSelector::emit_parts(std::size_t below, std::uint64_t finished, const Emit& emit,
-                                     const Parts& parts, bool& stopped) {
+namespace {
+// The lines of window positions [from, to) of `data` (`from`: a line's first byte, `to`: one
+// past a '\n') in rounds of parts on `parts`' threads: parts of about kPartBytes of text cut
+// after a '\n', a thread's worth a round. form(p, begin, end, number) emits part p's selected
+// lines (its lines lie in [begin, end), the first numbered `number`; numbers are counted
+// only when `numbered`) and returns how many; join hands each round's parts on, in order.
+// Returns the number of the line at `to`.
+template <class Form>
+std::uint64_t emit_in_rounds(ByteSpan data, std::uint64_t from, std::uint64_t to, std::uint64_t number,
+                             bool numbered, const LineSelector::Parts& parts, const Form& form) {
+  core::WorkerPool& pool = *parts.pool;
+  std::vector<std::uint64_t> begin, first_number, newlines, lines;
+  while (from < to) {
+    begin.assign(1, from);
+    while (begin.size() <= pool.size() && begin.back() < to) {
+      const std::uint64_t cut = std::min(to, begin.back() + LineSelector::kPartBytes);
+      begin.push_back(cut == to ? to : find_first(data, cut, to) + 1);  // after the line holding cut
+    }
+    const std::size_t count = begin.size() - 1;
+    // Each part's first line number: the '\n' bytes before it, counted on the parts' threads.
+    first_number.assign(count + 1, number);
+    if (numbered) {
+      newlines.assign(count, 0);
+      pool.run(count, [&](std::size_t p) { newlines[p] = count_newlines(data.subspan(begin[p], begin[p + 1] - begin[p])); });
+      for (std::size_t p = 0; p < count; ++p) first_number[p + 1] = first_number[p] + newlines[p];
+    }
+    lines.assign(count, 0);
+    pool.run(count, [&](std::size_t p) { lines[p] = form(p, begin[p], begin[p + 1], first_number[p]); });
+    std::uint64_t total = 0;
+    for (const std::uint64_t n : lines) total += n;
+    parts.join(count, total);
+    from = begin.back();
+    number = first_number.back();
+  }
+  if (parts.finish) parts.finish();
+  return number;
+}
+}  // namespace
+
+bool LineSelector::emit_parts(std::size_t below, std::uint64_t finished, const Emit& emit, const Parts& parts,
+                              bool& stopped) {
   const auto at = [&](std::size_t i) { return starts_[i] - offset_; };  // window positions
   const auto position = [&](const void* p) {
     return static_cast<std::uint64_t>(static_cast<const std::uint8_t*>(p) - data_.data());
   };
-  if (below < kMinPartLines) return 0;  // a line a start at most
+  if (below < kMinPartLines) return false;  // a line a start at most
   // The open line ends at e0; the last start's line begins at last_begin and stays open.
   const std::uint64_t e0 = find_first(data_, at(0), finished);
   const std::uint64_t last = at(below - 1);
-  if (e0 >= finished || last <= e0) return 0;
+  if (e0 >= finished || last <= e0) return false;
   const std::uint64_t last_begin = position(::memrchr(data_.data() + e0, '\n', last - e0)) + 1;
   const auto first = static_cast<std::size_t>(
       std::upper_bound(starts_.begin(), starts_.begin() + below, offset_ + e0) - starts_.begin());
   const auto end = static_cast<std::size_t>(
       std::lower_bound(starts_.begin() + first, starts_.begin() + below, offset_ + last_begin) - starts_.begin());
-  if (end - first < kMinPartLines) return 0;
+  if (end - first < kMinPartLines) return false;
   if (!finish_open_line(e0, emit)) {
     stopped = true;
-    return 0;
+    return false;
   }
   carry_.clear();
+  // A part's lines: those of its starts, each once.
+  open_number_ = emit_in_rounds(data_, e0 + 1, last_begin, open_number_ + 1, numbered_, parts,
+                                [&](std::size_t p, std::uint64_t from, std::uint64_t to, std::uint64_t number) {
+    std::uint64_t emitted = 0;
+    auto k = static_cast<std::size_t>(
+        std::lower_bound(starts_.begin() + first, starts_.begin() + end, offset_ + from) - starts_.begin());
+    for (; k < end && at(k) < to; ++k) {
+      const std::uint64_t start = at(k);
+      if (start < from) continue;  // on the line of the start before
+      const void* newline = ::memrchr(data_.data() + from, '\n', start - from);
+      const std::uint64_t line_begin = newline ? position(newline) + 1 : from;
+      if (numbered_ && line_begin > from) number += count_newlines(data_.subspan(from, line_begin - from));
+      const std::uint64_t line_end = find_first(data_, start, finished);
+      SelectedLine line;
+      line.number = number++;
+      line.offset = offset_ + line_begin;
+      line.text = data_.subspan(line_begin, line_end - line_begin);
+      parts.emit(p, line);
+      ++emitted;
+      from = line_end + 1;
+    }
+    return emitted;
+  });
+  // The line of the last starts is the open one.
+  open_begin_ = offset_ + last_begin;
+  open_has_hit_ = true;
+  return true;
+}
 
-  core::WorkerPool& pool = *parts.pool;
-  const std::size_t threads = pool.size();
-  // Round by round, parts of consecutive starts cut after a line: part p's lines lie in
-  // [begin[p], begin[p + 1]), its starts are cut[p] .. cut[p + 1] - 1.
-  std::vector<std::size_t> cut;
-  std::vector<std::uint64_t> begin, number, newlines, lines;
-  std::uint64_t round_begin = e0 + 1, round_number = open_number_ + 1;
-  for (std::size_t i = first; i < end;) {
-    cut.assign(1, i);
-    begin.assign(1, round_begin);
-    while (cut.size() <= threads && cut.back() < end) {
-      const std::size_t from = cut.back();
-      auto c = static_cast<std::size_t>(std::lower_bound(starts_.begin() + from + 1, starts_.begin() + end,
-                                                         offset_ + begin.back() + kPartBytes) - starts_.begin());
-      const std::uint64_t line_end = find_first(data_, at(c - 1), finished);  // of start c - 1's line
-      c = static_cast<std::size_t>(std::upper_bound(starts_.begin() + c, starts_.begin() + end, offset_ + line_end) -
-                                   starts_.begin());
-      cut.push_back(c);
-      begin.push_back(c < end ? line_end + 1 : last_begin);  // the last part: up to the open line  // the last part: up to the open line
-    }
-    const std::size_t count = cut.size() - 1;
-    // Each part's first line number: the '\n' bytes before it, counted on the parts' threads.
-    number.assign(count + 1, round_number);
-    if (numbered_) {
-      newlines.assign(count, 0);
-      pool.run(count, [&](std::size_t p) { newlines[p] = count_newlines(data_.subspan(begin[p], begin[p + 1] - begin[p])); });
-      for (std::size_t p = 0; p < count; ++p) number[p + 1] = number[p] + newlines[p];
-    }
-    lines.assign(count, 0);
-    pool.run(count, [&](std::size_t p) {
-      std::uint64_t from = begin[p], line_number = number[p];
-      for (std::size_t k = cut[p]; k < cut[p + 1]; ++k) {
-        const std::uint64_t start = at(k);
-        if (start < from) continue;  // on the line of the start before
-        const void* newline = ::memrchr(data_.data() + from, '\n', start - from);
-        const std::uint64_t line_begin = newline ? position(newline) + 1 : from;
-        if (numbered_ && line_begin > from) line_number += count_newlines(data_.subspan(from, line_begin - from));
-        const std::uint64_t line_end = find_first(data_, start, finished);
+bool LineSelector::emit_inverted_parts(std::size_t below, std::uint64_t finished, const Emit& emit,
+                                       const Parts& parts, bool& stopped) {
+  const auto at = [&](std::size_t i) { return starts_[i] - offset_; };  // window positions
+  // The open line ends at e0 and the window's last finished line at last_newline; the lines
+  // between, most of them without a hit, go in parts.
+  const std::uint64_t from = open_begin_ > offset_ ? open_begin_ - offset_ : 0;
+  const std::uint64_t e0 = find_first(data_, from, finished);
+  if (e0 >= finished) return false;
+  const auto last_newline = static_cast<std::uint64_t>(
+      static_cast<const std::uint8_t*>(::memrchr(data_.data() + e0, '\n', finished - e0)) - data_.data());
+  if (last_newline - e0 < kPartBytes) return false;
+  if (below > 0 && at(0) <= e0) open_has_hit_ = true;
+  if (!finish_open_line(e0, emit)) {
+    stopped = true;
+    return false;
+  }
+  carry_.clear();
+  const auto first = static_cast<std::size_t>(
+      std::upper_bound(starts_.begin(), starts_.begin() + below, offset_ + e0) - starts_.begin());
+  // A part's lines: those holding no start (a start at a line's '\n' is on that line).
+  open_number_ = emit_in_rounds(data_, e0 + 1, last_newline + 1, open_number_ + 1, numbered_, parts,
+                                [&](std::size_t p, std::uint64_t line_begin, std::uint64_t to, std::uint64_t number) {
+    std::uint64_t emitted = 0;
+    auto k = static_cast<std::size_t>(
+        std::lower_bound(starts_.begin() + first, starts_.begin() + below, offset_ + line_begin) - starts_.begin());
+    while (line_begin < to) {
+      const std::uint64_t line_end = find_first(data_, line_begin, to);
+      if (k < below && at(k) <= line_end) {
+        while (k < below && at(k) <= line_end) ++k;
+      } else {
         SelectedLine line;
-        line.number = line_number;
+        line.number = number;
         line.offset = offset_ + line_begin;
         line.text = data_.subspan(line_begin, line_end - line_begin);
         parts.emit(p, line);
-        ++lines[p];
-        ++line_number;
-        from = line_end + 1;
+        ++emitted;
       }
-    });
-    std::uint64_t total = 0;
-    for (const std::uint64_t n : lines) total += n;
-    parts.join(count, total);
-    i = cut.back();
-    round_begin = begin.back();
-    round_number = number.back();
-  }
-  if (parts.finish) parts.finish();
-  // The line of the last starts is the open one.
-  open_begin_ = offset_ + last_begin;
-  open_number_ = round_number;
-  open_has_hit_ = true;
-  return below;
+      ++number;
+      line_begin = line_end + 1;
+    }
+    return emitted;
+  });
+  // The line after the last '\n' is the open one.
+  open_begin_ = offset_ + last_newline + 1;
+  open_has_hit_ = below > 0 && at(below - 1) > last_newline;
+  return true;
 }
 
 void LineSelector::keep_before(const SelectedLine& line) {

@@ -67,9 +67,9 @@ class LineSelector {
   /// parts of about kPartBytes of text, one part a thread of `pool`: part p's lines go to
   /// emit(p, line) on one thread, in order; then join(parts, lines) hands the parts' output
   /// on in order, before the next round (so a round's output is all that is held). Only where
-  /// every selected line is printed as it is: not with -v, context, -m or when the lines are
-  /// not kept (-c, -q, -l, -L); end_window takes the serial path then, or for a window with
-  /// fewer than kMinPartLines hits.
+  /// every selected line is printed as it is: not with context, -m or when the lines are not
+  /// kept (-c, -q, -l, -L); end_window takes the serial path then, or for a window with fewer
+  /// than kMinPartLines hits (-v: less than kPartBytes of lines).
   struct Parts {
     core::WorkerPool* pool = nullptr;
     std::function<void(std::size_t part, const SelectedLine&)> emit;
@@ -113,10 +113,15 @@ class LineSelector {
   void start_line(std::uint64_t begin);
   bool close_lines(std::uint64_t newline, std::uint64_t to, bool next_has_hit, const Emit& emit);
   /// The open line holds starts_[0]: emits it, then the lines of starts_[1, below) in
-  /// `parts`, up to the line of the last of them, which becomes the open line. Returns the
-  /// starts placed (`below`; 0: too few lines, nothing done); `stopped` when emit stopped.
-  std::size_t emit_parts(std::size_t below, std::uint64_t finished, const Emit& emit, const Parts& parts,
-                         bool& stopped);
+  /// `parts`, up to the line of the last of them, which becomes the open line. Returns false
+  /// when it did nothing (too few lines), or when emit stopped (`stopped`).
+  bool emit_parts(std::size_t below, std::uint64_t finished, const Emit& emit, const Parts& parts, bool& stopped);
+  /// -v: emits the open line if it holds no start, then the window's lines without a start
+  /// (of starts_[0, below)) in `parts`, up to its last finished line; the line after it is
+  /// the open one. Returns false when it did nothing (less than kPartBytes of lines), or when
+  /// emit stopped (`stopped`).
+  bool emit_inverted_parts(std::size_t below, std::uint64_t finished, const Emit& emit, const Parts& parts,
+                           bool& stopped);
   /// Before-context: keeps `line` as one of the last `before_` unselected lines.
   void keep_before(const SelectedLine& line);
   /// Emits the kept lines as context (before a selected line) and forgets them.

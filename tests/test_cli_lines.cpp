@@ -301,6 +301,41 @@ TEST_F(CliLines, ManySelectedLinesPrintedOnAllThreadsAreGrepsLines) {
   }
 }
 
+// -v prints the lines without a hit on all threads too (LineSelector::emit_inverted_parts):
+// 8 MB of lines, a third with a hit, a stretch of 2 MB without one (windows and parts with no
+// hit at all), a 40 KB line with a hit and one without, no final '\n'. GNU grep -v is the
+// oracle on the mapped file and through a pipe in windows of 256 KiB and 1 MiB (lines and
+// hits cut between windows, rounds and parts); --json, -w and approx -v against -j 1.
+TEST_F(CliLines, ManyLinesWithoutAHitPrintedOnAllThreadsAreGrepsLines) {
+  std::mt19937_64 rng(79);
+  std::string text = random_lines(rng, 3'000'000, std::string("abcb ab\r") + '\0');
+  text += random_lines(rng, 2'000'000, "ab b");                                  // no "abc" at all
+  text += std::string(40'000, 'b') + "abc" + std::string(100, 'c') + "\n";      // a long line with a hit
+  text += std::string(40'000, 'a') + "\n";                                      // and one without
+  text += random_lines(rng, 3'000'000, "abcab ab") + "ab c";                     // no '\n' at the end
+  const auto path = file("inverted.txt", text);
+  const std::string where_file = path.string();
+  const CliResult want = grep({"-v", "-n", "-e", "abc", where_file});
+  ASSERT_EQ(want.status, 0);
+  for (const std::string threads : {"2", "3", "8"}) {
+    EXPECT_EQ(run({"find", "-j", threads, "-v", "-n", "abc", where_file}).out, want.out) << "-j " << threads;
+    for (const std::string window : {"256K", "1M"})
+      EXPECT_EQ(piped(where_file, {"find", "-j", threads, "--window", window, "-v", "-n", "abc"}).out, want.out)
+          << "pipe, window " << window << ", -j " << threads;
+  }
+  EXPECT_EQ(run({"find", "-j", "4", "-v", "-H", "zzz", where_file}).out, grep({"-v", "-H", "-e", "zzz", where_file}).out);
+  EXPECT_EQ(run({"find", "-j", "4", "-v", "-n", "-e", "ab", "-e", "cb", where_file}).out,
+            grep({"-v", "-n", "-e", "ab", "-e", "cb", where_file}).out);
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"find", "-v", "--json", "-n", "abc"},
+           {"find", "-v", "-w", "-n", "ab"},
+           {"approx", "-k", "1", "-v", "-n", "abca"}}) {
+    std::vector<std::string> with_file = args;
+    with_file.push_back(where_file);
+    same_on_one_and_six_threads(with_file);
+  }
+}
+
 // Hits printed as they are (the default output, -o, -n, --json, approx) go in batches printed
 // on all threads (Searcher::print_hit_batch): hundreds of thousands of hits, numbered across
 // batches and windows, print what one thread prints, and grep -o -b -n's lines for a pattern
