@@ -204,8 +204,8 @@ bool LineSelector::end_window(const Emit& emit, const Parts* parts) {
   const auto open_from = [&] { return open_begin_ > offset_ ? open_begin_ - offset_ : 0; };
   if (!std::is_sorted(starts_.begin(), starts_.end())) std::sort(starts_.begin(), starts_.end());
   // Every selected line printed as it is, and no other: the lines may go in parts.
-  const bool in_parts = parts && parts->pool && parts->pool->size() > 1 && before_ == 0 && after_ == 0 &&
-                        after_left_ == 0 && selecting_ && keep_text_;
+  const bool in_parts = parts && parts->pool && parts->pool->size() > 1 && selecting_ && keep_text_ &&
+                        (!invert_ || (before_ == 0 && after_ == 0));
   const auto below = [&] {
     return static_cast<std::size_t>(std::lower_bound(starts_.begin(), starts_.end(), offset_ + finished) - starts_.begin());
   };
@@ -380,33 +380,130 @@ bool LineSelector::emit_parts(std::size_t below, std::uint64_t finished, const E
     return false;
   }
   carry_.clear();
-  // A part's lines: those of its starts, each once.
-  open_number_ = emit_in_rounds(data_, e0 + 1, last_begin, open_number_ + 1, numbered_, parts,
-                                [&](std::size_t p, std::uint64_t from, std::uint64_t to, std::uint64_t number) {
-    std::uint64_t emitted = 0;
-    auto k = static_cast<std::size_t>(
-        std::lower_bound(starts_.begin() + first, starts_.begin() + end, offset_ + from) - starts_.begin());
-    for (; k < end && at(k) < to; ++k) {
-      const std::uint64_t start = at(k);
-      if (start < from) continue;  // on the line of the start before
-      const void* newline = ::memrchr(data_.data() + from, '\n', start - from);
-      const std::uint64_t line_begin = newline ? position(newline) + 1 : from;
-      if (numbered_ && line_begin > from) number += count_newlines(data_.subspan(from, line_begin - from));
-      const std::uint64_t line_end = find_first(data_, start, finished);
-      SelectedLine line;
-      line.number = number++;
-      line.offset = offset_ + line_begin;
-      line.text = data_.subspan(line_begin, line_end - line_begin);
-      parts.emit(p, line);
-      ++emitted;
-      from = line_end + 1;
-    }
-    return emitted;
-  });
+  if (before_ > 0 || after_ > 0) {
+    open_number_ = emit_context_in_rounds(e0, first, end, below, last_begin, finished, parts);
+  } else {
+    // A part's lines: those of its starts, each once.
+    open_number_ = emit_in_rounds(data_, e0 + 1, last_begin, open_number_ + 1, numbered_, parts,
+                                  [&](std::size_t p, std::uint64_t from, std::uint64_t to, std::uint64_t number) {
+      std::uint64_t emitted = 0;
+      auto k = static_cast<std::size_t>(
+          std::lower_bound(starts_.begin() + first, starts_.begin() + end, offset_ + from) - starts_.begin());
+      for (; k < end && at(k) < to; ++k) {
+        const std::uint64_t start = at(k);
+        if (start < from) continue;  // on the line of the start before
+        const void* newline = ::memrchr(data_.data() + from, '\n', start - from);
+        const std::uint64_t line_begin = newline ? position(newline) + 1 : from;
+        if (numbered_ && line_begin > from) number += count_newlines(data_.subspan(from, line_begin - from));
+        const std::uint64_t line_end = find_first(data_, start, finished);
+        SelectedLine line;
+        line.number = number++;
+        line.offset = offset_ + line_begin;
+        line.text = data_.subspan(line_begin, line_end - line_begin);
+        parts.emit(p, line);
+        ++emitted;
+        from = line_end + 1;
+      }
+      return emitted;
+    });
+  }
   // The line of the last starts is the open one.
   open_begin_ = offset_ + last_begin;
   open_has_hit_ = true;
   return true;
+}
+
+// With context (-A, -B): a line is printed when a selected line (one holding a start) lies at
+// most `after_` lines before it or `before_` lines after it, so each part finds its own
+// lines from the text around it, reaching into its neighbours' lines: the nearest selected
+// line before it (after-context), the next one after it (before-context of its last lines),
+// and whether the line before it was printed (else its first line follows a group break).
+// The open line before the region (ending at e0) and the one at last_begin both hold starts.
+std::uint64_t LineSelector::emit_context_in_rounds(std::uint64_t e0, std::size_t first, std::size_t end,
+                                                   std::size_t below, std::uint64_t last_begin,
+                                                   std::uint64_t finished, const Parts& parts) {
+  const auto at = [&](std::size_t i) { return starts_[i] - offset_; };
+  const auto line_begin_before = [&](std::uint64_t to) {  // the first byte of the line holding to - 1
+    const void* newline = ::memrchr(data_.data(), '\n', to - 1);
+    return newline ? static_cast<std::uint64_t>(static_cast<const std::uint8_t*>(newline) - data_.data()) + 1 : 0;
+  };
+  // Whether a start lies in window positions [from, to] (to: a line's '\n').
+  const auto has_start = [&](std::uint64_t from, std::uint64_t to) {
+    const auto k = std::lower_bound(starts_.begin(), starts_.begin() + below, offset_ + from);
+    return k != starts_.begin() + below && *k <= offset_ + to;
+  };
+  // Whether the line ending at `newline` is printed: a start on the lines from after_ before
+  // it to before_ after it.
+  const auto printed = [&](std::uint64_t newline) {
+    std::uint64_t from = line_begin_before(newline + 1), to = newline;
+    for (std::uint64_t i = 0; i < after_ && from > 0; ++i) from = line_begin_before(from);
+    for (std::uint64_t i = 0; i < before_ && to + 1 < finished; ++i) to = find_first(data_, to + 1, finished);
+    return has_start(from, to);
+  };
+  const std::uint64_t number = emit_in_rounds(data_, e0 + 1, last_begin, open_number_ + 1, true, parts,
+                                              [&](std::size_t p, std::uint64_t pos, std::uint64_t to, std::uint64_t number) {
+    bool adjacent = printed(pos - 1);  // the line before the part's first
+    // After-context left at the part's first line: the nearest selected line before it.
+    std::uint64_t after_left = 0;
+    for (std::uint64_t d = 1, b = pos; d <= after_ && b > 0; ++d) {
+      const std::uint64_t line_begin = line_begin_before(b);
+      if (has_start(line_begin, b - 1)) {
+        after_left = after_ - d + 1;
+        break;
+      }
+      b = line_begin;
+    }
+    // The part's last lines' before-context: the lines from `to` to the next selected line.
+    std::uint64_t tail_before = before_;
+    for (std::uint64_t b = to; tail_before > 0 && b < finished;) {
+      const std::uint64_t e = find_first(data_, b, finished);
+      if (has_start(b, e)) break;
+      --tail_before;
+      b = e + 1;
+    }
+    std::uint64_t selected = 0;
+    const auto print = [&](std::uint64_t line_end, bool context) {
+      if (!adjacent) parts.group_break(p);
+      adjacent = true;
+      SelectedLine line;
+      line.number = number++;
+      line.offset = offset_ + pos;
+      line.text = data_.subspan(pos, line_end - pos);
+      line.context = context;
+      parts.emit(p, line);
+      pos = line_end + 1;
+    };
+    auto k = static_cast<std::size_t>(
+        std::lower_bound(starts_.begin() + first, starts_.begin() + end, offset_ + pos) - starts_.begin());
+    for (;;) {
+      const bool has_selected = k < end && at(k) < to;
+      std::uint64_t selected_begin = to;
+      if (has_selected) {
+        const void* newline = ::memrchr(data_.data() + pos, '\n', at(k) - pos);
+        selected_begin = newline ? static_cast<std::uint64_t>(static_cast<const std::uint8_t*>(newline) - data_.data()) + 1 : pos;
+      }
+      for (; after_left > 0 && pos < selected_begin; --after_left) print(find_first(data_, pos, selected_begin), true);
+      if (pos < selected_begin) {
+        const std::uint64_t kept = last_lines_begin(data_, pos, selected_begin, has_selected ? before_ : tail_before);
+        if (kept > pos) {
+          number += count_newlines(data_.subspan(pos, kept - pos));
+          adjacent = false;
+          pos = kept;
+        }
+        while (pos < selected_begin) print(find_first(data_, pos, selected_begin), true);
+      }
+      if (!has_selected) break;
+      const std::uint64_t line_end = find_first(data_, at(k), finished);
+      print(line_end, false);
+      ++selected;
+      after_left = after_;
+      while (k < end && at(k) <= line_end) ++k;
+    }
+    return selected;
+  });
+  if (parts.printed_through) parts.printed_through(printed(last_begin - 1) ? number - 1 : 0);
+  after_left_ = 0;  // the open line at last_begin is selected
+  return number;
 }
 
 bool LineSelector::emit_inverted_parts(std::size_t below, std::uint64_t finished, const Emit& emit,

@@ -67,9 +67,9 @@ class LineSelector {
   /// parts of about kPartBytes of text, one part a thread of `pool`: part p's lines go to
   /// emit(p, line) on one thread, in order; then join(parts, lines) hands the parts' output
   /// on in order, before the next round (so a round's output is all that is held). Only where
-  /// every selected line is printed as it is: not with context, -m or when the lines are not
-  /// kept (-c, -q, -l, -L); end_window takes the serial path then, or for a window with fewer
-  /// than kMinPartLines hits (-v: less than kPartBytes of lines).
+  /// every selected line is printed as it is: not with -m, -v with context, or when the lines
+  /// are not kept (-c, -q, -l, -L); end_window takes the serial path then, or for a window
+  /// with fewer than kMinPartLines hits (-v: less than kPartBytes of lines).
   struct Parts {
     core::WorkerPool* pool = nullptr;
     std::function<void(std::size_t part, const SelectedLine&)> emit;
@@ -77,6 +77,11 @@ class LineSelector {
     /// After the last round's join, before any other line is emitted: join may hand the
     /// output on in the background (while the next round is formed); finish waits for it.
     std::function<void()> finish;
+    /// With context (-A, -B): part p's next line starts a group of its own ("--").
+    std::function<void(std::size_t part)> group_break;
+    /// With context, after the last round: the number of the last line the parts printed if
+    /// it is the one before the open line, else 0.
+    std::function<void(std::uint64_t number)> printed_through;
   };
   static constexpr std::uint64_t kPartBytes = std::uint64_t{1} << 20;
   static constexpr std::size_t kMinPartLines = 4096;
@@ -116,6 +121,11 @@ class LineSelector {
   /// `parts`, up to the line of the last of them, which becomes the open line. Returns false
   /// when it did nothing (too few lines), or when emit stopped (`stopped`).
   bool emit_parts(std::size_t below, std::uint64_t finished, const Emit& emit, const Parts& parts, bool& stopped);
+  /// emit_parts with context: the lines of starts_[first, end) and their context in
+  /// `parts` (starts_[end, below) lie on the line at last_begin); returns the number of the
+  /// line at last_begin.
+  std::uint64_t emit_context_in_rounds(std::uint64_t e0, std::size_t first, std::size_t end, std::size_t below,
+                                       std::uint64_t last_begin, std::uint64_t finished, const Parts& parts);
   /// -v: emits the open line if it holds no start, then the window's lines without a start
   /// (of starts_[0, below)) in `parts`, up to its last finished line; the line after it is
   /// the open one. Returns false when it did nothing (less than kPartBytes of lines), or when

@@ -795,7 +795,7 @@ void Searcher::deliver_lines(std::string_view path) {
   // Lines printed as they are, none stopping the input: a window's many lines may be formed
   // and printed on all threads (each part into a capturing sink, handed on in order).
   LineSelector::Parts parts;
-  const bool in_parts = plan_.max_per_input < 0 && !plan_.context && !plan_.count &&
+  const bool in_parts = plan_.max_per_input < 0 && !plan_.count &&
                         !plan_.quiet && plan_.list_files == ListFiles::off;
   if (in_parts && (parts.pool = print_parts())) {
     parts.emit = [&](std::size_t p, const SelectedLine& found) {
@@ -808,6 +808,8 @@ void Searcher::deliver_lines(std::string_view path) {
       write_parts(count);
     };
     parts.finish = [&] { finish_writing_parts(); };
+    parts.group_break = [&](std::size_t p) { part_sink(p).group_break(); };
+    parts.printed_through = [&](std::uint64_t number) { last_printed_line_ = number; };
   }
   const bool more = line_selector_.end_window([&](const SelectedLine& found) {
     if (plan_.context) {

@@ -336,6 +336,46 @@ TEST_F(CliLines, ManyLinesWithoutAHitPrintedOnAllThreadsAreGrepsLines) {
   }
 }
 
+// With context (-A, -B, -C) the lines go in parts too (LineSelector::emit_context_in_rounds):
+// each part finds its context lines and group breaks from the text around it. Dense hits
+// (groups that touch), sparse ones (groups apart, "--"), 2 MB without a hit, a 40 KB line
+// with a hit, the last hit's line in a group of its own, no final '\n'; GNU grep is the oracle on the mapped file (-j 2, 3, 8) and
+// through a pipe in windows of 256 KiB and 1 MiB; --json and approx against -j 1.
+TEST_F(CliLines, ContextLinesPrintedOnAllThreadsAreGrepsLines) {
+  std::mt19937_64 rng(80);
+  std::string text = random_lines(rng, 2'000'000, "abcab ab");
+  text += random_lines(rng, 2'000'000, "ab cb\r");                               // sparser hits
+  text += random_lines(rng, 2'000'000, "ab b");                                  // none
+  text += std::string(40'000, 'b') + "abc" + std::string(100, 'c') + "\n";
+  text += random_lines(rng, 2'000'000, "ab cb");
+  text += "abc\nq\nq\nq\nq\nabc\nab c";  // the last hit's line apart from the one before (-A 2); no final '\n'
+  const auto path = file("context.txt", text);
+  const std::string where_file = path.string();
+  for (const std::vector<std::string>& context : std::vector<std::vector<std::string>>{
+           {"-n", "-C", "1"}, {"-n", "-A", "2"}, {"-B", "3"}, {"-n", "-A", "1", "-B", "4"}}) {
+    std::vector<std::string> grep_args = context;
+    grep_args.insert(grep_args.end(), {"-e", "abc", where_file});
+    const CliResult want = grep(grep_args);
+    ASSERT_EQ(want.status, 0);
+    std::string where;
+    for (const auto& a : context) where += a + " ";
+    for (const std::string threads : {"2", "3", "8"}) {
+      std::vector<std::string> args = {"find", "-j", threads};
+      args.insert(args.end(), context.begin(), context.end());
+      args.insert(args.end(), {"abc", where_file});
+      EXPECT_EQ(run(args).out, want.out) << where << "-j " << threads;
+    }
+    for (const std::string window : {"256K", "1M"}) {
+      std::vector<std::string> args = {"find", "-j", "3", "--window", window};
+      args.insert(args.end(), context.begin(), context.end());
+      args.push_back("abc");
+      EXPECT_EQ(piped(where_file, args).out, want.out) << where << "pipe, window " << window;
+    }
+  }
+  same_on_one_and_six_threads({"find", "--json", "-C", "1", "abc", where_file});
+  same_on_one_and_six_threads({"approx", "-k", "1", "-n", "-C", "2", "abca", where_file});
+}
+
 // Hits printed as they are (the default output, -o, -n, --json, approx) go in batches printed
 // on all threads (Searcher::print_hit_batch): hundreds of thousands of hits, numbered across
 // batches and windows, print what one thread prints, and grep -o -b -n's lines for a pattern
