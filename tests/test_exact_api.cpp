@@ -3,7 +3,9 @@
 // matches as a naive oracle.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <span>
 #include <string>
 
 #include "warpmatch/warpmatch.hpp"
@@ -131,6 +133,58 @@ TEST(ExactApi, SinkReturningFalseStopsTheScan) {
     ASSERT_EQ(got.size(), 5u);
     for (std::uint64_t i = 0; i < 5; ++i) EXPECT_EQ(got[i], (Match{.pattern = 0, .start = i, .end = i + 2}));
   }
+}
+
+// scan_batches hands on scan's matches a batch at a time: batches of at most 64 Ki matches
+// (a flood of 200,000), in order, and a sink returning false stops after its batch. The
+// MultiMatcher's batches carry the user's patterns and strands (a sequence search of both
+// strands, whose literals are the patterns and their reverse complements).
+TEST(ExactApi, ScanBatchesAreScansMatchesInOrderAndStop) {
+  const std::string flood(200'000, 'a');
+  for (const auto& v : available_variants()) {
+    const auto m = ExactMatcher::compile(as_bytes("a"), ExactOptions{{v.backend}, v.algorithm});
+    std::vector<Match> got;
+    std::size_t calls = 0;
+    const auto delivered = m.scan_batches(as_bytes(flood), [&](std::span<const Match> batch) {
+      EXPECT_FALSE(batch.empty());
+      EXPECT_LE(batch.size(), std::size_t{1} << 16);
+      got.insert(got.end(), batch.begin(), batch.end());
+      return ++calls < 1000;
+    });
+    EXPECT_EQ(delivered, flood.size()) << backend_name(v.backend) << "/" << v.algorithm;
+    EXPECT_EQ(got, oracle(flood, "a")) << backend_name(v.backend) << "/" << v.algorithm;
+    EXPECT_GE(calls, 4u);
+    std::size_t first = 0;
+    calls = 0;
+    EXPECT_EQ(m.scan_batches(as_bytes(flood), [&](std::span<const Match> batch) {
+      first = batch.size();
+      return ++calls == 0;
+    }), first);
+    EXPECT_EQ(calls, 1u);
+  }
+  std::mt19937_64 rng(11);
+  const std::string genome = random_text(rng, 300'000, 4);
+  std::string dna;
+  for (const char c : genome) dna += "ACGT"[c - 'a'];
+  const std::vector<std::string> kmers = {dna.substr(100, 6), dna.substr(5000, 7), "ACGTAC", "GGGG"};
+  warpmatch::MultiOptions o;
+  o.backend = Backend::cpu;
+  o.strand = warpmatch::Strand::both;
+  const auto set = warpmatch::MultiMatcher::compile(kmers, o);
+  std::vector<Match> one_by_one, batched;
+  set.scan(as_bytes(dna), [&](const Match& x) {
+    one_by_one.push_back(x);
+    return true;
+  });
+  set.scan_batches(as_bytes(dna), [&](std::span<const Match> batch) {
+    batched.insert(batched.end(), batch.begin(), batch.end());
+    return true;
+  });
+  EXPECT_GT(one_by_one.size(), 1000u);
+  EXPECT_TRUE(std::any_of(one_by_one.begin(), one_by_one.end(), [](const Match& x) { return x.strand == '-'; }));
+  EXPECT_TRUE(std::all_of(one_by_one.begin(), one_by_one.end(), [&](const Match& x) { return x.pattern < kmers.size(); }));
+  EXPECT_EQ(batched, one_by_one);
+  EXPECT_EQ(set.find_all(as_bytes(dna)), one_by_one);
 }
 
 TEST(ExactApi, NulBytesAreOrdinaryCharacters) {

@@ -95,6 +95,9 @@ struct Match {
 
 /// Receives matches in ascending order of (start, pattern); returns false to stop the scan.
 using MatchSink = std::function<bool(const Match&)>;
+/// Receives the same matches a batch at a time (a call per batch, not per match: what a
+/// caller collecting millions of matches wants); returns false to stop the scan after it.
+using MatchBatchSink = std::function<bool(std::span<const Match>)>;
 
 /// What one call did (labels and timing for a statistics display): every scan and computation
 /// fills it, through a pointer argument (matchers, edit distance) or in its result (longest

@@ -39,6 +39,8 @@ class ExactMatcher {
   /// Every occurrence in ascending order of start; stops when the sink returns false.
   /// Returns the number of matches delivered.
   std::uint64_t scan(ByteSpan text, const MatchSink& sink, ScanStats* stats = nullptr) const;
+  /// scan's matches in batches (in order; none empty); returns the number delivered.
+  std::uint64_t scan_batches(ByteSpan text, const MatchBatchSink& sink, ScanStats* stats = nullptr) const;
   /// count and scan of text in the memory of the matcher's GPU (DeviceSpan, warpmatch/common.hpp;
   /// own names: `count({p, n})` would be ambiguous); InvalidArgument on the cpu backend.
   std::uint64_t count_device_text(DeviceSpan text, ScanStats* stats = nullptr) const;

@@ -77,6 +77,8 @@ class MultiMatcher {
   /// Every occurrence in ascending (start, pattern) order; stops when the sink returns false.
   /// Returns the number of matches delivered.
   std::uint64_t scan(ByteSpan text, const MatchSink& sink, ScanStats* stats = nullptr) const;
+  /// scan's matches in batches (in order; none empty); returns the number delivered.
+  std::uint64_t scan_batches(ByteSpan text, const MatchBatchSink& sink, ScanStats* stats = nullptr) const;
   /// grep's line selection: for each line of `text` (lines end at '\n') that holds the
   /// start of a match below `starts_below`, the start of its first match, ascending — the
   /// lines grep -F prints; the first `most` such lines only (grep -m). The CPU searches a

@@ -66,6 +66,30 @@ std::vector<BytesArg> texts_arg(nb::handle obj, const char* what, bool& multi);
 /// A new NumPy array of `count` items of `dtype` holding a copy of `data` (count * itemsize
 /// bytes). NumPy owns the memory; the GIL must be held.
 nb::object numpy_array(nb::handle dtype, const void* data, std::size_t count);
+/// numpy_array of the items held in consecutive blocks, copied once: one growing vector of
+/// millions of hits would fault in fresh pages at every doubling and copy them again.
+nb::object numpy_array(nb::handle dtype, std::span<const std::span<const std::byte>> blocks, std::size_t count);
+/// Rows appended one at a time into blocks of kRows (for numpy_array of blocks).
+template <class T>
+class RowBlocks {
+ public:
+  static constexpr std::size_t kRows = std::size_t{1} << 15;
+  void push_back(const T& row) {
+    if (blocks_.empty() || blocks_.back().size() == kRows) blocks_.emplace_back().reserve(kRows);
+    blocks_.back().push_back(row);
+  }
+  const std::vector<std::vector<T>>& blocks() const { return blocks_; }
+
+ private:
+  std::vector<std::vector<T>> blocks_;
+};
+template <class T>
+nb::object numpy_array(nb::handle dtype, const std::vector<std::vector<T>>& blocks) {
+  std::vector<std::span<const std::byte>> bytes;
+  std::size_t count = 0;
+  for (const auto& b : blocks) bytes.push_back(std::as_bytes(std::span<const T>(b))), count += b.size();
+  return numpy_array(dtype, bytes, count);
+}
 /// numpy.dtype(spec) for a list of (name, format, offset) fields and an item size.
 nb::object struct_dtype(std::initializer_list<std::tuple<const char*, const char*, int>> fields,
                         int itemsize);

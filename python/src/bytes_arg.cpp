@@ -212,6 +212,21 @@ nb::object numpy_array(nb::handle dtype, const void* data, std::size_t count) {
   return array;
 }
 
+nb::object numpy_array(nb::handle dtype, std::span<const std::span<const std::byte>> blocks, std::size_t count) {
+  static nb::handle empty = cached("numpy", "empty");
+  nb::object array = empty(nb::int_(count), "dtype"_a = dtype);
+  if (count == 0) return array;
+  Py_buffer view;
+  if (PyObject_GetBuffer(array.ptr(), &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) throw nb::python_error();
+  auto* out = static_cast<std::byte*>(view.buf);
+  for (const auto& b : blocks) {
+    std::memcpy(out, b.data(), b.size());
+    out += b.size();
+  }
+  PyBuffer_Release(&view);
+  return array;
+}
+
 nb::object as_hits(nb::object array, nb::object records, nb::object cigars) {
   static nb::handle hits_type = cached("warpmatch._hits", "Hits");
   nb::object hits = array.attr("view")(hits_type);

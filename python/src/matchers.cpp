@@ -161,8 +161,7 @@ std::vector<std::string> stream_file(const FileSource& source, io::StreamOptions
   return records;
 }
 
-nb::object file_hits(const std::vector<FileRow>& rows, const std::vector<std::string>& records, bool approx) {
-  nb::object array = numpy_array(approx ? approx_file_dtype() : exact_file_dtype(), rows.data(), rows.size());
+nb::object file_hits(nb::object array, const std::vector<std::string>& records) {
   nb::list names;
   for (const auto& r : records) names.append(nb::str(r.data(), r.size()));
   return as_hits(array, names, nb::none());
@@ -208,17 +207,30 @@ class PyExactMatcher {
 
   nb::object find(nb::handle text, std::uint64_t max_matches) const {
     TextArg t(text, "text");
-    std::vector<Match> hits;
+    std::vector<Match> hits;                 // GPU-resident text
+    std::vector<std::vector<Match>> blocks;  // host text: a block a batch
     {
       nb::gil_scoped_release release;
-      const MatchSink sink = [&](const Match& x) {
-        hits.push_back(x);
-        return max_matches == 0 || hits.size() < max_matches;
-      };
-      if (t.on_device()) single_ ? single_->scan_device_text(t.device(), sink) : set_->scan_device_text(t.device(), sink);
-      else single_ ? single_->scan(t.host(), sink) : set_->scan(t.host(), sink);
+      if (t.on_device()) {
+        const MatchSink sink = [&](const Match& x) {
+          hits.push_back(x);
+          return max_matches == 0 || hits.size() < max_matches;
+        };
+        single_ ? single_->scan_device_text(t.device(), sink) : set_->scan_device_text(t.device(), sink);
+      } else {
+        // A batch at a time: a call a match cost more than the scan on texts with millions.
+        std::uint64_t taken = 0;
+        const MatchBatchSink sink = [&](std::span<const Match> batch) {
+          const std::size_t take =
+              max_matches == 0 ? batch.size() : std::min<std::size_t>(batch.size(), max_matches - taken);
+          blocks.emplace_back(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(take));
+          taken += take;
+          return max_matches == 0 || taken < max_matches;
+        };
+        single_ ? single_->scan_batches(t.host(), sink) : set_->scan_batches(t.host(), sink);
+      }
     }
-    return numpy_array(exact_dtype(), hits.data(), hits.size());
+    return t.on_device() ? numpy_array(exact_dtype(), hits.data(), hits.size()) : numpy_array(exact_dtype(), blocks);
   }
 
   nb::object find_file(nb::handle source_obj, const std::string& format, std::uint64_t window_bytes) const {
@@ -226,29 +238,32 @@ class PyExactMatcher {
     io::StreamOptions o = stream_options(format, window_bytes);
     o.threads = threads_;
     o.overlap = longest() - 1;
-    std::vector<FileRow> rows;
+    RowBlocks<FileRow> rows;
     std::vector<std::string> records;
     {
       nb::gil_scoped_release release;
-      auto scan = [&](ByteSpan text, const MatchSink& sink) {
-        if (single_) single_->scan(text, sink);
-        else set_->scan(text, sink);
+      auto scan = [&](ByteSpan text, const MatchBatchSink& sink) {
+        if (single_) single_->scan_batches(text, sink);
+        else set_->scan_batches(text, sink);
       };
       records = stream_file(source, o, io::RecordGap{}, [&](const io::TextWindow& w) {
-        scan(w.data, [&](const Match& x) {
-          if (x.start >= w.owned) return false;  // ascending starts: the rest are the next window's
-          rows.push_back({w.record_index, x.pattern, 0, x.start + w.offset, x.end + w.offset, x.strand});
+        scan(w.data, [&](std::span<const Match> batch) {
+          for (const Match& x : batch) {
+            if (x.start >= w.owned) return false;  // ascending starts: the rest are the next window's
+            rows.push_back({w.record_index, x.pattern, 0, x.start + w.offset, x.end + w.offset, x.strand});
+          }
           return true;
         });
       }, [&](std::span<const io::TextWindow> run_records, const io::RecordRun& run) {
-        scan(run.text(), [&](const Match& x) {  // ascending starts: record by record
-          if (const auto r = run.record_of(x.start, x.end))
-            rows.push_back({run_records[*r].record_index, x.pattern, 0, x.start - run.offset(*r), x.end - run.offset(*r), x.strand});
+        scan(run.text(), [&](std::span<const Match> batch) {  // ascending starts: record by record
+          for (const Match& x : batch)
+            if (const auto r = run.record_of(x.start, x.end))
+              rows.push_back({run_records[*r].record_index, x.pattern, 0, x.start - run.offset(*r), x.end - run.offset(*r), x.strand});
           return true;
         });
       });
     }
-    return file_hits(rows, records, false);
+    return file_hits(numpy_array(exact_file_dtype(), rows.blocks()), records);
   }
 
   std::size_t longest() const {
@@ -401,7 +416,7 @@ class PyApproxMatcher {
                          [](const FileRow& a, const FileRow& b) { return a.record < b.record; });
       });
     }
-    return file_hits(rows, records, true);
+    return file_hits(numpy_array(approx_file_dtype(), rows.data(), rows.size()), records);
   }
 
   // Reads searched as one text: k + 1 gap bytes that no pattern holds (io::approx_record_gap);

@@ -113,6 +113,23 @@ def test_duplicates_and_max_matches():
     assert len(m.find("aaaa", max_matches=3)) == 3
 
 
+def test_many_matches_come_whole_and_in_order(tmp_path):
+    # 300,000 matches: several of the library's batches (64 Ki) and of find_file's row blocks.
+    text = b"a" * 300_000
+    for m in (warpmatch.ExactMatcher("a"), warpmatch.ExactMatcher(["a", "zz"])):
+        hits = m.find(text)
+        assert len(hits) == len(text)
+        assert (hits["start"] == np.arange(len(text))).all() and (hits["end"] == hits["start"] + 1).all()
+        assert (hits["pattern"] == 0).all()
+        limited = m.find(text, max_matches=70_000)  # cut inside the second batch
+        assert len(limited) == 70_000 and (limited["start"] == np.arange(70_000)).all()
+    path = tmp_path / "flood.txt"
+    path.write_bytes(text)
+    rows = warpmatch.ExactMatcher("aa").find_file(str(path))
+    assert len(rows) == len(text) - 1 and (rows["start"] == np.arange(len(text) - 1)).all()
+    assert (rows["record"] == 0).all()
+
+
 def test_properties_and_pickle():
     import pickle
 

@@ -76,6 +76,7 @@ struct ExactMatcher::Impl {
 
 namespace {
 
+using api::kMatchBatch;
 using api::seconds_since;
 
 }  // namespace
@@ -129,14 +130,32 @@ std::uint64_t ExactMatcher::count(ByteSpan text, ScanStats* stats) const {
 }
 
 std::uint64_t ExactMatcher::scan(ByteSpan text, const MatchSink& sink, ScanStats* stats) const {
+  std::uint64_t delivered = 0;
+  scan_batches(text, [&](std::span<const Match> batch) {
+    for (const Match& m : batch) {
+      ++delivered;
+      if (!sink(m)) return false;
+    }
+    return true;
+  }, stats);
+  if (stats) stats->matches = delivered;  // those the sink took, up to the one that stopped it
+  return delivered;
+}
+
+std::uint64_t ExactMatcher::scan_batches(ByteSpan text, const MatchBatchSink& sink, ScanStats* stats) const {
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t m = impl_->pattern.size();
   std::uint64_t delivered = 0;
   if (text.size() >= m) {
+    // The scan hands on starts; they become matches a bounded batch at a time.
+    std::vector<Match> batch;
     impl_->run(text, /*count_only=*/false, [&](std::span<const std::uint64_t> starts) {
-      for (const std::uint64_t s : starts) {
-        ++delivered;
-        if (!sink(Match{.pattern = 0, .start = s, .end = s + m})) return false;
+      for (std::size_t i = 0; i < starts.size(); i += kMatchBatch) {
+        const std::span<const std::uint64_t> part = starts.subspan(i, std::min(kMatchBatch, starts.size() - i));
+        batch.resize(part.size());
+        for (std::size_t j = 0; j < part.size(); ++j) batch[j] = Match{.pattern = 0, .start = part[j], .end = part[j] + m};
+        delivered += batch.size();
+        if (!sink(batch)) return false;
       }
       return true;
     });
@@ -165,8 +184,8 @@ std::vector<std::uint64_t> ExactMatcher::first_match_per_line(ByteSpan text, std
 
 std::vector<Match> ExactMatcher::find_all(ByteSpan text) const {
   std::vector<Match> out;
-  scan(text, [&](const Match& m) {
-    out.push_back(m);
+  scan_batches(text, [&](std::span<const Match> batch) {
+    out.insert(out.end(), batch.begin(), batch.end());
     return true;
   });
   return out;

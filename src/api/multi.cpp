@@ -284,13 +284,33 @@ std::vector<std::uint64_t> MultiMatcher::count_per_pattern(ByteSpan text) const 
 }
 
 std::uint64_t MultiMatcher::scan(ByteSpan text, const MatchSink& sink, ScanStats* stats) const {
+  std::uint64_t delivered = 0;
+  scan_batches(text, [&](std::span<const Match> batch) {
+    for (const Match& m : batch) {
+      ++delivered;
+      if (!sink(m)) return false;
+    }
+    return true;
+  }, stats);
+  if (stats) stats->matches = delivered;  // those the sink took, up to the one that stopped it
+  return delivered;
+}
+
+std::uint64_t MultiMatcher::scan_batches(ByteSpan text, const MatchBatchSink& sink, ScanStats* stats) const {
   const auto t0 = std::chrono::steady_clock::now();
   std::uint64_t delivered = 0;
   if (!text.empty()) {
+    std::vector<Match> reported;  // a sequence search's literals as the user's patterns and strands
     impl_->run(text, /*count_only=*/false, [&](std::span<const Match> batch) {
-      for (const Match& m : batch) {
-        ++delivered;
-        if (!sink(impl_->reported(m))) return false;
+      for (std::size_t i = 0; i < batch.size(); i += api::kMatchBatch) {
+        std::span<const Match> part = batch.subspan(i, std::min(api::kMatchBatch, batch.size() - i));
+        if (impl_->sequence) {
+          reported.resize(part.size());
+          for (std::size_t j = 0; j < part.size(); ++j) reported[j] = impl_->reported(part[j]);
+          part = reported;
+        }
+        delivered += part.size();
+        if (!sink(part)) return false;
       }
       return true;
     });
@@ -325,8 +345,8 @@ std::vector<std::uint64_t> MultiMatcher::first_match_per_line(ByteSpan text, std
 
 std::vector<Match> MultiMatcher::find_all(ByteSpan text) const {
   std::vector<Match> out;
-  scan(text, [&](const Match& m) {
-    out.push_back(m);
+  scan_batches(text, [&](std::span<const Match> batch) {
+    out.insert(out.end(), batch.begin(), batch.end());
     return true;
   });
   return out;

@@ -10,6 +10,10 @@
 
 namespace warpmatch::api {
 
+/// The most matches a scan_batches call hands on at once (the batch a front converts into
+/// Match records; 1.5 MiB of them, which stay in cache).
+inline constexpr std::size_t kMatchBatch = std::size_t{1} << 16;
+
 /// Wall seconds since `t0`.
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
