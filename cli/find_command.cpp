@@ -90,6 +90,11 @@ class FindScanner : public WindowScanner {
     matcher_.scan(text, [&](const Match& x) { return emit(local_hit(x.pattern, x.start, x.end, x.strand)); });
   }
 
+  bool scan_matches(ByteSpan text, const MatchBatchSink& sink) const override {
+    matcher_.scan_batches(text, sink);
+    return true;
+  }
+
   // Counted without materialising hits.
   std::optional<std::uint64_t> count(const io::TextWindow& w, std::span<std::uint64_t> per_pattern) const override {
     if constexpr (kIsMulti<Matcher>) {

@@ -499,6 +499,18 @@ bool Searcher::deliver_local(const io::TextWindow& w, const Location& where, con
   return true;
 }
 
+bool Searcher::batch_matches(const io::TextWindow& w, const Location& where, std::span<const Match> matches) {
+  // Ascending starts: those from the window's owned end on are the next window's.
+  const auto owned = std::partition_point(matches.begin(), matches.end(), [&](const Match& m) { return m.start < w.owned; });
+  for (auto from = matches.begin(); from != owned;) {
+    const auto to = from + std::min<std::ptrdiff_t>(owned - from, static_cast<std::ptrdiff_t>(kHitBatch - match_batch_.size()));
+    match_batch_.insert(match_batch_.end(), from, to);
+    if (match_batch_.size() >= kHitBatch) print_match_batch(w, where);
+    from = to;
+  }
+  return owned == matches.end();
+}
+
 // The window's own hits at record offsets (or, -c, only their counts).
 bool Searcher::search_window(const io::TextWindow& w, const Location& where, const WindowScanner& scanner,
                              Progress& progress, std::uint64_t stored_offset, const Keep& keep) {
@@ -526,25 +538,36 @@ bool Searcher::search_window(const io::TextWindow& w, const Location& where, con
     ScanTicker ticker(progress, scan_progress, ticks ? w.data.size() * plan_.work_per_byte : 0,
                       progress.done(), stored_offset);
     bool first = true;
+    const auto first_hit = [&] {
+      if (!first) return;
+      ticker.stop();  // the progress line must not mix with the output
+      progress.erase();
+      first = false;
+    };
     // Hits printed as they are: gathered in batches printed on all threads.
     const bool batched = prints_hits_in_parts();
     try {
-      scanner.scan(w.data, [&](const Hit& local) {
-        if (first) {
-          ticker.stop();  // the progress line must not mix with the output
-          progress.erase();
-          first = false;
-        }
-        return deliver_local(w, where, local, keep, batched);
-      }, ticks ? &scan_progress : nullptr);
+      // Owned by their start and kept as they are: taken a batch of matches at a time.
+      const bool as_matches = batched && !keep && !plan_.word && plan_.owns == Ownership::starts;
+      if (!as_matches || !scanner.scan_matches(w.data, [&](std::span<const Match> matches) {
+            first_hit();
+            return batch_matches(w, where, matches);
+          })) {
+        scanner.scan(w.data, [&](const Hit& local) {
+          first_hit();
+          return deliver_local(w, where, local, keep, batched);
+        }, ticks ? &scan_progress : nullptr);
+      }
     } catch (...) {
       if (batched) {  // the hits before the error are reported
+        print_match_batch(w, where);
         print_hit_batch();
         finish_writing_parts();
       }
       throw;
     }
     if (batched) {  // before the window's bytes go, and before anything else is printed
+      print_match_batch(w, where);
       print_hit_batch();
       finish_writing_parts();
     }
@@ -751,27 +774,72 @@ bool Searcher::prints_hits_in_parts() {
          plan_.max_per_input < 0 && print_parts();
 }
 
+namespace {
+Hit hit_of(const io::TextWindow& w, const Location& where, const Match& m) {
+  Hit hit;
+  hit.where = where;
+  hit.pattern = m.pattern;
+  hit.start = m.start + w.offset;
+  hit.end = m.end + w.offset;
+  hit.strand = m.strand;
+  hit.matched = w.data.subspan(m.start, m.end - m.start);
+  return hit;
+}
+}  // namespace
+
 void Searcher::print_hit_batch() {
   std::vector<Hit>& hits = hit_batch_;
   const std::size_t parts = std::min<std::size_t>(print_sinks_.size() / 2, hits.size() / kMinPartHits);
   if (parts < 2) {
     finish_writing_parts();
     for (const Hit& hit : hits) deliver(hit);  // none stops here (prints_hits_in_parts)
-    hits.clear();
-    return;
+  } else {
+    print_hits_in_parts(hits, parts, [](std::size_t, std::size_t) {});
   }
+  hits.clear();
+}
+
+void Searcher::print_match_batch(const io::TextWindow& w, const Location& where) {
+  const std::span<const Match> matches = match_batch_;
+  const std::size_t parts = std::min<std::size_t>(print_sinks_.size() / 2, matches.size() / kMinPartHits);
+  if (parts < 2) {
+    finish_writing_parts();
+    for (const Match& m : matches) deliver(hit_of(w, where, m));  // none stops here
+  } else {
+    // A Hit is ~140 bytes: formed on the parts' threads, into storage kept between batches.
+    if (match_hits_.size() < matches.size()) match_hits_.resize(std::max(matches.size(), kHitBatch));
+    for (const Match& m : matches)
+      if (m.pattern < per_pattern_.size()) ++per_pattern_[m.pattern];
+    print_hits_in_parts(std::span<Hit>(match_hits_.data(), matches.size()), parts, [&](std::size_t from, std::size_t to) {
+      for (std::size_t i = from; i < to; ++i) match_hits_[i] = hit_of(w, where, matches[i]);
+    }, /*counted=*/true);
+  }
+  match_batch_.clear();
+}
+
+void Searcher::print_hits_in_parts(std::span<Hit> hits, std::size_t parts,
+                                   const std::function<void(std::size_t, std::size_t)>& form, bool counted) {
   input_matches_ += hits.size();
-  for (const Hit& hit : hits)
-    if (hit.pattern < per_pattern_.size()) ++per_pattern_[hit.pattern];
+  if (!counted)
+    for (const Hit& hit : hits)
+      if (hit.pattern < per_pattern_.size()) ++per_pattern_[hit.pattern];
   std::vector<std::size_t> cut(parts + 1);
   for (std::size_t p = 0; p <= parts; ++p) cut[p] = hits.size() * p / parts;
-  if (plan_.line_numbers) line_numbers_.number_hits(hits, cut, *print_pool_);
-  print_pool_->run(parts, [&](std::size_t p) {
+  const auto print = [&](std::size_t p) {
     Sink& sink = part_sink(p);
     for (std::size_t i = cut[p]; i < cut[p + 1]; ++i) sink.hit(hits[i]);
-  });
-  write_parts(parts);  // (hits[i].matched points into the window, which outlives the write)
-  hits.clear();
+  };
+  if (plan_.line_numbers) {  // numbered across the parts: formed first
+    print_pool_->run(parts, [&](std::size_t p) { form(cut[p], cut[p + 1]); });
+    line_numbers_.number_hits(hits, cut, *print_pool_);
+    print_pool_->run(parts, print);
+  } else {
+    print_pool_->run(parts, [&](std::size_t p) {
+      form(cut[p], cut[p + 1]);
+      print(p);
+    });
+  }
+  write_parts(parts);  // (a hit's matched bytes point into the window, which outlives the write)
 }
 
 // One hit at record coordinates; false stops the scan (-q, -m, -l, -L).

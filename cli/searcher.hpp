@@ -133,6 +133,11 @@ class WindowScanner {
   using Emit = std::function<bool(const Hit&)>;  // false: stop this scan
   virtual ~WindowScanner() = default;
   virtual void scan(ByteSpan text, const Emit& emit, ScanProgress* progress) const = 0;
+  /// find's matchers: scan's hits as the library's matches, a batch at a time (no call a
+  /// hit: printing millions of hits would spend more in the calls than in the scan);
+  /// false, having scanned nothing, where the scanner has no such path (approx, offtarget,
+  /// the GPU scanner with its CPU fallback).
+  virtual bool scan_matches(ByteSpan /*text*/, const MatchBatchSink& /*sink*/) const { return false; }
   /// -c without -m or -q: adds to `per_pattern` the hits window `w` owns, without listing
   /// them, and returns how many; nullopt where the matcher has no faster way than scan().
   virtual std::optional<std::uint64_t> count(const io::TextWindow& /*w*/,
@@ -276,6 +281,9 @@ class Searcher {
   /// `batched` (prints_hits_in_parts) into hit_batch_, printed when full.
   bool deliver_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep,
                      bool batched = false);
+  /// deliver_local of a batch of matches owned by their start, none filtered (no keep, no
+  /// -w), into match_batch_; false once past the window's owned starts.
+  bool batch_matches(const io::TextWindow& w, const Location& where, std::span<const Match> matches);
   /// Returns whether the window's lines were counted (LineCounter) rather than its hits given
   /// to the LineSelector.
   bool search_window(const io::TextWindow& w, const Location& where, const WindowScanner& scanner,
@@ -305,6 +313,12 @@ class Searcher {
   /// Counts, numbers (-n) and prints hit_batch_ (in parts on the threads when it is large),
   /// in order, and empties it.
   void print_hit_batch();
+  /// print_hit_batch of match_batch_ (window `w`'s matches), their hits formed in the parts.
+  void print_match_batch(const io::TextWindow& w, const Location& where);
+  /// Counts (unless `counted`), numbers and prints `hits` in `parts` on the print pool,
+  /// form(from, to) first setting hits [from, to) on the part's thread; then writes them.
+  void print_hits_in_parts(std::span<Hit> hits, std::size_t parts,
+                           const std::function<void(std::size_t, std::size_t)>& form, bool counted = false);
   bool take_selected();
   bool reached_max_per_input() const;
   /// --lines: the most lines with a hit the current window may still select (-m; no cap
@@ -343,6 +357,8 @@ class Searcher {
   std::size_t print_set_ = 0;        // the set the next parts print into
   std::future<void> print_write_;    // the other set's output being written to sink_
   std::vector<Hit> hit_batch_;  // hits at record coordinates, not yet printed
+  std::vector<Match> match_batch_;  // a window's matches, not yet printed (scan_matches)
+  std::vector<Hit> match_hits_;     // their hits, formed in parts (kept between batches)
   /// -c with --lines or -v, no -m, no context: lines counted from the first hits alone
   /// (LineCounter) while the scanner gives them.
   bool count_lines_ = false;

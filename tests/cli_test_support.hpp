@@ -102,6 +102,23 @@ inline std::vector<nlohmann::json> json_lines(const std::string& out) {
 
 // Fixture base: each test gets its own empty directory dir_, named
 // <prefix><pid>_<test name>, so parallel test processes never share one.
+/// got == want for outputs of megabytes: on a difference, their sizes and the first line that
+/// differs (gtest's diff of two such strings takes minutes and gigabytes).
+inline ::testing::AssertionResult same_output(const std::string& got, const std::string& want) {
+  if (got == want) return ::testing::AssertionSuccess();
+  const auto [g, w] = std::mismatch(got.begin(), got.end(), want.begin(), want.end());
+  const std::size_t at = static_cast<std::size_t>(g - got.begin());
+  const std::size_t newline = at == 0 ? std::string::npos : got.rfind('\n', at - 1);
+  const std::size_t line_begin = newline == std::string::npos ? 0 : newline + 1;
+  const auto line = [&](const std::string& s) {
+    if (line_begin >= s.size()) return std::string("(end)");
+    return quote(s.substr(line_begin, std::min<std::size_t>(s.find('\n', line_begin) - line_begin, 200)));
+  };
+  return ::testing::AssertionFailure() << "outputs of " << got.size() << " and " << want.size()
+                                       << " bytes differ at byte " << at << ", line " << 1 + std::count(got.begin(), g, '\n')
+                                       << ": got " << line(got) << ", want " << line(want);
+}
+
 class CliTest : public ::testing::Test {
  protected:
   explicit CliTest(std::string dir_prefix = "warpmatch_cli_") : dir_prefix_(std::move(dir_prefix)) {}
