@@ -2,7 +2,8 @@
 # grep's line output when much of a large file is printed (twenty-second session): 2 GiB of
 # English-like text (short lines of dictionary words), `find --lines` of a common word and a
 # frequent letter (with and without -n), -o, the hits (START:MATCH, the default; rg -o -b
-# prints the same bytes as OFFSET:MATCH) and 1000 words, process start to exit with the
+# prints the same bytes as OFFSET:MATCH), 1000 words, -v and context (twenty-third
+# session), process start to exit with the
 # output written to a file in /dev/shm (what a redirect writes: /dev/null would leave out the
 # write), next to ripgrep and to the build before the lines were printed on all threads
 # (.device/warpmatch-before.gz, when staged) in the same run; then the outputs of a 256 MiB
@@ -48,29 +49,51 @@ print(f"{name:28s} rc={p.returncode} {ms:8.1f} ms {rss:7.0f} MiB  {size / 1e6:9.
 os.remove("/dev/shm/" + name)
 PY
 }
+# JOBS (default: all of them) picks rows by name; each row runs warpmatch, the build before
+# (when staged) and ripgrep's equivalent (none for the pipe-less -j 1 row).
+JOBS=${JOBS:-"lines-the lines-n-the lines-n-e o-n-the hits-the lines-f1000 pipe-lines-n-the j1-lines-n-the v-the v-n-the c1-n-the a2-n-qz"}
+wm_args() {  # the warpmatch arguments of row $1 (after the program)
+  case $1 in
+    lines-the) echo "find --lines the $W/big.txt" ;;
+    lines-n-the) echo "find --lines -n the $W/big.txt" ;;
+    lines-n-e) echo "find --lines -n e $W/big.txt" ;;
+    o-n-the) echo "find -o -n the $W/big.txt" ;;
+    hits-the) echo "find the $W/big.txt" ;;
+    lines-f1000) echo "find --lines -f $W/w1000.txt $W/big.txt" ;;
+    j1-lines-n-the) echo "find -j 1 --lines -n the $W/big.txt" ;;
+    v-the) echo "find -v the $W/big.txt" ;;
+    v-n-the) echo "find -v -n the $W/big.txt" ;;
+    c1-n-the) echo "find -n -C 1 the $W/big.txt" ;;
+    a2-n-qz) echo "find -n -A 2 qz $W/big.txt" ;;
+  esac
+}
+rg_args() {  # ripgrep's equivalent of row $1
+  case $1 in
+    lines-the) echo "-F the $W/big.txt" ;;
+    lines-n-the) echo "-n -F the $W/big.txt" ;;
+    lines-n-e) echo "-n -F e $W/big.txt" ;;
+    o-n-the) echo "-o -n -F the $W/big.txt" ;;
+    hits-the) echo "-o -b -F the $W/big.txt" ;;
+    lines-f1000) echo "-F -f $W/w1000.txt $W/big.txt" ;;
+    v-the) echo "-v -F the $W/big.txt" ;;
+    v-n-the) echo "-v -n -F the $W/big.txt" ;;
+    c1-n-the) echo "-n -C 1 -F the $W/big.txt" ;;
+    a2-n-qz) echo "-n -A 2 -F qz $W/big.txt" ;;
+  esac
+}
 for round in 1 2; do
-  for prog in warpmatch before; do
-    X=$D/warpmatch; [[ $prog == before ]] && X=$BEFORE
-    [[ -n $X ]] || continue
-    to_file "$prog-lines-the" $X find --lines the $W/big.txt
-    to_file "$prog-lines-n-the" $X find --lines -n the $W/big.txt
-    to_file "$prog-lines-n-e" $X find --lines -n e $W/big.txt
-    to_file "$prog-o-n-the" $X find -o -n the $W/big.txt
-    to_file "$prog-hits-the" $X find the $W/big.txt
-    to_file "$prog-lines-f1000" $X find --lines -f $W/w1000.txt $W/big.txt
-    to_file "$prog-pipe-lines-n-the" bash -c "cat $W/big.txt | $X find --lines -n the"
-    to_file "$prog-j1-lines-n-the" $X find -j 1 --lines -n the $W/big.txt
+  for job in $JOBS; do
+    for prog in warpmatch before; do
+      X=$D/warpmatch; [[ $prog == before ]] && X=$BEFORE
+      [[ -n $X ]] || continue
+      if [[ $job == pipe-lines-n-the ]]; then to_file "$prog-$job" bash -c "cat $W/big.txt | $X find --lines -n the"
+      else to_file "$prog-$job" $X $(wm_args $job); fi
+    done
+    [[ -n $RG ]] || continue
+    if [[ $job == pipe-lines-n-the ]]; then to_file "rg-$job" bash -c "cat $W/big.txt | $RG -n -F the"
+    elif [[ -n $(rg_args $job) ]]; then to_file "rg-$job" $RG $(rg_args $job); fi
   done
   to_file cat-big cat $W/big.txt  # the floor of writing 2 GiB to /dev/shm
-  if [[ -n $RG ]]; then
-    to_file rg-lines-the $RG -F the $W/big.txt
-    to_file rg-lines-n-the $RG -n -F the $W/big.txt
-    to_file rg-lines-n-e $RG -n -F e $W/big.txt
-    to_file rg-o-n-the $RG -o -n -F the $W/big.txt
-    to_file rg-o-b-the $RG -o -b -F the $W/big.txt
-    to_file rg-lines-f1000 $RG -F -f $W/w1000.txt $W/big.txt
-    to_file rg-pipe-lines-n-the bash -c "cat $W/big.txt | $RG -n -F the"
-  fi
 done
 # The outputs on the 256 MiB part: warpmatch's against ripgrep's (md5).
 same_as_rg() {  # "WARPMATCH ARGS" "RG ARGS"
@@ -84,6 +107,10 @@ if [[ -n $RG ]]; then
   same_as_rg "find --lines -n e" "-n -F e"
   same_as_rg "find -o -n the" "-o -n -F the"
   same_as_rg "find --lines -f $W/w1000.txt" "-F -f $W/w1000.txt"
+  same_as_rg "find -o -b the" "-o -b -F the"
+  same_as_rg "find -v -n the" "-v -n -F the"
+  same_as_rg "find -n -C 1 the" "-n -C 1 -F the"
+  same_as_rg "find -n -A 2 qz" "-n -A 2 -F qz"
   a=$(cat $W/part.txt | $D/warpmatch find --lines -n the | md5sum); b=$($RG -n -F the $W/part.txt | md5sum)
   [[ $a == "$b" ]] && echo "same as rg: through a pipe" || { echo "DIFFER from rg: through a pipe"; fail=1; }
   [[ $fail == 0 ]] && echo "lines print probe: warpmatch prints what ripgrep prints" || echo "lines print probe: DIFFER"
