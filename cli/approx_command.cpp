@@ -2,6 +2,7 @@
 // pattern or of a file of patterns, in files, stdin, gzip, FASTA/FASTQ records. Raw flags are
 // parsed into ApproxFlags; run_approx() resolves them once (patterns, matcher, plan, printer)
 // and hands the inputs to the searcher (cli/searcher.hpp).
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <limits>
@@ -166,6 +167,22 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
   print.show_cigar = flags.cigar;
   print.labels = std::move(labels);
   flags.lines.apply(plan, print, flags.json);
+  if (print.color && !flags.best) {
+    // The line's alignments to highlight: the leftmost, the longest there, then on after it.
+    print.match_spans = [&matcher](ByteSpan line, std::vector<std::pair<std::size_t, std::size_t>>& spans) {
+      std::vector<std::pair<std::size_t, std::size_t>> found;
+      matcher.scan(line, [&](const ApproxMatch& m) {
+        found.emplace_back(m.start, m.end);
+        return true;
+      });
+      std::sort(found.begin(), found.end());
+      for (const auto& [start, end] : found) {
+        if (end <= start) continue;
+        if (spans.empty() || start >= spans.back().second) spans.emplace_back(start, end);
+        else if (start == spans.back().first) spans.back().second = std::max(spans.back().second, end);
+      }
+    };
+  }
   const std::unique_ptr<Sink> printer =
       flags.seq.make_hit_printer(plan, flags.json, flags.line_buffered, std::move(print));
 

@@ -167,6 +167,22 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   print.include_zero = flags.include_zero;
   print.count_names_pattern = true;
   flags.lines.apply(plan, print, flags.json);
+  if (print.color) {
+    // The line's hits to highlight, as grep does: the leftmost, the longest there, then on
+    // after it (with -w only whole words). A line is short: the matcher scans it whole.
+    print.match_spans = [&matcher, word = flags.word](ByteSpan line, std::vector<std::pair<std::size_t, std::size_t>>& spans) {
+      std::uint64_t after = 0;
+      matcher.scan(line, [&](const Match& m) {
+        if (word && ((m.start > 0 && is_word_byte(line[m.start - 1])) || (m.end < line.size() && is_word_byte(line[m.end]))))
+          return true;
+        if (m.start >= after) spans.emplace_back(m.start, m.end);
+        else if (m.start == spans.back().first && m.end > spans.back().second) spans.back().second = m.end;
+        else return true;
+        after = spans.back().second;
+        return true;
+      });
+    };
+  }
   const std::unique_ptr<Sink> printer =
       flags.seq.make_hit_printer(plan, flags.json, flags.line_buffered, std::move(print));
 

@@ -1,7 +1,11 @@
 #include "line_options.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 namespace warpmatch::cli {
 
@@ -44,7 +48,15 @@ void LineFlags::apply(SearchPlan& plan, PrintOptions& print, bool json) const {
   print.show_line_number = lines && line_number;
   print.only_matching = only_matching;
   print.show_byte_offset = only_matching && byte_offset;
+  print.color = !json && colors();
   if (lines) print.count_names_pattern = false;  // -c --lines counts lines, not a pattern's hits
+}
+
+bool LineFlags::colors() const {
+  if (color == "always") return true;
+  if (color == "never") return false;
+  const char* term = std::getenv("TERM");
+  return ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR") && term && std::string_view(term) != "dumb";
 }
 
 void add_line_options(CLI::App* cmd, LineFlags& flags) {
@@ -67,6 +79,13 @@ void add_line_options(CLI::App* cmd, LineFlags& flags) {
                 "Print each hit's bytes alone, raw, one per line ([PATH:][LINE:]MATCH), as grep -o");
   cmd->add_flag("-b,--byte-offset", flags.byte_offset,
                 "With -o, START before each MATCH (grep -o -b); the hits show it anyway");
+  cmd->add_option("--color,--colour", flags.color,
+                  "auto (default: when standard output is a terminal, TERM is set and not dumb, NO_COLOR unset), "
+                  "always or never: names, numbers, separators and matched text in grep's colours")
+      ->type_name("WHEN")
+      ->expected(0, 1)
+      ->default_str("auto")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
 }
 
 const char* const kLinesHelp =

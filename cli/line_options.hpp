@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -24,6 +25,7 @@ struct LineFlags {
   std::int64_t after = -1, before = -1, context = -1;
   bool only_matching = false;  // -o: each hit's bytes
   bool byte_offset = false;    // -b: -o prints START too (without -o the hits show it anyway)
+  std::string color = "auto";  // --color: auto, always, never
 
   bool has_context() const { return after >= 0 || before >= 0 || context >= 0; }
   /// Whether lines are printed instead of hits (--lines, -v, context).
@@ -35,6 +37,9 @@ struct LineFlags {
   /// Sets the plan's line_numbers and lines, and what the printer shows (`json`: JSON lines,
   /// which carry each line's number).
   void apply(SearchPlan& plan, PrintOptions& print, bool json) const;
+  /// --color resolved: always, or auto with standard output a terminal, TERM set and not
+  /// dumb (as GNU grep decides) and no NO_COLOR in the environment (no-color.org).
+  bool colors() const;
 };
 
 /// Adds -n, --lines, -v, -A, -B, -C, -o and -b to `cmd`.

@@ -368,6 +368,61 @@ TEST_F(CliLines, ContextLinesPrintedOnAllThreadsAreGrepsLines) {
   same_on_one_and_six_threads({"approx", "-k", "1", "-n", "-C", "2", "abca", where_file});
 }
 
+// --color=always prints GNU grep --color=always's bytes: names, numbers, ':' '-' "--" and
+// every highlighted match (leftmost, longest: sets; -i; -w; -v's context lines), also for
+// lines printed in parts on all threads; --color=never and auto without a terminal print
+// none; auto on a terminal (script(1)) colours unless NO_COLOR is set or TERM is dumb.
+TEST_F(CliLines, ColorIsGrepsColor) {
+  std::mt19937_64 rng(81);
+  const std::string small = "foo bar foo\nxx\nab abc\nfoofoo\nxFOO foox foo\n\nlast foo";
+  std::string big = random_lines(rng, 3'000'000, "abcab ab");
+  const auto small_path = file("small.txt", small), big_path = file("big.txt", big);
+  const auto grep_color = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "--color=always");
+    return grep(args).out;
+  };
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"-n", "-H", "-e", "foo"}, {"-n", "-C", "1", "-e", "xx"}, {"-v", "-C", "1", "-e", "xx"},
+           {"-e", "ab", "-e", "abc"}, {"-n", "-i", "-e", "FOO"}, {"-w", "-e", "foo"}, {"-n", "-v", "-e", "foo"}}) {
+    std::vector<std::string> ours = {"find", "--lines", "--color=always"}, theirs = args;
+    ours.insert(ours.end(), args.begin(), args.end());
+    ours.push_back(small_path.string());
+    theirs.push_back(small_path.string());
+    const std::string want = grep_color(theirs);
+    if (std::find(args.begin(), args.end(), "-v") == args.end()) EXPECT_NE(want.find("\x1b[01;31m"), std::string::npos);
+    EXPECT_TRUE(warpmatch_test::same_output(run(ours).out, want)) << ours[3];
+  }
+  EXPECT_TRUE(warpmatch_test::same_output(run({"find", "--color=always", "-o", "-b", "-n", "foo", small_path.string()}).out,
+                                          grep_color({"-o", "-b", "-n", "-e", "foo", small_path.string()})));
+  for (const std::string threads : {"1", "4"}) {  // in parts, the spans found on each part's thread
+    EXPECT_TRUE(warpmatch_test::same_output(
+        run({"find", "-j", threads, "--lines", "--color=always", "-n", "-e", "abc", "-e", "ab", big_path.string()}).out,
+        grep_color({"-n", "-e", "abc", "-e", "ab", big_path.string()})))
+        << "-j " << threads;
+    EXPECT_TRUE(warpmatch_test::same_output(
+        run({"find", "-j", threads, "--color=always", "-n", "-C", "1", "cab", big_path.string()}).out,
+        grep_color({"-n", "-C", "1", "-e", "cab", big_path.string()})))
+        << "-j " << threads;
+  }
+  const std::string plain = run({"find", "--lines", "foo", small_path.string()}).out;
+  EXPECT_EQ(plain, grep({"-e", "foo", small_path.string()}).out);
+  EXPECT_EQ(run({"find", "--lines", "--color=never", "foo", small_path.string()}).out, plain);
+  EXPECT_EQ(run({"find", "--lines", "foo", small_path.string(), "--colour"}).out, plain);  // auto, not a terminal
+  const CliResult bad = run({"find", "--color=sometimes", "foo", small_path.string()});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--color"), std::string::npos) << bad.err;
+  // approx: its hits' bytes and its lines' alignments highlighted.
+  const std::string approx = run({"approx", "-k", "1", "--lines", "--color=always", "fox", small_path.string()}).out;
+  EXPECT_NE(approx.find("\x1b[01;31m\x1b[Kfoo\x1b[m\x1b[K bar"), std::string::npos) << approx;
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "script(1) is not installed";
+  const auto on_terminal = [&](const std::string& env) {
+    return shell("script -qec " + quote(env + " \"$WM\" find --lines foo " + small_path.string()) + " /dev/null < /dev/null").out;
+  };
+  EXPECT_NE(on_terminal("TERM=xterm").find("\x1b[01;31m\x1b[Kfoo"), std::string::npos);
+  EXPECT_EQ(on_terminal("TERM=xterm NO_COLOR=1").find("\x1b["), std::string::npos);
+  EXPECT_EQ(on_terminal("TERM=dumb").find("\x1b["), std::string::npos);
+}
+
 // Hits printed as they are (the default output, -o, -n, --json, approx) go in batches printed
 // on all threads (Searcher::print_hit_batch): hundreds of thousands of hits, numbered across
 // batches and windows, print what one thread prints, and grep -o -b -n's lines for a pattern

@@ -209,6 +209,11 @@ struct PrintOptions {
   bool include_zero = false;
   /// -c --json of one pattern: find's objects carry "pattern":0 as a set's do; approx's none.
   bool count_names_pattern = false;
+  /// --color: the plain printer colours as grep does (GREP_COLORS' defaults).
+  bool color = false;
+  /// With color, the spans of a line's text to highlight ([begin, end), ascending, apart);
+  /// called from the threads printing in parts (find: the matcher's hits in the line).
+  std::function<void(ByteSpan line, std::vector<std::pair<std::size_t, std::size_t>>& spans)> match_spans;
 
   std::uint64_t shown_pattern(std::uint32_t index) const {
     return pattern_ids.empty() ? index : pattern_ids[index];

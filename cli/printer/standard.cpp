@@ -29,6 +29,14 @@ void append_field(Out& buf, std::uint64_t number, char mark = ':') {
   buf.push_back(mark);
 }
 
+// --color: grep's colours (GREP_COLORS' defaults), each span closed by kEnd, byte for byte
+// what GNU grep --color=always prints.
+constexpr std::string_view kFileName = "\x1b[35m\x1b[K";  // magenta
+constexpr std::string_view kNumber = "\x1b[32m\x1b[K";    // green: line numbers, offsets
+constexpr std::string_view kSeparator = "\x1b[36m\x1b[K"; // cyan: ':', '-', "--"
+constexpr std::string_view kMatched = "\x1b[01;31m\x1b[K";  // bold red
+constexpr std::string_view kEnd = "\x1b[m\x1b[K";
+
 /// BED and TSV name a hit's sequence by its record, or by the input for plain text.
 std::string_view chrom_of(const Location& where) { return where.record ? *where.record : where.path; }
 
@@ -44,20 +52,29 @@ class StandardPrinter : public Printer {
   void line(const SelectedLine& l) override {
     Out& buf = out_.buffer();
     const char mark = l.context ? '-' : ':';  // grep's marks of context and selected lines
-    if (o_.show_path) append_field(buf, l.path, mark);
-    if (o_.show_line_number) append_field(buf, l.number, mark);
-    append_raw(buf, l.text);
+    if (!o_.color) {
+      if (o_.show_path) append_field(buf, l.path, mark);
+      if (o_.show_line_number) append_field(buf, l.number, mark);
+      append_raw(buf, l.text);
+    } else {
+      if (o_.show_path) colored_field(buf, l.path, kFileName, mark);
+      if (o_.show_line_number) colored_field(buf, fmt::format_int(l.number).c_str(), kNumber, mark);
+      colored_line(buf, l.text);
+    }
     buf.push_back('\n');
     out_.maybe_flush();
   }
 
   void group_break() override {
-    out_.buffer().append(std::string_view("--\n"));
+    if (o_.color) colored(out_.buffer(), "--", kSeparator);
+    else out_.buffer().append(std::string_view("--"));
+    out_.buffer().push_back('\n');
     out_.maybe_flush();
   }
 
   void hit(const Hit& h) override {
     Out& buf = out_.buffer();
+    if (o_.color) return colored_hit(buf, h);
     if (o_.show_path) append_field(buf, h.where.path);
     if (h.where.record) append_field(buf, *h.where.record);
     if (o_.show_pattern) append_field(buf, o_.shown_pattern(h.pattern));
@@ -75,6 +92,59 @@ class StandardPrinter : public Printer {
       }
       append_escaped_text(buf, h.matched);
     }
+    buf.push_back('\n');
+    out_.maybe_flush();
+  }
+
+  // --color: text in a colour, closed; a field in one (or none: sgr empty), then its mark.
+  static void colored(Out& buf, std::string_view text, std::string_view sgr) {
+    buf.append(sgr);
+    buf.append(text);
+    buf.append(kEnd);
+  }
+  static void colored_field(Out& buf, std::string_view text, std::string_view sgr, char mark = ':') {
+    if (sgr.empty()) buf.append(text);
+    else colored(buf, text, sgr);
+    colored(buf, std::string_view(&mark, 1), kSeparator);
+  }
+  // A line's bytes with the spans o_.match_spans finds in it highlighted (grep's selected
+  // lines; with -v its context lines, the others having none).
+  void colored_line(Out& buf, ByteSpan text) {
+    spans_.clear();
+    if (o_.match_spans) o_.match_spans(text, spans_);
+    std::size_t at = 0;
+    for (const auto& [begin, end] : spans_) {
+      append_raw(buf, text.subspan(at, begin - at));
+      buf.append(kMatched);
+      append_raw(buf, text.subspan(begin, end - begin));
+      buf.append(kEnd);
+      at = end;
+    }
+    append_raw(buf, text.subspan(at));
+  }
+  // hit() in colour: names magenta, numbers green, the matched bytes bold red.
+  void colored_hit(Out& buf, const Hit& h) {
+    const auto number = [&](std::uint64_t n) { colored_field(buf, fmt::format_int(n).c_str(), kNumber); };
+    if (o_.show_path) colored_field(buf, h.where.path, kFileName);
+    if (h.where.record) colored_field(buf, *h.where.record, {});
+    if (o_.show_pattern) colored_field(buf, fmt::format_int(o_.shown_pattern(h.pattern)).c_str(), {});
+    if (o_.show_strand) colored_field(buf, std::string_view(&h.strand, 1), {});
+    if (h.line) number(*h.line);
+    if (o_.only_matching) {
+      if (o_.show_byte_offset) number(h.start);
+      buf.append(kMatched);
+      append_raw(buf, h.matched);
+    } else {
+      number(h.start);
+      if (h.distance) {
+        number(h.end);
+        number(*h.distance);
+        if (o_.show_cigar) colored_field(buf, h.cigar, {});
+      }
+      buf.append(kMatched);
+      append_escaped_text(buf, h.matched);
+    }
+    buf.append(kEnd);
     buf.push_back('\n');
     out_.maybe_flush();
   }
@@ -133,6 +203,9 @@ class StandardPrinter : public Printer {
       fmt::format_to(std::back_inserter(buf), "# {} more MEMs not shown (--max-matches)\n", r.total - r.mems.size());
   }
 
+
+ private:
+  std::vector<std::pair<std::size_t, std::size_t>> spans_;  // colored_line's, reused
 };
 
 /// BED6: chrom, start, end, name, score (the distance; 0 for exact search), strand.
