@@ -141,6 +141,36 @@ class CliLines : public warpmatch_test::CliTest {
     EXPECT_EQ(without_summary(run(six).out), without_summary(serial.out)) << where;
     return serial.out;
   }
+
+  // `find -j T ARGS FILE` prints `want` for T = 2, 3, 8 (windows in rounds of parts), and so
+  // does the pipe in windows of 256 KiB and 1 MiB (lines cut between windows, rounds and
+  // parts) for T in `pipe_threads`.
+  void expect_on_threads_and_pipes(const std::vector<std::string>& args, const std::string& path,
+                                   const std::string& want, const std::vector<std::string>& pipe_threads = {"2", "3", "8"}) {
+    std::string where;
+    for (const auto& a : args) where += a + " ";
+    for (const std::string threads : {"2", "3", "8"}) {
+      std::vector<std::string> mapped = {"find", "-j", threads};
+      mapped.insert(mapped.end(), args.begin(), args.end());
+      mapped.push_back(path);
+      EXPECT_TRUE(warpmatch_test::same_output(run(mapped).out, want)) << where << "-j " << threads;
+    }
+    for (const std::string& threads : pipe_threads)
+      for (const std::string window : {"256K", "1M"}) {
+        std::vector<std::string> streamed = {"find", "-j", threads, "--window", window};
+        streamed.insert(streamed.end(), args.begin(), args.end());
+        EXPECT_TRUE(warpmatch_test::same_output(piped(path, streamed).out, want))
+            << where << "pipe, window " << window << ", -j " << threads;
+      }
+  }
+
+  // same_on_one_and_six_threads of each command, `path` added.
+  void same_on_one_and_six_threads(const std::vector<std::vector<std::string>>& commands, const std::string& path) {
+    for (std::vector<std::string> args : commands) {
+      args.push_back(path);
+      same_on_one_and_six_threads(args);
+    }
+  }
 };
 
 }  // namespace
@@ -276,22 +306,13 @@ TEST_F(CliLines, ManySelectedLinesPrintedOnAllThreadsAreGrepsLines) {
   const std::string where_file = path.string();
   const CliResult want = grep({"-n", "-e", "abc", where_file});
   ASSERT_EQ(want.status, 0);
-  for (const std::string threads : {"2", "3", "8"}) {
-    EXPECT_TRUE(warpmatch_test::same_output(run({"find", "-j", threads, "--lines", "-n", "abc", where_file}).out, want.out)) << "-j " << threads;
-    for (const std::string window : {"256K", "1M"})
-      EXPECT_TRUE(warpmatch_test::same_output(piped(where_file, {"find", "-j", threads, "--window", window, "--lines", "-n", "abc"}).out, want.out))
-          << "pipe, window " << window << ", -j " << threads;
-  }
+  expect_on_threads_and_pipes({"--lines", "-n", "abc"}, where_file, want.out);
   EXPECT_TRUE(warpmatch_test::same_output(run({"find", "-j", "4", "--lines", "-H", "a", where_file}).out, grep({"-H", "-e", "a", where_file}).out));
   EXPECT_TRUE(warpmatch_test::same_output(run({"find", "-j", "4", "--lines", "-n", "-e", "ab", "-e", "c", where_file}).out, grep({"-n", "-e", "ab", "-e", "c", where_file}).out));
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"find", "--lines", "--json", "-n", "ab"},
-           {"find", "--lines", "-w", "-n", "ab"},
-           {"approx", "-k", "1", "--lines", "-n", "abca"}}) {
-    std::vector<std::string> with_file = args;
-    with_file.push_back(where_file);
-    same_on_one_and_six_threads(with_file);
-  }
+  same_on_one_and_six_threads({{"find", "--lines", "--json", "-n", "ab"},
+                               {"find", "--lines", "-w", "-n", "ab"},
+                               {"approx", "-k", "1", "--lines", "-n", "abca"}},
+                              where_file);
 }
 
 // -v prints the lines without a hit on all threads too (LineSelector::emit_inverted_parts):
@@ -310,29 +331,21 @@ TEST_F(CliLines, ManyLinesWithoutAHitPrintedOnAllThreadsAreGrepsLines) {
   const std::string where_file = path.string();
   const CliResult want = grep({"-v", "-n", "-e", "abc", where_file});
   ASSERT_EQ(want.status, 0);
-  for (const std::string threads : {"2", "3", "8"}) {
-    EXPECT_TRUE(warpmatch_test::same_output(run({"find", "-j", threads, "-v", "-n", "abc", where_file}).out, want.out)) << "-j " << threads;
-    for (const std::string window : {"256K", "1M"})
-      EXPECT_TRUE(warpmatch_test::same_output(piped(where_file, {"find", "-j", threads, "--window", window, "-v", "-n", "abc"}).out, want.out))
-          << "pipe, window " << window << ", -j " << threads;
-  }
+  expect_on_threads_and_pipes({"-v", "-n", "abc"}, where_file, want.out);
   EXPECT_TRUE(warpmatch_test::same_output(run({"find", "-j", "4", "-v", "-H", "zzz", where_file}).out, grep({"-v", "-H", "-e", "zzz", where_file}).out));
   EXPECT_TRUE(warpmatch_test::same_output(run({"find", "-j", "4", "-v", "-n", "-e", "ab", "-e", "cb", where_file}).out, grep({"-v", "-n", "-e", "ab", "-e", "cb", where_file}).out));
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"find", "-v", "--json", "-n", "abc"},
-           {"find", "-v", "-w", "-n", "ab"},
-           {"approx", "-k", "1", "-v", "-n", "abca"}}) {
-    std::vector<std::string> with_file = args;
-    with_file.push_back(where_file);
-    same_on_one_and_six_threads(with_file);
-  }
+  same_on_one_and_six_threads({{"find", "-v", "--json", "-n", "abc"},
+                               {"find", "-v", "-w", "-n", "ab"},
+                               {"approx", "-k", "1", "-v", "-n", "abca"}},
+                              where_file);
 }
 
 // With context (-A, -B, -C) the lines go in parts too (LineSelector::emit_context_in_rounds):
 // each part finds its context lines and group breaks from the text around it. Dense hits
 // (groups that touch), sparse ones (groups apart, "--"), 2 MB without a hit, a 40 KB line
-// with a hit, the last hit's line in a group of its own, no final '\n'; GNU grep is the oracle on the mapped file (-j 2, 3, 8) and
-// through a pipe in windows of 256 KiB and 1 MiB; --json and approx against -j 1.
+// with a hit, the last hit's line in a group of its own, no final '\n'; GNU grep is the
+// oracle on the mapped file (-j 2, 3, 8) and through a pipe in windows of 256 KiB and 1 MiB;
+// --json and approx against -j 1.
 TEST_F(CliLines, ContextLinesPrintedOnAllThreadsAreGrepsLines) {
   std::mt19937_64 rng(80);
   std::string text = random_lines(rng, 2'000'000, "abcab ab");
@@ -349,20 +362,9 @@ TEST_F(CliLines, ContextLinesPrintedOnAllThreadsAreGrepsLines) {
     grep_args.insert(grep_args.end(), {"-e", "abc", where_file});
     const CliResult want = grep(grep_args);
     ASSERT_EQ(want.status, 0);
-    std::string where;
-    for (const auto& a : context) where += a + " ";
-    for (const std::string threads : {"2", "3", "8"}) {
-      std::vector<std::string> args = {"find", "-j", threads};
-      args.insert(args.end(), context.begin(), context.end());
-      args.insert(args.end(), {"abc", where_file});
-      EXPECT_TRUE(warpmatch_test::same_output(run(args).out, want.out)) << where << "-j " << threads;
-    }
-    for (const std::string window : {"256K", "1M"}) {
-      std::vector<std::string> args = {"find", "-j", "3", "--window", window};
-      args.insert(args.end(), context.begin(), context.end());
-      args.push_back("abc");
-      EXPECT_TRUE(warpmatch_test::same_output(piped(where_file, args).out, want.out)) << where << "pipe, window " << window;
-    }
+    std::vector<std::string> args = context;
+    args.push_back("abc");
+    expect_on_threads_and_pipes(args, where_file, want.out, {"3"});
   }
   same_on_one_and_six_threads({"find", "--json", "-C", "1", "abc", where_file});
   same_on_one_and_six_threads({"approx", "-k", "1", "-n", "-C", "2", "abca", where_file});

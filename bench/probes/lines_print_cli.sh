@@ -52,33 +52,21 @@ PY
 # JOBS (default: all of them) picks rows by name; each row runs warpmatch, the build before
 # (when staged) and ripgrep's equivalent (none for the pipe-less -j 1 row).
 JOBS=${JOBS:-"lines-the lines-n-the lines-n-e o-n-the hits-the lines-f1000 pipe-lines-n-the j1-lines-n-the v-the v-n-the c1-n-the a2-n-qz"}
-wm_args() {  # the warpmatch arguments of row $1 (after the program)
+# row NAME: "WARPMATCH ARGS|RIPGREP ARGS" of a row (no ripgrep arguments: no ripgrep run).
+row() {
+  local f=$W/big.txt
   case $1 in
-    lines-the) echo "find --lines the $W/big.txt" ;;
-    lines-n-the) echo "find --lines -n the $W/big.txt" ;;
-    lines-n-e) echo "find --lines -n e $W/big.txt" ;;
-    o-n-the) echo "find -o -n the $W/big.txt" ;;
-    hits-the) echo "find the $W/big.txt" ;;
-    lines-f1000) echo "find --lines -f $W/w1000.txt $W/big.txt" ;;
-    j1-lines-n-the) echo "find -j 1 --lines -n the $W/big.txt" ;;
-    v-the) echo "find -v the $W/big.txt" ;;
-    v-n-the) echo "find -v -n the $W/big.txt" ;;
-    c1-n-the) echo "find -n -C 1 the $W/big.txt" ;;
-    a2-n-qz) echo "find -n -A 2 qz $W/big.txt" ;;
-  esac
-}
-rg_args() {  # ripgrep's equivalent of row $1
-  case $1 in
-    lines-the) echo "-F the $W/big.txt" ;;
-    lines-n-the) echo "-n -F the $W/big.txt" ;;
-    lines-n-e) echo "-n -F e $W/big.txt" ;;
-    o-n-the) echo "-o -n -F the $W/big.txt" ;;
-    hits-the) echo "-o -b -F the $W/big.txt" ;;
-    lines-f1000) echo "-F -f $W/w1000.txt $W/big.txt" ;;
-    v-the) echo "-v -F the $W/big.txt" ;;
-    v-n-the) echo "-v -n -F the $W/big.txt" ;;
-    c1-n-the) echo "-n -C 1 -F the $W/big.txt" ;;
-    a2-n-qz) echo "-n -A 2 -F qz $W/big.txt" ;;
+    lines-the) echo "find --lines the $f|-F the $f" ;;
+    lines-n-the) echo "find --lines -n the $f|-n -F the $f" ;;
+    lines-n-e) echo "find --lines -n e $f|-n -F e $f" ;;
+    o-n-the) echo "find -o -n the $f|-o -n -F the $f" ;;
+    hits-the) echo "find the $f|-o -b -F the $f" ;;
+    lines-f1000) echo "find --lines -f $W/w1000.txt $f|-F -f $W/w1000.txt $f" ;;
+    j1-lines-n-the) echo "find -j 1 --lines -n the $f|" ;;
+    v-the) echo "find -v the $f|-v -F the $f" ;;
+    v-n-the) echo "find -v -n the $f|-v -n -F the $f" ;;
+    c1-n-the) echo "find -n -C 1 the $f|-n -C 1 -F the $f" ;;
+    a2-n-qz) echo "find -n -A 2 qz $f|-n -A 2 -F qz $f" ;;
   esac
 }
 for round in 1 2; do
@@ -87,11 +75,11 @@ for round in 1 2; do
       X=$D/warpmatch; [[ $prog == before ]] && X=$BEFORE
       [[ -n $X ]] || continue
       if [[ $job == pipe-lines-n-the ]]; then to_file "$prog-$job" bash -c "cat $W/big.txt | $X find --lines -n the"
-      else to_file "$prog-$job" $X $(wm_args $job); fi
+      else to_file "$prog-$job" $X $(row $job | cut -d'|' -f1); fi
     done
     [[ -n $RG ]] || continue
     if [[ $job == pipe-lines-n-the ]]; then to_file "rg-$job" bash -c "cat $W/big.txt | $RG -n -F the"
-    elif [[ -n $(rg_args $job) ]]; then to_file "rg-$job" $RG $(rg_args $job); fi
+    elif [[ -n $(row $job | cut -d'|' -f2) ]]; then to_file "rg-$job" $RG $(row $job | cut -d'|' -f2); fi
   done
   to_file cat-big cat $W/big.txt  # the floor of writing 2 GiB to /dev/shm
 done

@@ -130,16 +130,7 @@ std::uint64_t ExactMatcher::count(ByteSpan text, ScanStats* stats) const {
 }
 
 std::uint64_t ExactMatcher::scan(ByteSpan text, const MatchSink& sink, ScanStats* stats) const {
-  std::uint64_t delivered = 0;
-  scan_batches(text, [&](std::span<const Match> batch) {
-    for (const Match& m : batch) {
-      ++delivered;
-      if (!sink(m)) return false;
-    }
-    return true;
-  }, stats);
-  if (stats) stats->matches = delivered;  // those the sink took, up to the one that stopped it
-  return delivered;
+  return api::scan_one_at_a_time(sink, stats, [&](const MatchBatchSink& batches) { scan_batches(text, batches, stats); });
 }
 
 std::uint64_t ExactMatcher::scan_batches(ByteSpan text, const MatchBatchSink& sink, ScanStats* stats) const {

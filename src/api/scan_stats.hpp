@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "warpmatch/common.hpp"
@@ -13,6 +14,23 @@ namespace warpmatch::api {
 /// The most matches a scan_batches call hands on at once (the batch a front converts into
 /// Match records; 1.5 MiB of them, which stay in cache).
 inline constexpr std::size_t kMatchBatch = std::size_t{1} << 16;
+
+/// scan() of a matcher that has scan_batches: `scan_batches(batch_sink)` scans, its matches go
+/// to `sink` one at a time; returns (and puts in `stats`) those the sink took, up to the one
+/// that stopped it.
+template <class ScanBatches>
+std::uint64_t scan_one_at_a_time(const MatchSink& sink, ScanStats* stats, const ScanBatches& scan_batches) {
+  std::uint64_t delivered = 0;
+  scan_batches([&](std::span<const Match> batch) {
+    for (const Match& m : batch) {
+      ++delivered;
+      if (!sink(m)) return false;
+    }
+    return true;
+  });
+  if (stats) stats->matches = delivered;
+  return delivered;
+}
 
 /// Wall seconds since `t0`.
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
