@@ -461,6 +461,8 @@ CommandRunner add_find_command(CLI::App& app) {
       "  warpmatch find -c the a.txt b.txt.gz           count per file\n"
       "  warpmatch find -w -c -i the book.txt           the word 'the' in any case, not 'other'\n"
       "  warpmatch find -rl GGATCC genomes/             the files under genomes/ with a BamHI site\n"
+      "  warpmatch find -n -C 2 --color=always ERROR log | less -R   grep's lines, context, colours\n"
+      "  warpmatch find -v -f noise.txt app.log         the lines holding none of a list's words\n"
       "  zcat big.gz | warpmatch find --json needle     JSON lines from stdin\n"
       "  warpmatch find -f words.txt --stats book.txt   every word of a list, compile stats\n"
       "  warpmatch find -e GGATCC -e GAATTC -c g.fa     two sites, counts per pattern\n"

@@ -114,6 +114,10 @@ const char* const kLinesHelp =
     "grep -o -b (-b alone changes nothing: the hits show START anyway). Every occurrence is printed,\n"
     "overlapping ones too (grep -o skips a match overlapping the one before). -c, -q, -l, -L and\n"
     "--json are unchanged by -o; -o goes with neither --lines, -v and context nor --bed / --tsv,\n"
-    "-b not with line output (exit 2).\n";
+    "-b not with line output (exit 2).\n"
+    "Colours (--color=WHEN: auto, the default, when standard output is a terminal, TERM is set and\n"
+    "not dumb and NO_COLOR is unset; always; never): GNU grep --color=always's bytes, names\n"
+    "magenta, line numbers and offsets green, separators cyan, matched text bold red (in a line:\n"
+    "the leftmost match, the longest there, and so on after it). Not in JSON, BED or TSV.\n";
 
 }  // namespace warpmatch::cli

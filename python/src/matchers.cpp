@@ -362,7 +362,7 @@ class PyApproxMatcher {
   // Host or GPU-resident text (TextArg): the library's scan or scan_device_text.
   nb::object find(nb::handle text) const {
     TextArg t(text, "text");
-    std::vector<ApproxRow> rows;
+    RowBlocks<ApproxRow> rows;
     std::vector<std::string> cigars;
     {
       nb::gil_scoped_release release;
@@ -374,7 +374,7 @@ class PyApproxMatcher {
       if (t.on_device()) matcher_->scan_device_text(t.device(), sink);
       else matcher_->scan(t.host(), sink);
     }
-    nb::object array = numpy_array(approx_dtype(), rows.data(), rows.size());
+    nb::object array = numpy_array(approx_dtype(), rows.blocks());
     if (!cigar()) return array;
     nb::list c;
     for (const auto& s : cigars) c.append(nb::str(s.data(), s.size()));
