@@ -205,7 +205,7 @@ bool LineSelector::end_window(const Emit& emit, const Parts* parts) {
   if (!std::is_sorted(starts_.begin(), starts_.end())) std::sort(starts_.begin(), starts_.end());
   // Every selected line printed as it is, and no other: the lines may go in parts.
   const bool in_parts = parts && parts->pool && parts->pool->size() > 1 && selecting_ && keep_text_ &&
-                        (!invert_ || (before_ == 0 && after_ == 0));
+                        (!invert_ || (before_ == 0 && after_ == 0)) && before_ + after_ <= kMaxPartContext;
   const auto below = [&] {
     return static_cast<std::size_t>(std::lower_bound(starts_.begin(), starts_.end(), offset_ + finished) - starts_.begin());
   };

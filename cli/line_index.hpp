@@ -85,6 +85,9 @@ class LineSelector {
   };
   static constexpr std::uint64_t kPartBytes = std::uint64_t{1} << 20;
   static constexpr std::size_t kMinPartLines = 4096;
+  /// Each part looks up to -A lines back and -B lines ahead: more context than this goes
+  /// the serial way (a part would walk more lines than it prints).
+  static constexpr std::uint64_t kMaxPartContext = 1024;
 
   /// `keep_text`: the lines' bytes are printed (not with -c); `mapped`: the input's windows
   /// point into one mapping of the whole file; `invert` (-v): the lines without a hit;

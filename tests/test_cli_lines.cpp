@@ -357,7 +357,8 @@ TEST_F(CliLines, ContextLinesPrintedOnAllThreadsAreGrepsLines) {
   const auto path = file("context.txt", text);
   const std::string where_file = path.string();
   for (const std::vector<std::string>& context : std::vector<std::vector<std::string>>{
-           {"-n", "-C", "1"}, {"-n", "-A", "2"}, {"-B", "3"}, {"-n", "-A", "1", "-B", "4"}}) {
+           {"-n", "-C", "1"}, {"-n", "-A", "2"}, {"-B", "3"}, {"-n", "-A", "1", "-B", "4"},
+           {"-n", "-A", "1100"}}) {  // (more than kMaxPartContext: the serial way)
     std::vector<std::string> grep_args = context;
     grep_args.insert(grep_args.end(), {"-e", "abc", where_file});
     const CliResult want = grep(grep_args);
