@@ -407,6 +407,16 @@ TEST_F(CliLines, ColorIsGrepsColor) {
         grep_color({"-n", "-C", "1", "-e", "cab", big_path.string()})))
         << "-j " << threads;
   }
+  const auto second = file("second.txt", "foo\n");  // -l, -L and -c name inputs in colour too
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"-l", "foo"}, {"-L", "zzz"}, {"--lines", "-c", "foo"}, {"-v", "-c", "foo"}}) {
+    std::vector<std::string> ours = {"find", "--color=always"}, theirs = {"--color=always"};
+    ours.insert(ours.end(), args.begin(), args.end());
+    ours.insert(ours.end(), {small_path.string(), second.string()});
+    for (const auto& a : args) if (a != "--lines") theirs.push_back(a == args.back() ? "-e" : a);
+    theirs.insert(theirs.end(), {args.back(), small_path.string(), second.string()});
+    EXPECT_EQ(run(ours).out, grep(theirs).out) << args[0];
+  }
   const std::string plain = run({"find", "--lines", "foo", small_path.string()}).out;
   EXPECT_EQ(plain, grep({"-e", "foo", small_path.string()}).out);
   EXPECT_EQ(run({"find", "--lines", "--color=never", "foo", small_path.string()}).out, plain);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 
 #include "sink.hpp"
 
@@ -18,6 +19,23 @@ class Printer : public Sink {
   SharedPrintOptions options_;
   const PrintOptions& o_;
 };
+
+/// --color: grep's colours (GREP_COLORS' defaults), each span closed by kEnd: byte for byte
+/// what GNU grep --color=always prints.
+namespace colors {
+inline constexpr std::string_view kFileName = "\x1b[35m\x1b[K";   // magenta
+inline constexpr std::string_view kNumber = "\x1b[32m\x1b[K";     // green: line numbers, offsets
+inline constexpr std::string_view kSeparator = "\x1b[36m\x1b[K";  // cyan: ':', '-', "--"
+inline constexpr std::string_view kMatched = "\x1b[01;31m\x1b[K";  // bold red
+inline constexpr std::string_view kEnd = "\x1b[m\x1b[K";
+
+/// `text` in the colour `sgr`, closed.
+inline void append_colored(fmt::memory_buffer& buf, std::string_view text, std::string_view sgr) {
+  buf.append(sgr);
+  buf.append(text);
+  buf.append(kEnd);
+}
+}  // namespace colors
 
 /// offtarget names a site's sequence by its record, or by the input when it has no name.
 inline std::string_view site_record(const Location& where) {

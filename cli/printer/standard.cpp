@@ -29,13 +29,7 @@ void append_field(Out& buf, std::uint64_t number, char mark = ':') {
   buf.push_back(mark);
 }
 
-// --color: grep's colours (GREP_COLORS' defaults), each span closed by kEnd, byte for byte
-// what GNU grep --color=always prints.
-constexpr std::string_view kFileName = "\x1b[35m\x1b[K";  // magenta
-constexpr std::string_view kNumber = "\x1b[32m\x1b[K";    // green: line numbers, offsets
-constexpr std::string_view kSeparator = "\x1b[36m\x1b[K"; // cyan: ':', '-', "--"
-constexpr std::string_view kMatched = "\x1b[01;31m\x1b[K";  // bold red
-constexpr std::string_view kEnd = "\x1b[m\x1b[K";
+using namespace colors;
 
 /// BED and TSV name a hit's sequence by its record, or by the input for plain text.
 std::string_view chrom_of(const Location& where) { return where.record ? *where.record : where.path; }
@@ -97,11 +91,7 @@ class StandardPrinter : public Printer {
   }
 
   // --color: text in a colour, closed; a field in one (or none: sgr empty), then its mark.
-  static void colored(Out& buf, std::string_view text, std::string_view sgr) {
-    buf.append(sgr);
-    buf.append(text);
-    buf.append(kEnd);
-  }
+  static void colored(Out& buf, std::string_view text, std::string_view sgr) { append_colored(buf, text, sgr); }
   static void colored_field(Out& buf, std::string_view text, std::string_view sgr, char mark = ':') {
     if (sgr.empty()) buf.append(text);
     else colored(buf, text, sgr);

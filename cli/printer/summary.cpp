@@ -38,6 +38,10 @@ class CountPrinter : public Printer {
       json.string("path", path);
       if (pattern) json.number("pattern", *pattern);
       json.number("count", n).end();
+    } else if (o_.color) {  // grep -c --color: the name magenta, the ':' cyan
+      if (o_.show_path) colors::append_colored(buf, path, colors::kFileName), colors::append_colored(buf, ":", colors::kSeparator);
+      if (pattern_in_text) fmt::format_to(std::back_inserter(buf), "{}", *pattern), colors::append_colored(buf, ":", colors::kSeparator);
+      fmt::format_to(std::back_inserter(buf), "{}\n", n);
     } else {
       if (o_.show_path) fmt::format_to(std::back_inserter(buf), "{}:", path);
       if (pattern_in_text) fmt::format_to(std::back_inserter(buf), "{}:", *pattern);
@@ -55,7 +59,8 @@ class NamePrinter : public Printer {
   using Printer::Printer;
   void input_listed(std::string_view path) override {
     fmt::memory_buffer& buf = out_.buffer();
-    buf.append(path);
+    if (o_.color) colors::append_colored(buf, path, colors::kFileName);  // grep -l --color
+    else buf.append(path);
     buf.push_back('\n');
     out_.maybe_flush();
   }
