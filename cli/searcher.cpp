@@ -794,6 +794,8 @@ void Searcher::print_hit_batch() {
     finish_writing_parts();
     for (const Hit& hit : hits) deliver(hit);  // none stops here (prints_hits_in_parts)
   } else {
+    for (const Hit& hit : hits)
+      if (hit.pattern < per_pattern_.size()) ++per_pattern_[hit.pattern];
     print_hits_in_parts(hits, parts, [](std::size_t, std::size_t) {});
   }
   hits.clear();
@@ -807,22 +809,19 @@ void Searcher::print_match_batch(const io::TextWindow& w, const Location& where)
     for (const Match& m : matches) deliver(hit_of(w, where, m));  // none stops here
   } else {
     // A Hit is ~140 bytes: formed on the parts' threads, into storage kept between batches.
-    if (match_hits_.size() < matches.size()) match_hits_.resize(std::max(matches.size(), kHitBatch));
+    if (match_hits_.size() < kHitBatch) match_hits_.resize(kHitBatch);  // (a batch holds at most kHitBatch)
     for (const Match& m : matches)
       if (m.pattern < per_pattern_.size()) ++per_pattern_[m.pattern];
     print_hits_in_parts(std::span<Hit>(match_hits_.data(), matches.size()), parts, [&](std::size_t from, std::size_t to) {
       for (std::size_t i = from; i < to; ++i) match_hits_[i] = hit_of(w, where, matches[i]);
-    }, /*counted=*/true);
+    });
   }
   match_batch_.clear();
 }
 
 void Searcher::print_hits_in_parts(std::span<Hit> hits, std::size_t parts,
-                                   const std::function<void(std::size_t, std::size_t)>& form, bool counted) {
+                                   const std::function<void(std::size_t, std::size_t)>& form) {
   input_matches_ += hits.size();
-  if (!counted)
-    for (const Hit& hit : hits)
-      if (hit.pattern < per_pattern_.size()) ++per_pattern_[hit.pattern];
   std::vector<std::size_t> cut(parts + 1);
   for (std::size_t p = 0; p <= parts; ++p) cut[p] = hits.size() * p / parts;
   const auto print = [&](std::size_t p) {

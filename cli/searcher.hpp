@@ -315,10 +315,11 @@ class Searcher {
   void print_hit_batch();
   /// print_hit_batch of match_batch_ (window `w`'s matches), their hits formed in the parts.
   void print_match_batch(const io::TextWindow& w, const Location& where);
-  /// Counts (unless `counted`), numbers and prints `hits` in `parts` on the print pool,
-  /// form(from, to) first setting hits [from, to) on the part's thread; then writes them.
+  /// Numbers and prints `hits` (their patterns counted by the caller) in `parts` on the
+  /// print pool, form(from, to) first setting hits [from, to) on the part's thread; then
+  /// writes them.
   void print_hits_in_parts(std::span<Hit> hits, std::size_t parts,
-                           const std::function<void(std::size_t, std::size_t)>& form, bool counted = false);
+                           const std::function<void(std::size_t, std::size_t)>& form);
   bool take_selected();
   bool reached_max_per_input() const;
   /// --lines: the most lines with a hit the current window may still select (-m; no cap
