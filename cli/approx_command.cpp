@@ -150,7 +150,7 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
   // CPU's threads (the GPU takes one launch per record).
   if (matcher.backend() == Backend::cpu) plan.record_threads = flags.threads > 0 ? flags.threads : hardware_threads();
   plan.file_threads = plan.record_threads;  // small files searched ahead, several at once
-  plan.word = flags.word;
+  plan.bounds = flags.word ? HitBounds::words : HitBounds::none;
   plan.quiet = flags.quiet;
   plan.count = flags.count;
   plan.max_per_input = flags.max_hits;
@@ -161,6 +161,7 @@ int search(const ApproxFlags& flags, const ApproxMatcher& matcher, std::vector<s
   plan.scan_progress = true;
 
   PrintOptions print;
+  print.null_after_name = flags.selection.null_after_name;  // -Z
   print.show_path = flags.selection.show_input_names(flags.with_filename, flags.no_filename, plan.inputs);
   print.show_pattern = matcher.pattern_count() > 1;
   print.show_strand = flags.seq.shows_strand();

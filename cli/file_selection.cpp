@@ -21,8 +21,27 @@ bool FileSelectionFlags::show_input_names(bool with_filename, bool no_filename,
   return inputs.empty() || (inputs.front() != "-" && std::filesystem::is_directory(inputs.front(), error));
 }
 
+NameFilter FileSelectionFlags::names() const {
+  NameFilter filter;
+  for (const std::string& glob : exclude_dir) filter.exclude_directory(glob);
+  // One entry of the parse order per value taken (each occurrence takes one).
+  std::size_t next_include = 0, next_exclude = 0;
+  if (command) {
+    for (const CLI::Option* option : command->parse_order()) {
+      if (option == include_option && next_include < include.size()) filter.include(include[next_include++]);
+      else if (option == exclude_option && next_exclude < exclude.size()) filter.exclude(exclude[next_exclude++]);
+    }
+  }
+  while (next_include < include.size()) filter.include(include[next_include++]);  // (no command: as listed)
+  while (next_exclude < exclude.size()) filter.exclude(exclude[next_exclude++]);
+  return filter;
+}
+
 void FileSelectionFlags::apply(SearchPlan& plan) const {
   plan.recursive = recursive;
+  plan.names = names();
+  plan.skip_binary = skip_binary;
+  plan.stream.stdin_name = label;
   plan.no_messages = no_messages;
   if (plan.quiet) return;  // -q wins (grep): no names, exit 0 at the first hit
   plan.list_files = files_with_matches    ? ListFiles::with_matches
@@ -50,8 +69,27 @@ void add_file_selection_options(CLI::App* cmd, FileSelectionFlags& flags) {
   cmd->add_flag("-r,--recursive", flags.recursive,
                 "Search every regular file under a directory FILE, in name order (no FILE: the working "
                 "directory); links inside directories are not followed");
+  flags.command = cmd;
+  flags.include_option =
+      cmd->add_option("--include", flags.include,
+                      "Search only the files whose name matches GLOB (repeatable; see Files below)")
+          ->type_name("GLOB")
+          ->allow_extra_args(false);
+  flags.exclude_option = cmd->add_option("--exclude", flags.exclude, "Skip the files whose name matches GLOB (repeatable)")
+                             ->type_name("GLOB")
+                             ->allow_extra_args(false);
+  cmd->add_option("--exclude-dir", flags.exclude_dir, "With -r, skip the directories whose name matches GLOB (repeatable)")
+      ->type_name("GLOB")
+      ->allow_extra_args(false);
+  cmd->add_flag("-I", flags.skip_binary,
+                "Take a binary input (one holding a NUL byte) as one without a match (grep -I)");
+  cmd->add_flag("-a,--text")->description("Search binary inputs as text (always so unless -I: accepted as grep -a)");
   cmd->add_flag("-s,--no-messages", flags.no_messages,
                 "No messages about inputs that cannot be opened or read (the exit status is still 2)");
+  cmd->add_flag("-Z,--null", flags.null_after_name,
+                "End each printed input name with a NUL byte instead of ':', '-' or a line break (grep -Z)");
+  cmd->add_option("--label", flags.label, "The name standard input goes by (default \"(standard input)\")")
+      ->type_name("NAME");
 }
 
 const char* const kFileSelectionHelp =
@@ -65,6 +103,20 @@ const char* const kFileSelectionHelp =
     "matched, 1 none did, 2 an error. -q wins over -l and -L; -l and -L win over -c; -l and -L\n"
     "exclude each other and --json, --bed, --tsv (exit 2). -s hides the messages about inputs that\n"
     "cannot be opened or read (missing, unreadable, a directory, corrupt data); the exit status\n"
-    "is still 2.\n";
+    "is still 2.\n"
+    "--include=GLOB, --exclude=GLOB and --exclude-dir=GLOB (each repeatable) choose files by name\n"
+    "as grep does: a GLOB is a shell pattern (*, ?, [...], \\ quotes; '*' matches '/' too); a\n"
+    "file met by -r matches by its own name, a FILE operand by its whole name or the part after\n"
+    "any of its '/' (--exclude=x.c skips src/x.c). Of the --include and --exclude rules matching\n"
+    "a file the last given decides; a file no rule matches is searched unless the first rule is\n"
+    "an --include. --exclude-dir skips the directories it matches, a directory operand of -r\n"
+    "too. Standard input is always searched. -Z (--null) ends each printed name with a NUL\n"
+    "byte instead of ':' or '-' (and -l / -L's line break), for xargs -0; --label=NAME names\n"
+    "standard input in output and messages. -I takes a plain input holding a NUL byte (after\n"
+    "decompression) as binary, as grep -I: its search stops at the window holding the NUL, whose\n"
+    "hits are not reported (a regular file up to 1 GiB is one window: none are), and -c and -L\n"
+    "count it as without a match (-l and -q may have stopped at a hit before it). Without -I\n"
+    "every input is searched as text (-a is accepted and changes nothing); grep's \"binary file\n"
+    "matches\" message is not printed.\n";
 
 }  // namespace warpmatch::cli

@@ -39,6 +39,7 @@ struct FindFlags {
   bool count = false;
   bool ignore_case = false;
   bool word = false;  // -w
+  bool line_regexp = false;  // -x (wins over -w)
   bool json = false;
   bool stats = false;
   bool quiet = false;
@@ -150,7 +151,7 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   plan.file_threads = plan.record_threads;  // small files searched ahead, several at once
   plan.circular = flags.seq.circular;
   plan.circular_reach = longest_pattern(matcher) - 1;
-  plan.word = flags.word;
+  plan.bounds = hit_bounds(flags.word, flags.line_regexp);
   plan.quiet = flags.quiet;
   plan.count = flags.count;
   plan.max_per_input = flags.max_count;
@@ -160,6 +161,7 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   plan.progress = !flags.no_progress && !flags.quiet;
 
   PrintOptions print;
+  print.null_after_name = flags.selection.null_after_name;  // -Z
   print.show_path = flags.selection.show_input_names(flags.with_filename, flags.no_filename, plan.inputs);
   print.show_strand = flags.seq.shows_strand();
   print.pattern_ids = std::move(pattern_ids);
@@ -170,10 +172,12 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   if (print.color) {
     // The line's hits to highlight, as grep does: the leftmost, the longest there, then on
     // after it (with -w only whole words). A line is short: the matcher scans it whole.
-    print.match_spans = [&matcher, word = flags.word](ByteSpan line, std::vector<std::pair<std::size_t, std::size_t>>& spans) {
+    print.match_spans = [&matcher, bounds = hit_bounds(flags.word, flags.line_regexp)](
+                            ByteSpan line, std::vector<std::pair<std::size_t, std::size_t>>& spans) {
       std::uint64_t after = 0;
       matcher.scan(line, [&](const Match& m) {
-        if (word && ((m.start > 0 && is_word_byte(line[m.start - 1])) || (m.end < line.size() && is_word_byte(line[m.end]))))
+        if (bounds != HitBounds::none && ((m.start > 0 && !bounds_hit(bounds, line[m.start - 1])) ||
+                                          (m.end < line.size() && !bounds_hit(bounds, line[m.end]))))
           return true;
         if (m.start >= after) spans.emplace_back(m.start, m.end);
         else if (m.start == spans.back().first && m.end > spans.back().second) spans.back().second = m.end;
@@ -327,6 +331,11 @@ int run_multi(const FindFlags& flags) {
 }
 
 int run_find(FindFlags flags) {
+  if (flags.line_regexp && flags.seq.circular) {
+    std::fprintf(stderr, "warpmatch: -x (--line-regexp) does not go with --circular: a circular record has no "
+                         "start or end to bound a line\n");
+    return 2;
+  }
   if (flags.word && flags.seq.circular)
     return reject_word_with("--circular", "a circular record has no start or end to bound a word");
   if (const int status = flags.lines.reject_conflicts(flags.seq)) return status;
@@ -395,7 +404,10 @@ CommandRunner add_find_command(CLI::App& app) {
   cmd->add_flag("--include-zero", flags->include_zero,
                 "With -c and -e / -f: also print the patterns that did not occur (count 0)");
   cmd->add_flag("-i,--ignore-case", flags->ignore_case, "ASCII case-insensitive match");
+  // grep -F's scripts run unchanged: patterns are literal bytes here anyway.
+  cmd->add_flag("-F,--fixed-strings")->description("Patterns are fixed strings (always so: accepted as grep -F)");
   add_word_option(cmd, flags->word);
+  add_line_regexp_option(cmd, flags->line_regexp);
   add_line_options(cmd, flags->lines);
   CLI::Option* json = cmd->add_flag("--json", flags->json,
                 "One JSON object per line: matches (or counts), then a summary");
@@ -454,7 +466,7 @@ CommandRunner add_find_command(CLI::App& app) {
       "a pipe's matches are printed (and flushed) as soon as its writer pauses (tail -f | find).\n"
       "--backend auto weighs the job (bytes, where they come from, patterns) by a cost model and\n"
       "starts CUDA only when the GPU wins end to end; --stats prints the choice and its estimate.\n"
-      + std::string(kSequenceHelp) + kWordHelp + kLinesHelp + kFileSelectionHelp +
+      + std::string(kSequenceHelp) + kWordHelp + kLineRegexpHelp + kLinesHelp + kFileSelectionHelp +
       "Examples:\n"
       "  warpmatch find GGATCC lambda.fa.gz             BamHI sites in a phage genome\n"
       "  warpmatch find --strand both --iupac --bed GGNCCR g.fa   both strands, degenerate bases, BED\n"

@@ -1,6 +1,7 @@
 #include "input_walk.hpp"
 
 #include <dirent.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -31,7 +32,40 @@ std::string child_path(const std::string& directory, const std::string& name) {
   return directory.back() == '/' ? directory + name : directory + "/" + name;
 }
 
+/// Whether `glob` matches `name` (an operand: its whole name or a part after one of its '/').
+bool glob_matches(const std::string& glob, std::string_view name, bool operand) {
+  const std::string text(name);
+  if (::fnmatch(glob.c_str(), text.c_str(), 0) == 0) return true;
+  if (!operand) return false;
+  for (std::size_t i = 1; i < text.size(); ++i)
+    if (text[i - 1] == '/' && text[i] != '/' && ::fnmatch(glob.c_str(), text.c_str() + i, 0) == 0) return true;
+  return false;
+}
+
+/// `path` without the slashes that end it (one '/' stays a '/').
+std::string_view without_trailing_slashes(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  return path;
+}
+
 }  // namespace
+
+void NameFilter::exclude_directory(std::string glob) {
+  directory_globs_.emplace_back(without_trailing_slashes(glob));  // grep ignores them
+}
+
+bool NameFilter::takes_file(std::string_view name, bool operand) const {
+  for (auto rule = file_rules_.rbegin(); rule != file_rules_.rend(); ++rule)
+    if (glob_matches(rule->glob, name, operand)) return rule->include;
+  return file_rules_.empty() || !file_rules_.front().include;
+}
+
+bool NameFilter::takes_directory(std::string_view name, bool operand) const {
+  // (An operand's own trailing '/' stays: grep does not skip "src/" for --exclude-dir=src.)
+  for (const std::string& glob : directory_globs_)
+    if (glob_matches(glob, name, operand)) return false;
+  return true;
+}
 
 // Lists directories ahead of the walk on threads of its own: entering a directory requests
 // its subdirectories, first one first and ahead of what earlier directories requested (the
@@ -124,8 +158,8 @@ class InputWalk::Prefetch {
   std::vector<std::thread> threads_;
 };
 
-InputWalk::InputWalk(std::vector<std::string> operands, bool recursive, int listing_threads)
-    : operands_(std::move(operands)), recursive_(recursive) {
+InputWalk::InputWalk(std::vector<std::string> operands, bool recursive, int listing_threads, NameFilter names)
+    : operands_(std::move(operands)), recursive_(recursive), names_(std::move(names)) {
   if (recursive_ && listing_threads > 0) prefetch_ = std::make_unique<Prefetch>(listing_threads);
   if (recursive_ && operands_.empty()) enter("");  // grep -r without FILE: the working directory
 }
@@ -174,7 +208,8 @@ void InputWalk::enter(const std::string& path) {
   if (prefetch_) {
     std::vector<std::string> subdirectories;
     for (const Entry& e : directory.entries)
-      if (e.type == fs::file_type::directory) subdirectories.push_back(child_path(path, e.name));
+      if (e.type == fs::file_type::directory && names_.takes_directory(e.name, false))
+        subdirectories.push_back(child_path(path, e.name));
     if (!subdirectories.empty()) prefetch_->request(subdirectories);
   }
   open_directories_.push_back(std::move(directory));
@@ -187,11 +222,13 @@ std::optional<std::string> InputWalk::next() {
       if (next_operand_ == operands_.size()) return std::nullopt;
       std::string operand = operands_[next_operand_++];
       std::error_code error;
-      if (recursive_ && operand != "-" && fs::is_directory(operand, error)) {  // follows an operand's link
-        enter(operand);
+      if (operand == "-") return operand;
+      if (recursive_ && fs::is_directory(operand, error)) {  // follows an operand's link
+        if (names_.takes_directory(operand, true)) enter(operand);
         continue;
       }
-      return operand;  // a file, stdin, or what opening it will report (missing; a directory without -r)
+      if (!names_.takes_file(operand, true)) continue;
+      return operand;  // a file, or what opening it will report (missing; a directory without -r)
     }
     Directory& directory = open_directories_.back();
     if (directory.next == directory.entries.size()) {
@@ -200,8 +237,9 @@ std::optional<std::string> InputWalk::next() {
     }
     const Entry& entry = directory.entries[directory.next++];
     std::string path = child_path(directory.path, entry.name);
-    if (entry.type == fs::file_type::directory) enter(path);
-    else if (entry.type == fs::file_type::regular) {
+    if (entry.type == fs::file_type::directory) {
+      if (names_.takes_directory(entry.name, false)) enter(path);
+    } else if (entry.type == fs::file_type::regular && names_.takes_file(entry.name, false)) {
       last_is_regular_ = true;
       return path;
     }

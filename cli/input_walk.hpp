@@ -12,9 +12,36 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace warpmatch::cli {
+
+/// grep's --include, --exclude and --exclude-dir: the files and directories a search takes,
+/// by name. GLOBs are fnmatch patterns (*, ?, [...], \ quoting; '*' also matches '/'). A FILE
+/// operand matches when its whole name or a part after one of its '/' does (grep's "name
+/// suffix": --exclude=x.c skips a/b/x.c); what -r meets inside a directory matches by its
+/// own name alone. Of the --include and --exclude rules that match a file the last one given
+/// decides; when none matches, the file is taken unless the first rule is an --include.
+/// --exclude-dir skips the directories that match (an operand too; not the working directory
+/// of a bare -r). Standard input is always taken.
+class NameFilter {
+ public:
+  void include(std::string glob) { file_rules_.push_back({true, std::move(glob)}); }
+  void exclude(std::string glob) { file_rules_.push_back({false, std::move(glob)}); }
+  void exclude_directory(std::string glob);
+  /// `name`: an operand's path as given (`operand`), else a directory entry's own name.
+  bool takes_file(std::string_view name, bool operand) const;
+  bool takes_directory(std::string_view name, bool operand) const;
+
+ private:
+  struct Rule {
+    bool include;
+    std::string glob;
+  };
+  std::vector<Rule> file_rules_;  // in command-line order
+  std::vector<std::string> directory_globs_;
+};
 
 class InputWalk {
  public:
@@ -26,7 +53,8 @@ class InputWalk {
   /// `listing_threads` > 0: that many threads of its own list the subdirectories of each
   /// directory entered ahead of the walk (a directory of /usr/include costs about as much to
   /// list as its files cost to search: cli/file_jobs.hpp searches them on all threads).
-  InputWalk(std::vector<std::string> operands, bool recursive, int listing_threads = 0);
+  /// `names`: which files and directories are taken (--include, --exclude, --exclude-dir).
+  InputWalk(std::vector<std::string> operands, bool recursive, int listing_threads = 0, NameFilter names = {});
   ~InputWalk();
   InputWalk(const InputWalk&) = delete;
   InputWalk& operator=(const InputWalk&) = delete;
@@ -61,6 +89,7 @@ class InputWalk {
   std::vector<std::string> operands_;
   std::size_t next_operand_ = 0;
   bool recursive_;
+  NameFilter names_;
   std::vector<Directory> open_directories_;  // the current path of the walk, outermost first
   bool last_is_regular_ = false;
   std::unique_ptr<Prefetch> prefetch_;

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <future>
 #include <limits>
@@ -109,7 +110,7 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
   // eighth as many threads list -r's directories ahead of the walk.
   const bool files_ahead = plan_.file_threads > 1 && (plan_.recursive || plan_.inputs.size() > 1);
   const int listing_threads = files_ahead ? plan_.file_threads / 8 : 0;
-  InputWalk walk(plan_.inputs, plan_.recursive, listing_threads);
+  InputWalk walk(plan_.inputs, plan_.recursive, listing_threads, plan_.names);
   std::vector<std::unique_ptr<Sink>> ahead_sinks;
   std::vector<std::unique_ptr<Searcher>> ahead_searchers;
   std::optional<FileJobs> ahead;
@@ -294,6 +295,21 @@ void Searcher::hand_on(FileJob& job) {
   if (plan_.quiet && job.totals.matches > 0) stop_all_ = true;  // -q: the first hit ends the search
 }
 
+namespace {
+/// -I: a window of a plain input holding a NUL byte makes the input binary.
+bool holds_nul(const io::TextWindow& w) { return std::memchr(w.data.data(), 0, w.data.size()) != nullptr; }
+}  // namespace
+
+void Searcher::found_binary() {
+  // As grep: what the windows before it printed stands (a mapped file up to 1 GiB is one
+  // window: nothing), -c and -L take the input as one without a match.
+  stop_input_ = true;
+  if (plan_.count || plan_.list_files == ListFiles::without_match) {
+    input_matches_ = 0;
+    std::fill(per_pattern_.begin(), per_pattern_.end(), 0);
+  }
+}
+
 void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner) {
   input_open_ = true;
   per_pattern_.assign(plan_.pattern_count, 0);
@@ -307,7 +323,7 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
     line_selector_.begin_input(prints_lines, input.is_mapped(), plan_.invert, plan_.number_lines,
                                plan_.before_context, plan_.after_context);
     count_lines_ = plan_.count && !plan_.quiet && plan_.list_files == ListFiles::off && plan_.max_per_input < 0 &&
-                   !plan_.context && !plan_.word;
+                   !plan_.context && !bounded();
     line_counter_.begin_input(plan_.invert, plan_.stream.threads > 0 ? plan_.stream.threads : hardware_threads());
     last_printed_line_ = 0;
   }
@@ -337,8 +353,13 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
         i = j;
         continue;
       }
-      for (const std::size_t end = std::max(j, i + 1); i < end && !stop_input_ && !stop_all_;)
+      for (const std::size_t end = std::max(j, i + 1); i < end && !stop_input_ && !stop_all_;) {
+        if (plan_.skip_binary && !fastx && holds_nul(batch[i])) {
+          found_binary();
+          break;
+        }
         take_window(batch[i++], input, scanner, progress, junction);
+      }
     }
   }
   progress.finish();
@@ -482,7 +503,7 @@ std::uint64_t Searcher::searched_bytes(const io::TextWindow& w) const {
 bool Searcher::deliver_local(const io::TextWindow& w, const Location& where, const Hit& local, const Keep& keep,
                              bool batched) {
   if (!owns(w, local) || (keep && !keep(local))) return true;
-  if (plan_.word && !word_bounded(w, local)) return true;
+  if (bounded() && !bounded_hit(w, local)) return true;
   Hit hit = local;
   hit.where = where;
   hit.start += w.offset;
@@ -517,9 +538,9 @@ bool Searcher::search_window(const io::TextWindow& w, const Location& where, con
   const auto t0 = std::chrono::steady_clock::now();
   // -q, -l and -L stop at the first; a filter (-w too) needs every hit.
   const bool count_only = plan_.count && plan_.max_per_input < 0 && !plan_.quiet &&
-                          plan_.list_files == ListFiles::off && !keep && !plan_.word && !plan_.lines;
+                          plan_.list_files == ListFiles::off && !keep && !bounded() && !plan_.lines;
   // --lines without a per-hit test: one hit per line, the rest of a line skipped.
-  const bool line_firsts = plan_.lines && !keep && !plan_.word;
+  const bool line_firsts = plan_.lines && !keep && !bounded();
   std::optional<std::vector<std::uint64_t>> firsts;
   bool lines_counted = false;
   if (const auto counted = count_only ? scanner.count(w, per_pattern_) : std::nullopt) {
@@ -548,7 +569,7 @@ bool Searcher::search_window(const io::TextWindow& w, const Location& where, con
     const bool batched = prints_hits_in_parts();
     try {
       // Owned by their start and kept as they are: taken a batch of matches at a time.
-      const bool as_matches = batched && !keep && !plan_.word && plan_.owns == Ownership::starts;
+      const bool as_matches = batched && !keep && !bounded() && plan_.owns == Ownership::starts;
       if (!as_matches || !scanner.scan_matches(w.data, [&](std::span<const Match> matches) {
             first_hit();
             return batch_matches(w, where, matches);
@@ -580,7 +601,7 @@ bool Searcher::owns(const io::TextWindow& w, const Hit& local) const {
   // Exact search: a start < owned ends at most m - 1 bytes later, so with -w (overlap m) the
   // byte after it is in the window, or the window ends with its record (or before corrupt data).
   if (plan_.owns == Ownership::starts) return local.start < w.owned;
-  if (!plan_.word) return local.end > w.repeated;
+  if (!bounded()) return local.end > w.repeated;
   // -w by end: an end is decided where the byte after it is seen: a window owns the ends in
   // [repeated, size) (the record's previous window owned those up to its size, exclusive,
   // which is this one's `repeated`; an alignment ending at `repeated` still has the overlap,
@@ -589,16 +610,16 @@ bool Searcher::owns(const io::TextWindow& w, const Hit& local) const {
   return local.end >= w.repeated && (local.end < w.data.size() || w.owned == w.data.size());
 }
 
-bool Searcher::word_bounded(const io::TextWindow& w, const Hit& local) const {
+bool Searcher::bounded_hit(const io::TextWindow& w, const Hit& local) const {
   // The byte before the start: in the window, carried from the record's previous window, or
   // none at the record's start.
   if (w.offset + local.start > 0) {
     const std::uint8_t before = local.start > 0 ? w.data[local.start - 1] : byte_before_window_;
-    if (is_word_byte(before)) return false;
+    if (!bounds_hit(plan_.bounds, before)) return false;
   }
   // The byte at the end: in the window (owns() keeps the ends before a window's last byte
   // unless nothing of the record follows), else the record's end.
-  return local.end >= w.data.size() || !is_word_byte(w.data[local.end]);
+  return local.end >= w.data.size() || bounds_hit(plan_.bounds, w.data[local.end]);
 }
 
 // --circular: the hits of the record followed by its head that start in the record and end

@@ -17,11 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "input_walk.hpp"
 #include "io/record_run.hpp"
 #include "io/text_stream.hpp"
 #include "line_index.hpp"
 #include "printer/sink.hpp"
 #include "progress.hpp"
+#include "word_match.hpp"
 #include "warpmatch/approx.hpp"
 
 namespace warpmatch::cli {
@@ -62,6 +64,10 @@ struct SearchPlan {
   /// files under it and none at all for the working directory's (InputWalk).
   std::vector<std::string> inputs;
   bool recursive = false;           // -r
+  NameFilter names;                 // --include, --exclude, --exclude-dir
+  /// -I: a plain input holding a NUL byte (decompressed) is binary: its search stops at the
+  /// window holding it, unsearched, and -c and -L take it as without a match (grep -I).
+  bool skip_binary = false;
   io::StreamOptions stream;
   Ownership owns = Ownership::starts;
   /// Runs of short whole records (reads) scanned as one text (RecordsTogether); unset: each
@@ -83,12 +89,12 @@ struct SearchPlan {
   /// With --circular the minimum is taken over the record read circularly (its windows must
   /// be whole records).
   bool best = false;
-  /// -w: only the hits not inside a longer word (cli/word_match.hpp), tested before -q, -m,
-  /// -c, -l and -L see them. The searcher widens the stream's overlap by one byte so that a
+  /// -w: only the hits not inside a longer word; -x (find): only the hits that are whole
+  /// lines (cli/word_match.hpp). Tested before -q, -m, -c, -l and -L see them. The searcher widens the stream's overlap by one byte so that a
   /// window holds the byte after each hit it owns (approx: a window owns the ends before its
   /// last byte, the last window its end too), and carries the byte before each window from
   /// the record's previous one. Not with `circular` or `best` (the commands refuse them).
-  bool word = false;
+  HitBounds bounds = HitBounds::none;
   /// -n: each hit carries the number of the line holding its start (Hit::line;
   /// cli/line_index.hpp). Not with -c (the searcher turns it off).
   bool line_numbers = false;
@@ -212,7 +218,7 @@ class Searcher {
   using Summarize = std::function<void(SearchSummary&)>;
 
   Searcher(SearchPlan plan, Sink& sink) : plan_(std::move(plan)), sink_(sink) {
-    if (plan_.word) ++plan_.stream.overlap;  // the byte after a hit (SearchPlan::word)
+    if (bounded()) ++plan_.stream.overlap;  // the byte after a hit (SearchPlan::bounds)
     // grep: -n and --lines change nothing for -q, -l and -L, -n nothing for -c.
     if ((plan_.quiet || plan_.list_files != ListFiles::off) && !plan_.invert) plan_.lines = plan_.line_numbers = false;
     if (plan_.count) plan_.line_numbers = false;
@@ -293,8 +299,11 @@ class Searcher {
                             const WindowScanner& scanner, Progress& progress, std::uint64_t stored_offset);
   /// Whether window `w` owns `local` (a hit at window coordinates; Ownership, -w).
   bool owns(const io::TextWindow& w, const Hit& local) const;
-  /// -w: whether `local` is bounded by non-word bytes (or its record's start and end).
-  bool word_bounded(const io::TextWindow& w, const Hit& local) const;
+  /// -w / -x: whether `local` has the bytes SearchPlan::bounds asks for on both sides (or its
+  /// record's start and end).
+  bool bounded_hit(const io::TextWindow& w, const Hit& local) const;
+  /// -w or -x: hits are tested by the bytes beside them.
+  bool bounded() const { return plan_.bounds != HitBounds::none; }
   bool deliver(Hit hit);
   /// Whether every hit is printed as it is and none stops the input (no -q, -l, -L, -m, -c,
   /// --lines), on several threads: hits then go through hit_batch_ (deliver_local).
@@ -320,6 +329,8 @@ class Searcher {
   /// writes them.
   void print_hits_in_parts(std::span<Hit> hits, std::size_t parts,
                            const std::function<void(std::size_t, std::size_t)>& form);
+  /// -I: the current input is binary (SearchPlan::skip_binary).
+  void found_binary();
   bool take_selected();
   bool reached_max_per_input() const;
   /// --lines: the most lines with a hit the current window may still select (-m; no cap

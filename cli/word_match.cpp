@@ -10,6 +10,12 @@ void add_word_option(CLI::App* cmd, bool& word) {
                 "letters, digits or '_' (or are outside its record), as grep -w");
 }
 
+void add_line_regexp_option(CLI::App* cmd, bool& line) {
+  cmd->add_flag("-x,--line-regexp", line,
+                "Only whole lines: a hit counts when the byte before it and the byte after it are line "
+                "breaks (or are outside its record), as grep -x; wins over -w");
+}
+
 int reject_word_with(const char* option, const char* why) {
   std::fprintf(stderr, "warpmatch: -w (--word-regexp) does not go with %s: %s\n", option, why);
   return 2;
@@ -26,5 +32,13 @@ const char* const kWordHelp =
     "only the hits that pass (-c -w finds each hit to test it: no faster count-only scan).\n"
     "approx tests the START it reports (the largest start at the hit's distance); -w does not\n"
     "go with --circular, nor with approx --best or --best-per-cluster (exit 2).\n";
+
+const char* const kLineRegexpHelp =
+    "Whole lines (-x, as grep -x): a hit [START, END) counts only when the byte before START and\n"
+    "the byte at END are line breaks ('\\n'), so the line (without its '\\n') equals the pattern\n"
+    "(-i: but for ASCII case); the start and the end of a record count as line breaks, so in a\n"
+    "FASTA/FASTQ record (whose sequence has no line breaks) a hit is the whole sequence. A '\\r'\n"
+    "before '\\n' is part of the line, as in grep. -x wins over -w, goes with -c, -v, --lines,\n"
+    "-n, -o, context and the other selections as -w does, and not with --circular (exit 2).\n";
 
 }  // namespace warpmatch::cli

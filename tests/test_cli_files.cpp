@@ -403,3 +403,174 @@ TEST_F(CliFiles, FilesSearchedAheadPrintWhatOneThreadPrints) {
   const CliResult listed = wm({"find", "-j", "4", "-rl", "needle", "m"});
   EXPECT_EQ(sorted_lines(listed.out, ".gz"), sorted_lines(grep({"-rl", "needle", "m"}).out, ".gz"));
 }
+
+// --- --include, --exclude, --exclude-dir, -Z, --label --------------------------------------------
+
+TEST_F(CliFiles, NameRulesChooseWhatGrepChooses) {
+  make_tree();
+  mkdir("t/sub/skip.d");
+  file("t/sub/skip.d/n.txt", "needle\n");
+  file("t/x.c", "needle in c\n");
+  file("t/sub/y.c", "needle in c\n");
+  // grep -r lists in directory order and reads the gzip file as binary: the lines compared
+  // sorted, c.txt.gz's left out (its name rules are checked below, in our order).
+  const std::vector<std::vector<std::string>> cases = {
+      {"-r", "--include=*.c", "needle", "t"},
+      {"-r", "--include=*.c", "--include=a*", "needle", "t"},
+      {"-r", "--exclude=*.txt", "needle", "t"},
+      {"-r", "--include=*.c", "--exclude=x*", "needle", "t"},   // both match x.c: the last wins
+      {"-r", "--exclude=x*", "--include=*.c", "needle", "t"},   // ... and none matched: first rule exclude
+      {"-r", "--exclude-dir=sub", "needle", "t"},
+      {"-r", "--exclude-dir=s*", "--include=*.txt", "needle", "t"},
+      {"-r", "--exclude-dir=*.d/", "needle", "t"},               // the GLOB's trailing '/' ignored
+      {"-r", "--exclude-dir=deep?r", "needle", "t"},
+      {"-r", "--exclude-dir=t", "needle", "t", "outside.txt"},   // a directory operand
+      {"-r", "--exclude-dir=t", "needle", "t/", "outside.txt"},  // "t/" is not "t" (grep)
+      {"-r", "--exclude-dir=sub", "needle", "t/sub/z.txt"},      // a file operand is no directory
+      {"--exclude=a.txt", "needle", "t/a.txt", "t/b.txt"},       // an operand by a part after '/'
+      {"--exclude=t/a.txt", "needle", "t/a.txt", "t/b.txt"},
+      {"--exclude=/a.txt", "needle", "t/a.txt", "t/b.txt"},      // no part starts with '/'
+      {"--exclude=*/a.txt", "needle", "t/a.txt", "t/b.txt"},     // '*' matches '/'
+      {"--include=*.c", "needle", "t/a.txt", "t/x.c"},
+      {"--exclude=[ab].txt", "needle", "t/a.txt", "t/b.txt", "t/x.c"},
+      {"-r", "--exclude=\\*", "needle", "t"},                    // a quoted '*' is a '*'
+  };
+  for (const auto& args : cases) {
+    std::vector<std::string> ours = {"find", "--lines"};
+    ours.insert(ours.end(), args.begin(), args.end());
+    std::vector<std::string> theirs = {"-F"};
+    theirs.insert(theirs.end(), args.begin(), args.end());
+    const CliResult got = wm(ours), want = grep(theirs);
+    std::string what;
+    for (const auto& a : args) what += a + " ";
+    EXPECT_EQ(sorted_lines(got.out, "c.txt.gz"), sorted_lines(want.out, "c.txt.gz")) << what << got.err;
+    EXPECT_EQ(got.status, want.status) << what;
+  }
+  // The rules change what is searched (they are tested), and the walk keeps its name order.
+  EXPECT_EQ(wm({"find", "-rl", "--include=*.c", "needle", "t"}).out, "t/sub/y.c\nt/x.c\n");
+  EXPECT_EQ(wm({"find", "-rl", "--include=*.gz", "--include=m*", "needle", "t"}).out, "t/c.txt.gz\nt/sub/deeper/m.txt\n");
+  EXPECT_EQ(wm({"find", "-rl", "--exclude-dir=sub", "--exclude=*.txt", "needle", "t"}).out, "t/c.txt.gz\nt/x.c\n");
+  EXPECT_EQ(wm({"approx", "-k", "0", "-rl", "--exclude-dir=sub", "--exclude=*.txt", "needle", "t"}).out,
+            "t/c.txt.gz\nt/x.c\n");
+  // A bare -r's working directory is not an operand: --exclude-dir=. skips nothing there.
+  const CliResult here = shell("cd t && \"$WM\" find -rl --exclude-dir=. --include=*.c needle");
+  EXPECT_EQ(here.out, "sub/y.c\nx.c\n") << here.err;
+  // Standard input is always searched, whatever the rules.
+  EXPECT_EQ(wm({"find", "-c", "--exclude=*", "--include=*.c", "needle", "-"}, "needle\n").out, "1\n");
+  EXPECT_EQ(grep({"-c", "--exclude=*", "--include=*.c", "needle", "-"}, "needle\n").out, "1\n");
+  // No file left: exit 1, as grep.
+  EXPECT_EQ(wm({"find", "-r", "--include=*.none", "needle", "t"}).status, 1);
+}
+
+TEST_F(CliFiles, NullAfterNamesIsGrepsZ) {
+  make_tree();
+  const std::vector<std::vector<std::string>> cases = {
+      {"-rlZ", "needle", "t/sub"},
+      {"-rLZ", "--exclude=*.gz", "needle", "t"},  // (grep reads the gzip file as bytes)
+      {"-rcZ", "needle", "t/sub"},
+      {"-rZ", "-n", "needle", "t/sub"},
+      {"-Z", "-C", "1", "needle", "t/a.txt", "t/none.txt", "outside.txt"},
+      {"-Z", "-v", "needle", "t/a.txt", "t/none.txt"},
+      {"-rZ", "--color=always", "needle", "t/sub"},
+      {"-rZ", "-c", "--color=always", "needle", "t/sub"},
+      {"-rZ", "-l", "--color=always", "needle", "t/sub"},
+      {"-Z", "needle", "t/a.txt"},  // one input: no name, no NUL
+  };
+  for (const auto& args : cases) {
+    std::vector<std::string> ours = {"find", "--lines"};
+    ours.insert(ours.end(), args.begin(), args.end());
+    std::vector<std::string> theirs = {"-F"};
+    theirs.insert(theirs.end(), args.begin(), args.end());
+    std::string what;
+    for (const auto& a : args) what += a + " ";
+    const CliResult got = wm(ours), want = grep(theirs);
+    // grep's order within a directory is the file system's: compared as sorted records (a
+    // line, or -l / -L's NUL-ended name).
+    const bool listing = args.front().find_first_of("lL") != std::string::npos || args[1] == "-l";
+    const auto records = [&](const std::string& text) {
+      std::vector<std::string> parts;
+      std::string part;
+      for (char c : text) {
+        part += c;
+        if (c == '\n' || (listing && c == '\0')) parts.push_back(part), part.clear();
+      }
+      if (!part.empty()) parts.push_back(part);
+      std::sort(parts.begin(), parts.end());
+      return parts;
+    };
+    EXPECT_EQ(records(got.out), records(want.out)) << what;
+    EXPECT_EQ(got.out.find('\0') != std::string::npos, args.back() != "t/a.txt") << what;
+  }
+  // The hits' own format: PATH\0START:MATCH; -l's names end in NUL alone (xargs -0).
+  EXPECT_EQ(wm({"find", "-Z", "needle", "t/a.txt", "t/b.txt"}).out, std::string("t/a.txt\0" "4:needle\nt/b.txt\0" "4:needle\n", 34));
+  EXPECT_EQ(wm({"find", "-lZ", "needle", "t/a.txt", "t/b.txt"}).out, std::string("t/a.txt\0t/b.txt\0", 16));
+  EXPECT_EQ(wm({"approx", "-k", "0", "-lZ", "needle", "t/a.txt", "t/b.txt"}).out, std::string("t/a.txt\0t/b.txt\0", 16));
+  // JSON carries names as fields: -Z changes nothing there.
+  EXPECT_EQ(wm({"find", "-Z", "--json", "needle", "t/a.txt", "t/b.txt"}).out.find('\0'), std::string::npos);
+}
+
+TEST_F(CliFiles, LabelNamesStandardInput) {
+  file("a.txt", "needle\n");
+  EXPECT_EQ(wm({"find", "--label=pipe", "-H", "--lines", "needle"}, "a needle\n").out, "pipe:a needle\n");
+  EXPECT_EQ(grep({"--label=pipe", "-H", "needle"}, "a needle\n").out, "pipe:a needle\n");
+  EXPECT_EQ(wm({"find", "--label", "pipe", "-c", "needle", "a.txt", "-"}, "needle needle\n").out, "a.txt:1\npipe:2\n");
+  EXPECT_EQ(wm({"find", "--label=pipe", "-L", "needle", "-"}, "hay\n").out, "pipe\n");
+  EXPECT_EQ(wm({"approx", "-k", "1", "--label=pipe", "-l", "needle"}, "a neddle\n").out, "pipe\n");
+  const auto json = warpmatch_test::json_lines(wm({"find", "--label=pipe", "--json", "needle"}, "needle\n").out);
+  ASSERT_FALSE(json.empty());
+  EXPECT_EQ(json.front().at("path"), "pipe");
+  // A corrupt stream is named by its label too.
+  const CliResult bad = shell("printf '\\037\\213\\010\\000garbage' | \"$WM\" find --label=pipe needle");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("pipe"), std::string::npos) << bad.err;
+}
+
+TEST_F(CliFiles, BinaryInputsSkippedWithMinusIAsGrepSkipsThem) {
+  mkdir("b");
+  file("b/text.txt", "needle\n");
+  file("b/late-nul.txt", "needle\n" + std::string(70000, 'x') + "\n" + std::string("needle\0\n", 8));  // one window
+  file("b/bin.dat", std::string("ELF\0\0needle\n", 12));
+  file("b/bin-none.dat", std::string("\0hay\n", 5));
+  warpmatch_test::write_gzip(dir_ / "b/bin.gz", std::string("\0needle\n", 8));
+  // Plain files: what grep -I prints (sorted: grep's walk order is the file system's).
+  const std::vector<std::vector<std::string>> cases = {
+      {"-r", "-I", "needle", "b"}, {"-r", "-I", "-c", "needle", "b"}, {"-r", "-I", "-L", "needle", "b"},
+      {"-r", "-I", "-l", "needle", "b"}, {"-I", "-c", "needle", "b/bin.dat"}, {"-I", "-L", "needle", "b/bin.dat"}};
+  for (const auto& args : cases) {
+    std::vector<std::string> ours = {"find", "--lines", "--exclude=*.gz"};
+    ours.insert(ours.end(), args.begin(), args.end());
+    std::vector<std::string> theirs = {"-F", "--exclude=*.gz"};
+    theirs.insert(theirs.end(), args.begin(), args.end());
+    std::string what;
+    for (const auto& a : args) what += a + " ";
+    const CliResult got = wm(ours), want = grep(theirs);
+    EXPECT_EQ(sorted_lines(got.out), sorted_lines(want.out)) << what;
+    EXPECT_EQ(got.status, want.status) << what;
+  }
+  // Decompressed bytes decide for a gzip file; without -I every input is searched as text.
+  EXPECT_EQ(wm({"find", "-r", "-I", "-l", "needle", "b"}).out, "b/text.txt\n");
+  EXPECT_EQ(wm({"find", "-r", "-l", "needle", "b"}).out, "b/bin.dat\nb/bin.gz\nb/late-nul.txt\nb/text.txt\n");
+  EXPECT_EQ(wm({"find", "-r", "-a", "-l", "needle", "b"}).out, "b/bin.dat\nb/bin.gz\nb/late-nul.txt\nb/text.txt\n");
+  EXPECT_EQ(wm({"approx", "-k", "0", "-r", "-I", "-l", "needle", "b"}).out, "b/text.txt\n");
+  // One binary input alone: no match, exit 1; from a pipe too.
+  EXPECT_EQ(wm({"find", "-I", "needle", "b/bin.dat"}).status, 1);
+  const CliResult piped_bin = shell("cat b/bin.dat | \"$WM\" find -I -c needle");
+  EXPECT_EQ(piped_bin.out, "0\n") << piped_bin.err;
+  EXPECT_EQ(piped_bin.status, 1);
+  // A stream whose NUL comes windows later: the windows before it print their hits (as grep
+  // prints the lines it read before its NUL), -c takes it as without a match, -l and -L have
+  // stopped at its first hit (grep -I on such a file: the same).
+  std::string late = "needle\n";
+  while (late.size() < (std::size_t{3} << 20)) late += std::string(99, 'x') + "\n";
+  late += std::string("\0needle\n", 8);
+  file("late.txt", late);
+  const auto streamed = [&](const std::string& args) { return shell("cat late.txt | \"$WM\" find --window 1M " + args + " needle"); };
+  EXPECT_EQ(streamed("-I --lines").out, "needle\n");
+  EXPECT_EQ(streamed("-I --lines").status, 0);
+  EXPECT_EQ(streamed("-I -c").out, "0\n");
+  EXPECT_EQ(streamed("-I -L").out, "");
+  EXPECT_EQ(streamed("-I -l").out, "(standard input)\n");
+  EXPECT_EQ(streamed("-c").out, "2\n");
+  EXPECT_EQ(wm({"find", "-I", "-c", "needle", "late.txt"}).out, "0\n");  // mapped: one window
+  EXPECT_EQ(grep({"-I", "-c", "needle", "late.txt"}).out, "0\n");
+}

@@ -1,5 +1,5 @@
-// -w / --word-regexp on find (one pattern, pattern sets) and approx (cli/word_match.hpp, the
-// searcher's filter): GNU grep (/usr/bin/grep -o -b -w -F) is the oracle on plain files where
+// -w / --word-regexp on find (one pattern, pattern sets) and approx, and -x / --line-regexp
+// on find (cli/word_match.hpp, the searcher's filter): GNU grep (/usr/bin/grep -o -b -w -F) is the oracle on plain files where
 // it reports what find does (patterns whose kept occurrences cannot overlap: grep -o skips
 // overlapping ones); elsewhere a reference loop over the whole text (every occurrence, or
 // every approximate hit's start and end as approx defines them, then the word test). Streamed
@@ -461,4 +461,128 @@ TEST_F(CliWord, RefusedCombinationsAndHelp) {
     EXPECT_NE(help.find("-w,--word-regexp"), std::string::npos) << command;
     EXPECT_NE(help.find("Words (-w, as grep -w in the C locale)"), std::string::npos) << command;
   }
+}
+
+// --- find -x: whole lines, GNU grep -x -F as the oracle ---------------------------------------------
+
+namespace {
+
+// The lines of `text` ('\n' apart; a last line without '\n' too) equal to one of `patterns`
+// (ASCII case folded with `ignore_case`), each once: what grep -x -F selects.
+std::vector<std::size_t> whole_lines(const std::string& text, const std::vector<std::string>& patterns,
+                                     bool ignore_case) {
+  std::vector<std::size_t> numbers;
+  std::size_t number = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string line = text.substr(at, end - at);
+    ++number;
+    for (const std::string& p : patterns) {
+      bool equal = p.size() == line.size();
+      for (std::size_t i = 0; i < p.size() && equal; ++i)
+        equal = ignore_case ? fold(p[i]) == fold(line[i]) : p[i] == line[i];
+      if (equal) {
+        numbers.push_back(number);
+        break;
+      }
+    }
+    at = end + 1;
+  }
+  return numbers;
+}
+
+}  // namespace
+
+TEST_F(CliWord, LineRegexpSelectsWhatGrepXSelects) {
+  // Short lines of few letters, so that a line equals a pattern, holds it, or holds it with
+  // a '\r' (part of the line, as grep reads it) in every combination; empty lines; the text
+  // with and without a final line break.
+  std::mt19937_64 rng(5150);
+  const std::vector<std::string> tokens = {"ab", "a", "b", "ab\r", "\n", "\n", "\n", "aB", "ab ab", " "};
+  const std::vector<std::vector<std::string>> sets = {{"ab"}, {"a"}, {"ab ab"}, {"ab", "a"}, {"a", "b", "ab"}};
+  for (int round = 0; round < 4; ++round) {
+    std::string text = random_tokens(rng, 2000, tokens);
+    if (round % 2) text += "\n";
+    const auto path = file("x.txt", text);
+    for (const auto& set : sets)
+      for (bool icase : {false, true}) {
+        std::vector<std::string> pats;
+        for (const std::string& p : set) pats.insert(pats.end(), {"-e", p});
+        std::vector<std::string> wm = {"find", "-x"}, gr = {"-x", "-F"};
+        if (icase) wm.push_back("-i"), gr.push_back("-i");
+        wm.insert(wm.end(), pats.begin(), pats.end());
+        gr.insert(gr.end(), pats.begin(), pats.end());
+        const std::string what = "round " + std::to_string(round) + " set " + set.front() + " -i " + std::to_string(icase);
+        const auto with = [&](std::vector<std::string> args, std::initializer_list<std::string> more) {
+          args.insert(args.begin() + 1, more);
+          args.push_back(path.string());
+          return args;
+        };
+        const CliResult want = grep(with(gr, {"-n"}));
+        const CliResult got = run(with(wm, {"-n", "--lines"}));
+        EXPECT_EQ(got.out, want.out) << what;
+        EXPECT_EQ(got.status, want.status) << what;
+        // The reference agrees, and -x selects something here and not every line with a hit.
+        std::string numbered;
+        for (std::size_t n : whole_lines(text, set, icase)) numbered += std::to_string(n) + ":";
+        std::string got_numbers;
+        for (std::size_t at = 0; at < got.out.size(); at = got.out.find('\n', at) + 1)
+          got_numbers += got.out.substr(at, got.out.find(':', at) - at + 1);
+        EXPECT_EQ(got_numbers, numbered) << what;
+        EXPECT_EQ(run(with(wm, {"-v", "-n"})).out, grep(with(gr, {"-v", "-n"})).out) << what;
+        EXPECT_EQ(run(with(wm, {"-c", "--lines"})).out, grep(with(gr, {"-c"})).out) << what;
+        EXPECT_EQ(run(with(wm, {"-n", "-C", "1"})).out, grep(with(gr, {"-n", "-C", "1"})).out) << what;
+        EXPECT_EQ(run(with(wm, {"-o", "-b"})).out, grep(with(gr, {"-o", "-b"})).out) << what;
+        EXPECT_EQ(run(with(wm, {"-w", "-n", "--lines"})).out, want.out) << what;  // -x wins over -w
+        EXPECT_EQ(run(with(wm, {"--lines", "--color=always", "-H"})).out,
+                  grep(with(gr, {"--color=always", "-H"})).out)
+            << what;
+      }
+    // The pattern found inside longer lines is not selected: -x changes the output.
+    EXPECT_NE(run({"find", "-n", "--lines", "ab", path.string()}).out,
+              run({"find", "-x", "-n", "--lines", "ab", path.string()}).out);
+  }
+}
+
+TEST_F(CliWord, LineRegexpInTinyWindowsAndRecords) {
+  // A pipe and a gzip file in windows of 1..64 bytes give what the mapped file gives: the
+  // line breaks on either side of a hit lie in the windows before and after it.
+  std::mt19937_64 rng(77);
+  const std::string text = random_tokens(rng, 1500, {"ab", "a", "\n", "\n", "b"}) + "\nab";  // a last line without '\n'
+  const auto path = file("t.txt", text);
+  const auto gz = file("t.txt.gz", warpmatch_test::gzip_member(text));
+  const std::string whole = run({"find", "-x", "--json", "-e", "ab", "-e", "a", path.string()}).out;
+  const std::vector<Hit> want = json_hits(whole);
+  ASSERT_GT(want.size(), 20u);
+  ASSERT_EQ(want.back().end, text.size());
+  for (const Hit& h : want) {
+    EXPECT_TRUE(h.start == 0 || text[h.start - 1] == '\n') << h;
+    EXPECT_TRUE(h.end == text.size() || text[h.end] == '\n') << h;
+  }
+  for (const std::string& window : kWindows) {
+    EXPECT_EQ(json_hits(piped(path.string(), {"find", "-x", "--json", "--window", window, "-e", "ab", "-e", "a"}).out),
+              want)
+        << "pipe, window " << window;
+    EXPECT_EQ(json_hits(run({"find", "-x", "--json", "--window", window, "-e", "ab", "-e", "a", gz.string()}).out), want)
+        << "gzip, window " << window;
+  }
+  // FASTA: a record's sequence has no line breaks, so -x keeps a hit that is the whole
+  // sequence, however the record's lines are broken.
+  const auto fa = file("r.fa", ">one\nAC\nGT\n>two\nACGTA\n>three\nACG\nT\n>four\nAACGT\n");
+  EXPECT_EQ(run({"find", "-x", "ACGT", fa.string()}).out, "one:0:ACGT\nthree:0:ACGT\n");
+  EXPECT_EQ(run({"find", "-x", "-c", "ACGT", fa.string()}).out, "2\n");
+}
+
+TEST_F(CliWord, LineRegexpRefusalsFixedStringsAndHelp) {
+  const auto path = file("x.txt", "foo\nfoo bar\n");
+  const CliResult circular = run({"find", "-x", "--circular", "foo", path.string()});
+  EXPECT_EQ(circular.status, 2);
+  EXPECT_EQ(circular.out, "");
+  EXPECT_EQ(circular.err.rfind("warpmatch: -x (--line-regexp) does not go with --circular: ", 0), 0u) << circular.err;
+  // -F (grep's fixed strings) changes nothing: patterns are literal anyway.
+  EXPECT_EQ(run({"find", "-F", "--lines", "foo", path.string()}).out, "foo\nfoo bar\n");
+  EXPECT_EQ(run({"find", "--fixed-strings", "-x", "--lines", "foo", path.string()}).out, "foo\n");
+  const std::string help = run({"find", "--help"}).out;
+  EXPECT_NE(help.find("-x,--line-regexp"), std::string::npos);
+  EXPECT_NE(help.find("Whole lines (-x, as grep -x)"), std::string::npos);
 }

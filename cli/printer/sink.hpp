@@ -211,9 +211,14 @@ struct PrintOptions {
   bool count_names_pattern = false;
   /// --color: the plain printer colours as grep does (GREP_COLORS' defaults).
   bool color = false;
+  /// -Z: a NUL byte ends each printed input name, not its ':' / '-' mark or -l's line break.
+  bool null_after_name = false;
   /// With color, the spans of a line's text to highlight ([begin, end), ascending, apart);
   /// called from the threads printing in parts (find: the matcher's hits in the line).
   std::function<void(ByteSpan line, std::vector<std::pair<std::size_t, std::size_t>>& spans)> match_spans;
+
+  /// What follows an input name that `mark` would follow without -Z.
+  char after_name(char mark) const { return null_after_name ? '\0' : mark; }
 
   std::uint64_t shown_pattern(std::uint32_t index) const {
     return pattern_ids.empty() ? index : pattern_ids[index];

@@ -47,11 +47,11 @@ class StandardPrinter : public Printer {
     Out& buf = out_.buffer();
     const char mark = l.context ? '-' : ':';  // grep's marks of context and selected lines
     if (!o_.color) {
-      if (o_.show_path) append_field(buf, l.path, mark);
+      if (o_.show_path) append_field(buf, l.path, o_.after_name(mark));
       if (o_.show_line_number) append_field(buf, l.number, mark);
       append_raw(buf, l.text);
     } else {
-      if (o_.show_path) colored_field(buf, l.path, kFileName, mark);
+      if (o_.show_path) colored_field(buf, l.path, kFileName, o_.after_name(mark));
       if (o_.show_line_number) colored_field(buf, fmt::format_int(l.number).c_str(), kNumber, mark);
       colored_line(buf, l.text);
     }
@@ -69,7 +69,7 @@ class StandardPrinter : public Printer {
   void hit(const Hit& h) override {
     Out& buf = out_.buffer();
     if (o_.color) return colored_hit(buf, h);
-    if (o_.show_path) append_field(buf, h.where.path);
+    if (o_.show_path) append_field(buf, h.where.path, o_.after_name(':'));
     if (h.where.record) append_field(buf, *h.where.record);
     if (o_.show_pattern) append_field(buf, o_.shown_pattern(h.pattern));
     if (o_.show_strand) append_field(buf, std::string_view(&h.strand, 1));
@@ -95,7 +95,8 @@ class StandardPrinter : public Printer {
   static void colored_field(Out& buf, std::string_view text, std::string_view sgr, char mark = ':') {
     if (sgr.empty()) buf.append(text);
     else colored(buf, text, sgr);
-    colored(buf, std::string_view(&mark, 1), kSeparator);
+    if (mark == '\0') buf.push_back(mark);  // -Z's NUL after a name: uncoloured, as grep
+    else colored(buf, std::string_view(&mark, 1), kSeparator);
   }
   // A line's bytes with the spans o_.match_spans finds in it highlighted (grep's selected
   // lines; with -v its context lines, the others having none).
@@ -115,7 +116,7 @@ class StandardPrinter : public Printer {
   // hit() in colour: names magenta, numbers green, the matched bytes bold red.
   void colored_hit(Out& buf, const Hit& h) {
     const auto number = [&](std::uint64_t n) { colored_field(buf, fmt::format_int(n).c_str(), kNumber); };
-    if (o_.show_path) colored_field(buf, h.where.path, kFileName);
+    if (o_.show_path) colored_field(buf, h.where.path, kFileName, o_.after_name(':'));
     if (h.where.record) colored_field(buf, *h.where.record, {});
     if (o_.show_pattern) colored_field(buf, fmt::format_int(o_.shown_pattern(h.pattern)).c_str(), {});
     if (o_.show_strand) colored_field(buf, std::string_view(&h.strand, 1), {});

@@ -39,11 +39,15 @@ class CountPrinter : public Printer {
       if (pattern) json.number("pattern", *pattern);
       json.number("count", n).end();
     } else if (o_.color) {  // grep -c --color: the name magenta, the ':' cyan
-      if (o_.show_path) colors::append_colored(buf, path, colors::kFileName), colors::append_colored(buf, ":", colors::kSeparator);
+      if (o_.show_path) {
+        colors::append_colored(buf, path, colors::kFileName);
+        if (o_.null_after_name) buf.push_back('\0');  // -Z: uncoloured, as grep
+        else colors::append_colored(buf, ":", colors::kSeparator);
+      }
       if (pattern_in_text) fmt::format_to(std::back_inserter(buf), "{}", *pattern), colors::append_colored(buf, ":", colors::kSeparator);
       fmt::format_to(std::back_inserter(buf), "{}\n", n);
     } else {
-      if (o_.show_path) fmt::format_to(std::back_inserter(buf), "{}:", path);
+      if (o_.show_path) buf.append(path), buf.push_back(o_.after_name(':'));
       if (pattern_in_text) fmt::format_to(std::back_inserter(buf), "{}:", *pattern);
       fmt::format_to(std::back_inserter(buf), "{}\n", n);
     }
@@ -61,7 +65,7 @@ class NamePrinter : public Printer {
     fmt::memory_buffer& buf = out_.buffer();
     if (o_.color) colors::append_colored(buf, path, colors::kFileName);  // grep -l --color
     else buf.append(path);
-    buf.push_back('\n');
+    buf.push_back(o_.after_name('\n'));
     out_.maybe_flush();
   }
 };

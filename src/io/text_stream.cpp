@@ -1201,6 +1201,7 @@ std::unique_ptr<TextStream::Impl> open_stream(std::string name, std::unique_ptr<
 
 TextStream TextStream::open(const std::string& path, const StreamOptions& options) {
   RawInput raw = open_raw(path, options.read_whole_bytes);
+  if (path == "-" && !options.stdin_name.empty()) raw.name = options.stdin_name;
   return TextStream(open_stream(raw.name, std::move(raw.source), raw.mapped, raw.mapping, raw.size_hint, options));
 }
 

@@ -53,6 +53,9 @@ struct StreamOptions {
   /// End a window early when the input's writer pauses (see above). Off for callers whose
   /// windows must be whole records (approx best mode): they wait for the record's end.
   bool end_window_on_pause = true;
+  /// The name standard input ("-") goes by in results and messages; empty: "(standard
+  /// input)", as grep (the CLI's --label sets it).
+  std::string stdin_name;
 };
 
 /// One window of one record's text.
