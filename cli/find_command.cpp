@@ -169,6 +169,7 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   print.include_zero = flags.include_zero;
   print.count_names_pattern = true;
   flags.lines.apply(plan, print, flags.json);
+  plan.leftmost_longest = flags.lines.only_matching && !flags.json;  // -o as grep -o
   if (print.color) {
     // The line's hits to highlight, as grep does: the leftmost, the longest there, then on
     // after it (with -w only whole words). A line is short: the matcher scans it whole.

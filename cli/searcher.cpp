@@ -313,6 +313,8 @@ void Searcher::found_binary() {
 void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner) {
   input_open_ = true;
   per_pattern_.assign(plan_.pattern_count, 0);
+  picked_ = false;  // (the last input's picks were settled at its windows' ends)
+  settled_record_.reset();
   Progress progress(plan_.progress, input.stored_bytes(), plan_.work_per_byte);
   const bool fastx = input.format() != io::Format::plain;
   CircularJunction junction(plan_.circular_reach);
@@ -491,6 +493,7 @@ void Searcher::deliver_held(std::span<const io::TextWindow> records, std::span<H
       const io::TextWindow& w = records[h.record];
       if (!deliver_local(w, Location{input.name(), w.record}, h.hit, {})) break;
     }
+  settle_pending(records.back(), Location{input.name(), records.back().record}, false);
   for (const io::TextWindow& w : records) totals_.bytes += searched_bytes(w);
   if (records.back().input_paused) sink_.flush();
   progress.advance_to(input.stored_offset());
@@ -509,6 +512,17 @@ bool Searcher::deliver_local(const io::TextWindow& w, const Location& where, con
   hit.start += w.offset;
   hit.end += w.offset;
   hit.matched = w.data.subspan(local.start, local.end - local.start);
+  if (plan_.leftmost_longest) {
+    bool settle = false;
+    const Pick p = pick(w.record_index, hit.start, hit.end, settle);
+    const bool go_on = !settle || settle_pick(w, where, batched);
+    if (go_on && p != Pick::dropped) pending_hit_ = hit;
+    return go_on;
+  }
+  return emit_hit(hit, batched);
+}
+
+bool Searcher::emit_hit(const Hit& hit, bool batched) {
   if (!batched) return deliver(hit);
   if (!hit.cigar.empty() || hit.site) {  // they point into the scan call's own memory
     print_hit_batch();
@@ -520,9 +534,66 @@ bool Searcher::deliver_local(const io::TextWindow& w, const Location& where, con
   return true;
 }
 
+Searcher::Pick Searcher::pick(std::uint64_t record, std::uint64_t start, std::uint64_t end, bool& settle) {
+  settle = false;
+  if (picked_ && record == picked_record_ && start == picked_start_) {
+    if (end <= picked_end_) return Pick::dropped;  // (an equal one: the first pattern's stays)
+    picked_end_ = end;
+    return Pick::replaces;
+  }
+  if (picked_) {  // a hit starting later: the pending pick is final
+    settle = true;
+    settled_record_ = picked_record_;
+    settled_end_ = picked_end_;
+    picked_ = false;
+  }
+  if (settled_record_ == record && start < settled_end_) return Pick::dropped;  // inside the last pick
+  picked_ = true;
+  picked_record_ = record;
+  picked_start_ = start;
+  picked_end_ = end;
+  return Pick::next;
+}
+
+bool Searcher::settle_pick(const io::TextWindow& w, const Location& where, bool batched) {
+  if (pending_match_) {
+    match_batch_.push_back(*pending_match_);
+    pending_match_.reset();
+    if (match_batch_.size() >= kHitBatch) print_match_batch(w, where);
+    return true;
+  }
+  if (!pending_hit_) return true;
+  const Hit hit = *pending_hit_;
+  pending_hit_.reset();
+  return emit_hit(hit, batched);
+}
+
+void Searcher::settle_pending(const io::TextWindow& w, const Location& where, bool batched) {
+  if (!plan_.leftmost_longest || !picked_) return;
+  if (stop_input_ || stop_all_) {  // (-m reached: the pending pick is past it)
+    picked_ = false;
+    pending_hit_.reset();
+    pending_match_.reset();
+    return;
+  }
+  settled_record_ = picked_record_;
+  settled_end_ = picked_end_;
+  picked_ = false;
+  settle_pick(w, where, batched);  // (-m's stop is set by deliver itself)
+}
+
 bool Searcher::batch_matches(const io::TextWindow& w, const Location& where, std::span<const Match> matches) {
   // Ascending starts: those from the window's owned end on are the next window's.
   const auto owned = std::partition_point(matches.begin(), matches.end(), [&](const Match& m) { return m.start < w.owned; });
+  if (plan_.leftmost_longest) {  // grep -o's picks (Searcher::pick), one at a time
+    for (auto m = matches.begin(); m != owned; ++m) {
+      bool settle = false;
+      const Pick p = pick(w.record_index, w.offset + m->start, w.offset + m->end, settle);
+      if (settle) settle_pick(w, where, true);
+      if (p != Pick::dropped) pending_match_ = *m;
+    }
+    return owned == matches.end();
+  }
   for (auto from = matches.begin(); from != owned;) {
     const auto to = from + std::min<std::ptrdiff_t>(owned - from, static_cast<std::ptrdiff_t>(kHitBatch - match_batch_.size()));
     match_batch_.insert(match_batch_.end(), from, to);
@@ -580,6 +651,7 @@ bool Searcher::search_window(const io::TextWindow& w, const Location& where, con
         }, ticks ? &scan_progress : nullptr);
       }
     } catch (...) {
+      settle_pending(w, where, batched);
       if (batched) {  // the hits before the error are reported
         print_match_batch(w, where);
         print_hit_batch();
@@ -587,6 +659,7 @@ bool Searcher::search_window(const io::TextWindow& w, const Location& where, con
       }
       throw;
     }
+    settle_pending(w, where, batched);  // the window's last pick (the next starts no hit there)
     if (batched) {  // before the window's bytes go, and before anything else is printed
       print_match_batch(w, where);
       print_hit_batch();

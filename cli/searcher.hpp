@@ -116,6 +116,10 @@ struct SearchPlan {
   /// too, as grep. No effect with -c, -q, -l, -L (the searcher turns them off).
   std::uint64_t before_context = 0, after_context = 0;
   bool context = false;
+  /// find -o as grep -o prints (not with --json): of each record's hits, in start order, the
+  /// leftmost, the longest of those starting there, then the same from its end on; the others
+  /// are not printed. -c, -q, -l and -L (the searcher turns it off) still see every hit.
+  bool leftmost_longest = false;
   bool quiet = false;               // -q: stop everything at the first hit
   bool count = false;               // -c: count hits, list none
   /// -l / -L: each input stops at its first hit (-q and -c are resolved before: -q wins, -c
@@ -223,6 +227,8 @@ class Searcher {
     if ((plan_.quiet || plan_.list_files != ListFiles::off) && !plan_.invert) plan_.lines = plan_.line_numbers = false;
     if (plan_.count) plan_.line_numbers = false;
     if (plan_.lines) plan_.count_per_pattern = false;  // -c --lines counts lines, of any pattern
+    if (plan_.count || plan_.quiet || plan_.list_files != ListFiles::off || plan_.lines)
+      plan_.leftmost_longest = false;  // they see every hit
     if (plan_.count || plan_.quiet || plan_.list_files != ListFiles::off || !plan_.lines) {
       plan_.before_context = plan_.after_context = 0;  // nothing printed that could have context
       plan_.context = false;
@@ -331,6 +337,18 @@ class Searcher {
                            const std::function<void(std::size_t, std::size_t)>& form);
   /// -I: the current input is binary (SearchPlan::skip_binary).
   void found_binary();
+  /// SearchPlan::leftmost_longest: whether `start`/`end` (record coordinates) of record
+  /// `record` replaces the pending pick (a longer hit at its start), is the next pick (the
+  /// pending one is then final: `settle` set), or is not printed.
+  enum class Pick { replaces, next, dropped };
+  Pick pick(std::uint64_t record, std::uint64_t start, std::uint64_t end, bool& settle);
+  /// The pending pick is final (pick() said so): into match_batch_ (a match of window `w`) or
+  /// delivered (a hit); false stops the scan (-m).
+  bool settle_pick(const io::TextWindow& w, const Location& where, bool batched);
+  /// At the end of a window's (or held records') hits: the pending pick is final.
+  void settle_pending(const io::TextWindow& w, const Location& where, bool batched);
+  /// A hit at record coordinates, now printed: batched (hit_batch_) or delivered.
+  bool emit_hit(const Hit& hit, bool batched);
   bool take_selected();
   bool reached_max_per_input() const;
   /// --lines: the most lines with a hit the current window may still select (-m; no cap
@@ -371,6 +389,14 @@ class Searcher {
   std::vector<Hit> hit_batch_;  // hits at record coordinates, not yet printed
   std::vector<Match> match_batch_;  // a window's matches, not yet printed (scan_matches)
   std::vector<Hit> match_hits_;     // their hits, formed in parts (kept between batches)
+  /// SearchPlan::leftmost_longest: the pick not yet final (a hit at record coordinates, or a
+  /// match of the current window), the end of the last final one and the record of both.
+  std::optional<Hit> pending_hit_;
+  std::optional<Match> pending_match_;
+  bool picked_ = false;  // a pick is pending
+  std::uint64_t picked_record_ = 0, picked_start_ = 0, picked_end_ = 0;
+  std::optional<std::uint64_t> settled_record_;  // the record of the last final pick
+  std::uint64_t settled_end_ = 0;
   /// -c with --lines or -v, no -m, no context: lines counted from the first hits alone
   /// (LineCounter) while the scanner gives them.
   bool count_lines_ = false;

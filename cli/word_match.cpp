@@ -27,8 +27,8 @@ const char* const kWordHelp =
     "end of a record (a FASTA/FASTQ record, a plain input) count as non-word bytes, line breaks\n"
     "inside a FASTA/FASTQ sequence are not part of it. Only the bytes outside the hit are\n"
     "tested: a pattern may itself start or end with a non-word byte ('-x' in 'a-x' is not a word,\n"
-    "in 'a -x' it is). Every hit that passes is reported, overlapping ones too (grep -o would\n"
-    "skip those), '-' strand hits at their forward coordinates; -c, -m, -q, -l and -L count\n"
+    "in 'a -x' it is). Every hit that passes is reported, overlapping ones too (find -o picks\n"
+    "among them as grep -o does), '-' strand hits at their forward coordinates; -c, -m, -q, -l and -L count\n"
     "only the hits that pass (-c -w finds each hit to test it: no faster count-only scan).\n"
     "approx tests the START it reports (the largest start at the hit's distance); -w does not\n"
     "go with --circular, nor with approx --best or --best-per-cluster (exit 2).\n";

@@ -218,15 +218,65 @@ TEST_F(CliContext, OnlyMatchingIsGrepOWithoutOverlaps) {
             grep({"-o", "-n", "-e", "ab", "-e", "xyz", path.string()}).out);
 }
 
-TEST_F(CliContext, OnlyMatchingPrintsEveryOverlappingOccurrence) {
-  // Unlike grep -o (which prints "aa" once), every occurrence, as warpmatch reports them.
-  const auto path = file("aaa.txt", "aaa\nxaax\n");
-  EXPECT_EQ(run({"find", "-o", "-b", "aa", path.string()}).out, "0:aa\n1:aa\n5:aa\n");
-  EXPECT_EQ(run({"find", "-o", "-n", "aa", path.string()}).out, "1:aa\n1:aa\n2:aa\n");
-  // -b alone changes nothing; --json and -c are unchanged by -o.
-  EXPECT_EQ(run({"find", "-b", "aa", path.string()}).out, run({"find", "aa", path.string()}).out);
-  EXPECT_EQ(run({"find", "-o", "-c", "aa", path.string()}).out, "3\n");
-  EXPECT_EQ(warpmatch_test::json_lines(run({"find", "-o", "--json", "aa", path.string()}).out).size(), 4u);
+TEST_F(CliContext, OnlyMatchingPicksWhatGrepOPicks) {
+  // Patterns that overlap themselves and each other: grep -o prints, in each line, the
+  // leftmost hit, the longest starting there, then the same from its end on.
+  const auto path = file("aaa.txt", "aaa\nxaax\naaaa\nabcab abcd\n");
+  EXPECT_EQ(run({"find", "-o", "-b", "aa", path.string()}).out, "0:aa\n5:aa\n9:aa\n11:aa\n");
+  EXPECT_EQ(run({"find", "-o", "-n", "aa", path.string()}).out, "1:aa\n2:aa\n3:aa\n3:aa\n");
+  EXPECT_EQ(run({"find", "-o", "-b", "-e", "ab", "-e", "abc", "-e", "bca", "-e", "abcd", path.string()}).out,
+            "14:abc\n17:ab\n20:abcd\n");
+  // The default hits, --json and -c still give every occurrence.
+  EXPECT_EQ(run({"find", "aa", path.string()}).out, "0:aa\n1:aa\n5:aa\n9:aa\n10:aa\n11:aa\n");
+  EXPECT_EQ(run({"find", "-o", "-c", "aa", path.string()}).out, "6\n");
+  EXPECT_EQ(warpmatch_test::json_lines(run({"find", "-o", "--json", "aa", path.string()}).out).size(), 7u);
+  EXPECT_EQ(run({"find", "-b", "aa", path.string()}).out, run({"find", "aa", path.string()}).out);  // -b alone
+  // Random lines of few letters against GNU grep -o -F, on one thread and on all (hits
+  // printed in parts), and streamed in tiny windows (a pick's end carried across windows).
+  std::mt19937_64 rng(31);
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += random_lines(rng, 100, "aab");
+  const auto many = file("many.txt", text);
+  const std::vector<std::vector<std::string>> sets = {
+      {"aa"}, {"aba"}, {"aaa"}, {"a", "aa"}, {"ab", "aba", "b"}, {"aab", "a", "ba", "aaab"}, {"A", "ab"}};
+  for (const auto& set : sets)
+    for (const std::vector<std::string>& flags : {std::vector<std::string>{"-o"}, {"-o", "-b", "-n"}, {"-o", "-i"},
+                                                  {"-o", "-w"}, {"-o", "-x", "-n"}}) {
+      std::vector<std::string> args = {"find"}, grep_args = flags;
+      args.insert(args.end(), flags.begin(), flags.end());
+      for (const std::string& p : set) {
+        args.insert(args.end(), {"-e", p});
+        grep_args.insert(grep_args.end(), {"-e", p});
+      }
+      grep_args.push_back(many.string());
+      const std::string what = joined(args);
+      const CliResult want = grep(grep_args);
+      for (const char* threads : {"1", "0"}) {
+        std::vector<std::string> with = args;
+        with.insert(with.begin() + 1, {"-j", threads});
+        with.push_back(many.string());
+        const CliResult got = run(with);
+        EXPECT_TRUE(warpmatch_test::same_output(got.out, want.out)) << what << " -j " << threads;
+        EXPECT_EQ(got.status, want.status) << what;
+      }
+      std::vector<std::string> streamed = args;
+      streamed.insert(streamed.begin() + 1, {"--window", "5"});
+      EXPECT_TRUE(warpmatch_test::same_output(piped(many.string(), streamed).out, want.out)) << "pipe: " << what;
+      // -m counts hits (grep -o -m counts lines): the first 5 of these picks.
+      std::vector<std::string> limited = args;
+      limited.insert(limited.begin() + 1, {"-m", "5"});
+      limited.push_back(many.string());
+      std::string first5;
+      for (std::size_t at = 0, n = 0; n < 5 && at < want.out.size(); ++n) {
+        const std::size_t next = want.out.find('\n', at) + 1;
+        first5 += want.out.substr(at, next - at);
+        at = next;
+      }
+      EXPECT_EQ(run(limited).out, first5) << what;
+    }
+  // In colour, grep -o's bytes too.
+  EXPECT_EQ(run({"find", "-o", "--color=always", "-e", "a", "-e", "aa", many.string()}).out,
+            grep({"-o", "--color=always", "-e", "a", "-e", "aa", many.string()}).out);
 }
 
 TEST_F(CliContext, Conflicts) {
