@@ -7,7 +7,7 @@
 namespace warpmatch::cli {
 
 std::vector<std::string> FileSelectionFlags::inputs(std::vector<std::string> operands) const {
-  if (operands.empty() && !recursive) operands.push_back("-");
+  if (operands.empty() && !recursive && !dereference_recursive) operands.push_back("-");
   return operands;
 }
 
@@ -16,7 +16,7 @@ bool FileSelectionFlags::show_input_names(bool with_filename, bool no_filename,
   if (with_filename) return true;
   if (no_filename) return false;
   if (inputs.size() > 1) return true;
-  if (!recursive) return false;
+  if (!recursive && !dereference_recursive) return false;
   std::error_code error;  // a FILE that is not there is no directory (opening it is the error)
   return inputs.empty() || (inputs.front() != "-" && std::filesystem::is_directory(inputs.front(), error));
 }
@@ -38,7 +38,8 @@ NameFilter FileSelectionFlags::names() const {
 }
 
 void FileSelectionFlags::apply(SearchPlan& plan) const {
-  plan.recursive = recursive;
+  plan.recursive = recursive || dereference_recursive;
+  plan.follow_links = dereference_recursive;
   plan.names = names();
   plan.skip_binary = skip_binary;
   plan.stream.stdin_name = label;
@@ -69,6 +70,8 @@ void add_file_selection_options(CLI::App* cmd, FileSelectionFlags& flags) {
   cmd->add_flag("-r,--recursive", flags.recursive,
                 "Search every regular file under a directory FILE, in name order (no FILE: the working "
                 "directory); links inside directories are not followed");
+  cmd->add_flag("-R,--dereference-recursive", flags.dereference_recursive,
+                "As -r, following every link, to files and to directories (not into a directory loop)");
   flags.command = cmd;
   flags.include_option =
       cmd->add_option("--include", flags.include,
@@ -103,7 +106,10 @@ const char* const kFileSelectionHelp =
     "matched, 1 none did, 2 an error. -q wins over -l and -L; -l and -L win over -c; -l and -L\n"
     "exclude each other and --json, --bed, --tsv (exit 2). -s hides the messages about inputs that\n"
     "cannot be opened or read (missing, unreadable, a directory, corrupt data); the exit status\n"
-    "is still 2.\n"
+    "is still 2. -R is -r following the links inside directories too, to files and directories,\n"
+    "as grep -R: a link to a directory on its own path is not followed (\"PATH: warning:\n"
+    "recursive directory loop\" on stderr, hidden by -s; the exit status stays), a link to\n"
+    "nothing is an error for it (exit 2).\n"
     "--include=GLOB, --exclude=GLOB and --exclude-dir=GLOB (each repeatable) choose files by name\n"
     "as grep does: a GLOB is a shell pattern (*, ?, [...], \\ quotes; '*' matches '/' too); a\n"
     "file met by -r matches by its own name, a FILE operand by its whole name or the part after\n"

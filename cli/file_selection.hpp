@@ -20,6 +20,7 @@ struct FileSelectionFlags {
   bool files_with_matches = false;   // -l
   bool files_without_match = false;  // -L
   bool recursive = false;            // -r
+  bool dereference_recursive = false;  // -R: -r following every link
   bool no_messages = false;          // -s
   bool null_after_name = false;      // -Z
   bool skip_binary = false;          // -I
@@ -47,7 +48,7 @@ struct FileSelectionFlags {
   void apply(SearchPlan& plan) const;
 };
 
-/// Adds -l, -L, -r, --include, --exclude, --exclude-dir, -I, -a, -s, -Z and --label to `cmd`. Call
+/// Adds -l, -L, -r, -R, --include, --exclude, --exclude-dir, -I, -a, -s, -Z and --label to `cmd`. Call
 /// after the command's output formats are added (--json, and --bed, --tsv of
 /// add_sequence_options): -l and -L exclude them and each other (a usage error naming both
 /// options, exit 2).

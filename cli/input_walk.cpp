@@ -158,10 +158,23 @@ class InputWalk::Prefetch {
   std::vector<std::thread> threads_;
 };
 
-InputWalk::InputWalk(std::vector<std::string> operands, bool recursive, int listing_threads, NameFilter names)
-    : operands_(std::move(operands)), recursive_(recursive), names_(std::move(names)) {
+InputWalk::InputWalk(std::vector<std::string> operands, bool recursive, int listing_threads, NameFilter names,
+                     bool follow_links)
+    : operands_(std::move(operands)), recursive_(recursive), names_(std::move(names)), follow_links_(follow_links) {
   if (recursive_ && listing_threads > 0) prefetch_ = std::make_unique<Prefetch>(listing_threads);
-  if (recursive_ && operands_.empty()) enter("");  // grep -r without FILE: the working directory
+  if (recursive_ && operands_.empty())  // grep -r without FILE: the working directory
+    enter("", follow_links_ ? directory_id(".").value_or(DirectoryId{}) : DirectoryId{});
+}
+
+std::optional<InputWalk::DirectoryId> InputWalk::directory_id(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return DirectoryId{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+bool InputWalk::on_path(const DirectoryId& id) const {
+  return std::any_of(open_directories_.begin(), open_directories_.end(),
+                     [&](const Directory& d) { return d.id == id; });
 }
 
 InputWalk::~InputWalk() = default;
@@ -203,8 +216,8 @@ std::vector<InputWalk::Entry> InputWalk::list(const std::string& path) {
   return entries;
 }
 
-void InputWalk::enter(const std::string& path) {
-  Directory directory{path, prefetch_ ? prefetch_->take(path) : list(path), 0};
+void InputWalk::enter(const std::string& path, DirectoryId id) {
+  Directory directory{path, prefetch_ ? prefetch_->take(path) : list(path), 0, id};
   if (prefetch_) {
     std::vector<std::string> subdirectories;
     for (const Entry& e : directory.entries)
@@ -224,7 +237,8 @@ std::optional<std::string> InputWalk::next() {
       std::error_code error;
       if (operand == "-") return operand;
       if (recursive_ && fs::is_directory(operand, error)) {  // follows an operand's link
-        if (names_.takes_directory(operand, true)) enter(operand);
+        if (names_.takes_directory(operand, true))
+          enter(operand, follow_links_ ? directory_id(operand).value_or(DirectoryId{}) : DirectoryId{});
         continue;
       }
       if (!names_.takes_file(operand, true)) continue;
@@ -237,13 +251,29 @@ std::optional<std::string> InputWalk::next() {
     }
     const Entry& entry = directory.entries[directory.next++];
     std::string path = child_path(directory.path, entry.name);
-    if (entry.type == fs::file_type::directory) {
-      if (names_.takes_directory(entry.name, false)) enter(path);
-    } else if (entry.type == fs::file_type::regular && names_.takes_file(entry.name, false)) {
+    fs::file_type type = entry.type;
+    std::optional<DirectoryId> id;
+    if (follow_links_ && (type == fs::file_type::symlink || type == fs::file_type::directory)) {
+      // -R: what a link points at (a directory's identity for the loop test).
+      struct stat st {};
+      if (::stat(path.c_str(), &st) != 0) {
+        if (type == fs::file_type::symlink) return path;  // a link to nothing: opening it says so
+        continue;                                          // (a directory gone meanwhile)
+      }
+      type = S_ISDIR(st.st_mode) ? fs::file_type::directory : S_ISREG(st.st_mode) ? fs::file_type::regular
+                                                                                : fs::file_type::unknown;
+      id = DirectoryId{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+    }
+    if (type == fs::file_type::directory) {
+      if (!names_.takes_directory(entry.name, false)) continue;
+      if (id && on_path(*id)) throw WalkLoop(path + ": warning: recursive directory loop");
+      enter(path, id.value_or(DirectoryId{}));
+    } else if (type == fs::file_type::regular && names_.takes_file(entry.name, false)) {
       last_is_regular_ = true;
       return path;
     }
-    // Links, FIFOs, sockets and devices inside a directory are not searched.
+    // Without -R, links inside a directory are not searched; FIFOs, sockets and devices
+    // there never are.
   }
 }
 

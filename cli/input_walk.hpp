@@ -8,12 +8,15 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "io/input.hpp"
 
 namespace warpmatch::cli {
 
@@ -43,6 +46,14 @@ class NameFilter {
   std::vector<std::string> directory_globs_;
 };
 
+/// -R meets a link to a directory that holds it (its own path back to an operand): "PATH:
+/// warning: recursive directory loop", not followed. A warning, as grep's: the exit status
+/// stays, -s hides it.
+class WalkLoop : public io::InputError {
+ public:
+  using io::InputError::InputError;
+};
+
 class InputWalk {
  public:
   /// `operands`: the FILE arguments ("-" is standard input). Without `recursive` they are the
@@ -54,14 +65,18 @@ class InputWalk {
   /// directory entered ahead of the walk (a directory of /usr/include costs about as much to
   /// list as its files cost to search: cli/file_jobs.hpp searches them on all threads).
   /// `names`: which files and directories are taken (--include, --exclude, --exclude-dir).
-  InputWalk(std::vector<std::string> operands, bool recursive, int listing_threads = 0, NameFilter names = {});
+  /// `follow_links` (-R, grep -R): links inside directories are followed too, to files and to
+  /// directories, but not to a directory on the walk's own path (WalkLoop); a link to
+  /// nothing is given as an input (opening it reports it).
+  InputWalk(std::vector<std::string> operands, bool recursive, int listing_threads = 0, NameFilter names = {},
+            bool follow_links = false);
   ~InputWalk();
   InputWalk(const InputWalk&) = delete;
   InputWalk& operator=(const InputWalk&) = delete;
 
   /// The next input to open, or nullopt once the walk is done. A directory of the walk that
-  /// cannot be read throws io::InputError naming it ("logs/old: Permission denied"); the next
-  /// call goes on with what follows it.
+  /// cannot be read throws io::InputError naming it ("logs/old: Permission denied"), a loop
+  /// of -R WalkLoop; the next call goes on with what follows it.
   std::optional<std::string> next();
   /// The last input next() gave is a regular file of a directory (by its listing), not an
   /// operand: opening it reads no FIFO nor device.
@@ -75,13 +90,23 @@ class InputWalk {
     std::filesystem::file_type type = std::filesystem::file_type::none;
   };
   /// A directory being walked: its entries sorted by name and the next one to visit.
+  /// A directory's identity (-R's loops: device and inode).
+  struct DirectoryId {
+    std::uint64_t device, inode;  // (no initializers: `{}` is zero, also as a default argument)
+    friend bool operator==(const DirectoryId&, const DirectoryId&) = default;
+  };
   struct Directory {
     std::string path;  // as printed: "" is the working directory
     std::vector<Entry> entries;
     std::size_t next = 0;
+    DirectoryId id{};  // with follow_links_ only
   };
   /// Reads `path`'s entries and pushes it on the walk (throws io::InputError when unreadable).
-  void enter(const std::string& path);
+  void enter(const std::string& path, DirectoryId id = {});
+  /// -R: `path`'s identity (following links); nullopt where it cannot be stat'ed.
+  static std::optional<DirectoryId> directory_id(const std::string& path);
+  /// -R: whether a directory of this identity is on the walk's path already.
+  bool on_path(const DirectoryId& id) const;
   /// `path`'s entries sorted by name (throws io::InputError naming it when unreadable).
   static std::vector<Entry> list(const std::string& path);
   class Prefetch;  // the listing threads (input_walk.cpp)
@@ -90,6 +115,7 @@ class InputWalk {
   std::size_t next_operand_ = 0;
   bool recursive_;
   NameFilter names_;
+  bool follow_links_ = false;
   std::vector<Directory> open_directories_;  // the current path of the walk, outermost first
   bool last_is_regular_ = false;
   std::unique_ptr<Prefetch> prefetch_;

@@ -110,7 +110,7 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
   // eighth as many threads list -r's directories ahead of the walk.
   const bool files_ahead = plan_.file_threads > 1 && (plan_.recursive || plan_.inputs.size() > 1);
   const int listing_threads = files_ahead ? plan_.file_threads / 8 : 0;
-  InputWalk walk(plan_.inputs, plan_.recursive, listing_threads, plan_.names);
+  InputWalk walk(plan_.inputs, plan_.recursive, listing_threads, plan_.names, plan_.follow_links);
   std::vector<std::unique_ptr<Sink>> ahead_sinks;
   std::vector<std::unique_ptr<Searcher>> ahead_searchers;
   std::optional<FileJobs> ahead;
@@ -136,6 +136,9 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
         if (!path) return std::nullopt;
         job.path = std::move(*path);
         job.regular = walk.last_is_regular();
+      } catch (const WalkLoop& e) {  // a warning: the status stays
+        if (!plan_.no_messages) job.errors = input_error_text({}, e);
+        job.settled = true;
       } catch (const io::InputError& e) {
         if (!plan_.no_messages) job.errors = input_error_text({}, e);
         job.totals.errors = 1;
@@ -164,7 +167,7 @@ int Searcher::run(const WindowScanner& scanner, const Summarize& summarize, bool
       } catch (const io::InputError& e) {  // a directory of -r that cannot be read; the walk goes on
         sink_.flush();
         report_error({}, e);  // what() names the directory
-        ++totals_.errors;
+        if (!dynamic_cast<const WalkLoop*>(&e)) ++totals_.errors;  // -R's loop: a warning
         continue;
       }
       if (!path) break;

@@ -64,6 +64,7 @@ struct SearchPlan {
   /// files under it and none at all for the working directory's (InputWalk).
   std::vector<std::string> inputs;
   bool recursive = false;           // -r
+  bool follow_links = false;        // -R: links inside directories followed too (InputWalk)
   NameFilter names;                 // --include, --exclude, --exclude-dir
   /// -I: a plain input holding a NUL byte (decompressed) is binary: its search stops at the
   /// window holding it, unsearched, and -c and -L take it as without a match (grep -I).

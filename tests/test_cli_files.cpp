@@ -574,3 +574,46 @@ TEST_F(CliFiles, BinaryInputsSkippedWithMinusIAsGrepSkipsThem) {
   EXPECT_EQ(wm({"find", "-I", "-c", "needle", "late.txt"}).out, "0\n");  // mapped: one window
   EXPECT_EQ(grep({"-I", "-c", "needle", "late.txt"}).out, "0\n");
 }
+
+TEST_F(CliFiles, DereferenceRecursiveFollowsLinksAsGrepR) {
+  make_tree();  // t/link.txt -> ../outside.txt, t/dirlink -> sub: followed by -R, not by -r
+  fs::create_directory_symlink("..", dir_ / "t/sub/up");  // a loop: t/sub/up is t
+  const auto stderr_lines = [](const std::string& err, const std::string& tool) {
+    std::vector<std::string> lines = sorted_lines(err);
+    for (std::string& line : lines)
+      if (line.rfind(tool + ":", 0) == 0) line = "TOOL" + line.substr(tool.size());
+    return lines;
+  };
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"-R", "needle", "t"}, {"-R", "-l", "needle", "t"}, {"-R", "-c", "needle", "t/dirlink"},
+        {"-R", "-s", "needle", "t"}, {"-R", "--exclude-dir=deeper", "-L", "needle", "t"}}) {
+    std::vector<std::string> ours = {"find", "--lines"};
+    ours.insert(ours.end(), args.begin(), args.end());
+    std::vector<std::string> theirs = {"-F"};
+    theirs.insert(theirs.end(), args.begin(), args.end());
+    const CliResult got = wm(ours), want = grep(theirs);
+    std::string what;
+    for (const auto& a : args) what += a + " ";
+    EXPECT_EQ(sorted_lines(got.out, "c.txt.gz"), sorted_lines(want.out, "c.txt.gz")) << what;
+    EXPECT_EQ(got.status, want.status) << what;  // the loops are warnings: 0
+    EXPECT_EQ(stderr_lines(got.err, "warpmatch"), stderr_lines(want.err, "/usr/bin/grep")) << what;
+  }
+  const CliResult followed = wm({"find", "-R", "-l", "needle", "t"});
+  EXPECT_EQ(followed.out, "t/a-b.txt\nt/a.txt\nt/b.txt\nt/c.txt.gz\nt/dirlink/deeper/m.txt\nt/dirlink/z.txt\nt/link.txt\n"
+                          "t/sub/deeper/m.txt\nt/sub/z.txt\nt/sub-x.txt\n");
+  EXPECT_EQ(followed.err, "warpmatch: t/dirlink/up: warning: recursive directory loop\n"
+                          "warpmatch: t/sub/up: warning: recursive directory loop\n");
+  EXPECT_EQ(followed.status, 0);
+  // -r still follows none of them; a link to nothing is an error for it under -R (exit 2).
+  EXPECT_EQ(wm({"find", "-r", "-l", "needle", "t"}).out, kTreeWithMatches);
+  fs::create_symlink("missing", dir_ / "t/dangling");
+  const CliResult dangling = wm({"find", "-R", "-c", "needle", "t"});
+  EXPECT_EQ(dangling.status, 2);
+  EXPECT_NE(dangling.err.find("warpmatch: t/dangling: No such file or directory"), std::string::npos) << dangling.err;
+  EXPECT_EQ(grep({"-R", "-c", "needle", "t"}).status, 2);
+  // The working directory, and approx.
+  const CliResult here = shell("cd t/sub && \"$WM\" approx -k 0 -R -l needle 2>&1");
+  EXPECT_EQ(here.out, "deeper/m.txt\nup/a-b.txt\nup/a.txt\nup/b.txt\nup/c.txt.gz\nwarpmatch: up/dangling: No such file or directory\n"
+                      "warpmatch: up/dirlink: warning: recursive directory loop\nup/link.txt\n"
+                      "warpmatch: up/sub: warning: recursive directory loop\nup/sub-x.txt\nz.txt\n");
+}
