@@ -49,6 +49,7 @@ void LineFlags::apply(SearchPlan& plan, PrintOptions& print, bool json) const {
   print.only_matching = only_matching;
   print.show_byte_offset = only_matching && byte_offset;
   print.color = !json && colors();
+  print.group_separator = no_group_separator ? std::nullopt : std::optional<std::string>(group_separator);
   if (lines) print.count_names_pattern = false;  // -c --lines counts lines, not a pattern's hits
 }
 
@@ -75,6 +76,11 @@ void add_line_options(CLI::App* cmd, LineFlags& flags) {
   cmd->add_option("-C,--context", flags.context, "Print N lines before and after each selected line (implies --lines)")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--group-separator", flags.group_separator,
+                  "The line printed between groups of context lines that do not touch (default --), as grep")
+      ->type_name("SEP");
+  cmd->add_flag("--no-group-separator", flags.no_group_separator,
+                "No line between groups of context lines (grep --no-group-separator)");
   cmd->add_flag("-o,--only-matching", flags.only_matching,
                 "Print each hit's bytes alone, raw, one per line ([PATH:][LINE:]MATCH), as grep -o");
   cmd->add_flag("-b,--byte-offset", flags.byte_offset,
@@ -104,7 +110,8 @@ const char* const kLinesHelp =
     "--strand - / both (exit 2).\n"
     "Context (-A N, -B N, -C N; imply --lines, go with -v and -n): N lines after / before each\n"
     "selected line as grep prints them, [PATH-][LINE-]TEXT, overlapping contexts merged, a \"--\"\n"
-    "line between groups that do not touch (between inputs too; none before the first). -m N\n"
+    "line between groups that do not touch (between inputs too; none before the first;\n"
+    "--group-separator=SEP prints SEP instead, --no-group-separator nothing, as grep). -m N\n"
     "stops after N selected lines and still prints the last one's after-context (the next N\n"
     "lines, selected or not, as GNU grep); -c, -q, -l, -L ignore context. --json: each context\n"
     "line is a {\"type\":\"context\"} object with the fields of a line, no \"--\" objects. -B keeps\n"

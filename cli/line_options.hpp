@@ -26,6 +26,8 @@ struct LineFlags {
   bool only_matching = false;  // -o: each hit's bytes
   bool byte_offset = false;    // -b: -o prints START too (without -o the hits show it anyway)
   std::string color = "auto";  // --color: auto, always, never
+  std::string group_separator = "--";  // --group-separator: the line between context groups
+  bool no_group_separator = false;     // --no-group-separator: none
 
   bool has_context() const { return after >= 0 || before >= 0 || context >= 0; }
   /// Whether lines are printed instead of hits (--lines, -v, context).
@@ -42,7 +44,8 @@ struct LineFlags {
   bool colors() const;
 };
 
-/// Adds -n, --lines, -v, -A, -B, -C, -o and -b to `cmd`.
+/// Adds -n, --lines, -v, -A, -B, -C, --group-separator, --no-group-separator, -o, -b and
+/// --color to `cmd`.
 void add_line_options(CLI::App* cmd, LineFlags& flags);
 
 /// The --help paragraph on -n, --lines, -v, context and -o.

@@ -4,20 +4,48 @@
 #include <cerrno>
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include "app.hpp"
 #include "commands.hpp"
 #include "printer/output.hpp"
 #include "warpmatch/common.hpp"
 
+namespace {
+
+// "--name=" with nothing after '=' as "--name" "": CLI11 would otherwise take the next
+// argument as the value (--group-separator= is grep's empty separator, --label= an empty
+// name). Not after "--", where every argument is an operand.
+std::vector<std::string> explicit_empty_values(int argc, char** argv) {
+  std::vector<std::string> args;
+  bool operands = false;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i > 0 && !operands && arg == "--") operands = true;
+    if (i > 0 && !operands && arg.size() > 3 && arg.rfind("--", 0) == 0 && arg.find('=') == arg.size() - 1) {
+      args.push_back(arg.substr(0, arg.size() - 1));
+      args.emplace_back();
+      continue;
+    }
+    args.push_back(arg);
+  }
+  return args;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace warpmatch::cli;
   std::vector<std::pair<CLI::App*, CommandRunner>> runners;
   const std::unique_ptr<CLI::App> app_ptr = make_app(runners);
   CLI::App& app = *app_ptr;
+  std::vector<std::string> args = explicit_empty_values(argc, argv);
+  std::vector<char*> arg_pointers;
+  for (std::string& a : args) arg_pointers.push_back(a.data());
 
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

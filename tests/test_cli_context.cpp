@@ -279,6 +279,36 @@ TEST_F(CliContext, OnlyMatchingPicksWhatGrepOPicks) {
             grep({"-o", "--color=always", "-e", "a", "-e", "aa", many.string()}).out);
 }
 
+TEST_F(CliContext, GroupSeparatorsAreGreps) {
+  // --group-separator=SEP (empty too: "--group-separator=" is an empty line, as grep's) and
+  // --no-group-separator (FASTQ records by grep -A 3: no "--" between them), between groups
+  // and between inputs, in colour too, on one thread and in parts.
+  std::mt19937_64 rng(12);
+  const std::string text = random_lines(rng, 400, "abxyz ");
+  const auto path = file("g.txt", text);
+  const auto other = file("h.txt", "ab\nx\ny\nab\n");
+  for (const std::vector<std::string>& separator :
+       {std::vector<std::string>{"--group-separator=##"}, {"--group-separator="}, {"--group-separator", "=>"},
+        {"--no-group-separator"}}) {
+    for (const std::vector<std::string>& context :
+         {std::vector<std::string>{"-A", "1"}, {"-B", "2", "-n"}, {"-C", "1", "-v"}, {"-A", "0"}}) {
+      std::vector<std::string> flags = separator;
+      flags.insert(flags.end(), context.begin(), context.end());
+      expect_grep(flags, "ab", {path.string()});
+      expect_grep(flags, "ab", {path.string(), other.string()});
+      expect_streamed_as_mapped(flags, "ab", text);
+      flags.push_back("--color=always");
+      expect_grep(flags, "ab", {path.string(), other.string()});
+    }
+  }
+  // "--name=" is an empty value; after "--" such an argument is an operand (a pattern here).
+  const auto dashes = file("d.txt", "a --x= b\n");
+  EXPECT_EQ(run({"find", "--", "--x=", dashes.string()}).out, "2:--x=\n");
+  EXPECT_EQ(run({"find", "-e", "x", "--label=", "-c", dashes.string()}).out, "0:1\n");  // (not "--label" "-c")
+  // Without context there is no group to separate.
+  EXPECT_EQ(run({"find", "--lines", "--group-separator=##", "ab", other.string()}).out, "ab\nab\n");
+}
+
 TEST_F(CliContext, Conflicts) {
   const auto path = file("c.txt", "ACGT\nxx\nACGT\n");
   for (const std::vector<std::string>& flags :

@@ -213,6 +213,8 @@ struct PrintOptions {
   bool color = false;
   /// -Z: a NUL byte ends each printed input name, not its ':' / '-' mark or -l's line break.
   bool null_after_name = false;
+  /// The line between context groups (--group-separator; none: --no-group-separator).
+  std::optional<std::string> group_separator = std::string("--");
   /// With color, the spans of a line's text to highlight ([begin, end), ascending, apart);
   /// called from the threads printing in parts (find: the matcher's hits in the line).
   std::function<void(ByteSpan line, std::vector<std::pair<std::size_t, std::size_t>>& spans)> match_spans;

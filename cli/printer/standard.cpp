@@ -60,8 +60,9 @@ class StandardPrinter : public Printer {
   }
 
   void group_break() override {
-    if (o_.color) colored(out_.buffer(), "--", kSeparator);
-    else out_.buffer().append(std::string_view("--"));
+    if (!o_.group_separator) return;  // --no-group-separator
+    if (o_.color) colored(out_.buffer(), *o_.group_separator, kSeparator);
+    else out_.buffer().append(*o_.group_separator);
     out_.buffer().push_back('\n');
     out_.maybe_flush();
   }
