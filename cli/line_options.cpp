@@ -128,6 +128,8 @@ const char* const kLinesHelp =
     "Colours (--color=WHEN: auto, the default, when standard output is a terminal, TERM is set and\n"
     "not dumb and NO_COLOR is unset; always; never): GNU grep --color=always's bytes, names\n"
     "magenta, line numbers and offsets green, separators cyan, matched text bold red (in a line:\n"
-    "the leftmost match, the longest there, and so on after it). Not in JSON, BED or TSV.\n";
+    "the leftmost match, the longest there, and so on after it). Not in JSON, BED or TSV.\n"
+    "GREP_COLORS sets them as in grep: fn, ln, bn, se, ms, mc, mt (ms and mc), an empty one for\n"
+    "no colour, ne (no \\33[K); sl, cx and rv are not supported (ignored).\n";
 
 }  // namespace warpmatch::cli

@@ -375,6 +375,31 @@ TEST_F(CliLines, ContextLinesPrintedOnAllThreadsAreGrepsLines) {
 // every highlighted match (leftmost, longest: sets; -i; -w; -v's context lines), also for
 // lines printed in parts on all threads; --color=never and auto without a terminal print
 // none; auto on a terminal (script(1)) colours unless NO_COLOR is set or TERM is dumb.
+// GREP_COLORS, read as grep reads it: its capabilities (fn, ln, bn, se, ms, mc, mt, ne; an
+// empty one prints no colour; parsing stops at a malformed entry) give grep's bytes.
+TEST_F(CliLines, GrepColorsSetTheColoursAsInGrep) {
+  const auto path = file("c.txt", "foo bar foo\nxx\nab abc\nfoofoo\nxFOO foox foo\n\nlast foo");
+  const auto second = file("c2.txt", "foo\n");
+  const std::string files = quote(path.string()) + " " + quote(second.string());
+  for (const std::string spec : {"ms=04;32:fn=01;34:ln=33:bn=35:se=31", "mt=07", "ne", "fn=:se=", "mc=01;33:ms=32",
+                                 "fn=35:bogus=x:ln=1", "rv:ln=34", "mt=01;32:ne:se=0"}) {
+    for (const std::string args : {"--lines -n -H foo", "--lines -v -C 1 xx", "-l foo", "-o -b -n foo",
+                                   "--lines -n -A 1 --group-separator=## xx", "--lines -c foo"}) {
+      const std::string env = "GREP_COLORS=" + quote(spec) + " ";
+      std::string grep_args = args;
+      if (grep_args.rfind("--lines ", 0) == 0) grep_args = grep_args.substr(8);
+      const CliResult want = shell(env + "LC_ALL=C /usr/bin/grep -a -F --color=always " + grep_args + " " + files);
+      const CliResult got = shell(env + "\"$WM\" find --color=always " + args + " " + files);
+      EXPECT_EQ(got.out, want.out) << spec << " | " << args;
+      EXPECT_EQ(got.status, want.status) << spec << " | " << args;
+    }
+  }
+  // The palette changes the bytes (it is read), and JSON stays uncoloured.
+  const std::string plain = shell("\"$WM\" find --color=always --lines foo " + files).out;
+  EXPECT_NE(shell("GREP_COLORS=mt=07 \"$WM\" find --color=always --lines foo " + files).out, plain);
+  EXPECT_EQ(shell("GREP_COLORS=mt=07 \"$WM\" find --color=always --json foo " + files).out.find('\x1b'), std::string::npos);
+}
+
 TEST_F(CliLines, ColorIsGrepsColor) {
   std::mt19937_64 rng(81);
   const std::string small = "foo bar foo\nxx\nab abc\nfoofoo\nxFOO foox foo\n\nlast foo";

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "sink.hpp"
@@ -20,20 +21,36 @@ class Printer : public Sink {
   const PrintOptions& o_;
 };
 
-/// --color: grep's colours (GREP_COLORS' defaults), each span closed by kEnd: byte for byte
-/// what GNU grep --color=always prints.
+/// --color: grep's colours, GREP_COLORS' defaults unless the environment's GREP_COLORS sets
+/// them, each span closed by `end`: byte for byte what GNU grep --color=always prints.
 namespace colors {
-inline constexpr std::string_view kFileName = "\x1b[35m\x1b[K";   // magenta
-inline constexpr std::string_view kNumber = "\x1b[32m\x1b[K";     // green: line numbers, offsets
-inline constexpr std::string_view kSeparator = "\x1b[36m\x1b[K";  // cyan: ':', '-', "--"
-inline constexpr std::string_view kMatched = "\x1b[01;31m\x1b[K";  // bold red
-inline constexpr std::string_view kEnd = "\x1b[m\x1b[K";
+/// The start sequence of each colour ("" where a capability is empty: no colour at all);
+/// grep's defaults (parse_grep_colors("")) in brackets.
+struct Palette {
+  std::string file_name;       // fn (35: magenta)
+  std::string line_number;     // ln (32: green)
+  std::string byte_offset;     // bn (32: green; also approx's ends and distances)
+  std::string separator;       // se (36: cyan ':', '-', "--")
+  std::string selected_match;  // ms (01;31: bold red)
+  std::string context_match;   // mc (01;31: -v's context lines)
+  std::string end;             // "\x1b[m\x1b[K" ("\x1b[m" with ne)
+};
+/// GREP_COLORS as grep reads it: name=SGR capabilities apart by ':' (mt sets ms and mc; fn,
+/// ln, bn, se, ms, mc), the boolean ne (no "\x1b[K"); the whole-line sl and cx and rv are not
+/// supported (ignored). Parsing stops at a malformed entry, keeping what came before.
+Palette parse_grep_colors(std::string_view spec);
+/// The palette of this process (GREP_COLORS read once).
+const Palette& palette();
 
-/// `text` in the colour `sgr`, closed.
+/// `text` in the colour `sgr` (a Palette start; "" : none), closed.
 inline void append_colored(fmt::memory_buffer& buf, std::string_view text, std::string_view sgr) {
+  if (sgr.empty()) {
+    buf.append(text);
+    return;
+  }
   buf.append(sgr);
   buf.append(text);
-  buf.append(kEnd);
+  buf.append(palette().end);
 }
 }  // namespace colors
 

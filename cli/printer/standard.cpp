@@ -51,9 +51,10 @@ class StandardPrinter : public Printer {
       if (o_.show_line_number) append_field(buf, l.number, mark);
       append_raw(buf, l.text);
     } else {
-      if (o_.show_path) colored_field(buf, l.path, kFileName, o_.after_name(mark));
-      if (o_.show_line_number) colored_field(buf, fmt::format_int(l.number).c_str(), kNumber, mark);
-      colored_line(buf, l.text);
+      const Palette& c = palette();
+      if (o_.show_path) colored_field(buf, l.path, c.file_name, o_.after_name(mark));
+      if (o_.show_line_number) colored_field(buf, fmt::format_int(l.number).c_str(), c.line_number, mark);
+      colored_line(buf, l.text, l.context ? c.context_match : c.selected_match);
     }
     buf.push_back('\n');
     out_.maybe_flush();
@@ -61,7 +62,7 @@ class StandardPrinter : public Printer {
 
   void group_break() override {
     if (!o_.group_separator) return;  // --no-group-separator
-    if (o_.color) colored(out_.buffer(), *o_.group_separator, kSeparator);
+    if (o_.color) colored(out_.buffer(), *o_.group_separator, palette().separator);
     else out_.buffer().append(*o_.group_separator);
     out_.buffer().push_back('\n');
     out_.maybe_flush();
@@ -94,49 +95,50 @@ class StandardPrinter : public Printer {
   // --color: text in a colour, closed; a field in one (or none: sgr empty), then its mark.
   static void colored(Out& buf, std::string_view text, std::string_view sgr) { append_colored(buf, text, sgr); }
   static void colored_field(Out& buf, std::string_view text, std::string_view sgr, char mark = ':') {
-    if (sgr.empty()) buf.append(text);
-    else colored(buf, text, sgr);
+    colored(buf, text, sgr);
     if (mark == '\0') buf.push_back(mark);  // -Z's NUL after a name: uncoloured, as grep
-    else colored(buf, std::string_view(&mark, 1), kSeparator);
+    else colored(buf, std::string_view(&mark, 1), palette().separator);
   }
-  // A line's bytes with the spans o_.match_spans finds in it highlighted (grep's selected
-  // lines; with -v its context lines, the others having none).
-  void colored_line(Out& buf, ByteSpan text) {
+  // A line's bytes with the spans o_.match_spans finds in it highlighted in `sgr` (grep's
+  // selected lines; with -v its context lines, the others having none).
+  void colored_line(Out& buf, ByteSpan text, std::string_view sgr) {
     spans_.clear();
     if (o_.match_spans) o_.match_spans(text, spans_);
     std::size_t at = 0;
     for (const auto& [begin, end] : spans_) {
       append_raw(buf, text.subspan(at, begin - at));
-      buf.append(kMatched);
-      append_raw(buf, text.subspan(begin, end - begin));
-      buf.append(kEnd);
+      colored(buf, std::string_view(reinterpret_cast<const char*>(text.data() + begin), end - begin), sgr);
       at = end;
     }
     append_raw(buf, text.subspan(at));
   }
   // hit() in colour: names magenta, numbers green, the matched bytes bold red.
   void colored_hit(Out& buf, const Hit& h) {
-    const auto number = [&](std::uint64_t n) { colored_field(buf, fmt::format_int(n).c_str(), kNumber); };
-    if (o_.show_path) colored_field(buf, h.where.path, kFileName, o_.after_name(':'));
+    const Palette& c = palette();
+    const auto number = [&](std::uint64_t n, const std::string& sgr) {
+      colored_field(buf, fmt::format_int(n).c_str(), sgr);
+    };
+    if (o_.show_path) colored_field(buf, h.where.path, c.file_name, o_.after_name(':'));
     if (h.where.record) colored_field(buf, *h.where.record, {});
     if (o_.show_pattern) colored_field(buf, fmt::format_int(o_.shown_pattern(h.pattern)).c_str(), {});
     if (o_.show_strand) colored_field(buf, std::string_view(&h.strand, 1), {});
-    if (h.line) number(*h.line);
+    if (h.line) number(*h.line, c.line_number);
+    const bool highlight = !c.selected_match.empty();
     if (o_.only_matching) {
-      if (o_.show_byte_offset) number(h.start);
-      buf.append(kMatched);
+      if (o_.show_byte_offset) number(h.start, c.byte_offset);
+      if (highlight) buf.append(c.selected_match);
       append_raw(buf, h.matched);
     } else {
-      number(h.start);
+      number(h.start, c.byte_offset);
       if (h.distance) {
-        number(h.end);
-        number(*h.distance);
+        number(h.end, c.byte_offset);
+        number(*h.distance, c.byte_offset);
         if (o_.show_cigar) colored_field(buf, h.cigar, {});
       }
-      buf.append(kMatched);
+      if (highlight) buf.append(c.selected_match);
       append_escaped_text(buf, h.matched);
     }
-    buf.append(kEnd);
+    if (highlight) buf.append(c.end);
     buf.push_back('\n');
     out_.maybe_flush();
   }

@@ -40,11 +40,11 @@ class CountPrinter : public Printer {
       json.number("count", n).end();
     } else if (o_.color) {  // grep -c --color: the name magenta, the ':' cyan
       if (o_.show_path) {
-        colors::append_colored(buf, path, colors::kFileName);
+        colors::append_colored(buf, path, colors::palette().file_name);
         if (o_.null_after_name) buf.push_back('\0');  // -Z: uncoloured, as grep
-        else colors::append_colored(buf, ":", colors::kSeparator);
+        else colors::append_colored(buf, ":", colors::palette().separator);
       }
-      if (pattern_in_text) fmt::format_to(std::back_inserter(buf), "{}", *pattern), colors::append_colored(buf, ":", colors::kSeparator);
+      if (pattern_in_text) fmt::format_to(std::back_inserter(buf), "{}", *pattern), colors::append_colored(buf, ":", colors::palette().separator);
       fmt::format_to(std::back_inserter(buf), "{}\n", n);
     } else {
       if (o_.show_path) buf.append(path), buf.push_back(o_.after_name(':'));
@@ -63,7 +63,7 @@ class NamePrinter : public Printer {
   using Printer::Printer;
   void input_listed(std::string_view path) override {
     fmt::memory_buffer& buf = out_.buffer();
-    if (o_.color) colors::append_colored(buf, path, colors::kFileName);  // grep -l --color
+    if (o_.color) colors::append_colored(buf, path, colors::palette().file_name);  // grep -l --color
     else buf.append(path);
     buf.push_back(o_.after_name('\n'));
     out_.maybe_flush();
