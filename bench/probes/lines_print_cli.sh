@@ -3,7 +3,9 @@
 # English-like text (short lines of dictionary words), `find --lines` of a common word and a
 # frequent letter (with and without -n), -o, the hits (START:MATCH, the default; rg -o -b
 # prints the same bytes as OFFSET:MATCH), 1000 words, -v and context (twenty-third
-# session), process start to exit with the
+# session), -o of a frequent letter and of 1000 words (twenty-fourth: grep -o's picks, made on
+# the searcher's thread; rg -o picks the leftmost-first pattern where grep picks the longest,
+# so o-f1000 is timed, not compared), process start to exit with the
 # output written to a file in /dev/shm (what a redirect writes: /dev/null would leave out the
 # write), next to ripgrep and to the build before the lines were printed on all threads
 # (.device/warpmatch-before.gz, when staged) in the same run; then the outputs of a 256 MiB
@@ -60,6 +62,8 @@ row() {
     lines-n-the) echo "find --lines -n the $f|-n -F the $f" ;;
     lines-n-e) echo "find --lines -n e $f|-n -F e $f" ;;
     o-n-the) echo "find -o -n the $f|-o -n -F the $f" ;;
+    o-e) echo "find -o e $f|-o -F e $f" ;;
+    o-f1000) echo "find -o -f $W/w1000.txt $f|-o -F -f $W/w1000.txt $f" ;;
     hits-the) echo "find the $f|-o -b -F the $f" ;;
     lines-f1000) echo "find --lines -f $W/w1000.txt $f|-F -f $W/w1000.txt $f" ;;
     j1-lines-n-the) echo "find -j 1 --lines -n the $f|" ;;
@@ -96,10 +100,16 @@ if [[ -n $RG ]]; then
   same_as_rg "find -o -n the" "-o -n -F the"
   same_as_rg "find --lines -f $W/w1000.txt" "-F -f $W/w1000.txt"
   same_as_rg "find -o -b the" "-o -b -F the"
+  same_as_rg "find -o -b e" "-o -b -F e"
   same_as_rg "find -v -n the" "-v -n -F the"
   same_as_rg "find -n -C 1 the" "-n -C 1 -F the"
   same_as_rg "find -n -A 2 qz" "-n -A 2 -F qz"
   a=$(cat $W/part.txt | $D/warpmatch find --lines -n the | md5sum); b=$($RG -n -F the $W/part.txt | md5sum)
   [[ $a == "$b" ]] && echo "same as rg: through a pipe" || { echo "DIFFER from rg: through a pipe"; fail=1; }
   [[ $fail == 0 ]] && echo "lines print probe: warpmatch prints what ripgrep prints" || echo "lines print probe: DIFFER"
+fi
+# -o of a pattern set picks as GNU grep -o does (leftmost, then longest), where present.
+if command -v grep >/dev/null; then
+  a=$($D/warpmatch find -o -b -f $W/w1000.txt $W/part.txt | md5sum); b=$(LC_ALL=C grep -o -b -F -f $W/w1000.txt $W/part.txt | md5sum)
+  [[ $a == "$b" ]] && echo "same as GNU grep: find -o -b -f w1000" || echo "DIFFER from GNU grep: find -o -b -f w1000"
 fi
