@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -79,6 +80,19 @@ template <class Matcher>
 std::uint64_t longest_pattern(const Matcher& matcher) {
   if constexpr (kIsMulti<Matcher>) return matcher.max_pattern_length();
   else return matcher.pattern_length();
+}
+
+/// Whether two occurrences of `p` can overlap: it has a border (a proper prefix that is also
+/// its suffix; ASCII case folded with `ignore_case`), by KMP's failure function.
+bool overlaps_itself(std::string_view p, bool ignore_case) {
+  const auto fold = [&](char c) { return ignore_case && c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+  std::vector<std::size_t> border(p.size() + 1, 0);
+  for (std::size_t i = 1, k = 0; i < p.size(); ++i) {
+    while (k > 0 && fold(p[i]) != fold(p[k])) k = border[k];
+    if (fold(p[i]) == fold(p[k])) ++k;
+    border[i + 1] = k;
+  }
+  return !p.empty() && border[p.size()] > 0;
 }
 
 /// One matcher (ExactMatcher or MultiMatcher) behind the searcher.
@@ -169,7 +183,11 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   print.include_zero = flags.include_zero;
   print.count_names_pattern = true;
   flags.lines.apply(plan, print, flags.json);
-  plan.leftmost_longest = flags.lines.only_matching && !flags.json;  // -o as grep -o
+  // -o as grep -o: picks to make where hits may overlap (a pattern set, or one pattern with a
+  // border: "the" never overlaps itself, and then every hit is a pick).
+  plan.leftmost_longest = flags.lines.only_matching && !flags.json &&
+                          (print.labels.texts.size() != 1 || flags.sequence_search() ||
+                           overlaps_itself(print.labels.texts.front(), flags.ignore_case));
   if (print.color) {
     // The line's hits to highlight, as grep does: the leftmost, the longest there, then on
     // after it (with -w only whole words). A line is short: the matcher scans it whole.
