@@ -42,6 +42,20 @@ class CliFiles : public warpmatch_test::CliTest {
 
   void mkdir(const std::string& name) { fs::create_directories(dir_ / name); }
 
+  // `find --lines ARGS` and `grep -F ARGS`, and ARGS as one string for messages.
+  struct FindAndGrep {
+    CliResult got, want;
+    std::string what;
+  };
+  FindAndGrep find_and_grep(const std::vector<std::string>& args) {
+    std::vector<std::string> ours = {"find", "--lines"}, theirs = {"-F"};
+    ours.insert(ours.end(), args.begin(), args.end());
+    theirs.insert(theirs.end(), args.begin(), args.end());
+    FindAndGrep r{wm(ours), grep(theirs), {}};
+    for (const auto& a : args) r.what += a + " ";
+    return r;
+  }
+
   // The tree of the -r tests; `needle` is in every file but none.txt (and the links' target):
   //   t/a-b.txt t/a.txt t/b.txt t/c.txt.gz t/none.txt t/sub/deeper/m.txt t/sub/z.txt t/sub-x.txt
   //   t/link.txt -> ../outside.txt and t/dirlink -> sub: links inside the tree, not followed.
@@ -436,13 +450,7 @@ TEST_F(CliFiles, NameRulesChooseWhatGrepChooses) {
       {"-r", "--exclude=\\*", "needle", "t"},                    // a quoted '*' is a '*'
   };
   for (const auto& args : cases) {
-    std::vector<std::string> ours = {"find", "--lines"};
-    ours.insert(ours.end(), args.begin(), args.end());
-    std::vector<std::string> theirs = {"-F"};
-    theirs.insert(theirs.end(), args.begin(), args.end());
-    const CliResult got = wm(ours), want = grep(theirs);
-    std::string what;
-    for (const auto& a : args) what += a + " ";
+    const auto [got, want, what] = find_and_grep(args);
     EXPECT_EQ(sorted_lines(got.out, "c.txt.gz"), sorted_lines(want.out, "c.txt.gz")) << what << got.err;
     EXPECT_EQ(got.status, want.status) << what;
   }
@@ -477,13 +485,7 @@ TEST_F(CliFiles, NullAfterNamesIsGrepsZ) {
       {"-Z", "needle", "t/a.txt"},  // one input: no name, no NUL
   };
   for (const auto& args : cases) {
-    std::vector<std::string> ours = {"find", "--lines"};
-    ours.insert(ours.end(), args.begin(), args.end());
-    std::vector<std::string> theirs = {"-F"};
-    theirs.insert(theirs.end(), args.begin(), args.end());
-    std::string what;
-    for (const auto& a : args) what += a + " ";
-    const CliResult got = wm(ours), want = grep(theirs);
+    const auto [got, want, what] = find_and_grep(args);
     // grep's order within a directory is the file system's: compared as sorted records (a
     // line, or -l / -L's NUL-ended name).
     const bool listing = args.front().find_first_of("lL") != std::string::npos || args[1] == "-l";
@@ -536,14 +538,9 @@ TEST_F(CliFiles, BinaryInputsSkippedWithMinusIAsGrepSkipsThem) {
   const std::vector<std::vector<std::string>> cases = {
       {"-r", "-I", "needle", "b"}, {"-r", "-I", "-c", "needle", "b"}, {"-r", "-I", "-L", "needle", "b"},
       {"-r", "-I", "-l", "needle", "b"}, {"-I", "-c", "needle", "b/bin.dat"}, {"-I", "-L", "needle", "b/bin.dat"}};
-  for (const auto& args : cases) {
-    std::vector<std::string> ours = {"find", "--lines", "--exclude=*.gz"};
-    ours.insert(ours.end(), args.begin(), args.end());
-    std::vector<std::string> theirs = {"-F", "--exclude=*.gz"};
-    theirs.insert(theirs.end(), args.begin(), args.end());
-    std::string what;
-    for (const auto& a : args) what += a + " ";
-    const CliResult got = wm(ours), want = grep(theirs);
+  for (auto args : cases) {
+    args.insert(args.begin(), "--exclude=*.gz");
+    const auto [got, want, what] = find_and_grep(args);
     EXPECT_EQ(sorted_lines(got.out), sorted_lines(want.out)) << what;
     EXPECT_EQ(got.status, want.status) << what;
   }
@@ -587,13 +584,7 @@ TEST_F(CliFiles, DereferenceRecursiveFollowsLinksAsGrepR) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"-R", "needle", "t"}, {"-R", "-l", "needle", "t"}, {"-R", "-c", "needle", "t/dirlink"},
         {"-R", "-s", "needle", "t"}, {"-R", "--exclude-dir=deeper", "-L", "needle", "t"}}) {
-    std::vector<std::string> ours = {"find", "--lines"};
-    ours.insert(ours.end(), args.begin(), args.end());
-    std::vector<std::string> theirs = {"-F"};
-    theirs.insert(theirs.end(), args.begin(), args.end());
-    const CliResult got = wm(ours), want = grep(theirs);
-    std::string what;
-    for (const auto& a : args) what += a + " ";
+    const auto [got, want, what] = find_and_grep(args);
     EXPECT_EQ(sorted_lines(got.out, "c.txt.gz"), sorted_lines(want.out, "c.txt.gz")) << what;
     EXPECT_EQ(got.status, want.status) << what;  // the loops are warnings: 0
     EXPECT_EQ(stderr_lines(got.err, "warpmatch"), stderr_lines(want.err, "/usr/bin/grep")) << what;
