@@ -24,16 +24,13 @@ bool FileSelectionFlags::show_input_names(bool with_filename, bool no_filename,
 NameFilter FileSelectionFlags::names() const {
   NameFilter filter;
   for (const std::string& glob : exclude_dir) filter.exclude_directory(glob);
-  // One entry of the parse order per value taken (each occurrence takes one).
+  // One entry of the parse order per value taken (each occurrence takes one); `command` is
+  // set by add_file_selection_options.
   std::size_t next_include = 0, next_exclude = 0;
-  if (command) {
-    for (const CLI::Option* option : command->parse_order()) {
-      if (option == include_option && next_include < include.size()) filter.include(include[next_include++]);
-      else if (option == exclude_option && next_exclude < exclude.size()) filter.exclude(exclude[next_exclude++]);
-    }
+  for (const CLI::Option* option : command->parse_order()) {
+    if (option == include_option && next_include < include.size()) filter.include(include[next_include++]);
+    else if (option == exclude_option && next_exclude < exclude.size()) filter.exclude(exclude[next_exclude++]);
   }
-  while (next_include < include.size()) filter.include(include[next_include++]);  // (no command: as listed)
-  while (next_exclude < exclude.size()) filter.exclude(exclude[next_exclude++]);
   return filter;
 }
 

@@ -91,8 +91,8 @@ struct SearchPlan {
   /// be whole records).
   bool best = false;
   /// -w: only the hits not inside a longer word; -x (find): only the hits that are whole
-  /// lines (cli/word_match.hpp). Tested before -q, -m, -c, -l and -L see them. The searcher widens the stream's overlap by one byte so that a
-  /// window holds the byte after each hit it owns (approx: a window owns the ends before its
+  /// lines (cli/word_match.hpp). Tested before -q, -m, -c, -l and -L see them. The searcher
+  /// widens the stream's overlap by one byte so that a window holds the byte after each hit it owns (approx: a window owns the ends before its
   /// last byte, the last window its end too), and carries the byte before each window from
   /// the record's previous one. Not with `circular` or `best` (the commands refuse them).
   HitBounds bounds = HitBounds::none;
