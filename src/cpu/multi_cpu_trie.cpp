@@ -4,6 +4,7 @@
 #include "cpu/multi_cpu_trie.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 #include <stdexcept>
 
@@ -211,6 +212,23 @@ MultiTrie build_multi_trie(const core::PatternSet& set) {
     for (int c1 = 0; c1 < 256; ++c1)
       trie.depth2[c0 | c1 << 8] = child(s1, static_cast<std::uint8_t>(c1));
   }
+
+  // The head check: ~128 bits a pattern, so that each length tested passes under 1 % of
+  // starts that begin no pattern (2^22 bits at most: 512 KiB).
+  trie.head_bits = std::clamp(64 - std::countl_zero(std::max<std::uint64_t>(n, 1) * 128 - 1), 12, 22);
+  trie.heads.assign((std::size_t{1} << trie.head_bits) / 64, 0);
+  std::array<bool, 9> length_seen{};
+  for (std::size_t i = 0; i < n; ++i) {
+    const ByteSpan p = set.pattern(i);  // folded already when case-insensitive
+    const int length = static_cast<int>(std::min<std::size_t>(p.size(), 8));
+    std::uint64_t word = 0;
+    std::memcpy(&word, p.data(), static_cast<std::size_t>(length));
+    const std::uint32_t b = head_hash(word, length, trie.head_bits);
+    trie.heads[b >> 6] |= 1ull << (b & 63);
+    length_seen[static_cast<std::size_t>(length)] = true;
+  }
+  for (int length = 1; length <= 8; ++length)
+    if (length_seen[static_cast<std::size_t>(length)]) trie.head_lengths.push_back(length);
   return trie;
 }
 

@@ -9,6 +9,8 @@
 //  - Below depth 2, a node whose remaining patterns are all one string keeps that string as
 //    a tail (compared 8 bytes at a time) instead of one node per byte: large random sets
 //    stay small, long words cost one compare.
+//  - A head check (heads_may_start) rejects most starts before their walk: one hashed bit per
+//    pattern's first min(length, 8) bytes, tested for each such length in the set.
 #pragma once
 
 #include <algorithm>
@@ -47,12 +49,40 @@ struct MultiTrie {
   std::array<std::uint32_t, 256> depth1{};   // slot after one text byte (0: none)
   std::vector<std::uint32_t> depth2;         // 65536: slot after two text bytes, little-endian
   bool case_insensitive = false;
+  // The head check: bit head_hash(L, its first L bytes) of `heads` (2^head_bits bits) for
+  // every pattern, L = min(length, 8); head_lengths lists the distinct Ls. The scan's 4-byte
+  // filter passes starts that begin a pattern's first 4 bytes: in English text 10 times as
+  // many as begin a whole pattern (1000 dictionary words: 3.7 % of starts, 0.3 % matching),
+  // and each costs a walk of several dependent loads; this check costs a few independent ones.
+  std::vector<std::uint64_t> heads;
+  int head_bits = 0;
+  std::vector<int> head_lengths;
 
   std::uint64_t memory_bytes() const {
     return slots.size() * (sizeof(Slot) + 8) + tails.size() * sizeof(Tail) + tail_bytes.size() +
-           ids.size() * 4 + depth2.size() * 4 + sizeof(code) + sizeof(depth1);
+           ids.size() * 4 + depth2.size() * 4 + sizeof(code) + sizeof(depth1) + heads.size() * 8;
   }
 };
+
+/// The head check's bit of a start whose (folded) 8 bytes are `word`, for patterns whose
+/// first `length` (1..8) bytes are its key.
+inline std::uint32_t head_hash(std::uint64_t word, int length, int bits) {
+  const std::uint64_t key = (word & core::low_bytes_mask(length)) + static_cast<std::uint64_t>(length) * 0x51ED27ull;
+  return static_cast<std::uint32_t>(core::prefix_hash(key) >> (64 - bits));
+}
+
+/// Whether some pattern may start at q (reads q[0, 8)): false only where none does.
+inline bool heads_may_start(const MultiTrie& trie, const std::uint8_t* q) {
+  std::uint64_t word;
+  std::memcpy(&word, q, 8);
+  if (trie.case_insensitive) word = core::fold_ascii_word(word);
+  std::uint64_t any = 0;
+  for (const int length : trie.head_lengths) {
+    const std::uint32_t b = head_hash(word, length, trie.head_bits);
+    any |= trie.heads[b >> 6] >> (b & 63);
+  }
+  return (any & 1) != 0;
+}
 
 MultiTrie build_multi_trie(const core::PatternSet& set);
 
