@@ -199,7 +199,17 @@ TEST(MultiCpuTrie, HeadCheckPassesEveryMatchAndRejectsMostOtherStarts) {
     ASSERT_GT(want.size(), 500u);
     EXPECT_GT(prefix_only, other / 10) << "the 4-byte filter would pass these";
     EXPECT_LT(other_passed, other / 10) << "head check passed " << other_passed << " of " << other;
+    EXPECT_TRUE(fast_matches(patterns, text, ci, 2) == multi_test::naive_matches(patterns, text, ci));
   }
+  // Dense matches (every 4-mer of ACGT begins a pattern): the scan stops checking heads.
+  const std::string dense = multi_test::random_text(rng, 300000, 4);
+  std::vector<std::string> kmers;
+  for (int k = 0; k < 256; ++k) {
+    const std::string kmer{"ACGT"[k % 4], "ACGT"[k / 4 % 4], "ACGT"[k / 16 % 4], "ACGT"[k / 64]};
+    kmers.push_back(kmer);
+    kmers.push_back(dense.substr(dense.find(kmer), 5));
+  }
+  EXPECT_TRUE(fast_matches(kmers, dense, false, 2) == multi_test::naive_matches(kmers, dense, false));
 }
 
 TEST(MultiCpuTrie, SmallSetsOfLength4UpWithCaseFolding) {

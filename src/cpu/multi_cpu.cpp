@@ -197,6 +197,10 @@ class StartFilter {
   /// Whether a start that passed test_32 at t may begin a pattern (the trie's head check,
   /// where the scan key is the 4-byte one); reads t[0, 8).
   bool confirm(const std::uint8_t* t) const { return !check_heads_ || heads_may_start(trie_, t); }
+  /// Whether confirm() checks heads (else it passes every start).
+  bool checks_heads() const { return check_heads_; }
+  /// Stops the head check (for this filter's scan).
+  void stop_checking_heads() { check_heads_ = false; }
   /// Bit j: start t + j passed (a superset of the starts where some pattern occurs); reads
   /// t[0, 48). Only when on().
   std::uint32_t test_32(const std::uint8_t* t) const {
@@ -228,19 +232,24 @@ template <class Block>
 void for_each_start_block(const MultiTables& tables, const std::uint8_t* t, std::uint64_t begin,
                           std::uint64_t end, std::vector<std::uint32_t>& starts, Block&& block) {
   starts.resize(kBlockStarts);
-  const StartFilter filter(tables);
+  StartFilter filter(tables);  // per chunk: the head check may stop
   for (std::uint64_t pos = begin; pos < end; pos += kBlockStarts) {
     const auto span = static_cast<std::uint32_t>(std::min(end - pos, kBlockStarts));
     const std::uint8_t* from = t + pos;
     std::uint32_t count = 0;
     if (filter.on()) {
-      std::uint32_t k = 0;
+      std::uint32_t k = 0, passed = 0;
       for (; k + 32 <= span; k += 32)
-        for (std::uint32_t hits = filter.test_32(from + k); hits; hits &= hits - 1) {
+        for (std::uint32_t hits = filter.test_32(from + k); hits; hits &= hits - 1, ++passed) {
           const std::uint32_t at = k + static_cast<std::uint32_t>(std::countr_zero(hits));
           starts[count] = at;
           count += filter.confirm(from + at);
         }
+      // The head check pays where it rejects most of what the bitmap passes; where most of
+      // that begins a pattern (dense matches: the 1000 most frequent English words, 4.4 % of
+      // starts) it only costs (8 % on the H200 host's Xeon). It stops for the rest of the
+      // chunk after a block where it kept more than half.
+      if (filter.checks_heads() && passed >= 64 && count * 2 > passed) filter.stop_checking_heads();
       for (; k < span; ++k) starts[count++] = k;
     } else {
       for (; count < span; ++count) starts[count] = count;
