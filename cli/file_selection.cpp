@@ -39,6 +39,7 @@ void FileSelectionFlags::apply(SearchPlan& plan) const {
   plan.follow_links = dereference_recursive;
   plan.names = names();
   plan.skip_binary = skip_binary;
+  plan.hide_binary_lines = !text;  // where lines are printed (the commands' line flags decide)
   plan.stream.stdin_name = label;
   plan.no_messages = no_messages;
   if (plan.quiet) return;  // -q wins (grep): no names, exit 0 at the first hit
@@ -83,7 +84,7 @@ void add_file_selection_options(CLI::App* cmd, FileSelectionFlags& flags) {
       ->allow_extra_args(false);
   cmd->add_flag("-I", flags.skip_binary,
                 "Take a binary input (one holding a NUL byte) as one without a match (grep -I)");
-  cmd->add_flag("-a,--text")->description("Search binary inputs as text (always so unless -I: accepted as grep -a)");
+  cmd->add_flag("-a,--text", flags.text, "Print the lines of binary inputs as text (grep -a)");
   cmd->add_flag("-s,--no-messages", flags.no_messages,
                 "No messages about inputs that cannot be opened or read (the exit status is still 2)");
   cmd->add_flag("-Z,--null", flags.null_after_name,
@@ -118,8 +119,10 @@ const char* const kFileSelectionHelp =
     "standard input in output and messages. -I takes a plain input holding a NUL byte (after\n"
     "decompression) as binary, as grep -I: its search stops at the window holding the NUL, whose\n"
     "hits are not reported (a regular file up to 1 GiB is one window: none are), and -c and -L\n"
-    "count it as without a match (-l and -q may have stopped at a hit before it). Without -I\n"
-    "every input is searched as text (-a is accepted and changes nothing); grep's \"binary file\n"
-    "matches\" message is not printed.\n";
+    "count it as without a match (-l and -q may have stopped at a hit before it). Without -I,\n"
+    "where lines are printed (--lines, -n, -v, context; not --json), such an input prints\n"
+    "\"warpmatch: NAME: binary file matches\" on stderr in place of its lines, as grep 3.5 and\n"
+    "later (exit 0; a regular file up to 1 GiB is one window, hidden whole; a stream's windows\n"
+    "before the NUL's print their lines); -a (--text) prints them as text.\n";
 
 }  // namespace warpmatch::cli

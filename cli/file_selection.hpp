@@ -24,6 +24,7 @@ struct FileSelectionFlags {
   bool no_messages = false;          // -s
   bool null_after_name = false;      // -Z
   bool skip_binary = false;          // -I
+  bool text = false;                 // -a: binary inputs' lines printed as text
   std::string label;                 // --label: standard input's name ("": grep's)
   /// --include, --exclude, --exclude-dir as given; their order on the command line (the last
   /// matching rule decides) is read back from the command's parse order.

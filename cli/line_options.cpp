@@ -39,6 +39,9 @@ void LineFlags::apply(SearchPlan& plan, PrintOptions& print, bool json) const {
   const bool lines = prints_lines();
   plan.line_numbers = line_number && !lines;  // --lines numbers its lines itself
   plan.lines = lines;
+  // grep's "binary file matches" where line bytes are printed raw (FileSelectionFlags::apply,
+  // called before, cleared it for -a); JSON escapes them.
+  plan.hide_binary_lines = plan.hide_binary_lines && lines && !json;
   plan.number_lines = line_number || json || has_context();
   plan.invert = invert;
   const std::int64_t around = std::max<std::int64_t>(context, 0);

@@ -327,6 +327,8 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
     const bool prints_lines = !plan_.count && !plan_.quiet && plan_.list_files == ListFiles::off;
     line_selector_.begin_input(prints_lines, input.is_mapped(), plan_.invert, plan_.number_lines,
                                plan_.before_context, plan_.after_context);
+    hide_binary_ = plan_.hide_binary_lines && prints_lines && !fastx && !plan_.skip_binary;
+    binary_from_.reset();
     count_lines_ = plan_.count && !plan_.quiet && plan_.list_files == ListFiles::off && plan_.max_per_input < 0 &&
                    !plan_.context && !bounded();
     line_counter_.begin_input(plan_.invert, plan_.stream.threads > 0 ? plan_.stream.threads : hardware_threads());
@@ -363,6 +365,8 @@ void Searcher::search_input(io::TextStream& input, const WindowScanner& scanner)
           found_binary();
           break;
         }
+        // grep's buffers, here windows: a file up to 1 GiB is one, hidden whole.
+        if (hide_binary_ && !binary_from_ && holds_nul(batch[i])) binary_from_ = batch[i].offset;
         take_window(batch[i++], input, scanner, progress, junction);
       }
     }
@@ -960,7 +964,7 @@ void Searcher::deliver_lines(std::string_view path) {
   // and printed on all threads (each part into a capturing sink, handed on in order).
   LineSelector::Parts parts;
   const bool in_parts = plan_.max_per_input < 0 && !plan_.count &&
-                        !plan_.quiet && plan_.list_files == ListFiles::off;
+                        !plan_.quiet && plan_.list_files == ListFiles::off && !binary_from_;
   if (in_parts && (parts.pool = print_parts())) {
     parts.emit = [&](std::size_t p, const SelectedLine& found) {
       SelectedLine line = found;
@@ -976,6 +980,14 @@ void Searcher::deliver_lines(std::string_view path) {
     parts.printed_through = [&](std::uint64_t number) { last_printed_line_ = number; };
   }
   const bool more = line_selector_.end_window([&](const SelectedLine& found) {
+    // A binary input's lines from its first NUL's line on: the first selected one ends it
+    // with grep's note (hide_binary_lines); context lines there are not printed.
+    if (binary_from_ && found.offset + found.text.size() >= *binary_from_) {
+      if (found.context) return true;
+      take_selected();
+      message(fmt::format("warpmatch: {}: binary file matches\n", path));
+      return false;
+    }
     if (plan_.context) {
       // A group that does not continue the last printed line (of this input) is set apart.
       const bool continues = last_printed_line_ > 0 && found.number == last_printed_line_ + 1;
@@ -1017,6 +1029,15 @@ void Searcher::finish_input(const std::string& name, bool failed) {
   if (listed) sink_.input_listed(name);
   input_matches_ = 0;
   stop_input_ = false;
+}
+
+void Searcher::message(const std::string& text) {
+  if (error_lines_) {  // a file searched ahead: told in its turn
+    *error_lines_ += text;
+    return;
+  }
+  sink_.flush();  // after the lines printed before it
+  std::fputs(text.c_str(), stderr);
 }
 
 void Searcher::report_error(const std::string& path, const std::exception& error) const {

@@ -69,6 +69,11 @@ struct SearchPlan {
   /// -I: a plain input holding a NUL byte (decompressed) is binary: its search stops at the
   /// window holding it, unsearched, and -c and -L take it as without a match (grep -I).
   bool skip_binary = false;
+  /// grep's default for a plain input holding a NUL byte where lines are printed as text
+  /// (`lines`, not --json, -c, -q, -l, -L; not -a): the lines before the first NUL's line are
+  /// printed, and the first line selected from it on ends the input's search with the note
+  /// "warpmatch: NAME: binary file matches" on stderr (grep 3.5 and later) in their place.
+  bool hide_binary_lines = false;
   io::StreamOptions stream;
   Ownership owns = Ownership::starts;
   /// Runs of short whole records (reads) scanned as one text (RecordsTogether); unset: each
@@ -338,6 +343,9 @@ class Searcher {
                            const std::function<void(std::size_t, std::size_t)>& form);
   /// -I: the current input is binary (SearchPlan::skip_binary).
   void found_binary();
+  /// A line (its "warpmatch: " and '\n' included) on stderr, after the output printed
+  /// before it; a file searched ahead tells it in its turn.
+  void message(const std::string& text);
   /// SearchPlan::leftmost_longest: whether `start`/`end` (record coordinates) of record
   /// `record` replaces the pending pick (a longer hit at its start), is the next pick (the
   /// pending one is then final: `settle` set), or is not printed.
@@ -372,6 +380,8 @@ class Searcher {
   std::uint64_t input_matches_ = 0;
   bool input_open_ = false;
   bool stop_input_ = false;  // -m reached (or -l / -L decided) for the current input
+  bool hide_binary_ = false;  // SearchPlan::hide_binary_lines applies to the current input
+  std::optional<std::uint64_t> binary_from_;  // then: the input offset of the window holding its first NUL
   bool stop_all_ = false;    // -q saw a hit
   /// -w: the byte of the record just before the current window's data (when its offset > 0),
   /// taken from the record's previous window.

@@ -572,6 +572,43 @@ TEST_F(CliFiles, BinaryInputsSkippedWithMinusIAsGrepSkipsThem) {
   EXPECT_EQ(grep({"-I", "-c", "needle", "late.txt"}).out, "0\n");
 }
 
+TEST_F(CliFiles, BinaryInputsPrintGrepsBinaryFileMatches) {
+  // Where lines are printed, a plain input holding a NUL prints grep's note on stderr
+  // instead of its lines (grep 3.8: "grep: NAME: binary file matches"), exit 0; -a prints
+  // them, -c and -l count and list as for text. A file up to 1 GiB is one window: hidden whole.
+  file("text.txt", "needle one\nhay\n");
+  file("bin.dat", std::string("ELF\0\0needle\nneedle two\n", 23));
+  file("bin-none.dat", std::string("\0hay\n", 5));
+  file("late-nul.txt", "needle\n" + std::string(70000, 'x') + "\n" + std::string("\0\n", 2));
+  const std::vector<std::string> inputs = {"text.txt", "bin.dat", "bin-none.dat", "late-nul.txt"};
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"needle"}, {"-n", "needle"}, {"-C", "1", "needle"}, {"-a", "needle"}, {"-c", "needle"}, {"-l", "needle"}}) {
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    const auto [got, want, what] = find_and_grep(args);
+    std::string want_err = want.err;
+    for (const std::string name : {"/usr/bin/grep: ", "grep: "})  // grep names itself as run
+      for (std::size_t at; (at = want_err.find(name)) != std::string::npos;) want_err.replace(at, name.size(), "warpmatch: ");
+    EXPECT_EQ(got.out, want.out) << what;
+    EXPECT_EQ(got.err, want_err) << what;
+    EXPECT_EQ(got.status, want.status) << what;
+  }
+  EXPECT_EQ(wm({"find", "--lines", "needle", "bin.dat"}).status, 0);
+  EXPECT_EQ(wm({"find", "--lines", "hay", "bin-none.dat"}).err, "warpmatch: bin-none.dat: binary file matches\n");
+  // A stream: the windows before the NUL's print their lines (grep: its buffers before it).
+  std::string late = "needle\n";
+  while (late.size() < (std::size_t{3} << 20)) late += std::string(99, 'x') + "\n";
+  late += std::string("\0needle\n", 8);
+  file("late.txt", late);
+  const CliResult streamed = shell("cat late.txt | \"$WM\" find --window 1M --lines needle");
+  EXPECT_EQ(streamed.out, "needle\n");
+  EXPECT_EQ(streamed.err, "warpmatch: (standard input): binary file matches\n");
+  EXPECT_EQ(streamed.status, 0);
+  // JSON escapes the bytes: the lines are printed; so are -o's hits.
+  EXPECT_NE(wm({"find", "--json", "--lines", "needle", "bin.dat"}).out.find("needle two"), std::string::npos);
+  EXPECT_EQ(wm({"find", "-o", "needle", "bin.dat"}).out, "needle\nneedle\n");
+  EXPECT_EQ(wm({"approx", "-k", "0", "--lines", "needle", "bin.dat"}).err, "warpmatch: bin.dat: binary file matches\n");
+}
+
 TEST_F(CliFiles, DereferenceRecursiveFollowsLinksAsGrepR) {
   make_tree();  // t/link.txt -> ../outside.txt, t/dirlink -> sub: followed by -R, not by -r
   fs::create_directory_symlink("..", dir_ / "t/sub/up");  // a loop: t/sub/up is t

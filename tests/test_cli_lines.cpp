@@ -121,6 +121,20 @@ class CliLines : public warpmatch_test::CliTest {
  protected:
   CliLines() : CliTest("warpmatch_cli_lines_") {}
 
+  // find and approx read every input as text, as the grep oracle's -a: the random texts hold
+  // NUL bytes, and without -a their lines would give way to grep's binary note (tested in
+  // CliFiles.BinaryInputsPrintGrepsBinaryFileMatches).
+  static std::vector<std::string> as_text(std::vector<std::string> args) {
+    if (!args.empty() && (args[0] == "find" || args[0] == "approx")) args.insert(args.begin() + 1, "-a");
+    return args;
+  }
+  CliResult run(const std::vector<std::string>& args, std::string_view stdin_data = {}) {
+    return CliTest::run(as_text(args), stdin_data);
+  }
+  CliResult piped(const std::string& path, const std::vector<std::string>& args) {
+    return CliTest::piped(path, as_text(args));
+  }
+
   // GNU grep -a -F (binary bytes as text, fixed strings) in the C locale.
   CliResult grep(std::vector<std::string> args) {
     args.insert(args.begin(), {"-a", "-F"});
