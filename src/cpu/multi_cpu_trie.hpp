@@ -64,11 +64,16 @@ struct MultiTrie {
   }
 };
 
-/// The head check's bit of a start whose (folded) 8 bytes are `word`, for patterns whose
-/// first `length` (1..8) bytes are its key.
+/// The head check's bit (of 2^bits, bits <= 32) of a start whose (folded) 8 bytes are `word`,
+/// for patterns whose first `length` (1..8) bytes are its key: prefix_hash8's two 32-bit
+/// multiplies over the key's halves with the length mixed in, as cheap in AVX2 lanes (the
+/// scan tests 8 starts at a time, src/cpu/multi_cpu.cpp).
+constexpr std::uint32_t kHeadLengthMix = 0x27D4EB2Fu;
 inline std::uint32_t head_hash(std::uint64_t word, int length, int bits) {
-  const std::uint64_t key = (word & core::low_bytes_mask(length)) + static_cast<std::uint64_t>(length) * 0x51ED27ull;
-  return static_cast<std::uint32_t>(core::prefix_hash(key) >> (64 - bits));
+  const std::uint64_t key = word & core::low_bytes_mask(length);
+  const auto lo = static_cast<std::uint32_t>(key), hi = static_cast<std::uint32_t>(key >> 32);
+  return ((lo * core::kPrefixHash4Multiplier ^ hi ^ static_cast<std::uint32_t>(length) * kHeadLengthMix) *
+          core::kPrefixHash8Multiplier) >> (32 - bits);
 }
 
 /// Whether some pattern may start at q (reads q[0, 8)): false only where none does.
