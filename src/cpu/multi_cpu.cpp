@@ -3,10 +3,11 @@
 // fast: where the CPU has AVX2, the prefix index's 4-byte bitmap (with the short gate when
 // the set has patterns shorter than 4; its 8-byte scan bitmap instead for DNA-like sets,
 // core::PrefixIndex::key8, and its long-key bitmap for large sets of long patterns,
-// core::PrefixIndex::long_key) tests 32 starts at a time (shuffle, multiply, gather); every
-// start that passes (every start without AVX2) is resolved exactly by walking the pattern
-// trie (multi_cpu_trie.hpp), at a cost of about the length of the pattern prefix found
-// there. Counting walks a block of starts level by level without text-dependent branches;
+// core::PrefixIndex::long_key) tests 32 starts at a time (shuffle, multiply, gather); the
+// starts that pass are left-packed without a branch per start and, behind the 4-byte key,
+// given the trie's head check 8 at a time (StartFilter); every start left (every start
+// without AVX2) is resolved exactly by walking the pattern trie (multi_cpu_trie.hpp), at a
+// cost of about the length of the pattern prefix found there. Counting walks a block of starts level by level without text-dependent branches;
 // delivering matches in order walks start by start. Chunks of the text run on
 // core::parallel_for; matches are delivered in order chunk by chunk.
 // mbndm: seed paper 002's baseline (Navarro & Raffinot's multiple BNDM): per pattern subset,
