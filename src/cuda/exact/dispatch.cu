@@ -2,8 +2,9 @@
 // device in overlapping chunks, orders hits and hands them to the sink; benchmark entries.
 //
 // Pipeline (see exact_scan below): chunks from core::plan_chunks overlap by m - 1 bytes, so
-// each start position is owned by exactly one chunk. Two slots (stream + device buffers +
-// pinned staging) alternate, so chunk i+1's copy runs while chunk i is searched. Counting
+// each start position is owned by exactly one chunk. Two slots (stream + device buffers)
+// alternate, so chunk i+1's copy (pageable text through the device's upload ring) runs while
+// chunk i is searched. Counting
 // never waits on the host until the end. Reporting counts each chunk first (per-segment
 // counts, then a CUB scan: exact output offsets), then writes the hits in ascending order
 // (fast) or appends and sorts them (bf), copies them back and calls the sink from this
@@ -34,7 +35,6 @@ using detail::DeviceBuffer;
 using detail::DeviceGuard;
 using detail::Event;
 using detail::PinnedBuffer;
-using detail::StagingBuffer;
 using detail::Stream;
 using detail::copies_directly;
 using detail::median;
@@ -177,7 +177,7 @@ class ExactKernels {
 /// overlaps chunk i's search.
 struct Slot {
   explicit Slot(int d)
-      : stream(d), h2d_done(d, false), counted(d, false), text(d), staging(d), scratch(d),
+      : stream(d), counted(d, false), text(d), scratch(d),
         seg_counts(d), seg_offsets(d), hits(d), sorted(d), sort_temp(d), cursor(d),
         bf_total(d), host_total32(d), host_total64(d), host_hits(d) {}
   Slot(Slot&&) = default;
@@ -185,10 +185,8 @@ struct Slot {
     if (stream.get()) cudaStreamSynchronize(stream.get());
   }
   Stream stream;
-  Event h2d_done;  // the chunk's text has left the staging buffer
   Event counted;   // reporting: the chunk's hit count is on the host
   DeviceBuffer<std::uint8_t> text;
-  StagingBuffer staging;
   CountScratch scratch;
   // Reporting only.
   DeviceBuffer<std::uint32_t> seg_counts, seg_offsets;  // fast: per segment; offsets[0] = 0
@@ -201,7 +199,6 @@ struct Slot {
   PinnedBuffer<std::uint32_t> host_hits;
   core::Chunk chunk;
   std::uint64_t npos = 0;
-  bool staging_used = false;
 };
 
 /// What a scan needs besides the pattern: created by the first scan that finds none free,
@@ -247,7 +244,7 @@ class ExactPipeline {
         chunk_totals_(scratch.chunk_totals) {
     // A host buffer that is already page-locked (cudaMallocHost / cudaHostRegister) or text
     // in device memory (DeviceSpan) is copied from directly; anything else goes through
-    // pinned staging buffers.
+    // the upload ring.
     direct_ = copies_directly(text.data()) && copies_directly(text.data() + text.size() - 1);
     plan(choose_chunk_bytes());
   }
@@ -259,11 +256,10 @@ class ExactPipeline {
     const std::uint64_t buffer = round_up(chunk_ + m_ - 1, 16) + kTextPadding;
     for (std::size_t i = 0; i < used_; ++i) {
       Slot& s = slots_[i];
-      s.staging_used = false;
       // The kernels load whole vectors past a chunk's end (masked).
       s.text.zero_on_growth(s.stream.get());
       s.text.reserve(buffer);
-      if (!direct_) s.staging.reserve(chunk_ + m_ - 1);
+      if (!direct_) detail::prepare_upload_ring(device_);
       kernels_.prepare(s.scratch);
       if (!count_only_) prepare_report(s);
     }
@@ -327,7 +323,7 @@ class ExactPipeline {
     std::uint64_t c = exact_chunk_override();
     const bool forced = c != 0;
     if (!forced)
-      c = !direct_ ? ExactPolicy::staged_chunk
+      c = !direct_ ? (count_only_ ? ExactPolicy::staged_count_chunk : ExactPolicy::staged_chunk)
                    : (count_only_ ? ExactPolicy::direct_chunk : ExactPolicy::report_chunk);
     // Device bytes per owned text byte and slot: the text, plus when reporting a worst case
     // of one 32-bit hit per position (bf: twice, for the sort, plus its temporary storage).
@@ -374,15 +370,10 @@ class ExactPipeline {
     s.chunk = c;
     s.npos = positions_in(c, m_);
     const std::uint8_t* src = text_.data() + c.begin;
-    if (!direct_) {
-      if (s.staging_used) s.h2d_done.synchronize();  // previous copy out of this buffer done
-      parallel_copy(s.staging.get(), src, len);
-      src = s.staging.get();
-      s.staging_used = true;
-    }
-    // Default: host-to-device, or device-to-device for device-resident text.
-    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len, cudaMemcpyDefault, st));
-    s.h2d_done.record(st);
+    // Pageable host text through the upload ring; otherwise host-to-device from pinned
+    // memory, or device-to-device for device-resident text.
+    if (direct_) WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len, cudaMemcpyDefault, st));
+    else detail::upload_pageable(device_, s.text.get(), src, len, st);
     const std::uint64_t text_vecs = s.text.size() / 16;
 
     if (count_only_) {

@@ -16,9 +16,10 @@ struct ExactPolicy {
   // Host text already pinned: DMA straight from it; big chunks amortise per-chunk launches
   // (256 MiB is ~4.6 ms of PCIe at 55 GB/s against ~0.1 ms of kernel).
   static constexpr std::uint64_t direct_chunk = 256 * kMiB;
-  // Pageable text: each slot pins a staging buffer of this size per call (pinning costs
-  // about as much per byte as copying), so keep it moderate.
-  static constexpr std::uint64_t staged_chunk = 64 * kMiB;  // was 32: 16 copy threads per chunk
+  // Pageable text (through the upload ring). Counting: large chunks, so the ring's lanes
+  // stream on without a break at every chunk's end; reporting: bounds the hit buffers.
+  static constexpr std::uint64_t staged_count_chunk = 256 * kMiB;
+  static constexpr std::uint64_t staged_chunk = 64 * kMiB;
   // Reporting from pinned text: bounds the hit buffers (a flood gives one 4-byte hit per
   // text byte).
   static constexpr std::uint64_t report_chunk = 64 * kMiB;

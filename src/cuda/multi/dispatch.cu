@@ -25,7 +25,6 @@ using detail::DeviceBuffer;
 using detail::DeviceGuard;
 using detail::Event;
 using detail::PinnedBuffer;
-using detail::StagingBuffer;
 using detail::Stream;
 using detail::copies_directly;
 using detail::median;
@@ -51,11 +50,10 @@ DeviceBuffer<T> upload(const std::vector<T>& host, int device, std::uint64_t& to
 // overlaps the kernel and the result handling of the other.
 struct Slot {
   explicit Slot(int device)
-      : stream(device), text(device), staging(device), counter(device), host_counter(device),
+      : stream(device), text(device), counter(device), host_counter(device),
         hits(device), sorted(device), sort_temp(device), host_hits(device) {}
   Stream stream;
   DeviceBuffer<std::uint8_t> text;
-  StagingBuffer staging;  // from the process-wide cache: reused by the next scan
   DeviceBuffer<unsigned long long> counter;
   PinnedBuffer<unsigned long long> host_counter;
   DeviceBuffer<std::uint64_t> hits, sorted;
@@ -528,11 +526,11 @@ class MultiPipeline {
       // Kernels read whole words past a chunk's end (masked).
       s.text.zero_on_growth(s.stream.get());
       s.text.reserve(buffer);
-      if (!direct_) s.staging.reserve(buffer);
       s.counter.reserve(1);
       s.host_counter.reserve(1);
       if (!count_only_ && s.capacity < hit_capacity) grow(s, hit_capacity);
     }
+    if (!direct_) detail::prepare_upload_ring(device_);
   }
 
   /// After allocate() ran out of device memory: plans chunks half as large, down to
@@ -582,13 +580,11 @@ class MultiPipeline {
     s.chunk = c;
     const std::uint64_t len = c.read_end - c.begin;
     const std::uint8_t* src = text_.data() + c.begin;
-    if (!direct_) {
-      parallel_copy(s.staging.get(), src, len);  // the slot's previous copy has completed
-      src = s.staging.get();
-    }
     const cudaStream_t st = s.stream.get();
-    // Default: host-to-device, or device-to-device for device-resident text.
-    WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len, cudaMemcpyDefault, st));
+    // Pageable host text through the upload ring; otherwise host-to-device from pinned memory,
+    // or device-to-device for device-resident text.
+    if (direct_) WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.text.get(), src, len, cudaMemcpyDefault, st));
+    else detail::upload_pageable(device_, s.text.get(), src, len, st);
     WARPMATCH_CUDA_CHECK(device_, cudaMemsetAsync(s.counter.get(), 0, sizeof(unsigned long long), st));
     t_.launch_chunk(s.text.get(), c.owned_end - c.begin, len, output(s), st);
     WARPMATCH_CUDA_CHECK(device_, cudaMemcpyAsync(s.host_counter.get(), s.counter.get(),

@@ -361,6 +361,15 @@ inline void wait_for_uploads(int device) { WARPMATCH_CUDA_CHECK(device, cudaStre
 /// ~10 GB/s, short of what PCIe takes.
 void parallel_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n);
 
+/// dst[0, n) = src[0, n) on `stream`'s device, in `stream`'s order, for pageable host memory
+/// (a mapped file's pages, a vector): lanes on the host pool copy 4 MiB pieces into small
+/// pinned slots of their own and DMA each at once on their own streams, and `stream` waits for
+/// them. Returns once every piece is in pinned memory (the DMAs may still run); the slots are
+/// reused only after their DMA. One ring per device, made at its first use.
+void upload_pageable(int device, std::uint8_t* dst, const std::uint8_t* src, std::size_t n, cudaStream_t stream);
+/// Makes the device's upload ring now (its pinned slots: ~40 ms), not in the first upload.
+void prepare_upload_ring(int device);
+
 /// Whether `p` is page-locked (or managed) host memory, which the GPU copies from directly.
 bool is_pinned(const void* p);
 /// Whether cudaMemcpyAsync(cudaMemcpyDefault) reads `p` without a staging copy: page-locked
@@ -370,41 +379,24 @@ bool copies_directly(const void* p);
 bool is_device_memory(const void* p);
 
 /// Copies text to device memory on a stream, whatever memory it is in: pageable host text
-/// (the API's and the CLI's) is first copied into pinned staging on all cores, and the DMA
-/// then runs at the bus's speed (a pageable cudaMemcpy of each 8 MiB segment held most of the
-/// API's 62 ms for 1000 guides over 256 MiB, whose search takes 12 ms; H200, bench scaling);
-/// pinned host memory, device memory (a DeviceSpan's) and a peer's go directly. The staging
-/// buffer is refilled only once the copy before has left it. Every GPU approx path loads its
-/// text through one of these.
+/// (the API's and the CLI's) goes through the upload ring (upload_pageable), pinned host
+/// memory, device memory (a DeviceSpan's) and a peer's directly. Every GPU approx path loads
+/// its text through one of these.
 class TextUpload {
  public:
-  explicit TextUpload(int device) : device_(device), staging_(device), drained_(device, false) {}
-  ~TextUpload() {
-    if (in_flight_) cudaEventSynchronize(drained_.get());  // never unpin under a running DMA
-  }
-  TextUpload(const TextUpload&) = delete;
-  TextUpload& operator=(const TextUpload&) = delete;
+  explicit TextUpload(int device) : device_(device) {}
 
-  /// Sizes the staging for copies of up to `bytes` (ahead of a pipeline: no pinning in it).
-  void reserve(std::size_t bytes, const std::uint8_t* like) {
-    if (!copies_directly(like)) {
-      drain();
-      staging_.reserve(bytes);
-    }
+  /// Makes the device's upload ring ahead of a pipeline (no pinning in it) when text like
+  /// `like` needs it.
+  void reserve(std::size_t, const std::uint8_t* like) {
+    if (!copies_directly(like)) prepare_upload_ring(device_);
   }
-  /// to[0, bytes) = from[0, bytes), in `stream`'s order; the host returns once the staging
-  /// copy (if any) is done, before the DMA is.
+  /// to[0, bytes) = from[0, bytes), in `stream`'s order; the host returns once the text is in
+  /// pinned memory or on its way, before the DMA is done.
   void copy(std::uint8_t* to, const std::uint8_t* from, std::size_t bytes, cudaStream_t stream);
 
  private:
-  void drain() {
-    if (in_flight_) drained_.synchronize();
-    in_flight_ = false;
-  }
   int device_;
-  StagingBuffer staging_;
-  Event drained_;  // recorded after the last DMA out of staging_
-  bool in_flight_ = false;
 };
 
 /// Median of timings (0 for none; the mean of the middle two for an even count).
