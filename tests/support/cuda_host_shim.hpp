@@ -71,11 +71,7 @@ struct Barrier {
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
-// Under AddressSanitizer the ucontext path stays (AddressSanitizer follows swapcontext): the
-// fiber-annotated stack switch below measured 3.5x faster under the fuzz preset (clang) but has
-// not been through the GCC AddressSanitizer suite of CI (the `debug` preset); it is kept for
-// that run (drop `&& !defined(WARPMATCH_EMU_ASAN)` once it has passed there).
-#if defined(__x86_64__) && !defined(WARPMATCH_EMU_ASAN)
+#if defined(__x86_64__)
 // x86-64: a plain stack switch (callee-saved registers, then rsp). glibc's swapcontext makes
 // a sigprocmask system call per switch, which made barriers of 1024 threads dominate; under
 // AddressSanitizer its swapcontext interceptor also cleared the shadow of the whole 256 KiB
@@ -147,7 +143,7 @@ inline void context_started(Context& from) {
 #endif
 }
 #else
-// Elsewhere, and under AddressSanitizer: ucontext (AddressSanitizer follows swapcontext).
+// Elsewhere: ucontext (AddressSanitizer follows swapcontext, clearing the target stack's shadow).
 struct Context {
   ucontext_t uc{};
 };
