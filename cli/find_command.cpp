@@ -3,8 +3,10 @@
 // resolves them once (matcher, plan, printer) and hands the inputs to the searcher
 // (cli/searcher.hpp), which prints through the printer (cli/printer/). One FindScanner serves
 // both matchers (ExactMatcher, MultiMatcher).
+#include <chrono>
 #include <cstdio>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <span>
@@ -16,6 +18,7 @@
 #include "api/tuning_hooks.hpp"
 #include "commands.hpp"
 #include "file_selection.hpp"
+#include "hybrid_count.hpp"
 #include "io/input.hpp"
 #include "job_estimate.hpp"
 #include "line_options.hpp"
@@ -145,19 +148,24 @@ class FindScanner : public WindowScanner {
 // pattern_ids maps the matcher's pattern index to the one printed (multi only).
 // compile_cpu (--backend auto): the matcher the search goes on with when the GPU runs out of
 // memory; empty otherwise.
+// gpu_pending (--backend auto, -c, the GPU chosen): `matcher` is the CPU's, and the GPU's is
+// being compiled on a thread of its own (null when it could not be): both count at once
+// (HybridCountScanner).
 template <class Matcher>
 int search(const FindFlags& flags, const Matcher& matcher, const std::string& backend_reason,
            std::vector<std::uint64_t> pattern_ids, PatternLabels labels,
-           const std::function<Matcher()>& compile_cpu) {
+           const std::function<Matcher()>& compile_cpu,
+           const std::shared_future<std::shared_ptr<const Matcher>>* gpu_pending = nullptr) {
+  const Backend scans_with = gpu_pending ? Backend::cuda : matcher.backend();
   SearchPlan plan;
   plan.inputs = flags.files;
   plan.stream.format = io::parse_format(flags.format);
   plan.stream.overlap = longest_pattern(matcher) - 1;
   plan.stream.threads = flags.threads;
-  plan.stream.window_bytes = window_bytes_for(flags.window, matcher.backend());
+  plan.stream.window_bytes = window_bytes_for(flags.window, scans_with);
   // The GPU pipelines stream host text in chunks of their own and set up their pinned
   // staging per scan: a mapped file is one scan for them (a window per GiB is the CPU's).
-  plan.stream.mapped_window_bytes = matcher.backend() == Backend::cuda ? kMappedWindowBytesCuda : kMappedWindowBytes;
+  plan.stream.mapped_window_bytes = scans_with == Backend::cuda ? kMappedWindowBytesCuda : kMappedWindowBytes;
   plan.owns = Ownership::starts;
   plan.records_together = RecordsTogether{};  // an exact occurrence within a record is the record's
   // Runs of reads scanned on all the CPU's threads at once (the matcher is shared).
@@ -209,10 +217,21 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
   const std::unique_ptr<Sink> printer =
       flags.seq.make_hit_printer(plan, flags.json, flags.line_buffered, std::move(print));
 
+  HybridCountScanner::Split split;
   Searcher::Summarize summarize;
   if ((flags.json && !flags.quiet) || flags.stats) {
     summarize = [&](SearchSummary& s) {
       s.engine = engine_of(matcher, backend_reason);
+      if (gpu_pending) {
+        // Not waited for: inputs too small to share leave the GPU unused.
+        const std::shared_ptr<const Matcher> gpu =
+            gpu_pending->wait_for(std::chrono::seconds(0)) == std::future_status::ready ? gpu_pending->get() : nullptr;
+        s.engine.backend = gpu ? "hybrid" : s.engine.backend;
+        if (gpu) s.engine.algorithm += "+" + gpu->algorithm(), s.engine.device += " + " + gpu->device_label();
+        s.stats_more.push_back(fmt::format("counted on both backends at once: {} bytes on the CPU, {} on the GPU{}",
+                                           split.cpu_bytes.load(), split.gpu_bytes.load(),
+                                           gpu ? "" : " (the GPU was not used)"));
+      }
       s.stats_found = fmt::format("{} matches", s.totals.matches);
       s.rate_unit = "GB/s";
       if constexpr (kIsMulti<Matcher>) {
@@ -232,6 +251,21 @@ int search(const FindFlags& flags, const Matcher& matcher, const std::string& ba
     };
   }
   Searcher searcher(std::move(plan), *printer);
+  if (gpu_pending) {
+    // The GPU's scanner once its matcher is made (on the first get(), by whichever side asks
+    // first); out of device memory outside -c's counts, the CPU's goes on (CpuFallbackScanner).
+    const FindScanner<Matcher> cpu(matcher);
+    std::optional<FindScanner<Matcher>> gpu;
+    std::optional<CpuFallbackScanner> gpu_or_cpu;
+    const std::shared_future<const WindowScanner*> gpu_scanner =
+        std::async(std::launch::deferred, [&]() -> const WindowScanner* {
+          const std::shared_ptr<const Matcher>& made = gpu_pending->get();
+          if (!made) return nullptr;
+          return &gpu_or_cpu.emplace(gpu.emplace(*made), [&]() -> const WindowScanner& { return cpu; });
+        }).share();
+    const HybridCountScanner hybrid(cpu, gpu_scanner, longest_pattern(matcher) - 1, split, note_cpu_fallback);
+    return searcher.run(hybrid, summarize, flags.stats);
+  }
   return run_with_cpu_fallback<FindScanner<Matcher>>(searcher, matcher, compile_cpu, summarize, flags.stats);
 }
 
@@ -319,6 +353,14 @@ int gather_patterns(const FindFlags& flags, std::vector<std::string>& patterns,
   return 0;
 }
 
+// -c alone (no -m, -q, -l, -L, -w, -x, --lines, --circular): the searcher only counts each
+// window's matches (Searcher::search_window), which both backends can share.
+bool counts_only(const FindFlags& flags) {
+  return flags.count && flags.max_count < 0 && !flags.quiet && !flags.word && !flags.line_regexp &&
+         !flags.selection.files_with_matches && !flags.selection.files_without_match &&
+         !flags.lines.prints_lines() && !flags.seq.circular;
+}
+
 int run_multi(const FindFlags& flags) {
   std::vector<std::string> patterns;
   std::vector<std::uint64_t> ids;
@@ -344,6 +386,24 @@ int run_multi(const FindFlags& flags) {
   options.iupac = flags.seq.iupac;
   const auto compile = [&](const MultiOptions& o) { return tuning_hooks::compile_multi(patterns, o, flags.mbndm); };
   const bool automatic = flags.backend == "auto";
+  if (automatic && options.backend == Backend::cuda && counts_only(flags)) {
+    // -c: the CPU counts while CUDA starts (HybridCountScanner). The GPU's matcher is compiled
+    // by the first window large enough to share, on its GPU side's thread (deferred: a search
+    // of small inputs never starts CUDA).
+    const MultiMatcher cpu = compile(on_cpu(options));
+    const std::shared_future<std::shared_ptr<const MultiMatcher>> gpu =
+        std::async(std::launch::deferred, [&]() -> std::shared_ptr<const MultiMatcher> {
+          try {
+            return std::make_shared<const MultiMatcher>(compile(options));
+          } catch (const DeviceOutOfMemory& e) {
+            note_cpu_fallback(e);
+          } catch (const Error&) {  // no usable GPU after all: the CPU counts alone
+          }
+          return nullptr;
+        }).share();
+    return search(flags, cpu, choice.reason + "; -c counted on the CPU and the GPU at once", std::move(ids),
+                  std::move(labels), {}, &gpu);
+  }
   const MultiMatcher matcher = compile_with_fallback(options, automatic, compile);
   return search(flags, matcher, choice.reason, std::move(ids), std::move(labels),
                 cpu_fallback(options, automatic, compile));

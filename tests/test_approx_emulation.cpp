@@ -27,11 +27,21 @@ Bytes random_bytes(std::mt19937_64& rng, std::size_t n, int alphabet) {
 
 }  // namespace
 
+// Built with AddressSanitizer (the `debug` preset of CI's second pass): the largest pattern is
+// left out there (its cases took 4 of that suite's 17 minutes on the 2-core CI machine); the
+// default build runs it.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr std::size_t kLargestPattern = 8200;
+#else
+constexpr std::size_t kLargestPattern = 16400;
+#endif
+
 TEST(ApproxKernelEmulation, MyersLanePipelineEqualsReferenceForAllWordLayouts) {
   std::mt19937_64 rng(1234);
   // Word counts 1, 2, 3 (group 4), 16, 32, 33, 65, 257 and 513: every template instance
   // Q = 1 ... 32 of the kernel, groups of 1 to 32 lanes.
   for (const std::size_t m : {1, 5, 31, 32, 33, 64, 65, 96, 127, 1024, 1025, 2080, 8200, 16400}) {
+    if (m > kLargestPattern) continue;
     for (const int alphabet : {2, 4}) {
       if (m > 4000 && alphabet != 2) continue;
       core::ApproxPattern p;

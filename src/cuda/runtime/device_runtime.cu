@@ -24,10 +24,13 @@ namespace {
 
 // The runtime reads CUDA_VISIBLE_DEVICES once, so the device list cannot change while the
 // process runs; cudaGetDeviceProperties is slow enough to be worth querying only once.
+std::atomic<bool> started{false};
+
 const std::vector<DeviceInfo>& device_list() {
   static std::once_flag once;
   static std::vector<DeviceInfo> list;
   std::call_once(once, [] {
+    started = true;
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
       cudaGetLastError();  // no driver / no GPU: not an error for discovery
@@ -61,6 +64,7 @@ const std::vector<DeviceInfo>& device_list() {
 }  // namespace
 
 bool compiled() { return true; }
+bool runtime_started() { return started; }
 
 std::string runtime_version() {
   int v = 0;

@@ -18,6 +18,10 @@ bool compiled();
 std::string runtime_version();
 /// GPUs visible to the runtime; never throws (empty on any failure).
 std::vector<DeviceInfo> devices();
+/// Whether this process has started CUDA (read its device list, which every GPU path does
+/// first). The CLI then ends with _Exit after flushing its output: CUDA's own teardown of a
+/// context at exit took ~0.1 s of a run's wall time on the H200.
+bool runtime_started();
 /// Every ordered pair of distinct GPUs and how they are linked (device_links.cu); never
 /// throws (empty with fewer than two GPUs or without CUDA).
 std::vector<DeviceLink> device_links();

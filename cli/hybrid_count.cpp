@@ -1,0 +1,130 @@
+#include "hybrid_count.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+namespace warpmatch::cli {
+
+namespace {
+// Pieces of a window counted by each side: the CPU's on all its threads at once, a sixteenth
+// of the window from 16 to 256 MiB; the GPU's a quarter from 64 to 512 MiB (several of its
+// pipeline's chunks). Windows smaller than kHybridFrom are the CPU's alone.
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+constexpr std::uint64_t kHybridFrom = 64 * kMiB;
+std::uint64_t cpu_piece(std::uint64_t owned) { return std::clamp(owned / 16, 16 * kMiB, 256 * kMiB); }
+std::uint64_t gpu_piece(std::uint64_t owned) { return std::clamp(owned / 4, 64 * kMiB, 512 * kMiB); }
+
+// Starts [begin, end) of window `w` as a window of their own, with the bytes after them that
+// their matches may read.
+io::TextWindow piece_of(const io::TextWindow& w, std::uint64_t begin, std::uint64_t end, std::uint64_t overlap) {
+  io::TextWindow p = w;
+  const std::uint64_t read_end = std::min<std::uint64_t>(w.data.size(), end + overlap);
+  p.data = w.data.subspan(begin, read_end - begin);
+  p.offset = w.offset + begin;
+  p.owned = end - begin;
+  p.first = w.first && begin == 0;
+  p.last = w.last && end == w.owned;
+  return p;
+}
+// Maps the pages of a file mapping's range now (MADV_POPULATE_READ, Linux 5.14; a no-op for
+// memory already mapped, refused by older kernels).
+void populate(ByteSpan data) {
+#ifdef MADV_POPULATE_READ
+  constexpr std::uintptr_t kPage = 4096;
+  const auto lo = reinterpret_cast<std::uintptr_t>(data.data()) & ~(kPage - 1);
+  const auto hi = (reinterpret_cast<std::uintptr_t>(data.data()) + data.size() + kPage - 1) & ~(kPage - 1);
+  if (hi > lo) ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_READ);
+#else
+  (void)data;
+#endif
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> HybridCountScanner::count(const io::TextWindow& w, std::span<std::uint64_t> per_pattern) const {
+  if (w.owned < kHybridFrom || gpu_failed_) {
+    split_.cpu_bytes += w.owned;
+    return cpu_.count(w, per_pattern);
+  }
+  std::mutex mutex;
+  std::uint64_t front = 0, back = w.owned;                       // the CPU takes from front, the GPU from back
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> left_over;  // pieces the GPU could not count
+  std::vector<std::uint64_t> gpu_counts(per_pattern.size(), 0);
+  std::uint64_t gpu_found = 0;
+  std::exception_ptr gpu_error;
+  std::atomic<bool> gpu_counting{false};
+  // The window's pages mapped before CUDA starts: its start-up holds the process's memory map
+  // for long stretches, and page faults of the CPU's scan wait for it.
+  populate(w.data);
+  std::thread gpu_side([&] {
+    const WindowScanner* gpu = gpu_.get();  // waits for CUDA's start-up
+    if (!gpu) return;
+    gpu_counting = true;
+    for (;;) {
+      std::uint64_t begin, end;
+      {
+        std::lock_guard lock(mutex);
+        if (back <= front) return;
+        end = back;
+        begin = std::max(front, end > gpu_piece(w.owned) ? end - gpu_piece(w.owned) : 0);
+        back = begin;
+      }
+      try {
+        const std::optional<std::uint64_t> n = gpu->count(piece_of(w, begin, end, overlap_), gpu_counts);
+        if (!n) throw Error("the GPU scanner cannot count");  // FindScanner always can
+        gpu_found += *n;
+        split_.gpu_bytes += end - begin;
+      } catch (const DeviceOutOfMemory& e) {
+        // Counts are added only once a piece is counted: the piece goes to the CPU whole.
+        if (note_) note_(e);
+        gpu_failed_ = true;
+        std::lock_guard lock(mutex);
+        left_over.emplace_back(begin, end);
+        return;
+      } catch (...) {
+        gpu_error = std::current_exception();
+        std::lock_guard lock(mutex);
+        left_over.emplace_back(begin, end);
+        return;
+      }
+    }
+  });
+  std::uint64_t found = 0;
+  try {
+    for (;;) {
+      std::uint64_t begin, end;
+      {
+        std::lock_guard lock(mutex);
+        if (front >= back || gpu_counting) break;
+        begin = front;
+        end = std::min(back, begin + cpu_piece(w.owned));
+        front = end;
+      }
+      found += cpu_.count(piece_of(w, begin, end, overlap_), per_pattern).value_or(0);
+      split_.cpu_bytes += end - begin;
+    }
+  } catch (...) {
+    {
+      std::lock_guard lock(mutex);
+      back = front;  // the GPU takes no more
+    }
+    gpu_side.join();
+    throw;
+  }
+  gpu_side.join();
+  if (gpu_error) std::rethrow_exception(gpu_error);
+  if (front < back) left_over.emplace_back(front, back);  // the GPU stopped before the two met
+  for (const auto& [begin, end] : left_over) {
+    found += cpu_.count(piece_of(w, begin, end, overlap_), per_pattern).value_or(0);
+    split_.cpu_bytes += end - begin;
+  }
+  for (std::size_t i = 0; i < per_pattern.size(); ++i) per_pattern[i] += gpu_counts[i];
+  return found + gpu_found;
+}
+
+}  // namespace warpmatch::cli
