@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -50,6 +51,20 @@ std::optional<std::uint64_t> HybridCountScanner::count(const io::TextWindow& w, 
   if (w.owned < kHybridFrom || gpu_failed_) {
     split_.cpu_bytes += w.owned;
     return cpu_.count(w, per_pattern);
+  }
+  // A later large window, the GPU up: the GPU's alone (FindScanner::count adds to per_pattern
+  // only once the window is counted, so one out of memory goes to the CPU whole).
+  if (gpu_.wait_for(std::chrono::seconds(0)) == std::future_status::ready && gpu_.get()) {
+    try {
+      const std::optional<std::uint64_t> n = gpu_.get()->count(w, per_pattern);
+      split_.gpu_bytes += w.owned;
+      return n;
+    } catch (const DeviceOutOfMemory& e) {
+      if (note_) note_(e);
+      gpu_failed_ = true;
+      split_.cpu_bytes += w.owned;
+      return cpu_.count(w, per_pattern);
+    }
   }
   std::mutex mutex;
   std::uint64_t front = 0, back = w.owned;                       // the CPU takes from front, the GPU from back

@@ -167,13 +167,21 @@ TEST(HybridCount, AGpuOutOfMemoryLeavesItsPieceToTheCpuAndAnErrorEndsTheCount) {
   const Result want = count_whole(win);
   int notes = 0;
   HybridCountScanner::Split split;
-  const HybridCountScanner hybrid(cpu, ready(&oom), kOverlap, split, [&](const DeviceOutOfMemory&) { ++notes; });
+  // The GPU up 30 ms late: the window is shared, and the GPU's first piece runs out of memory.
+  std::promise<const WindowScanner*> made;
+  std::thread maker([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    made.set_value(&oom);
+  });
+  const HybridCountScanner hybrid(cpu, made.get_future().share(), kOverlap, split,
+                                  [&](const DeviceOutOfMemory&) { ++notes; });
   for (int round = 0; round < 2; ++round) {  // the second window: the CPU alone, no second note
     Result got;
     got.found = hybrid.count(win.w, got.per_pattern).value();
     EXPECT_EQ(got.found, want.found);
     EXPECT_EQ(got.per_pattern, want.per_pattern);
   }
+  maker.join();
   EXPECT_EQ(notes, 1);
   EXPECT_EQ(oom.calls.load(), 1);
   EXPECT_EQ(split.gpu_bytes.load(), 0u);
@@ -184,4 +192,24 @@ TEST(HybridCount, AGpuOutOfMemoryLeavesItsPieceToTheCpuAndAnErrorEndsTheCount) {
   const HybridCountScanner fails(cpu, ready(&failing), kOverlap, failed_split, {});
   Result got;
   EXPECT_THROW(fails.count(win.w, got.per_pattern), DeviceError);
+}
+
+TEST(HybridCount, ALaterWindowWithTheGpuUpIsTheGpusAlone) {
+  const PlainCounter cpu(kPatterns, std::chrono::milliseconds(20));
+  const PlainCounter gpu(kPatterns);
+  const Window win = make_window(70 * kMiB, kOverlap, 4);
+  const Result want = count_whole(win);
+  HybridCountScanner::Split split;
+  const HybridCountScanner hybrid(cpu, ready(&gpu), kOverlap, split, {});
+  Result first, second;
+  first.found = hybrid.count(win.w, first.per_pattern).value();
+  const int cpu_calls = cpu.calls.load();
+  const std::uint64_t cpu_bytes = split.cpu_bytes.load();
+  second.found = hybrid.count(win.w, second.per_pattern).value();
+  EXPECT_EQ(first.found, want.found);
+  EXPECT_EQ(second.found, want.found);
+  EXPECT_EQ(second.per_pattern, want.per_pattern);
+  EXPECT_EQ(cpu.calls.load(), cpu_calls);  // the second window: no CPU piece
+  EXPECT_EQ(split.cpu_bytes.load(), cpu_bytes);
+  EXPECT_EQ(split.cpu_bytes + split.gpu_bytes, 2 * 70 * kMiB);
 }
