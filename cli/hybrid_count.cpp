@@ -1,7 +1,5 @@
 #include "hybrid_count.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -32,20 +30,13 @@ io::TextWindow piece_of(const io::TextWindow& w, std::uint64_t begin, std::uint6
   p.last = w.last && end == w.owned;
   return p;
 }
-// Maps the pages of a file mapping's range now (MADV_POPULATE_READ, Linux 5.14; a no-op for
-// memory already mapped, refused by older kernels).
-void populate(ByteSpan data) {
-#ifdef MADV_POPULATE_READ
-  constexpr std::uintptr_t kPage = 4096;
-  const auto lo = reinterpret_cast<std::uintptr_t>(data.data()) & ~(kPage - 1);
-  const auto hi = (reinterpret_cast<std::uintptr_t>(data.data()) + data.size() + kPage - 1) & ~(kPage - 1);
-  if (hi > lo) ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_READ);
-#else
-  (void)data;
-#endif
-}
 
 }  // namespace
+
+void HybridCountScanner::give_up_gpu(const DeviceOutOfMemory& e) const {
+  if (note_) note_(e);
+  gpu_failed_ = true;
+}
 
 std::optional<std::uint64_t> HybridCountScanner::count(const io::TextWindow& w, std::span<std::uint64_t> per_pattern) const {
   if (w.owned < kHybridFrom || gpu_failed_) {
@@ -60,8 +51,7 @@ std::optional<std::uint64_t> HybridCountScanner::count(const io::TextWindow& w, 
       split_.gpu_bytes += w.owned;
       return n;
     } catch (const DeviceOutOfMemory& e) {
-      if (note_) note_(e);
-      gpu_failed_ = true;
+      give_up_gpu(e);
       split_.cpu_bytes += w.owned;
       return cpu_.count(w, per_pattern);
     }
@@ -73,9 +63,6 @@ std::optional<std::uint64_t> HybridCountScanner::count(const io::TextWindow& w, 
   std::uint64_t gpu_found = 0;
   std::exception_ptr gpu_error;
   std::atomic<bool> gpu_counting{false};
-  // The window's pages mapped before CUDA starts: its start-up holds the process's memory map
-  // for long stretches, and page faults of the CPU's scan wait for it.
-  populate(w.data);
   std::thread gpu_side([&] {
     const WindowScanner* gpu = gpu_.get();  // waits for CUDA's start-up
     if (!gpu) return;
@@ -96,8 +83,7 @@ std::optional<std::uint64_t> HybridCountScanner::count(const io::TextWindow& w, 
         split_.gpu_bytes += end - begin;
       } catch (const DeviceOutOfMemory& e) {
         // Counts are added only once a piece is counted: the piece goes to the CPU whole.
-        if (note_) note_(e);
-        gpu_failed_ = true;
+        give_up_gpu(e);
         std::lock_guard lock(mutex);
         left_over.emplace_back(begin, end);
         return;

@@ -52,6 +52,8 @@ class HybridCountScanner : public WindowScanner {
     const WindowScanner* gpu = gpu_.get();
     return gpu && !gpu_failed_ ? *gpu : cpu_;
   }
+  /// Out of device memory: `note_` is told, and the CPU counts alone from then on.
+  void give_up_gpu(const DeviceOutOfMemory& e) const;
   const WindowScanner& cpu_;
   std::shared_future<const WindowScanner*> gpu_;
   std::uint64_t overlap_;

@@ -175,7 +175,7 @@ class ApproxRunner {
   bool myers() const { return algorithm_ != ApproxAlgorithm::wavefront; }
 
   /// Copies text[from, to) to the device on the stream: from pinned host memory, pageable
-  /// host memory (through pinned staging), or device-to-device from a DeviceSpan's text
+  /// host memory (through the upload ring), or device-to-device from a DeviceSpan's text
   /// (peer-to-peer from another of the matcher's GPUs).
   void load_text(const std::uint8_t* source, std::uint64_t bytes) {
     text_.reserve(bytes + kTextPadding);

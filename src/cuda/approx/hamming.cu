@@ -99,7 +99,7 @@ std::vector<std::vector<core::EndHit>> hamming_scan(const HammingDevicePatterns&
     // Windows starting in [first, first + kSegmentStarts): their bytes, up to the longest pattern.
     const std::uint64_t bytes = std::min(n - first, kSegmentStarts + longest - 1);
     s.text.reserve(bytes);
-    // Host text (pageable through pinned staging), or a DeviceSpan's copied device-to-device.
+    // Host text (pageable through the upload ring), or a DeviceSpan's copied device-to-device.
     s.upload.copy(s.text.get(), text.data() + first, bytes, stream);
     for (std::size_t pi = 0; pi < count; ++pi) {
       const std::uint64_t m = patterns.lengths[pi];

@@ -35,13 +35,13 @@ using kernels::SeedHit;
 
 /// A scan's device buffers, kept in the filter's pool for the next scan (the API scans a long
 /// text in groups of 8 Mi-end segments: one allocation for all of them). Host text goes
-/// through two slots: chunk i + 1 is copied into the other slot's pinned staging and on to its
+/// through two slots: chunk i + 1 goes through the upload ring into the other slot's
 /// device buffer (on the copy stream) while chunk i's kernels run.
 struct SeedScratch {
   struct Slot {
     explicit Slot(int device) : text(device), upload(device), uploaded(device, false) {}
     DeviceBuffer<std::uint8_t> text;
-    detail::TextUpload upload;  // host text through pinned staging
+    detail::TextUpload upload;  // host text through the upload ring
     detail::Event uploaded;     // the chunk's text is on the device
   };
   explicit SeedScratch(int device)

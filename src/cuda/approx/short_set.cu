@@ -179,7 +179,7 @@ class ShortSetRunner {
   Stream& stream() { return stream_; }
 
   /// Copies `bytes` of text (a device segment) to the device: from host memory (pageable
-  /// text through pinned staging), or device-to-device from a DeviceSpan's text.
+  /// text through the upload ring), or device-to-device from a DeviceSpan's text.
   void load_text(const std::uint8_t* source, std::uint64_t bytes) {
     text_.reserve(bytes + 16);
     text_bytes_ = bytes;

@@ -2,6 +2,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -22,10 +23,10 @@ namespace warpmatch::cuda {
 
 namespace {
 
+std::atomic<bool> started{false};  // runtime_started(): device_list() has run
+
 // The runtime reads CUDA_VISIBLE_DEVICES once, so the device list cannot change while the
 // process runs; cudaGetDeviceProperties is slow enough to be worth querying only once.
-std::atomic<bool> started{false};
-
 const std::vector<DeviceInfo>& device_list() {
   static std::once_flag once;
   static std::vector<DeviceInfo> list;
@@ -244,7 +245,7 @@ namespace {
 // write, DMA read). bench/probes/ring_feed_probe.cu, H200 host, 8 GiB page-cache file: 8-16
 // lanes of 2 x 4 MiB with memcpy 52.6-53.5 GB/s (the DMA alone: 53.7); all cores copying each
 // 64 MiB chunk into 2 large buffers with non-temporal stores, as before: 31-37 GB/s. The CLI's
-// `find -c --backend cuda` over 8 GiB: 35 GB/s scanning -> 50-57 GB/s once the ring is made.
+// `find -c --backend cuda` over 8 GiB: 31.6-35.2 GB/s scanning -> 48.9-50.5 GB/s.
 constexpr std::size_t kRingSlot = std::size_t{4} << 20;
 constexpr int kRingSlots = 2;
 constexpr std::size_t kRingLanes = 8;
@@ -285,13 +286,12 @@ struct UploadRing {
   std::mutex busy;                 // one upload at a time uses the ring
   std::uint8_t* pinned = nullptr;  // kRingLanes * kRingSlots * kRingSlot bytes
   cudaEvent_t before = nullptr;    // the destination's earlier work, waited for by every lane
-  std::vector<Lane> lanes;
+  std::array<Lane, kRingLanes> lanes;
 
   explicit UploadRing(int device) {
     DeviceGuard guard(device);
     pinned = pin_ring_memory(device);
     WARPMATCH_CUDA_CHECK(device, cudaEventCreateWithFlags(&before, cudaEventDisableTiming));
-    lanes.resize(kRingLanes);
     for (Lane& l : lanes) {
       WARPMATCH_CUDA_CHECK(device, cudaStreamCreateWithFlags(&l.stream, cudaStreamNonBlocking));
       WARPMATCH_CUDA_CHECK(device, cudaEventCreateWithFlags(&l.done, cudaEventDisableTiming));
