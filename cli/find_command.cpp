@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "api/tuning_hooks.hpp"
+#include "cuda/runtime/devices.hpp"
 #include "commands.hpp"
 #include "file_selection.hpp"
 #include "hybrid_count.hpp"
@@ -394,7 +395,11 @@ int run_multi(const FindFlags& flags) {
     const std::shared_future<std::shared_ptr<const MultiMatcher>> gpu =
         std::async(std::launch::deferred, [&]() -> std::shared_ptr<const MultiMatcher> {
           try {
-            return std::make_shared<const MultiMatcher>(compile(options));
+            auto made = std::make_shared<const MultiMatcher>(compile(options));
+            // The pinned slots the mapped text is streamed through, while the CPU still counts.
+            for (const int device : options.devices.empty() ? std::vector<int>{options.device} : options.devices)
+              cuda::prepare_host_upload(device);
+            return made;
           } catch (const DeviceOutOfMemory& e) {
             note_cpu_fallback(e);
           } catch (const Error&) {  // no usable GPU after all: the CPU counts alone

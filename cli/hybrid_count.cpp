@@ -10,13 +10,12 @@
 namespace warpmatch::cli {
 
 namespace {
-// Pieces of a window counted by each side: the CPU's on all its threads at once, a sixteenth
-// of the window from 16 to 256 MiB; the GPU's a quarter from 64 to 512 MiB (several of its
-// pipeline's chunks). Windows smaller than kHybridFrom are the CPU's alone.
+// The CPU counts a window in pieces, each on all its threads at once, a sixteenth of the
+// window from 16 to 256 MiB, until the GPU is up; the GPU then takes all that is left.
+// Windows smaller than kHybridFrom are the CPU's alone.
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 constexpr std::uint64_t kHybridFrom = 64 * kMiB;
 std::uint64_t cpu_piece(std::uint64_t owned) { return std::clamp(owned / 16, 16 * kMiB, 256 * kMiB); }
-std::uint64_t gpu_piece(std::uint64_t owned) { return std::clamp(owned / 4, 64 * kMiB, 512 * kMiB); }
 
 // Starts [begin, end) of window `w` as a window of their own, with the bytes after them that
 // their matches may read.
@@ -62,37 +61,34 @@ std::optional<std::uint64_t> HybridCountScanner::count(const io::TextWindow& w, 
   std::vector<std::uint64_t> gpu_counts(per_pattern.size(), 0);
   std::uint64_t gpu_found = 0;
   std::exception_ptr gpu_error;
-  std::atomic<bool> gpu_counting{false};
+  bool gpu_counting = false;  // under `mutex`: the GPU is up, the CPU takes no more pieces
   std::thread gpu_side([&] {
     const WindowScanner* gpu = gpu_.get();  // waits for CUDA's start-up
     if (!gpu) return;
-    gpu_counting = true;
-    for (;;) {
-      std::uint64_t begin, end;
-      {
-        std::lock_guard lock(mutex);
-        if (back <= front) return;
-        end = back;
-        begin = std::max(front, end > gpu_piece(w.owned) ? end - gpu_piece(w.owned) : 0);
-        back = begin;
-      }
-      try {
-        const std::optional<std::uint64_t> n = gpu->count(piece_of(w, begin, end, overlap_), gpu_counts);
-        if (!n) throw Error("the GPU scanner cannot count");  // FindScanner always can
-        gpu_found += *n;
-        split_.gpu_bytes += end - begin;
-      } catch (const DeviceOutOfMemory& e) {
-        // Counts are added only once a piece is counted: the piece goes to the CPU whole.
-        give_up_gpu(e);
-        std::lock_guard lock(mutex);
-        left_over.emplace_back(begin, end);
-        return;
-      } catch (...) {
-        gpu_error = std::current_exception();
-        std::lock_guard lock(mutex);
-        left_over.emplace_back(begin, end);
-        return;
-      }
+    // All that the CPU has not taken, in one scan: the CPU takes no piece after this, and one
+    // long scan keeps the GPU's upload streaming (a scan's first chunk is never overlapped).
+    std::uint64_t begin, end;
+    {
+      std::lock_guard lock(mutex);
+      gpu_counting = true;
+      if (back <= front) return;
+      begin = front, end = back;
+      back = begin;
+    }
+    try {
+      const std::optional<std::uint64_t> n = gpu->count(piece_of(w, begin, end, overlap_), gpu_counts);
+      if (!n) throw Error("the GPU scanner cannot count");  // FindScanner always can
+      gpu_found += *n;
+      split_.gpu_bytes += end - begin;
+    } catch (const DeviceOutOfMemory& e) {
+      // Counts are added only once a piece is counted: the piece goes to the CPU whole.
+      give_up_gpu(e);
+      std::lock_guard lock(mutex);
+      left_over.emplace_back(begin, end);
+    } catch (...) {
+      gpu_error = std::current_exception();
+      std::lock_guard lock(mutex);
+      left_over.emplace_back(begin, end);
     }
   });
   std::uint64_t found = 0;

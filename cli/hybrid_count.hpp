@@ -18,14 +18,15 @@ namespace warpmatch::cli {
 
 /// --backend auto, -c where the GPU was chosen: the CPU counts while CUDA starts. The GPU
 /// scanner is made on a thread of its own (CUDA's start-up and the device tables, ~0.3 s on
-/// the H200); meanwhile the CPU counts a window from its front, and once the GPU scanner is
-/// there the CPU finishes the piece it holds and the GPU counts the rest, from the window's
-/// back (a piece's count is the whole piece, its overlap included, less what lies entirely in
-/// the overlap: FindScanner::count); a later large window, the GPU up, is the GPU's alone. Both counting to the end was slower on the H200 host
-/// (0.64-0.67 s against 0.55-0.58 s for 1000 words over 8 GiB): they share cores and memory.
-/// A GPU that cannot be made, or runs out of memory, leaves its pieces to the CPU (`note` is
-/// told); any other GPU error ends the search as it would on the GPU alone. Every other scan
-/// (lines, hits, -l ...) goes to the GPU scanner, as without it.
+/// the H200); meanwhile the CPU counts a window from its front in pieces, and once the GPU
+/// scanner is there the CPU finishes the piece it holds and the GPU counts all the rest in one
+/// scan (a piece's count is the whole piece, its overlap included, less what lies entirely in
+/// the overlap: FindScanner::count); a later large window, the GPU up, is the GPU's alone.
+/// Both counting to the end was slower on the H200 host (0.64-0.67 s against 0.55-0.58 s for
+/// 1000 words over 8 GiB): they share cores and memory. A GPU that cannot be made, or runs
+/// out of memory, leaves its part to the CPU (`note` is told); any other GPU error ends the
+/// search as it would on the GPU alone. Every other scan (lines, hits, -l ...) goes to the
+/// GPU scanner, as without it.
 class HybridCountScanner : public WindowScanner {
  public:
   /// Bytes counted where, for --stats.

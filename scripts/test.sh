@@ -2,8 +2,9 @@
 # The whole test suite from a fresh Debian 12 machine (as root): installs dependencies,
 # builds, runs every test with CTest, then builds the Python package and runs its pytest
 # suite (scripts/test_python.sh). GPU tests skip with a message when no GPU is visible.
-# Then (issue 16) the CPU suite again under ASan + UBSan (the `debug` preset) and each
-# libFuzzer target for a short fixed time (scripts/fuzz.sh); WARPMATCH_SANITIZE=0 skips both,
+# Then (issue 16) the CPU suite again under ASan + UBSan (the `debug` preset: clang, one build
+# for the suite and the libFuzzer targets) and each libFuzzer target for a short fixed time
+# (scripts/fuzz.sh, which finds them built); WARPMATCH_SANITIZE=0 skips both,
 # WARPMATCH_FUZZ_SECONDS sets the fuzzing time per target (default 30; fuzz_kernels 15,
 # WARPMATCH_FUZZ_KERNELS_SECONDS).
 set -euo pipefail
@@ -26,7 +27,6 @@ if [ "${WARPMATCH_SANITIZE:-1}" != 0 ]; then
     ctest --preset debug -j "$(nproc)" "$@"
   echo "test.sh: ASan + UBSan build and tests took $((SECONDS - start)) s"
   start=$SECONDS
-  # fuzz_kernels 15 s: its build adds ~25 s here (one file is ~50 s of CPU), 40 s in all.
   WARPMATCH_FUZZ_KERNELS_SECONDS="${WARPMATCH_FUZZ_KERNELS_SECONDS:-15}" bash scripts/fuzz.sh "${WARPMATCH_FUZZ_SECONDS:-30}"
   echo "test.sh: fuzzing took $((SECONDS - start)) s"
 fi

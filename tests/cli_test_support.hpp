@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/sanitizers.hpp"
+
 namespace warpmatch_test {
 
 struct CliResult {
@@ -31,7 +33,7 @@ struct CliResult {
 
 // Built with AddressSanitizer (the `debug` preset): its shadow memory and quarantine make a
 // process's resident memory several times larger, so memory bounds are scaled by this.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(WARPMATCH_UNDER_ASAN)
 inline constexpr long kMemoryScale = 4;
 #else
 inline constexpr long kMemoryScale = 1;

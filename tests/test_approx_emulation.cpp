@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "support/approx_emulation.hpp"
+#include "support/sanitizers.hpp"
 
 using namespace approx_emulation;
 
@@ -30,7 +31,7 @@ Bytes random_bytes(std::mt19937_64& rng, std::size_t n, int alphabet) {
 // Built with AddressSanitizer (the `debug` preset of CI's second pass): the largest pattern is
 // left out there (its cases took 4 of that suite's 17 minutes on the 2-core CI machine); the
 // default build runs it.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(WARPMATCH_UNDER_ASAN)
 constexpr std::size_t kLargestPattern = 8200;
 #else
 constexpr std::size_t kLargestPattern = 16400;

@@ -231,7 +231,7 @@ TEST_F(TempDir, FilesAndPipesStreamLikeWholeInput) {
     // The same bytes through a FIFO (the read() path).
     const std::string fifo = (dir_ / (name + ".fifo")).string();
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-    std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << bytes; });
+    std::thread writer([&fifo, &text = bytes] { std::ofstream(fifo, std::ios::binary) << text; });
     TextStream piped = TextStream::open(fifo, o);
     EXPECT_EQ(reassemble(piped, o.overlap), want) << name << " through a FIFO";
     writer.join();

@@ -13,7 +13,8 @@ Palette parse_grep_colors(std::string_view spec) {
     std::string value;
     bool set = false;
   };
-  Cap fn{"fn"}, ln{"ln"}, bn{"bn"}, se{"se"}, ms{"ms"}, mc{"mc"};
+  Cap fn{"fn", {}, false}, ln{"ln", {}, false}, bn{"bn", {}, false}, se{"se", {}, false}, ms{"ms", {}, false},
+      mc{"mc", {}, false};
   Cap* const named[] = {&fn, &ln, &bn, &se, &ms, &mc};
   while (!spec.empty()) {
     const std::size_t colon = spec.find(':');

@@ -60,14 +60,8 @@ struct Barrier {
 };
 
 // ---- fibers: a stack each, switched by hand --------------------------------------------------
-#if defined(__SANITIZE_ADDRESS__)  // GCC's AddressSanitizer
-#define WARPMATCH_EMU_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)  // clang's
-#define WARPMATCH_EMU_ASAN 1
-#endif
-#endif
-#if defined(WARPMATCH_EMU_ASAN)
+#include "sanitizers.hpp"
+#if defined(WARPMATCH_UNDER_ASAN)
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
@@ -107,7 +101,7 @@ struct Context {
 };
 /// Switches from `from` (the running context) to `to`; `leaving`: from never runs again.
 WARPMATCH_EMU_SCHEDULER inline void switch_context(Context& from, Context& to, bool leaving = false) {
-#if defined(WARPMATCH_EMU_ASAN)
+#if defined(WARPMATCH_UNDER_ASAN)
   void* fake_stack = nullptr;
   __sanitizer_start_switch_fiber(leaving ? nullptr : &fake_stack, to.stack, to.stack_size);
   emu_switch_stack(&from.sp, to.sp);
@@ -127,7 +121,7 @@ WARPMATCH_EMU_SCHEDULER inline void make_context(Context& c, char* stack, std::s
   c.sp = top;
   c.stack = stack;
   c.stack_size = size;
-#if defined(WARPMATCH_EMU_ASAN)
+#if defined(WARPMATCH_UNDER_ASAN)
   // A reused stack: the frames its last fiber never returned from (the entry and its final
   // switch) left their redzones poisoned near the top.
   constexpr std::size_t kTop = 16 * 1024;
@@ -136,7 +130,7 @@ WARPMATCH_EMU_SCHEDULER inline void make_context(Context& c, char* stack, std::s
 }
 /// First thing on a new context's stack: completes the switch that started it.
 inline void context_started(Context& from) {
-#if defined(WARPMATCH_EMU_ASAN)
+#if defined(WARPMATCH_UNDER_ASAN)
   __sanitizer_finish_switch_fiber(nullptr, &from.stack, &from.stack_size);
 #else
   (void)from;

@@ -475,9 +475,9 @@ class MultiPipeline {
                 unsigned long long* per_pattern = nullptr)
       : t_(tables), device_(tables.device), text_(text), count_only_(count_only), per_pattern_(per_pattern) {
     overlap_ = t_.max_length - 1;
-    plan(t_.launch.chunk_bytes ? t_.launch.chunk_bytes : chunk_bytes_that_fit());
     // Page-locked host text or device-resident text (DeviceSpan): copied from directly.
     direct_ = copies_directly(text.data()) && copies_directly(text.data() + text.size() - 1);
+    plan(t_.launch.chunk_bytes ? t_.launch.chunk_bytes : chunk_bytes_that_fit());
   }
 
   /// allocate(), halving the chunks while they do not fit (fresh slots each time: what the
@@ -549,9 +549,12 @@ class MultiPipeline {
     const std::uint64_t per_byte = count_only_ ? 1 : 1 + 16;
     const std::uint64_t room = detail::device_memory_available(device_) / 4 / per_byte;
     const std::uint64_t fits = std::max(room, RuntimePolicy::min_chunk_bytes);
-    if (fits < std::min<std::uint64_t>(MultiPolicy::chunk_bytes, text_.size()))
-      detail::note_smaller_chunks(device_, "multi-pattern search", fits, MultiPolicy::chunk_bytes);
-    return std::min(MultiPolicy::chunk_bytes, fits);
+    const std::uint64_t forced = multi_chunk_override();
+    const std::uint64_t policy =
+        forced ? forced : count_only_ && !direct_ ? MultiPolicy::staged_count_chunk : MultiPolicy::chunk_bytes;
+    if (fits < std::min<std::uint64_t>(policy, text_.size()))
+      detail::note_smaller_chunks(device_, "multi-pattern search", fits, policy);
+    return std::min(policy, fits);
   }
 
   void plan(std::uint64_t chunk) {

@@ -5,12 +5,17 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 
 namespace warpmatch::cuda {
 
 struct MultiPolicy {
   // 64 MiB chunks: 16 per GiB, so the first copy (not overlapped) costs little of PCIe speed.
   static constexpr std::uint64_t chunk_bytes = 64ull << 20;
+  // Counting from pageable text (through the upload ring): each chunk's upload starts with one
+  // piece copied before any DMA, ~0.5 ms; at 64 MiB that held 1000 English words over 2 GiB
+  // to 34-36 GB/s of scanning on the H200 where the kernel ran 500 GB/s (ncu: 134 us a chunk).
+  static constexpr std::uint64_t staged_count_chunk = 256ull << 20;
   // First hit buffer (entries), grown on overflow.
   static constexpr std::uint64_t initial_hit_capacity = 1ull << 20;
   // The fast kernel's grid: enough resident blocks to hide latency, grid-stride beyond.
@@ -27,5 +32,15 @@ struct MultiPolicy {
   // patterns set ~0.8 %, 2000 ~1.5 %: both faster than the warp-queue scan on the H200).
   static constexpr std::uint64_t pair_max_density_percent = 3;
 };
+
+/// Tuning hook: WARPMATCH_MULTI_CHUNK_BYTES sets the chunk of a scan whose caller set none
+/// (still no more than device memory allows); 0 when unset or not a number.
+inline std::uint64_t multi_chunk_override() {
+  const char* s = std::getenv("WARPMATCH_MULTI_CHUNK_BYTES");
+  if (!s || !*s) return 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(s, &end, 10);
+  return (end && *end == '\0') ? v : 0;
+}
 
 }  // namespace warpmatch::cuda

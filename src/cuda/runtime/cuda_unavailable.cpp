@@ -20,6 +20,7 @@ bool compiled() { return false; }
 std::string runtime_version() { return ""; }
 std::vector<DeviceInfo> devices() { return {}; }
 bool runtime_started() { return false; }
+void prepare_host_upload(int) {}
 std::vector<DeviceLink> device_links() { return {}; }
 std::vector<DeviceHostAffinity> device_host_affinity() { return {}; }
 std::string device_memory_note() { return ""; }

@@ -492,6 +492,8 @@ void require_device(int device) {
 
 }  // namespace detail
 
+void prepare_host_upload(int device) { detail::prepare_upload_ring(device); }
+
 std::string device_memory_note() {
   detail::MemoryNote& note = detail::memory_note();
   std::lock_guard lock(note.mutex);

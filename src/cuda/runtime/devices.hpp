@@ -22,6 +22,10 @@ std::vector<DeviceInfo> devices();
 /// first). The CLI then ends with _Exit after flushing its output: CUDA's own teardown of a
 /// context at exit took ~0.1 s of a run's wall time on the H200.
 bool runtime_started();
+/// Makes `device`'s upload ring (the pinned slots that pageable host text is streamed through
+/// to the GPU: ~12 ms on the H200) now rather than in the first scan: the CLI calls it on the
+/// thread that starts CUDA while the CPU counts. Throws DeviceError; nothing without CUDA.
+void prepare_host_upload(int device);
 /// Every ordered pair of distinct GPUs and how they are linked (device_links.cu); never
 /// throws (empty with fewer than two GPUs or without CUDA).
 std::vector<DeviceLink> device_links();
