@@ -147,8 +147,9 @@ TEST(SequenceExact, StrandsAndIupacEqualNaiveSearchOfVariants) {
             if ((s == '+' && strand == Strand::reverse) || (s == '-' && strand == Strand::forward)) continue;
             const std::string oriented = s == '+' ? patterns[p] : revcomp(patterns[p]);
             const std::size_t m = oriented.size();
+            const std::vector<std::string> spelled = variants(oriented);  // once, not per position
             for (std::size_t at = 0; at + m <= text.size(); ++at)
-              for (const std::string& v : variants(oriented)) {
+              for (const std::string& v : spelled) {
                 bool ok = true;
                 for (std::size_t i = 0; i < m && ok; ++i) ok = equal_folded(v[i], text[at + i], fold);
                 if (ok) {

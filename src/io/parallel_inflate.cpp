@@ -818,8 +818,10 @@ void ParallelGzipMemberSource::State::produce() {
     const double in_bytes = static_cast<double>(std::max<std::uint64_t>(1, (pos.bit - from) / 8));
     const double fill = static_cast<double>(kOutputPerChunk * options.chunk_bytes) / 2 * in_bytes /
                         static_cast<double>(std::max<std::uint64_t>(out, 1));
-    chunk_bytes = std::clamp<std::size_t>(static_cast<std::size_t>(fill), std::max<std::size_t>(options.chunk_bytes / 16, 512),
-                                          options.chunk_bytes);
+    // Clamped as a double: corrupt data can make the ratio, and `fill`, larger than any size_t.
+    const double least = static_cast<double>(std::max<std::size_t>(options.chunk_bytes / 16, 512));
+    chunk_bytes = static_cast<std::size_t>(
+        std::clamp(fill, least, std::max(least, static_cast<double>(options.chunk_bytes))));
     publish(r);
   }
 }
