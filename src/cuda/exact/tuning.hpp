@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "cuda/runtime/tuning.hpp"
+
 namespace warpmatch::cuda {
 
 /// The pipeline of exact_scan (host side only).
@@ -33,12 +35,6 @@ struct ExactPolicy {
 
 /// Test hook: WARPMATCH_CUDA_CHUNK_BYTES forces the owned bytes per chunk (tests use tiny
 /// values to put matches across chunk boundaries); 0 when unset or not a number.
-inline std::uint64_t exact_chunk_override() {
-  const char* s = std::getenv("WARPMATCH_CUDA_CHUNK_BYTES");
-  if (!s || !*s) return 0;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(s, &end, 10);
-  return (end && *end == '\0') ? v : 0;
-}
+inline std::uint64_t exact_chunk_override() { return bytes_from_env("WARPMATCH_CUDA_CHUNK_BYTES"); }
 
 }  // namespace warpmatch::cuda

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "cuda/runtime/tuning.hpp"
+
 namespace warpmatch::cuda {
 
 struct MultiPolicy {
@@ -35,12 +37,6 @@ struct MultiPolicy {
 
 /// Tuning hook: WARPMATCH_MULTI_CHUNK_BYTES sets the chunk of a scan whose caller set none
 /// (still no more than device memory allows); 0 when unset or not a number.
-inline std::uint64_t multi_chunk_override() {
-  const char* s = std::getenv("WARPMATCH_MULTI_CHUNK_BYTES");
-  if (!s || !*s) return 0;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(s, &end, 10);
-  return (end && *end == '\0') ? v : 0;
-}
+inline std::uint64_t multi_chunk_override() { return bytes_from_env("WARPMATCH_MULTI_CHUNK_BYTES"); }
 
 }  // namespace warpmatch::cuda

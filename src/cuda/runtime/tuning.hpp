@@ -21,6 +21,16 @@ struct RuntimePolicy {
   static constexpr std::uint64_t min_chunk_bytes = std::uint64_t{1} << 20;
 };
 
+/// A byte count from the environment variable `name` (the pipelines' chunk overrides): 0 when
+/// unset, empty or not a plain number.
+inline std::uint64_t bytes_from_env(const char* name) {
+  const char* s = std::getenv(name);
+  if (!s || !*s) return 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(s, &end, 10);
+  return (end && *end == '\0') ? v : 0;
+}
+
 /// A WARPMATCH_DEVICE_MEMORY_LIMIT value: bytes with an optional K/M/G suffix; 0 for unset or
 /// empty. InvalidArgument naming the variable for anything else, 0 included (no GPU works
 /// with no memory; unset the variable to lift the cap).
