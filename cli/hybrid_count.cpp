@@ -56,8 +56,8 @@ std::optional<std::uint64_t> HybridCountScanner::count(const io::TextWindow& w, 
     }
   }
   std::mutex mutex;
-  std::uint64_t front = 0, back = w.owned;                       // the CPU takes from front, the GPU from back
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> left_over;  // pieces the GPU could not count
+  // The CPU takes pieces from the front; the GPU, once up, all of [front, back).
+  std::uint64_t front = 0, back = w.owned;
   std::vector<std::uint64_t> gpu_counts(per_pattern.size(), 0);
   std::uint64_t gpu_found = 0;
   std::exception_ptr gpu_error;
@@ -81,14 +81,12 @@ std::optional<std::uint64_t> HybridCountScanner::count(const io::TextWindow& w, 
       gpu_found += *n;
       split_.gpu_bytes += end - begin;
     } catch (const DeviceOutOfMemory& e) {
-      // Counts are added only once a piece is counted: the piece goes to the CPU whole.
+      // Counts are added only once a piece is counted: the piece goes back to the CPU whole.
       give_up_gpu(e);
       std::lock_guard lock(mutex);
-      left_over.emplace_back(begin, end);
+      back = end;
     } catch (...) {
       gpu_error = std::current_exception();
-      std::lock_guard lock(mutex);
-      left_over.emplace_back(begin, end);
     }
   });
   std::uint64_t found = 0;
@@ -115,10 +113,9 @@ std::optional<std::uint64_t> HybridCountScanner::count(const io::TextWindow& w, 
   }
   gpu_side.join();
   if (gpu_error) std::rethrow_exception(gpu_error);
-  if (front < back) left_over.emplace_back(front, back);  // the GPU stopped before the two met
-  for (const auto& [begin, end] : left_over) {
-    found += cpu_.count(piece_of(w, begin, end, overlap_), per_pattern).value_or(0);
-    split_.cpu_bytes += end - begin;
+  if (front < back) {  // no GPU, or one out of memory: the rest is the CPU's
+    found += cpu_.count(piece_of(w, front, back, overlap_), per_pattern).value_or(0);
+    split_.cpu_bytes += back - front;
   }
   for (std::size_t i = 0; i < per_pattern.size(); ++i) per_pattern[i] += gpu_counts[i];
   return found + gpu_found;
