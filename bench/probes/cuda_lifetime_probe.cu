@@ -1,0 +1,67 @@
+// Probe of a CUDA process's fixed costs (issue 12, job 3): what CUDA's start-up costs in the
+// process, and what its end costs outside it (the wall a user sees after `_Exit`), by what the
+// process holds when it ends. Each mode is one process; cuda_lifetime_probe.sh times them.
+//   modes: none      links CUDA, never calls it
+//          init      cuInit only
+//          ctx       the primary context (cudaFree(0))
+//          alloc     + 1 GiB of device memory and a 64 MiB pinned ring (what the CLI holds)
+//          reset     alloc, then cudaDeviceReset() in the process, timed, before _Exit
+//          release   alloc, then frees both and cudaDeviceReset on another thread while the main
+//                    thread sleeps 200 ms (a teardown overlapped with other work)
+// Not part of the build: on the GPU machine
+//   nvcc -O2 -std=c++17 -arch=sm_90 -o cuda_lifetime_probe bench/probes/cuda_lifetime_probe.cu -lcuda
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); std::_Exit(1); } } while (0)
+using C = std::chrono::steady_clock;
+static double ms(C::time_point a) { return std::chrono::duration<double, std::milli>(C::now() - a).count(); }
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "ctx";
+  auto t = C::now();
+  if (!std::strcmp(mode, "none")) { std::printf("none\n"); std::fflush(stdout); std::_Exit(0); }
+  if (cuInit(0) != CUDA_SUCCESS) { std::printf("cuInit failed\n"); std::_Exit(1); }
+  std::printf("cuInit %.1f ms", ms(t));
+  if (!std::strcmp(mode, "init")) { std::printf("\n"); std::fflush(stdout); std::_Exit(0); }
+  t = C::now();
+  CK(cudaFree(0));
+  std::printf(" ctx %.1f ms", ms(t));
+  void* d = nullptr;
+  void* h = nullptr;
+  if (std::strcmp(mode, "ctx")) {
+    t = C::now();
+    CK(cudaMalloc(&d, std::size_t{1} << 30));
+    CK(cudaMallocHost(&h, std::size_t{64} << 20));
+    std::memset(h, 1, std::size_t{64} << 20);
+    CK(cudaMemcpy(d, h, std::size_t{64} << 20, cudaMemcpyHostToDevice));
+    std::printf(" alloc %.1f ms", ms(t));
+  }
+  if (!std::strcmp(mode, "reset")) {
+    t = C::now();
+    CK(cudaFree(d));
+    CK(cudaFreeHost(h));
+    CK(cudaDeviceReset());
+    std::printf(" reset %.1f ms", ms(t));
+  }
+  if (!std::strcmp(mode, "release")) {
+    double took = 0;
+    t = C::now();
+    std::thread th([&] {
+      auto t1 = C::now();
+      cudaFree(d);
+      cudaFreeHost(h);
+      cudaDeviceReset();
+      took = ms(t1);
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    th.join();
+    std::printf(" release %.1f ms (overlapped; join after %.1f ms)", took, ms(t));
+  }
+  std::printf("\n");
+  std::fflush(stdout);
+  std::_Exit(0);
+}
