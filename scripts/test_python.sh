@@ -13,7 +13,7 @@ fi
 py="$venv/bin/python"
 "$py" -m pip install -q --disable-pip-version-check \
   "scikit-build-core>=0.10" "nanobind>=2.0" numpy pytest edlib pyahocorasick \
-  "dask[dataframe]" distributed pandas
+  "dask[dataframe]>=2023.1" "distributed>=2023.1" "pandas>=1.5"
 export WARPMATCH_CUDA="${WARPMATCH_CUDA:-OFF}"
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"
