@@ -5,7 +5,8 @@ Writes a plain DNA-like file of --bytes (default 4 GiB; random ACGT, --pattern h
 planted --plant times, so exact search finds exactly the planted copies), then for each N of
 --workers (default 1,2,4,8,16, capped at the host's cores) starts a distributed.LocalCluster
 of N worker processes (one thread each; matchers with threads=1) and times two jobs over the
-file in --blocksize ranges:
+file in --blocksize ranges, with the workers free to float over all cores and then pinned each to
+its own share of them (warpmatch.dask.pin_workers; --pin):
 
   exact   warpmatch.dask.search(ExactMatcher(pattern)) and its hit count
   approx  warpmatch.dask.search(ApproxMatcher(pattern, k=--approx-k)) on the file's first
@@ -134,6 +135,9 @@ def main() -> int:
     ap.add_argument("--start-timeout", type=float, default=90, help="s for a cluster to start")
     ap.add_argument("--budget", type=float, default=0, help="s for the whole benchmark (0 = none)")
     ap.add_argument("--no-cuda-cluster", action="store_true", help="skip the dask-cuda smoke run")
+    ap.add_argument("--pin", choices=["off", "on", "both"], default="both",
+                    help="workers pinned to their own share of the cores (warpmatch.dask.pin_workers): off, on, "
+                         "or both in turn on each cluster (default), each compared with one worker the same way")
     ap.add_argument("--cli", default=None, help="a warpmatch CLI to time `find -c` on the same file (cpu, and cuda "
                     "where a GPU is)")
     ap.add_argument("--dir", default=None, help="where the input file goes (default: a temp dir)")
@@ -236,7 +240,9 @@ def main() -> int:
             with cluster, distributed.Client(cluster, timeout=args.start_timeout) as client:
                 client.wait_for_workers(n, timeout=args.start_timeout)
                 start_s = time.perf_counter() - t_start
-                for job in jobs:
+                for pinned, job in [(pin, job) for pin in {"off": [False], "on": [True], "both": [False, True]}[args.pin]
+                                    for job in jobs]:
+                    shares = wd.pin_workers(client, pin=pinned)
                     p, nbytes = job_input(job)
                     m = matcher(job, backend="cpu", threads=1)
 
@@ -257,20 +263,22 @@ def main() -> int:
                     if hits != want:
                         print(f"!!! {n} workers, {job}: {hits} hits, the direct call found {want}")
                         ok = False
-                    rows.append({"job": job, "workers": n, "seconds": med, "samples": samples, "hits": hits,
-                                 "bytes": nbytes, "cluster_start_s": start_s})
-                    print(f"{n:3} workers {job:6}: {med:8.3f} s {nbytes / med / 1e9:7.2f} GB/s (cluster up in "
-                          f"{start_s:.1f} s)")
+                    rows.append({"job": job, "workers": n, "pinned": pinned, "seconds": med, "samples": samples,
+                                 "hits": hits, "bytes": nbytes, "cluster_start_s": start_s,
+                                 "cpus": {a: c for a, c in shares.items()}})
+                    print(f"{n:3} workers {job:6} {'pinned' if pinned else 'free  '}: {med:8.3f} s "
+                          f"{nbytes / med / 1e9:7.2f} GB/s (cluster up in {start_s:.1f} s"
+                          + (f"; CPUs per worker {sorted(len(c) for c in shares.values())}" if pinned else "") + ")")
 
         cuda_row = None
         if "exact" in jobs and not args.no_cuda_cluster:
             cuda_row = cuda_cluster_smoke(args, path, size, pattern, planted, bool(gpus))
             ok = ok and (cuda_row is None or cuda_row.get("ok", True))
 
-        print(f"\n{'job':6} {'workers':>7} {'median s':>9} {'GB/s':>7} {'vs 1 worker':>11} {'efficiency':>10} "
-              f"{'vs direct cpu':>13}" + (f" {'vs direct cuda':>14}" if gpus else ""))
-        for job in jobs:
-            mine = [r for r in rows if r["job"] == job]
+        print(f"\n{'job':6} {'workers':>7} {'pinned':>6} {'median s':>9} {'GB/s':>7} {'vs 1 worker':>11} "
+              f"{'efficiency':>10} {'vs direct cpu':>13}" + (f" {'vs direct cuda':>14}" if gpus else ""))
+        for job, pinned in [(job, pinned) for job in jobs for pinned in (False, True)]:
+            mine = [r for r in rows if r["job"] == job and r["pinned"] == pinned]
             if not mine:
                 continue
             one = next((r["seconds"] for r in mine if r["workers"] == 1), None)
@@ -284,12 +292,13 @@ def main() -> int:
                          f"{r['vs_direct_cpu']:13.3f}"]
                 if gpus:
                     cells.append(f"{r['vs_direct_cuda']:14.3f}")
-                print(f"{job:6} {r['workers']:>7} {r['seconds']:>9.3f} {r['bytes'] / r['seconds'] / 1e9:>7.2f} "
-                      + " ".join(cells))
+                print(f"{job:6} {r['workers']:>7} {'yes' if pinned else 'no':>6} {r['seconds']:>9.3f} "
+                      f"{r['bytes'] / r['seconds'] / 1e9:>7.2f} " + " ".join(cells))
             eight = next((r for r in mine if r["workers"] == 8 and r["speedup"]), None)
             if eight:
                 verdict = "MET" if eight["speedup"] >= 6.4 else "NOT MET"
-                print(f"target ({job}): speed-up >= 0.8 x 8 = 6.4 at 8 workers: {eight['speedup']:.2f} {verdict}")
+                print(f"target ({job}, {'pinned' if pinned else 'not pinned'}): speed-up >= 0.8 x 8 = 6.4 at 8 "
+                      f"workers: {eight['speedup']:.2f} {verdict}")
         print("(vs direct: the direct single-process call's seconds / the cluster's; > 1 = the cluster is faster)")
         if cuda_row and "seconds" in cuda_row:
             print(f"LocalCUDACluster ({cuda_row['workers']} GPU worker(s)), exact: {cuda_row['seconds']:.3f} s "

@@ -140,6 +140,34 @@ def test_text_columns_come_as_the_dask_frame_would_convert_them(client, files):
         pd.testing.assert_frame_equal(got.reset_index(drop=True), local)
 
 
+@pytest.mark.skipif(not hasattr(__import__("os"), "sched_setaffinity"), reason="CPU affinity is Linux only")
+def test_pin_workers_gives_each_worker_its_own_cpus_and_back(client, files):
+    import os
+
+    d, plain, _ = files
+    addrs = sorted(client.scheduler_info()["workers"])
+    host = sorted(client.run(lambda: sorted(os.sched_getaffinity(os.getppid())), workers=[addrs[0]])[addrs[0]])
+    try:
+        pinned = wd.pin_workers(client)
+        assert sorted(pinned) == addrs
+        seen = client.run(lambda: sorted(os.sched_getaffinity(0)))  # what each process now has
+        assert seen == pinned
+        shares = [set(pinned[a]) for a in addrs]
+        assert all(shares) and all(s <= set(host) for s in shares)
+        if len(host) >= len(addrs):  # disjoint shares, every CPU used
+            assert sum(len(s) for s in shares) == len(set().union(*shares)) == len(host)
+        # Threads made after pinning inherit it; results are unchanged.
+        late = client.run(lambda: __import__("concurrent.futures").futures.ThreadPoolExecutor(1)
+                          .submit(lambda: sorted(os.sched_getaffinity(0))).result())
+        assert late == pinned
+        m = warpmatch.ExactMatcher([b"ACGTA"], threads=1)
+        got = wd.search(m, d / "plain.txt", blocksize=7_777).compute()
+        assert list(got["start"]) == find_all(plain, b"ACGTA")
+    finally:
+        back = wd.pin_workers(client, pin=False)
+    assert all(back[a] == host for a in addrs)
+
+
 @pytest.mark.parametrize("best", [False, True])
 def test_approx_plain_byte_ranges(client, files, best):
     d, plain, _ = files
