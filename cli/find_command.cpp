@@ -362,6 +362,20 @@ bool counts_only(const FindFlags& flags) {
          !flags.lines.prints_lines() && !flags.seq.circular;
 }
 
+// The options both matchers (ExactOptions, MultiOptions) take from find's flags alike.
+template <class Options>
+Options matcher_options(const FindFlags& flags, Backend backend) {
+  Options options;
+  options.backend = backend;
+  options.algorithm = flags.algorithm;
+  options.case_insensitive = flags.ignore_case;
+  options.threads = flags.threads;
+  options.device = flags.device;
+  apply_device_memory(flags.device_memory, options);
+  apply_device_list(flags.devices, flags.backend, options);
+  return options;
+}
+
 int run_multi(const FindFlags& flags) {
   std::vector<std::string> patterns;
   std::vector<std::uint64_t> ids;
@@ -375,14 +389,7 @@ int run_multi(const FindFlags& flags) {
   shape.threads = flags.threads;
   shape.line_output = flags.lines.prints_lines();
   const BackendChoice choice = resolve_backend_for(flags.backend, flags.files, shape);
-  MultiOptions options;
-  options.backend = choice.backend;
-  options.algorithm = flags.algorithm;
-  options.case_insensitive = flags.ignore_case;
-  options.threads = flags.threads;
-  options.device = flags.device;
-  apply_device_memory(flags.device_memory, options);
-  apply_device_list(flags.devices, flags.backend, options);
+  MultiOptions options = matcher_options<MultiOptions>(flags, choice.backend);
   options.strand = flags.seq.parsed_strand();
   options.iupac = flags.seq.iupac;
   const auto compile = [&](const MultiOptions& o) { return tuning_hooks::compile_multi(patterns, o, flags.mbndm); };
@@ -448,14 +455,7 @@ int run_find(FindFlags flags) {
   shape.threads = flags.threads;
   shape.line_output = flags.lines.prints_lines();
   const BackendChoice choice = resolve_backend_for(flags.backend, flags.files, shape);
-  ExactOptions options;
-  options.backend = choice.backend;
-  options.algorithm = flags.algorithm;
-  options.case_insensitive = flags.ignore_case;
-  options.threads = flags.threads;
-  options.device = flags.device;
-  apply_device_memory(flags.device_memory, options);
-  apply_device_list(flags.devices, flags.backend, options);
+  const ExactOptions options = matcher_options<ExactOptions>(flags, choice.backend);
   const auto compile = [&](const ExactOptions& o) { return ExactMatcher::compile(as_bytes(flags.pattern), o); };
   const bool automatic = flags.backend == "auto";
   const ExactMatcher matcher = compile_with_fallback(options, automatic, compile);
