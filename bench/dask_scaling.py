@@ -137,7 +137,7 @@ def main() -> int:
     ap.add_argument("--no-cuda-cluster", action="store_true", help="skip the dask-cuda smoke run")
     ap.add_argument("--pin", choices=["off", "on", "both"], default="both",
                     help="workers pinned to their own share of the cores (warpmatch.dask.pin_workers): off, on, "
-                         "or both in turn on each cluster (default), each compared with one worker the same way")
+                         "or both, round by round interleaved on each cluster (default), each compared with one worker the same way")
     ap.add_argument("--cli", default=None, help="a warpmatch CLI to time `find -c` on the same file (cpu, and cuda "
                     "where a GPU is)")
     ap.add_argument("--dir", default=None, help="where the input file goes (default: a temp dir)")
@@ -240,9 +240,11 @@ def main() -> int:
             with cluster, distributed.Client(cluster, timeout=args.start_timeout) as client:
                 client.wait_for_workers(n, timeout=args.start_timeout)
                 start_s = time.perf_counter() - t_start
-                for pinned, job in [(pin, job) for pin in {"off": [False], "on": [True], "both": [False, True]}[args.pin]
-                                    for job in jobs]:
-                    shares = wd.pin_workers(client, pin=pinned)
+                # Free and pinned rounds interleaved (every other round in reverse order), as the
+                # e2e benchmark times a job's rows: run one after the other, one worker's approx
+                # drifted 3.4 -> 4.1 s between the blocks and made a ratio of the drift.
+                states = {"off": [False], "on": [True], "both": [False, True]}[args.pin]
+                for job in jobs:
                     p, nbytes = job_input(job)
                     m = matcher(job, backend="cpu", threads=1)
 
@@ -253,22 +255,37 @@ def main() -> int:
                         except FutureTimeout:
                             future.cancel()
                             raise
+                    samples: dict[bool, list[float]] = {s: [] for s in states}
+                    shares: dict[bool, dict] = {}
+                    seen: set[int] = set()
                     try:
-                        med, samples, hits = timed(run, args.repeats)
+                        for r in range(args.repeats + 1):  # round 0 is each state's warm-up
+                            for pinned in (states if r % 2 == 0 else states[::-1]):
+                                shares[pinned] = wd.pin_workers(client, pin=pinned)
+                                t = time.perf_counter()
+                                seen.add(run())
+                                if r:
+                                    samples[pinned].append(time.perf_counter() - t)
                     except FutureTimeout:
                         print(f"!!! {n} workers, {job}: a run took over {args.run_timeout:.0f} s (--run-timeout)")
                         ok = False
                         continue
+                    finally:
+                        wd.pin_workers(client, pin=False)
                     want = direct[f"{job}/cpu"]["hits"]
-                    if hits != want:
-                        print(f"!!! {n} workers, {job}: {hits} hits, the direct call found {want}")
+                    if seen != {want}:
+                        print(f"!!! {n} workers, {job}: {sorted(seen)} hits, the direct call found {want}")
                         ok = False
-                    rows.append({"job": job, "workers": n, "pinned": pinned, "seconds": med, "samples": samples,
-                                 "hits": hits, "bytes": nbytes, "cluster_start_s": start_s,
-                                 "cpus": {a: c for a, c in shares.items()}})
-                    print(f"{n:3} workers {job:6} {'pinned' if pinned else 'free  '}: {med:8.3f} s "
-                          f"{nbytes / med / 1e9:7.2f} GB/s (cluster up in {start_s:.1f} s"
-                          + (f"; CPUs per worker {sorted(len(c) for c in shares.values())}" if pinned else "") + ")")
+                    hits = want if seen == {want} else sorted(seen)
+                    for pinned in states:
+                        med = statistics.median(samples[pinned])
+                        rows.append({"job": job, "workers": n, "pinned": pinned, "seconds": med,
+                                     "samples": samples[pinned], "hits": hits, "bytes": nbytes,
+                                     "cluster_start_s": start_s, "cpus": dict(shares[pinned])})
+                        print(f"{n:3} workers {job:6} {'pinned' if pinned else 'free  '}: {med:8.3f} s "
+                              f"{nbytes / med / 1e9:7.2f} GB/s (cluster up in {start_s:.1f} s"
+                              + (f"; CPUs per worker {sorted(len(c) for c in shares[pinned].values())}"
+                                 if pinned else "") + ")")
 
         cuda_row = None
         if "exact" in jobs and not args.no_cuda_cluster:
