@@ -274,10 +274,7 @@ int run_approx(const ApproxFlags& flags) {
                                                                : parse_backend(flags.backend);
   options.algorithm = flags.algorithm;
   options.case_insensitive = flags.ignore_case;
-  options.threads = flags.threads;
-  options.device = flags.device;
-  apply_device_memory(flags.device_memory, options);
-  apply_device_list(flags.devices, flags.backend, options);
+  apply_execution_flags(flags, options);
   options.best_of_cluster = flags.best_of_cluster;
   options.strand = flags.seq.parsed_strand();
   options.iupac = flags.seq.iupac;

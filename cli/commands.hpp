@@ -111,6 +111,17 @@ void apply_device_memory(const std::string& device_memory, Options& options) {
   options.device_memory_limit = device_memory.empty() ? 0 : core::parse_size(device_memory);
 }
 
+/// Applies what add_backend_options and add_devices_option parsed (-j, --device,
+/// --device-memory, --devices) to an operation's options; the backend itself each command
+/// resolves (its cost model decides `auto`).
+template <class Flags, class Options>
+void apply_execution_flags(const Flags& flags, Options& options) {
+  options.threads = flags.threads;
+  options.device = flags.device;
+  apply_device_memory(flags.device_memory, options);
+  apply_device_list(flags.devices, flags.backend, options);
+}
+
 struct CommandEntry {
   std::string name;
   int order;  // position in --help

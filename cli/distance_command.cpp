@@ -172,10 +172,7 @@ int run_distance(const DistanceFlags& flags) {
   options.algorithm = flags.algorithm;
   options.max_distance = flags.k;
   options.report = flags.align ? Report::cigar : Report::ends;
-  options.threads = flags.threads;
-  options.device = flags.device;
-  apply_device_memory(flags.device_memory, options);
-  apply_device_list(flags.devices, flags.backend, options);
+  apply_execution_flags(flags, options);
   tuning_hooks::DistanceKnobs knobs;
   knobs.tile_size = flags.block_size;  // the paper's block size (its tiles re-measured)
 

@@ -369,10 +369,7 @@ Options matcher_options(const FindFlags& flags, Backend backend) {
   options.backend = backend;
   options.algorithm = flags.algorithm;
   options.case_insensitive = flags.ignore_case;
-  options.threads = flags.threads;
-  options.device = flags.device;
-  apply_device_memory(flags.device_memory, options);
-  apply_device_list(flags.devices, flags.backend, options);
+  apply_execution_flags(flags, options);
   return options;
 }
 

@@ -273,10 +273,7 @@ int run_offtarget(const OfftargetFlags& flags) {
   options.iupac = true;
   options.case_insensitive = true;  // soft-masked (lowercase) genome bases count
   options.strand = Strand::both;
-  options.threads = flags.threads;
-  options.device = flags.device;
-  apply_device_memory(flags.device_memory, options);
-  apply_device_list(flags.devices, flags.backend, options);
+  apply_execution_flags(flags, options);
   const ApproxMatcher matcher = ApproxMatcher::compile(patterns, options);
 
   SearchPlan plan;
