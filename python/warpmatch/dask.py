@@ -696,12 +696,14 @@ def pin_workers(client=None, pin: bool = True) -> dict[str, list[int]]:
     share of its host's CPUs, all its threads, as dask-cuda pins a GPU worker near its GPU;
     pin=False gives every worker its host's CPUs back. Returns {worker address: its CPUs}.
 
-    Why: a scan is memory-bound, and on a host whose N workers float over all cores some of N
-    equal tasks ran 1.5-1.9x longer than the rest (fourteenth session, 16-core GPU host: each
-    worker on its own CPU, a round of 8 tasks took 154-170 ms against 170-223 unpinned). The
-    workers of a host, in address order, take consecutive equal shares of its CPUs (8 workers
-    on 16 CPUs: 2 each); more workers than CPUs share them round robin. Linux only: elsewhere
-    it pins nothing and returns {}."""
+    Why: on a host whose N workers float over all cores some of N equal tasks ran 1.5-1.9x
+    longer than the rest (fourteenth session, 16-core GPU host: each worker on its own CPU, a
+    round of 8 tasks took 154-170 ms against 170-223 unpinned). In the whole Dask run it made
+    no difference there (twenty-ninth session, free and pinned rounds interleaved, 8 workers:
+    exact 0.189 / 0.187 s, approx 0.611 / 0.612 s): it is for hosts where workers share cores
+    with other work, and off by default. The workers of a host, in address order, take
+    consecutive equal shares of its CPUs (8 workers on 16 CPUs: 2 each); more workers than
+    CPUs share them round robin. Linux only: elsewhere it pins nothing and returns {}."""
     if not hasattr(os, "sched_setaffinity"):
         return {}
     if client is None:
