@@ -197,9 +197,14 @@ def main() -> int:
             backends = ["cpu"] + (["cuda"] if gpus else [])
             for backend in backends:
                 m = matcher(job, backend=backend, threads=0)
-                with open(p, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-                    run = (lambda: m.count(mm)) if job == "exact" else (lambda: len(m.find(mm)))
-                    med, samples, hits = timed(run, args.repeats)
+
+                # Mapped afresh each run, as a task maps its range: a mapping kept from the
+                # warm-up has its page tables filled, which made the CPU row 1.5-2x faster
+                # than a first call (twenty-ninth session, bench/BASELINE.md).
+                def run(m=m, p=p, job=job):
+                    with open(p, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                        return m.count(mm) if job == "exact" else len(m.find(mm))
+                med, samples, hits = timed(run, args.repeats)
                 direct[f"{job}/{backend}"] = {"seconds": med, "samples": samples, "hits": hits, "bytes": nbytes}
                 print(f"direct {job:6} {backend:4}: {med:8.3f} s {nbytes / med / 1e9:7.2f} GB/s, {hits} hits")
         if args.cli and "exact" in jobs:
