@@ -106,21 +106,22 @@ def main():
                 shares = [ranges[i::n] for i in range(n)]
                 if mode.endswith("@threads"):
                     q = queue.Queue()
-                    t0 = time.perf_counter()
                     procs = [threading.Thread(target=scan, args=(args.file, s, mode, q)) for s in shares]
+                    barrier = None
                 else:
                     q = ctx.Queue()
                     # warm: each process fills its page tables, then all start the timed scan together
                     barrier = ctx.Barrier(n + 1) if mode == "warm" else None
                     procs = [ctx.Process(target=scan, args=(args.file, s, mode, q, barrier.wait if barrier else None))
                              for s in shares]
-                    if barrier:
-                        for p in procs:
-                            p.start()
-                        barrier.wait()
+                if barrier:  # started before the clock, which runs from the barrier
+                    for p in procs:
+                        p.start()
+                    barrier.wait()
                     t0 = time.perf_counter()
-                for p in procs:
-                    if not (mode == "warm" and not mode.endswith("@threads")):
+                else:
+                    t0 = time.perf_counter()
+                    for p in procs:
                         p.start()
                 got = [q.get() for _ in procs]
                 for p in procs:
