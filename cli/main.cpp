@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "cuda/runtime/devices.hpp"
 #include "printer/output.hpp"
+#include "process_end.hpp"
 #include "warpmatch/common.hpp"
 
 namespace {
@@ -62,28 +63,23 @@ int main(int argc, char** argv) {
       if (cmd->parsed()) {
         const int status = run();
         flush_stdout_or_throw();  // what went through printf / fmt::print directly
-        // Everything is printed: skip CUDA's teardown of its context (~0.1 s on the H200), which
-        // the system does anyway when the process ends.
-        if (warpmatch::cuda::runtime_started()) {
-          std::fflush(nullptr);
-          std::_Exit(status);
-        }
+        // Everything is printed: skip CUDA's teardown of its context in the process, and leave
+        // the driver's release of it to a helper (process_end.hpp).
+        if (warpmatch::cuda::runtime_started()) end_process_after_cuda(status);
         return status;
       }
   } catch (const WriteError& e) {
     // grep: "write error", status 2. A reader that went away (EPIPE, SIGPIPE ignored by our
     // parent) needs no message: with SIGPIPE at its default the process ends quietly anyway.
     if (e.error_number() != EPIPE) std::fprintf(stderr, "warpmatch: %s\n", e.what());
-    return 2;
   } catch (const warpmatch::DeviceOutOfMemory& e) {
     std::fprintf(stderr, "warpmatch: %s\n", out_of_memory_text(e).c_str());
-    return 2;
   } catch (const warpmatch::Error& e) {
     std::fprintf(stderr, "warpmatch: %s\n", e.what());
-    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "warpmatch: internal error: %s\n", e.what());
-    return 2;
   }
+  // An error (its message printed): status 2, ended as a successful run ends.
+  if (warpmatch::cuda::runtime_started()) end_process_after_cuda(2);
   return 2;
 }

@@ -19,8 +19,8 @@ std::string runtime_version();
 /// GPUs visible to the runtime; never throws (empty on any failure).
 std::vector<DeviceInfo> devices();
 /// Whether this process has started CUDA (read its device list, which every GPU path does
-/// first). The CLI then ends with _Exit after flushing its output: CUDA's own teardown of a
-/// context at exit took ~0.1 s of a run's wall time on the H200.
+/// first). The CLI then ends with _Exit after flushing its output, the driver's release of the
+/// context left to a helper process (cli/process_end.hpp): ~0.1 s of a run's wall time.
 bool runtime_started();
 /// Makes `device`'s upload ring (the pinned slots that pageable host text is streamed through
 /// to the GPU: ~12 ms on the H200) now rather than in the first scan: the CLI calls it on the
