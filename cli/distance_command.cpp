@@ -3,9 +3,11 @@
 // order); optional bound -k, alignment (--align), JSON lines and statistics.
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/multi_device.hpp"
@@ -48,8 +50,9 @@ struct DistanceFlags {
 
 /// One pair to compute, with the names printed for it.
 struct NamedPair {
-  std::string a_name, b_name;
+  std::string a_name, b_name;  // "" for a line of a TSV file: named "PATH:LINE" when printed
   ByteSpan a, b;
+  std::uint64_t line = 0;  // the TSV line, counted from 1
 };
 
 /// Inputs that own the bytes the pairs point into.
@@ -59,30 +62,39 @@ struct PairSet {
   std::vector<NamedPair> pairs;
 };
 
+// The pairs of a TSV file point into its mapping; their names are made as they are printed (a
+// string per pair held until then cost a heap allocation each and fresh pages for 100,000s).
 PairSet load_tsv_pairs(const std::string& path) {
   PairSet set;
   set.inputs.push_back(io::Input::open(path, io::Format::plain));
   const ByteSpan all = set.inputs.back().bytes();
+  const auto* const data = reinterpret_cast<const char*>(all.data());
+  const std::size_t size = all.size();
+  // One pair a line: room for them all at once, no growth copies.
+  auto find = [&](char c, std::size_t from, std::size_t to) {
+    const void* hit = std::memchr(data + from, c, to - from);
+    return hit != nullptr ? static_cast<std::size_t>(static_cast<const char*>(hit) - data) : to;
+  };
+  std::size_t lines = 1;
+  for (std::size_t at = find('\n', 0, size); at < size; at = find('\n', at + 1, size)) ++lines;
+  set.pairs.reserve(lines);
+  auto fail_line = [&](std::uint64_t line_no, const char* what) {
+    throw io::InputError(set.inputs.back().name() + ": line " + std::to_string(line_no) + ": " + what);
+  };
   std::uint64_t line_no = 0;
-  for (std::size_t pos = 0; pos < all.size();) {
-    std::size_t end = pos;
-    while (end < all.size() && all[end] != '\n') ++end;
+  for (std::size_t pos = 0; pos < size;) {
+    const std::size_t end = find('\n', pos, size);
     ++line_no;
     std::size_t stop = end;
-    if (stop > pos && all[stop - 1] == '\r') --stop;
+    if (stop > pos && data[stop - 1] == '\r') --stop;
     if (stop > pos) {
-      std::size_t tab = pos;
-      while (tab < stop && all[tab] != '\t') ++tab;
-      if (tab == stop)
-        throw io::InputError(set.inputs.back().name() + ": line " + std::to_string(line_no) +
-                             ": expected two strings separated by a tab");
-      std::size_t second_tab = tab + 1;
-      while (second_tab < stop && all[second_tab] != '\t') ++second_tab;
-      if (second_tab != stop)
-        throw io::InputError(set.inputs.back().name() + ": line " + std::to_string(line_no) +
-                             ": more than two tab-separated fields");
-      const std::string where = set.inputs.back().name() + ":" + std::to_string(line_no);
-      set.pairs.push_back({where, where, all.subspan(pos, tab - pos), all.subspan(tab + 1, stop - tab - 1)});
+      const std::size_t tab = find('\t', pos, stop);
+      if (tab == stop) fail_line(line_no, "expected two strings separated by a tab");
+      if (find('\t', tab + 1, stop) != stop) fail_line(line_no, "more than two tab-separated fields");
+      NamedPair& p = set.pairs.emplace_back();
+      p.a = all.subspan(pos, tab - pos);
+      p.b = all.subspan(tab + 1, stop - tab - 1);
+      p.line = line_no;
     }
     pos = end + 1;
   }
@@ -236,9 +248,17 @@ int run_distance(const DistanceFlags& flags) {
 
   const std::unique_ptr<Sink> printer = make_printer(flags.json ? PrintFormat::json : PrintFormat::plain);
   std::uint64_t over = 0;
+  std::string line_name;  // a TSV pair's "PATH:LINE", remade for each
   for (std::size_t i = 0; i < results.size(); ++i) {
     over += results[i].over_k();
-    printer->distance(DistanceRow{set.pairs[i].a_name, set.pairs[i].b_name, results[i], batch, flags.k, flags.align});
+    const NamedPair& p = set.pairs[i];
+    if (p.line != 0) {
+      line_name.assign(set.inputs[0].name()).push_back(':');
+      line_name.append(std::to_string(p.line));
+    }
+    const std::string_view a_name = p.line != 0 ? std::string_view(line_name) : std::string_view(p.a_name);
+    const std::string_view b_name = p.line != 0 ? std::string_view(line_name) : std::string_view(p.b_name);
+    printer->distance(DistanceRow{a_name, b_name, results[i], batch, flags.k, flags.align});
   }
   printer->flush();
   if (flags.stats) {

@@ -108,6 +108,13 @@ TEST_F(CliDistance, PairsFromTsvAndFromTwoFastaFiles) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, tsv.string() + ":1\t" + tsv.string() + ":1\t3\n" + tsv.string() + ":2\t" + tsv.string() +
                        ":2\t3\n" + tsv.string() + ":4\t" + tsv.string() + ":4\t0\n");
+  // The last line without its newline, a pair of empty strings (a tab alone), a lone CR line.
+  const auto tail = file("t.tsv", "\r\n\tab\nab\t\n\t\nGATTACA\tGATACA");
+  const auto tr = run({"distance", "--pairs", tail.string()});
+  EXPECT_EQ(tr.status, 0) << tr.err;
+  EXPECT_EQ(tr.out, tail.string() + ":2\t" + tail.string() + ":2\t2\n" + tail.string() + ":3\t" + tail.string() +
+                        ":3\t2\n" + tail.string() + ":4\t" + tail.string() + ":4\t0\n" + tail.string() + ":5\t" +
+                        tail.string() + ":5\t1\n");
   const auto k = run({"distance", "--pairs", tsv.string(), "-k", "2", "--json"});
   EXPECT_EQ(k.status, 1);
   const auto lines = json_lines(k.out);
@@ -152,6 +159,10 @@ TEST_F(CliDistance, ErrorsExitTwoAndNameTheInput) {
   const auto t = run({"distance", "--pairs", bad_tsv.string()});
   EXPECT_EQ(t.status, 2);
   EXPECT_NE(t.err.find(bad_tsv.string() + ": line 2"), std::string::npos) << t.err;
+  const auto three = file("three.tsv", "a\tb\n\na\tb\tc\n");
+  const auto t3 = run({"distance", "--pairs", three.string()});
+  EXPECT_EQ(t3.status, 2);
+  EXPECT_NE(t3.err.find(three.string() + ": line 3: more than two tab-separated fields"), std::string::npos) << t3.err;
   const auto fa = file("a.fa", ">r1\nA\n>r2\nC\n"), fb = file("b.fa", ">s1\nA\n");
   const auto uneven = run({"distance", "--pairs", fa.string(), fb.string()});
   EXPECT_EQ(uneven.status, 2);
