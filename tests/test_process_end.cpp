@@ -83,8 +83,15 @@ TEST(ProcessEnd, ReleaseHelperHoldsTheProcessMemoryAndFilesUntilAfterItEnds) {
   EXPECT_NE(read_file("/proc/" + std::to_string(r.helper) + "/maps").find(range), std::string::npos)
       << "the mapping made after the helper started is not in its address space";
 
-  // Still there, waiting for the child's end.
-  const std::string state = read_file("/proc/" + std::to_string(r.helper) + "/status");
+  // It reaches its wait for the child's end and stays there (asleep) while the child lives. It
+  // may still be running its first instructions when first looked at: looked at again until
+  // asleep, for at most 30 s (a guard against a helper that never waits, not a timing).
+  const std::string status_path = "/proc/" + std::to_string(r.helper) + "/status";
+  std::string state = read_file(status_path);
+  for (int i = 0; i < 3000 && state.find("State:\tS") == std::string::npos; ++i) {
+    ::usleep(10000);
+    state = read_file(status_path);
+  }
   EXPECT_NE(state.find("State:\tS"), std::string::npos) << state.substr(0, 200);
 
   // The child ends; the pipe's write end it never closed is the helper's until the helper ends.
