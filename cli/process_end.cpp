@@ -22,10 +22,11 @@ alignas(64) char helper_stack[64 * 1024];
 // Not instrumented by the sanitizers: their run-time state is per thread, and the helper has none.
 __attribute__((no_sanitize("address", "undefined"))) int release_helper_main(void*) {
   pollfd parent{parent_pidfd, POLLIN, 0};
-  // Signals are all blocked (start_release_helper), so only the parent's end wakes it; an
-  // error other than an interruption (none expected) ends the helper at once, which only
-  // returns the release to the parent's end.
-  while (::syscall(SYS_ppoll, &parent, 1, nullptr, nullptr, sizeof(sigset_t)) < 0) {
+  // Signals are all blocked (start_release_helper), so only the parent's end wakes it. A failed
+  // wait (an interruption; no other error is expected of a valid pidfd) is tried again, but not
+  // forever: a helper that gives up only returns the release to the parent's end, while one
+  // that spun would hold the GPU and a core.
+  for (int tries = 0; tries < 1000 && ::syscall(SYS_ppoll, &parent, 1, nullptr, nullptr, sizeof(sigset_t)) < 0; ++tries) {
   }
   ::syscall(SYS_exit, 0);
   return 0;
