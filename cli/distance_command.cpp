@@ -70,11 +70,11 @@ PairSet load_tsv_pairs(const std::string& path) {
   const ByteSpan all = set.inputs.back().bytes();
   const auto* const data = reinterpret_cast<const char*>(all.data());
   const std::size_t size = all.size();
-  // One pair a line: room for them all at once, no growth copies.
   auto find = [&](char c, std::size_t from, std::size_t to) {
     const void* hit = std::memchr(data + from, c, to - from);
     return hit != nullptr ? static_cast<std::size_t>(static_cast<const char*>(hit) - data) : to;
   };
+  // One pair a line: room for them all at once, no growth copies.
   std::size_t lines = 1;
   for (std::size_t at = find('\n', 0, size); at < size; at = find('\n', at + 1, size)) ++lines;
   set.pairs.reserve(lines);
@@ -252,12 +252,12 @@ int run_distance(const DistanceFlags& flags) {
   for (std::size_t i = 0; i < results.size(); ++i) {
     over += results[i].over_k();
     const NamedPair& p = set.pairs[i];
+    std::string_view a_name = p.a_name, b_name = p.b_name;
     if (p.line != 0) {
       line_name.assign(set.inputs[0].name()).push_back(':');
       line_name.append(std::to_string(p.line));
+      a_name = b_name = line_name;
     }
-    const std::string_view a_name = p.line != 0 ? std::string_view(line_name) : std::string_view(p.a_name);
-    const std::string_view b_name = p.line != 0 ? std::string_view(line_name) : std::string_view(p.b_name);
     printer->distance(DistanceRow{a_name, b_name, results[i], batch, flags.k, flags.align});
   }
   printer->flush();

@@ -13,20 +13,14 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "cli_test_support.hpp"
 #include "process_end.hpp"
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using warpmatch_test::read_file;
 
 // The target of /proc/PID/fd/FD, "" when there is none.
 std::string fd_target(int pid, int fd) {

@@ -14,11 +14,8 @@
 //                    its standard streams and _Exits, so the last references to CUDA's files and
 //                    mappings, and their release, are the helper's, after this one has ended
 // Not part of the build: on the GPU machine
-//   nvcc -O2 -std=c++17 -arch=sm_90 -o cuda_lifetime_probe bench/probes/cuda_lifetime_probe.cu -lcuda
-#include <poll.h>
-#include <sched.h>
-#include <signal.h>
-#include <sys/syscall.h>
+//   nvcc -O2 -std=c++17 -arch=sm_90 -o cuda_lifetime_probe bench/probes/cuda_lifetime_probe.cu \
+//        cli/process_end.cpp -lcuda
 #include <unistd.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -27,24 +24,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+
+#include "../../cli/process_end.hpp"  // the CLI's own release helper, compiled in by the .sh
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); std::_Exit(1); } } while (0)
 using C = std::chrono::steady_clock;
-// The helper: raw system calls only (it runs on the parent's thread-local storage).
-static int helper_main(void* pidfd) {
-  struct pollfd p{*static_cast<int*>(pidfd), POLLIN, 0};
-  while (syscall(SYS_ppoll, &p, 1, nullptr, nullptr, 8) < 0) {}
-  syscall(SYS_exit, 0);
-  return 0;
-}
-static void start_holder() {
-  static int pidfd = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
-  alignas(64) static char stack[64 * 1024];
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);  // the helper starts with every signal blocked
-  if (clone(helper_main, stack + sizeof stack, CLONE_VM | CLONE_FILES | SIGCHLD, &pidfd) < 0) std::printf("clone failed ");
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-}
 static double ms(C::time_point a) { return std::chrono::duration<double, std::milli>(C::now() - a).count(); }
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "ctx";
@@ -52,7 +35,7 @@ int main(int argc, char** argv) {
   if (!std::strcmp(mode, "none")) { std::printf("none\n"); std::fflush(stdout); std::_Exit(0); }
   const bool hold = !std::strncmp(mode, "hold-", 5);
   if (hold) {
-    start_holder();
+    if (warpmatch::cli::start_release_helper() < 0) std::printf("no helper ");
     mode += 5;
   }
   auto end = [&](int status) {

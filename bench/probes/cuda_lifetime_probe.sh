@@ -7,7 +7,7 @@ set -euo pipefail
 rounds=${1:-5}
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 exe=/tmp/cuda_lifetime_probe
-"$nvcc" -O2 -std=c++17 -arch=sm_90 -o "$exe" bench/probes/cuda_lifetime_probe.cu -lcuda
+"$nvcc" -O2 -std=c++17 -arch=sm_90 -o "$exe" bench/probes/cuda_lifetime_probe.cu cli/process_end.cpp -lcuda
 nvidia-smi --query-gpu=name,persistence_mode,driver_version --format=csv,noheader || true
 for ((r = 1; r <= rounds; ++r)); do
   for mode in ${MODES:-none init ctx alloc reset release hold-init hold-alloc}; do
