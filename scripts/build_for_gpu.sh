@@ -118,7 +118,7 @@ if ((python_only)); then
   say "test-only packages the GPU machine lacks (cp312 wheels, versions as in build/pyenv where present)"
   # numpy, pytest, pandas and pyarrow are on the GPU machine (device KINDS.md); dask's smaller
   # dependencies are carried too: its Python 3.12 lacked pyyaml (the dask step's first run).
-  for name in edlib pyahocorasick dask distributed partd locket tblib zict tornado importlib_metadata \
+  for name in edlib pyahocorasick stringzilla dask distributed partd locket tblib zict tornado importlib_metadata \
       pyyaml toolz cloudpickle fsspec click psutil msgpack sortedcontainers jinja2 markupsafe packaging zipp; do
     version=$("$venv/bin/python" -m pip show "$name" 2>/dev/null | awk '/^Version:/ {print $2}' || true)
     [[ -n $version || ! -x build/pyenv/bin/python ]] ||

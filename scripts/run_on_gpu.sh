@@ -52,6 +52,9 @@
 #                 needed) installed offline into the venv /tmp/wm-dask-venv (system site packages:
 #                 the machine's pandas, numpy & co.); limit WM_DASK_TIMEOUT s (default 540; the
 #                 benchmark stops starting clusters past 60 % of it)  -> $OUT/dask_scaling.{log,json}
+#         pycalls bench/python_calls.py: what a Python user's call costs next to edlib,
+#                 pyahocorasick, StringZilla and bytes.count, with backend auto, cuda and cpu in
+#                 turn (the wheels as for `python`)  -> $OUT/python_calls.{log,json}
 #         all     info tests bench (the default)
 #   EXTRA BENCH ARGS go to every benchmark, e.g. `find -- --bytes 256M --repeats 3`.
 #   Environment: WM_TESTS_TIMEOUT (s, default 200), WM_TEST_SHARDS (default: cores / 2, 4-8),
@@ -77,8 +80,8 @@ while (($#)); do
   case "$1" in
     --) shift; extra=("$@"); break ;;
     all) steps+=(info tests bench) ;;
-    info|tests|bench|find|e2e|inputs|feed|sanitize|scaling|python|dask) steps+=("$1") ;;
-    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, e2e, inputs, feed, sanitize, scaling, python, dask, all)" >&2; exit 2 ;;
+    info|tests|bench|find|e2e|inputs|feed|sanitize|scaling|python|pycalls|dask) steps+=("$1") ;;
+    *) echo "run_on_gpu.sh: unknown step '$1' (info, tests, find, bench, e2e, inputs, feed, sanitize, scaling, python, pycalls, dask, all)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -96,7 +99,7 @@ for z in "$D"/warpmatch.gz "$D"/warpmatch-bench.gz "$D"/warpmatch_tests.gz "$D"/
   [[ -f $z ]] && gzip -dc "$z" >"${z%.gz}"
 done
 only_python=1
-for s in "${steps[@]}"; do [[ $s == python || $s == dask ]] || only_python=0; done
+for s in "${steps[@]}"; do [[ $s == python || $s == pycalls || $s == dask ]] || only_python=0; done
 if ((!only_python)) && [[ ! -x $D/warpmatch && ! -f $D/warpmatch ]]; then
   echo "run_on_gpu.sh: $D/warpmatch is missing: run scripts/build_for_gpu.sh here first and" \
        "carry .device (carry=[\".device\"])" >&2
@@ -370,13 +373,7 @@ step_sanitize() {
 # The Python package (issue 13): .device-python/ from `scripts/build_for_gpu.sh --python`.
 step_python() {
   local P="$root/.device-python" site=/tmp/wm-site rc
-  if ! ls "$P"/warpmatch-*.whl >/dev/null 2>&1; then
-    echo "no $P/warpmatch-*.whl: run scripts/build_for_gpu.sh --python here and carry .device-python" >&2
-    return 2
-  fi
-  rm -rf "$site"
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" \
-    "$P"/warpmatch-*.whl "$P"/wheels/*.whl || return 3
+  install_python_site "$P" "$site" || return $?
   {
     echo "python: $(python3 --version) at $(command -v python3); staged: $(head -1 "$P/MANIFEST.txt" 2>/dev/null)"
     # From a folder without python/: the installed package, never the source tree's, is imported.
@@ -391,6 +388,33 @@ assert warpmatch.build_info()["cuda_compiled"] and warpmatch.devices(), "no GPU 
       timeout --kill-after=10 "${WM_PYTHON_TIMEOUT:-400}" python3 -m pytest -rs -p no:cacheprovider python/tests
   } 2>&1 | tee "$OUT/python.log"
   rc=$?
+  return $rc
+}
+
+# The staged cp312 wheel and test-only wheels, installed offline into a folder for PYTHONPATH.
+install_python_site() {
+  local P=$1 site=$2
+  if ! ls "$P"/warpmatch-*.whl >/dev/null 2>&1; then
+    echo "no $P/warpmatch-*.whl: run scripts/build_for_gpu.sh --python here and carry .device-python" >&2
+    return 2
+  fi
+  rm -rf "$site"
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" \
+    "$P"/warpmatch-*.whl "$P"/wheels/*.whl || return 3
+}
+
+# What a Python user's call costs (bench/python_calls.py), backend auto, cuda and cpu in turn,
+# each in a fresh interpreter (auto's choices start from a process without CUDA).
+step_pycalls() {
+  local P="$root/.device-python" site=/tmp/wm-site rc=0 b
+  install_python_site "$P" "$site" || return $?
+  {
+    for b in auto cuda cpu; do
+      (cd /tmp && PYTHONPATH="$site" LD_LIBRARY_PATH="$P/lib:$LD_LIBRARY_PATH" PYTHONUNBUFFERED=1 \
+        timeout --kill-after=10 "${WM_PYCALLS_TIMEOUT:-150}" python3 "$root/bench/python_calls.py" --backend "$b" \
+        --json "$OUT/python_calls_$b.json" "${extra[@]}") || rc=$?
+    done
+  } 2>&1 | tee "$OUT/python_calls.log"
   return $rc
 }
 

@@ -150,3 +150,35 @@ TEST(CostModel, ApproxSetsOnTheCpuTakeTheSeedFilterWhereItPays) {
   const BackendChoice chosen = core::estimate_backends(wide, p, true);
   EXPECT_EQ(chosen.backend, Backend::cpu) << chosen.reason;
 }
+
+// A long-lived caller where CUDA already runs (a Python matcher) pays a GPU call's launches and
+// copies, not the start-up: a large multi-pattern scan then goes to the GPU, a short text
+// still to the CPU, and an exact scan of host text to the CPU either way (its 16 threads
+// outrun the host feed).
+TEST(CostModel, CudaRunningChargesACallNotTheStartUp) {
+  JobShape job;
+  job.operation = Operation::multi;
+  job.text_bytes = 64ull << 20;
+  job.patterns = 1000;
+  job.threads = 16;
+  const core::CostModelPolicy policy;
+  const BackendChoice cold = core::estimate_backends(job, policy, true);
+  EXPECT_EQ(cold.backend, Backend::cpu);
+  job.cuda_running = true;
+  const BackendChoice warm = core::estimate_backends(job, policy, true);
+  EXPECT_EQ(warm.backend, Backend::cuda);
+  EXPECT_NEAR(cold.cuda_seconds - warm.cuda_seconds, policy.cuda_start_seconds - policy.cuda_call_seconds, 1e-9);
+  EXPECT_NE(warm.reason.find("per call"), std::string::npos) << warm.reason;
+  job.text_bytes = 150;
+  EXPECT_EQ(core::estimate_backends(job, policy, true).backend, Backend::cpu);
+  job.operation = Operation::exact;
+  job.patterns = 1;
+  job.text_bytes = 8ull << 30;
+  EXPECT_EQ(core::estimate_backends(job, policy, true).backend, Backend::cpu);
+  // Distance: one short pair stays on the CPU, 100,000 pairs of 200 bytes go to the GPU.
+  job.operation = Operation::distance;
+  job.cells = 150 * 150;
+  EXPECT_EQ(core::estimate_backends(job, policy, true).backend, Backend::cpu);
+  job.cells = 100000ull * 200 * 200;
+  EXPECT_EQ(core::estimate_backends(job, policy, true).backend, Backend::cuda);
+}

@@ -43,6 +43,9 @@ struct JobShape {
   /// searches each line only up to its first hit, the GPU lists every hit (on English text
   /// with 1000 words, 4 GiB: 4.1-5.5 s against 13.7-16.3 s); the CPU is taken.
   bool line_output = false;
+  /// CUDA already runs in this process (a long-lived caller, e.g. a Python matcher that has
+  /// used the GPU): a GPU call then costs its launch and copies, not CUDA's start-up.
+  bool cuda_running = false;
 };
 
 struct BackendChoice {

@@ -5,9 +5,12 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 
+#include "auto_backend.hpp"
 #include "binding.hpp"
+#include "io/input_estimate.hpp"
 #include "io/record_run.hpp"
 #include "io/text_stream.hpp"
 #include "warpmatch/approx.hpp"
@@ -123,6 +126,10 @@ struct FileSource {
   io::TextStream open(const io::StreamOptions& o) const {
     return path ? io::TextStream::open(*path, o) : io::TextStream::from_bytes("(buffer)", content->span(), o);
   }
+  /// Its bytes to search and what bounds their rate, for the cost model (per-call auto).
+  io::InputEstimate estimate(int threads) const {
+    return path ? io::estimate_input(*path, threads) : io::estimate_input(content->span(), threads);
+  }
 };
 
 io::StreamOptions stream_options(const std::string& format, std::uint64_t window_bytes) {
@@ -168,6 +175,30 @@ nb::object file_hits(nb::object array, const std::vector<std::string>& records) 
 }
 
 // ---- ExactMatcher -------------------------------------------------------------------------
+// One compiled form of an ExactMatcher's patterns: the single-pattern engine, or a set
+// (MultiMatcher) for several patterns, strands or IUPAC codes; the same calls on either.
+struct ExactForm {
+  std::optional<ExactMatcher> single;
+  std::optional<MultiMatcher> set;
+
+  std::uint64_t count(const TextArg& t) const {
+    if (t.on_device()) return single ? single->count_device_text(t.device()) : set->count_device_text(t.device());
+    return single ? single->count(t.host()) : set->count(t.host());
+  }
+  std::vector<std::uint64_t> counts(const TextArg& t) const {
+    if (single) return {t.on_device() ? single->count_device_text(t.device()) : single->count(t.host())};
+    return t.on_device() ? set->count_per_pattern_device_text(t.device()) : set->count_per_pattern(t.host());
+  }
+  void scan_device_text(DeviceSpan text, const MatchSink& sink) const {
+    single ? single->scan_device_text(text, sink) : set->scan_device_text(text, sink);
+  }
+  void scan_batches(ByteSpan text, const MatchBatchSink& sink) const {
+    single ? single->scan_batches(text, sink) : set->scan_batches(text, sink);
+  }
+  Backend backend() const { return single ? single->backend() : set->backend(); }
+  std::string algorithm() const { return single ? single->algorithm() : set->algorithm(); }
+};
+
 class PyExactMatcher {
  public:
   PyExactMatcher(nb::handle pattern_or_patterns, bool ignore_case, const std::string& backend, int threads,
@@ -183,15 +214,19 @@ class PyExactMatcher {
     device_ = device;
     devices_ = devices_arg(devices, backend, device);
     devices_requested_ = nb::borrow(devices);
-    compile();
+    per_call_ = chooses_per_call(backend, devices_);
+    const Backend b = per_call_ ? Backend::cpu : backend_arg(backend_);
+    nb::gil_scoped_release release;
+    main_ = compile(b);
+    if (b != Backend::cpu || main_.backend() == Backend::cuda) note_cuda_running();
+    last_backend_ = main_.backend();
   }
 
   // Host or GPU-resident text (TextArg): the library's ByteSpan or DeviceSpan overloads.
   std::uint64_t count(nb::handle text) const {
     TextArg t(text, "text");
     nb::gil_scoped_release release;
-    return t.on_device() ? (single_ ? single_->count_device_text(t.device()) : set_->count_device_text(t.device()))
-                         : (single_ ? single_->count(t.host()) : set_->count(t.host()));
+    return form_for(t).count(t);
   }
 
   nb::object counts(nb::handle text) const {
@@ -199,8 +234,7 @@ class PyExactMatcher {
     std::vector<std::uint64_t> c;
     {
       nb::gil_scoped_release release;
-      if (single_) c = {t.on_device() ? single_->count_device_text(t.device()) : single_->count(t.host())};
-      else c = t.on_device() ? set_->count_per_pattern_device_text(t.device()) : set_->count_per_pattern(t.host());
+      c = form_for(t).counts(t);
     }
     return numpy_array(plain_dtype("<u8"), c.data(), c.size());
   }
@@ -211,12 +245,13 @@ class PyExactMatcher {
     std::vector<std::vector<Match>> blocks;  // host text: a block a batch
     {
       nb::gil_scoped_release release;
+      const ExactForm& form = form_for(t);
       if (t.on_device()) {
         const MatchSink sink = [&](const Match& x) {
           hits.push_back(x);
           return max_matches == 0 || hits.size() < max_matches;
         };
-        single_ ? single_->scan_device_text(t.device(), sink) : set_->scan_device_text(t.device(), sink);
+        form.scan_device_text(t.device(), sink);
       } else {
         // A batch at a time: a call a match cost more than the scan on texts with millions.
         std::uint64_t taken = 0;
@@ -227,7 +262,7 @@ class PyExactMatcher {
           taken += take;
           return max_matches == 0 || taken < max_matches;
         };
-        single_ ? single_->scan_batches(t.host(), sink) : set_->scan_batches(t.host(), sink);
+        form.scan_batches(t.host(), sink);
       }
     }
     return t.on_device() ? numpy_array(exact_dtype(), hits.data(), hits.size()) : numpy_array(exact_dtype(), blocks);
@@ -242,12 +277,10 @@ class PyExactMatcher {
     std::vector<std::string> records;
     {
       nb::gil_scoped_release release;
-      auto scan = [&](ByteSpan text, const MatchBatchSink& sink) {
-        if (single_) single_->scan_batches(text, sink);
-        else set_->scan_batches(text, sink);
-      };
+      const io::InputEstimate input = source.estimate(threads_);
+      const ExactForm& form = form_for_bytes(input.bytes, input.source);
       records = stream_file(source, o, io::RecordGap{}, [&](const io::TextWindow& w) {
-        scan(w.data, [&](std::span<const Match> batch) {
+        form.scan_batches(w.data, [&](std::span<const Match> batch) {
           for (const Match& x : batch) {
             if (x.start >= w.owned) return false;  // ascending starts: the rest are the next window's
             rows.push_back({w.record_index, x.pattern, 0, x.start + w.offset, x.end + w.offset, x.strand});
@@ -255,7 +288,7 @@ class PyExactMatcher {
           return true;
         });
       }, [&](std::span<const io::TextWindow> run_records, const io::RecordRun& run) {
-        scan(run.text(), [&](std::span<const Match> batch) {  // ascending starts: record by record
+        form.scan_batches(run.text(), [&](std::span<const Match> batch) {  // ascending starts: record by record
           for (const Match& x : batch)
             if (const auto r = run.record_of(x.start, x.end))
               rows.push_back({run_records[*r].record_index, x.pattern, 0, x.start - run.offset(*r), x.end - run.offset(*r), x.strand});
@@ -274,8 +307,12 @@ class PyExactMatcher {
 
   nb::object patterns() const { return multi_ ? nb::object(bytes_list(patterns_)) : nb::object(nb::bytes(patterns_[0].data(), patterns_[0].size())); }
   std::size_t pattern_count() const { return patterns_.size(); }
-  std::string backend() const { return std::string(backend_name(single_ ? single_->backend() : set_->backend())); }
-  std::string algorithm() const { return single_ ? single_->algorithm() : set_->algorithm(); }
+  // Under per-call auto: the backend (and algorithm) of the last scan, the CPU's before any.
+  std::string backend() const { return std::string(backend_name(last_backend_.load(std::memory_order_relaxed))); }
+  std::string algorithm() const {
+    const ExactForm* gpu = last_backend_.load(std::memory_order_relaxed) == Backend::cuda ? gpu_.ready() : nullptr;
+    return gpu ? gpu->algorithm() : main_.algorithm();
+  }
   bool ignore_case() const { return ignore_case_; }
   const std::string& strand() const { return strand_; }
   bool iupac() const { return iupac_; }
@@ -291,9 +328,8 @@ class PyExactMatcher {
   }
 
  private:
-  void compile() {
-    const Backend b = backend_arg(backend_);
-    nb::gil_scoped_release release;
+  ExactForm compile(Backend b) const {
+    ExactForm form;
     // One pattern on one strand: the single-pattern engine; strands and IUPAC codes expand
     // into a set (MultiMatcher), even for one pattern.
     if (multi_ || strand_value_ != Strand::forward || iupac_) {
@@ -305,7 +341,7 @@ class PyExactMatcher {
       o.threads = threads_;
       o.device = device_;
       o.devices = devices_;
-      set_.emplace(MultiMatcher::compile(patterns_, o));
+      form.set.emplace(MultiMatcher::compile(patterns_, o));
     } else {
       ExactOptions o;
       o.backend = b;
@@ -313,8 +349,36 @@ class PyExactMatcher {
       o.threads = threads_;
       o.device = device_;
       o.devices = devices_;
-      single_.emplace(ExactMatcher::compile(as_bytes(patterns_[0]), o));
+      form.single.emplace(ExactMatcher::compile(as_bytes(patterns_[0]), o));
     }
+    return form;
+  }
+
+  // The form a call runs on: the compiled one, or under per-call auto the cost model's choice
+  // for this text (GPU-resident text always goes to the GPU form).
+  const ExactForm& form_for(const TextArg& t) const {
+    if (!per_call_) return main_;
+    if (t.on_device()) {
+      const ExactForm* gpu = gpu_.get([&] { return compile(Backend::cuda); });
+      if (!gpu) throw BackendUnavailable("GPU-resident text needs the cuda backend, which failed to start here");
+      last_backend_.store(Backend::cuda, std::memory_order_relaxed);
+      return *gpu;
+    }
+    return form_for_bytes(t.host().size(), TextSource::memory);
+  }
+  const ExactForm& form_for_bytes(std::uint64_t bytes, TextSource source) const {
+    if (!per_call_) return main_;
+    JobShape job;
+    job.operation = main_.single ? Operation::exact : Operation::multi;
+    job.text_bytes = bytes;
+    job.source = source;
+    job.patterns = main_.single ? 1 : main_.set->pattern_count();
+    job.pattern_length = longest();
+    job.threads = threads_;
+    const ExactForm* gpu = nullptr;
+    if (choose_per_call(job) == Backend::cuda) gpu = gpu_.get([&] { return compile(Backend::cuda); });
+    last_backend_.store(gpu ? Backend::cuda : Backend::cpu, std::memory_order_relaxed);
+    return gpu ? *gpu : main_;
   }
 
   std::vector<std::string> patterns_;
@@ -328,8 +392,10 @@ class PyExactMatcher {
   int device_ = 0;
   std::vector<int> devices_;         // resolved (Execution::devices)
   nb::object devices_requested_;     // as given: a pickled "all" resolves again where it lands
-  std::optional<ExactMatcher> single_;
-  std::optional<MultiMatcher> set_;
+  bool per_call_ = false;  // backend "auto" with a GPU present: the cost model picks per call
+  ExactForm main_;          // compiled at construction: the CPU's under per-call auto
+  LazyGpuForm<ExactForm> gpu_;  // per-call auto: the GPU's, compiled when first chosen
+  mutable std::atomic<Backend> last_backend_{Backend::cpu};
 };
 
 // ---- ApproxMatcher ------------------------------------------------------------------------
@@ -355,8 +421,12 @@ class PyApproxMatcher {
     opt_.device = device;
     opt_.devices = devices_arg(devices, backend, device);
     devices_requested_ = nb::borrow(devices);
+    per_call_ = chooses_per_call(backend, opt_.devices);
+    if (per_call_) opt_.backend = Backend::cpu;  // the GPU's form when a call first chooses it
     nb::gil_scoped_release release;
     matcher_.emplace(ApproxMatcher::compile(patterns_, opt_));
+    if (matcher_->backend() == Backend::cuda) note_cuda_running();
+    last_backend_ = matcher_->backend();
   }
 
   // Host or GPU-resident text (TextArg): the library's scan or scan_device_text.
@@ -371,8 +441,8 @@ class PyApproxMatcher {
         if (cigar()) cigars.push_back(h.cigar);
         return true;
       };
-      if (t.on_device()) matcher_->scan_device_text(t.device(), sink);
-      else matcher_->scan(t.host(), sink);
+      if (t.on_device()) form_for_device().scan_device_text(t.device(), sink);
+      else form_for_bytes(t.host().size(), TextSource::memory).scan(t.host(), sink);
     }
     nb::object array = numpy_array(approx_dtype(), rows.blocks());
     if (!cigar()) return array;
@@ -396,8 +466,10 @@ class PyApproxMatcher {
     std::vector<std::string> records;
     {
       nb::gil_scoped_release release;
+      const io::InputEstimate input = source.estimate(opt_.threads);
+      const ApproxMatcher& form = form_for_bytes(input.bytes, input.source);
       records = stream_file(source, o, run_gap(), [&](const io::TextWindow& w) {
-        matcher_->scan(w.data, [&](const ApproxMatch& h) {
+        form.scan(w.data, [&](const ApproxMatch& h) {
           if (h.end <= w.repeated) return true;  // the previous window's end
           rows.push_back({w.record_index, h.pattern, h.distance, h.start + w.offset, h.end + w.offset, h.strand});
           return true;
@@ -405,7 +477,7 @@ class PyApproxMatcher {
       }, [&](std::span<const io::TextWindow> run_records, const io::RecordRun& run) {
         const std::size_t first = rows.size();
         const bool starts = matcher_->options().report != Report::ends;
-        matcher_->scan(run.text(), [&](const ApproxMatch& h) {
+        form.scan(run.text(), [&](const ApproxMatch& h) {
           if (const auto r = run.record_of(h.start, h.end, starts))
             rows.push_back({run_records[*r].record_index, h.pattern, h.distance,
                             h.start >= run.offset(*r) ? h.start - run.offset(*r) : 0, h.end - run.offset(*r), h.strand});
@@ -452,8 +524,12 @@ class PyApproxMatcher {
   const std::string& strand() const { return strand_; }
   bool iupac() const { return opt_.iupac; }
   bool hamming() const { return opt_.hamming; }
-  std::string backend() const { return std::string(backend_name(matcher_->backend())); }
-  std::string algorithm() const { return matcher_->algorithm(); }
+  // Under per-call auto: the backend (and algorithm) of the last scan, the CPU's before any.
+  std::string backend() const { return std::string(backend_name(last_backend_.load(std::memory_order_relaxed))); }
+  std::string algorithm() const {
+    const ApproxMatcher* gpu = last_backend_.load(std::memory_order_relaxed) == Backend::cuda ? gpu_.ready() : nullptr;
+    return gpu ? gpu->algorithm() : matcher_->algorithm();
+  }
   nb::tuple state() const {
     return nb::make_tuple(patterns(), k_arg_, opt_.best, cigar(), opt_.case_insensitive, backend_,
                           opt_.threads, opt_.device, strand_, opt_.iupac, opt_.hamming, devices_requested_);
@@ -474,7 +550,47 @@ class PyApproxMatcher {
   std::string backend_ = "auto";
   nb::object devices_requested_;  // as given (see PyExactMatcher)
   ApproxOptions opt_;
-  std::optional<ApproxMatcher> matcher_;
+  std::optional<ApproxMatcher> matcher_;  // compiled at construction: the CPU's under per-call auto
+  bool per_call_ = false;                 // backend "auto" with a GPU present (see ExactMatcher)
+  LazyGpuForm<ApproxMatcher> gpu_;
+  mutable std::atomic<Backend> last_backend_{Backend::cpu};
+
+  ApproxMatcher compile_gpu() const {
+    ApproxOptions o = opt_;
+    o.backend = Backend::cuda;
+    return ApproxMatcher::compile(patterns_, o);
+  }
+  const ApproxMatcher& form_for_device() const {
+    if (!per_call_) return *matcher_;
+    const ApproxMatcher* gpu = gpu_.get([&] { return compile_gpu(); });
+    if (!gpu) throw BackendUnavailable("GPU-resident text needs the cuda backend, which failed to start here");
+    last_backend_.store(Backend::cuda, std::memory_order_relaxed);
+    return *gpu;
+  }
+  // The form a scan of `bytes` runs on: under per-call auto the cost model's choice, with the
+  // command line's job shape (approx_command.cpp).
+  const ApproxMatcher& form_for_bytes(std::uint64_t bytes, TextSource source) const {
+    if (!per_call_) return *matcher_;
+    JobShape job;
+    job.operation = Operation::approx;
+    job.text_bytes = bytes;
+    job.source = source;
+    job.patterns = matcher_->pattern_count();
+    job.threads = opt_.threads;
+    std::uint64_t shortest = ~std::uint64_t{0};
+    for (const auto& p : patterns_) {
+      job.pattern_length = std::max<std::uint64_t>(job.pattern_length, p.size());
+      shortest = std::min<std::uint64_t>(shortest, p.size());
+    }
+    if (!opt_.best && !opt_.iupac && opt_.k >= 0) {  // the seed filter's shape
+      job.seed_k = opt_.k;
+      job.shortest_pattern = shortest;
+    }
+    const ApproxMatcher* gpu = nullptr;
+    if (choose_per_call(job) == Backend::cuda) gpu = gpu_.get([&] { return compile_gpu(); });
+    last_backend_.store(gpu ? Backend::cuda : Backend::cpu, std::memory_order_relaxed);
+    return gpu ? *gpu : *matcher_;
+  }
 };
 
 constexpr const char* kExactDoc = R"(Exact search of one pattern or a set of patterns, compiled once.
@@ -487,7 +603,11 @@ pattern_or_patterns: one pattern (str as UTF-8, or any bytes-like object) or a s
     every pattern, overlapping ones included, in ascending (start, pattern) order; duplicate
     patterns each keep their own index.
 ignore_case: ASCII letters only; other bytes compare exactly.
-backend: "auto" (CUDA when a GPU is present, else the CPU), "cpu" or "cuda".
+backend: "auto", "cpu" or "cuda". "auto" chooses for each call by the cost model (the command
+    line's --backend auto): the CPU for short texts and where its scan is faster, the GPU where
+    it wins once CUDA runs; CUDA starts only once the time the GPU would have saved reaches its
+    start-up (~0.3 s), so calls on single reads never start it. GPU-resident text goes to the
+    GPU. `backend` then tells the last call's choice. With a devices list "auto" means the GPUs.
 threads: CPU threads (0 = all). device: CUDA device ordinal.
 devices: several GPUs for each scan: None (device alone), "all" (every GPU warpmatch.devices()
     lists; none on a machine without one, where backend "auto" runs on the CPU) or a sequence
@@ -589,7 +709,8 @@ void bind_matchers(nb::module_& m) {
       .def_prop_ro("ignore_case", &PyExactMatcher::ignore_case)
       .def_prop_ro("strand", &PyExactMatcher::strand)
       .def_prop_ro("iupac", &PyExactMatcher::iupac)
-      .def_prop_ro("backend", &PyExactMatcher::backend, "The resolved backend: 'cpu' or 'cuda'.")
+      .def_prop_ro("backend", &PyExactMatcher::backend,
+                   "The resolved backend, 'cpu' or 'cuda' (under backend 'auto': the last call's choice, 'cpu' before any).")
       .def_prop_ro("algorithm", &PyExactMatcher::algorithm, "The resolved algorithm name.")
       .def("__getstate__", &PyExactMatcher::state)
       .def("__setstate__",
@@ -623,7 +744,8 @@ void bind_matchers(nb::module_& m) {
       .def_prop_ro("strand", &PyApproxMatcher::strand)
       .def_prop_ro("iupac", &PyApproxMatcher::iupac)
       .def_prop_ro("hamming", &PyApproxMatcher::hamming)
-      .def_prop_ro("backend", &PyApproxMatcher::backend)
+      .def_prop_ro("backend", &PyApproxMatcher::backend,
+                   "The resolved backend, 'cpu' or 'cuda' (under backend 'auto': the last call's choice, 'cpu' before any).")
       .def_prop_ro("algorithm", &PyApproxMatcher::algorithm)
       .def_prop_ro("overlap", &PyApproxMatcher::overlap,
                    "Bytes a window must repeat from the one before (max over patterns of m + k).")

@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 
 #include "binding.hpp"
+#include "cuda/runtime/devices.hpp"
 #include "io/input.hpp"
 #include "warpmatch/cost_model.hpp"
 
@@ -119,6 +120,9 @@ NB_MODULE(_core, m) {
       "multiprocessors, global_memory_bytes, l2_bytes, clock_mhz). Empty without a CUDA build or\n"
       "without a GPU; never raises.\n\n"
       ">>> [d['name'] for d in warpmatch.devices()]   # doctest: +SKIP\n['NVIDIA H100 80GB HBM3']");
+
+  // For tests of backend="auto": whether this process has started CUDA (listed its devices).
+  m.def("_cuda_started", []() { return warpmatch::cuda::runtime_started(); });
 
   wp::bind_matchers(m);
   wp::bind_sequences(m);

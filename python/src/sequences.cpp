@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "auto_backend.hpp"
 #include "binding.hpp"
 #include "warpmatch/distance.hpp"
 #include "warpmatch/lcs.hpp"
@@ -43,15 +44,33 @@ DistanceOptions distance_options(const nb::object& k, bool align, const std::str
   return o;
 }
 
+// backend "auto" (no device list, a GPU present): the cost model's choice for `cells` DP
+// cells, as the command line's `distance` makes it (auto_backend.hpp).
+void choose_distance_backend(DistanceOptions& o, const std::string& backend, double cells) {
+  if (!chooses_per_call(backend, o.devices)) return;
+  JobShape job;
+  job.operation = Operation::distance;
+  job.cells = static_cast<std::uint64_t>(cells);
+  job.threads = o.threads;
+  o.backend = choose_per_call(job);
+}
+
+// After a call: a GPU run means CUDA now runs in the process.
+void note_backend(Backend ran) {
+  if (ran == Backend::cuda) note_cuda_running();
+}
+
 PyDistance edit_distance_py(nb::handle a, nb::handle b, nb::object k, bool align, const std::string& backend,
                             int threads, int device) {
   const BytesArg x(a, "a"), y(b, "b");
-  const DistanceOptions o = distance_options(k, align, backend, threads, device);
+  DistanceOptions o = distance_options(k, align, backend, threads, device);
+  choose_distance_backend(o, backend, double(x.span().size()) * double(y.span().size()));
   DistanceResult r;
   {
     nb::gil_scoped_release release;
     r = edit_distance(x.span(), y.span(), o);
   }
+  note_backend(o.backend);
   PyDistance out;
   if (!r.over_k()) {
     out.distance = r.distance;
@@ -78,23 +97,32 @@ nb::object edit_distances_py(nb::handle seqs_a, nb::handle seqs_b, nb::object k,
     std::vector<ByteSpan> sa, sb;
     sa.reserve(a.size());
     sb.reserve(b.size());
-    for (const auto& x : a) sa.push_back(x.span());
-    for (const auto& y : b) sb.push_back(y.span());
+    double bytes_a = 0, bytes_b = 0;
+    for (const auto& x : a) sa.push_back(x.span()), bytes_a += double(x.span().size());
+    for (const auto& y : b) sb.push_back(y.span()), bytes_b += double(y.span().size());
+    choose_distance_backend(o, backend, bytes_a * bytes_b);
     std::vector<std::int64_t> d;
     {
       nb::gil_scoped_release release;
       d = edit_distance_matrix(sa, sb, o);
     }
+    note_backend(o.backend);
     return numpy_array(plain_dtype("<i8"), d.data(), d.size()).attr("reshape")(nb::make_tuple(a.size(), b.size()));
   }
   std::vector<std::pair<ByteSpan, ByteSpan>> pairs;
   pairs.reserve(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) pairs.emplace_back(a[i].span(), b[i].span());
+  double cells = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    pairs.emplace_back(a[i].span(), b[i].span());
+    cells += double(a[i].span().size()) * double(b[i].span().size());
+  }
+  choose_distance_backend(o, backend, cells);
   std::vector<std::int64_t> d;
   {
     nb::gil_scoped_release release;
     d = edit_distances(pairs, o);
   }
+  note_backend(o.backend);
   return numpy_array(plain_dtype("<i8"), d.data(), d.size());
 }
 

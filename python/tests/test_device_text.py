@@ -244,3 +244,15 @@ def test_approx_device_text_empty_and_refused_host_memory():
     host = np.frombuffer(GUIDE, np.uint8)
     with pytest.raises(ValueError, match="not in CUDA device memory"):
         m.find(FakeDeviceArray(shape=(len(GUIDE),), data=(host.ctypes.data, True)))
+
+
+@requires_cudart
+def test_auto_sends_device_text_to_the_gpu():
+    # Under backend "auto" a matcher is compiled for the CPU first; device text compiles and
+    # uses its GPU form (a matcher on backend "cpu" refuses it instead).
+    for m in (warpmatch.ExactMatcher("ACGT"), warpmatch.ExactMatcher(["ACGT", "TTT"])):
+        assert m.count(b"xxACGTACGTxx") == 2 and m.backend == "cpu"
+        assert m.count(CudaBytes(b"xxACGTACGTxx")) == 2 and m.backend == "cuda"
+    a = warpmatch.ApproxMatcher("GATTACA", k=1)
+    host = a.find(b"xxGATACAxxGATTACA").tolist()
+    assert a.find(CudaBytes(b"xxGATACAxxGATTACA")).tolist() == host and a.backend == "cuda"

@@ -112,3 +112,54 @@ def test_edit_distance_align_and_mems_cuda_equal_cpu():
 def test_gpu_presence_is_reported():
     """Always runs: says in the log which GPU tests ran."""
     print("GPU tests", "run on " + warpmatch.devices()[0]["name"] if HAVE_GPU else "skipped: no GPU")
+
+
+def _fresh_python(code: str, **env) -> str:
+    """Runs `code` in a new interpreter (CUDA not started yet; env added) and returns its stdout."""
+    import os
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, **env})
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+@requires_gpu
+def test_auto_keeps_calls_on_single_reads_on_the_cpu_without_starting_cuda():
+    # A read, a primer and a pair at a time: the CPU answers in microseconds where CUDA's start
+    # alone takes ~0.3 s; the library's own "auto" (the GPU when present) would start it.
+    got = _fresh_python(
+        "import warpmatch\n"
+        "m = warpmatch.ExactMatcher('GATTACA'); s = warpmatch.ExactMatcher(['GATTACA', 'ACGT'])\n"
+        "a = warpmatch.ApproxMatcher('GATTACA', k=1)\n"
+        "r = [m.count('xxGATTACAxx'), s.counts('GATTACGTx').tolist(), a.find('xxGATACAxx')['end'].tolist(),\n"
+        "     warpmatch.edit_distance('kitten', 'sitting').distance,\n"
+        "     warpmatch.edit_distances(['abc'] * 100, ['abd'] * 100).sum()]\n"
+        "print(r, m.backend, s.backend, a.backend, warpmatch._core._cuda_started())")
+    assert got == "[1, [1, 1], [8, 9], 3, 100] cpu cpu cpu False"
+
+
+@requires_gpu
+def test_auto_moves_to_the_gpu_once_it_would_have_paid_for_cuda():
+    # With CUDA's start-up priced at nothing, the first call the GPU runs faster goes there;
+    # at its real price, the calls' savings pay for it first (ski rental). Same results.
+    code = (
+        "import random, warpmatch\n"
+        "rng = random.Random(5)\n"
+        "text = bytes(rng.choice(b'ACGT') for _ in range(1 << 22)) * 8\n"
+        "pats = [bytes(rng.choice(b'ACGT') for _ in range(12)) for _ in range(1000)]\n"
+        "m = warpmatch.ExactMatcher(pats, threads=1)\n"
+        "small = m.count(text[:1000]); b0 = m.backend\n"
+        "calls = 0\n"
+        "while m.backend != 'cuda' and calls < 200:\n"
+        "    n = m.count(text); calls += 1\n"
+        "cpu = warpmatch.ExactMatcher(pats, backend='cpu')\n"
+        "print(b0, m.backend, calls, n == cpu.count(text), small == cpu.count(text[:1000]),\n"
+        "      m.find(text[:100000]).tolist() == cpu.find(text[:100000]).tolist(), warpmatch._core._cuda_started())")
+    free = _fresh_python(code, WARPMATCH_COST_CUDA_START_SECONDS="0").split()
+    assert free[:2] == ["cpu", "cuda"] and free[2] == "1" and free[3:] == ["True", "True", "True", "True"]
+    priced = _fresh_python(code).split()
+    assert priced[:2] == ["cpu", "cuda"] and int(priced[2]) > 1 and priced[3:] == ["True", "True", "True", "True"]
+

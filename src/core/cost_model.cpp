@@ -43,7 +43,7 @@ double cpu_seed_filter_gbps(const JobShape& job, const CostModelPolicy& p, int t
   return p.cpu_approx_short_gbps_per_thread_pattern * threads / std::max(work, 1e-3);
 }
 
-BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& p, bool gpu) {
+BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& p, bool gpu, bool with_reason) {
   const int threads = job.threads > 0 ? job.threads
                                       : hardware_threads();
   // Unknown sizes (pipes) are taken as 1 GiB: large enough that the rates decide.
@@ -81,29 +81,35 @@ BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& p, b
     case TextSource::parallel_decode: input_gbps = p.parallel_decode_gbps, where = "BGZF/zstd"; break;
     case TextSource::parallel_gzip: input_gbps = p.parallel_gzip_gbps, where = "gzip, parallel"; break;
   }
+  // What the GPU costs before its first byte: CUDA's start-up in a new process, a call's
+  // launches and copies where CUDA already runs.
+  const double cuda_fixed = job.cuda_running ? p.cuda_call_seconds : p.cuda_start_seconds;
+  const char* fixed_what = job.cuda_running ? "per call" : "start-up";
   BackendChoice c;
   if (job.operation == Operation::distance) {
     // Work is DP cells, not text bytes; the sequences are already in memory.
     const double gcells = static_cast<double>(job.cells) / 1e9;
     c.cpu_seconds = gcells / (p.cpu_distance_gcups_per_thread * threads);
-    c.cuda_seconds = gpu ? p.cuda_start_seconds + gcells / p.cuda_distance_gcups
+    c.cuda_seconds = gpu ? cuda_fixed + gcells / p.cuda_distance_gcups
                          : std::numeric_limits<double>::infinity();
     c.backend = c.cuda_seconds < c.cpu_seconds ? Backend::cuda : Backend::cpu;
+    if (!with_reason) return c;
     char line[256];
     if (!gpu) std::snprintf(line, sizeof line, "auto: cpu (no GPU visible)");
     else
-      std::snprintf(line, sizeof line, "auto: %s (estimated cpu %.3f s vs cuda %.3f s incl. %.2f s start-up; %.3g G cells)",
+      std::snprintf(line, sizeof line, "auto: %s (estimated cpu %.3f s vs cuda %.3f s incl. %.2g s %s; %.3g G cells)",
                     c.backend == Backend::cuda ? "cuda" : "cpu", c.cpu_seconds, c.cuda_seconds,
-                    p.cuda_start_seconds, gcells);
+                    cuda_fixed, fixed_what, gcells);
     c.reason = line;
     return c;
   }
   c.cpu_seconds = gb / std::min(cpu_gbps, input_gbps);
-  c.cuda_seconds = gpu ? p.cuda_start_seconds +
+  c.cuda_seconds = gpu ? cuda_fixed +
                              gb / std::min({cuda_scan_gbps, p.cuda_host_feed_gbps, input_gbps})
                        : std::numeric_limits<double>::infinity();
   const bool lines_on_cpu = job.line_output && job.operation != Operation::approx;
   c.backend = c.cuda_seconds < c.cpu_seconds && !lines_on_cpu ? Backend::cuda : Backend::cpu;
+  if (!with_reason) return c;
   char line[256];
   if (!gpu) {
     std::snprintf(line, sizeof line, "auto: cpu (no GPU visible)");
@@ -114,9 +120,9 @@ BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& p, b
                   c.cpu_seconds, c.cuda_seconds, gb, where);
   } else {
     std::snprintf(line, sizeof line,
-                  "auto: %s (estimated cpu %.3f s vs cuda %.3f s incl. %.2f s start-up; %.3g GB %s)",
+                  "auto: %s (estimated cpu %.3f s vs cuda %.3f s incl. %.2g s %s; %.3g GB %s)",
                   c.backend == Backend::cuda ? "cuda" : "cpu", c.cpu_seconds, c.cuda_seconds,
-                  p.cuda_start_seconds, gb, where);
+                  cuda_fixed, fixed_what, gb, where);
   }
   c.reason = line;
   return c;
@@ -124,9 +130,17 @@ BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& p, b
 
 }  // namespace core
 
+namespace core {
+
+const CostModelPolicy& loaded_cost_model() {
+  static const CostModelPolicy policy = CostModelPolicy::load();
+  return policy;
+}
+
+}  // namespace core
+
 BackendChoice choose_backend(const JobShape& job) {
-  static const core::CostModelPolicy policy = core::CostModelPolicy::load();
-  return core::estimate_backends(job, policy, gpu_visible_without_init());
+  return core::estimate_backends(job, core::loaded_cost_model(), gpu_visible_without_init());
 }
 
 }  // namespace warpmatch

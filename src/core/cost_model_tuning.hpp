@@ -13,6 +13,10 @@ struct CostModelPolicy {
   // CUDA context creation, first allocation and module load in a new process: `find -c` of a
   // 100-byte file took 0.42 s with --backend cuda vs 0.003 s with cpu (H200, issue 12).
   double cuda_start_seconds = 0.35;
+  // A call on the GPU once CUDA runs in the process (JobShape::cuda_running): launches, the
+  // copies of a small text and its result, synchronisation. An upper bound of what a 150-byte
+  // `count` cost through the Python API with backend "cuda"; it keeps short texts on the CPU.
+  double cuda_call_seconds = 100e-6;
   // Host-to-device copy of page-cache text by the exact/multi pipelines (all cores copy into
   // pinned buffers): 30-39 GB/s of scan in `bench e2e`'s `find -c --backend cuda` over 8 GiB
   // (H200 host, thirteenth session); the bus's 55 GB/s is reached only from pinned memory.
@@ -62,6 +66,7 @@ struct CostModelPolicy {
   template <class F>
   void for_each(F&& f) {
     f("cuda_start_seconds", cuda_start_seconds);
+    f("cuda_call_seconds", cuda_call_seconds);
     f("cuda_host_feed_gbps", cuda_host_feed_gbps);
     f("cpu_exact_gbps_per_thread", cpu_exact_gbps_per_thread);
     f("cpu_multi_gbps_per_thread_1000", cpu_multi_gbps_per_thread_1000);
@@ -94,8 +99,14 @@ std::string cost_model_path();
 void save_cost_model(const CostModelPolicy& policy, const std::string& path);
 
 /// The model itself, for a given policy and GPU presence (choose_backend() passes the
-/// environment's policy and what the driver's files say); tests call it directly.
-BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& policy, bool gpu_visible);
+/// environment's policy and what the driver's files say); tests call it directly. Without
+/// `with_reason` the reason stays empty: a caller choosing per call (the Python API) pays a
+/// few arithmetic operations, not the formatting of a line.
+BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& policy, bool gpu_visible,
+                                bool with_reason = true);
+
+/// The environment's policy (CostModelPolicy::load()), loaded once per process.
+const CostModelPolicy& loaded_cost_model();
 
 /// The CPU seed filter's estimated rate (GB/s of text on `threads` threads) for an approx job
 /// that may take it, else 0: the CPU backend takes it only where it beats the set pass, so the

@@ -178,7 +178,10 @@ Columns run_columns(const Pattern& pattern, const std::uint8_t* b, i64 n, Band b
   const bool prune = stripes == 1 && k >= 0;
   i64 live_first = 0;  // with prune: blocks above are dropped for good
   // ring[s]: bottom score of stripe s per column, read by stripe s + 1.
-  std::vector<std::vector<i64>> ring(stripes > 1 ? stripes - 1 : 0, std::vector<i64>(kRing));
+  // (Made only with stripes: the fill value alone is 256 KiB, zeroed, and was made for every
+  // call, most of a short pair's alignment.)
+  std::vector<std::vector<i64>> ring;
+  if (stripes > 1) ring.assign(stripes - 1, std::vector<i64>(kRing));
   Columns::Block* st = out.state.data();
 
   // Pruning bounds (see above); t_j = m - n_end + j is the row where the remaining cost
@@ -480,6 +483,62 @@ i64 full_dp_ops(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n, std:
   return d[m * w + n];
 }
 
+/// Full DP with traceback over the diagonals of `band` only, which hold every path of the
+/// table's optimal cost when the band is band_for(m, n, that cost): (m + 1) x width cells
+/// instead of the rectangle's (m + 1) x (n + 1). A 1000-byte pair 10 % apart, Hirschberg's
+/// leaves as whole rectangles: 528 us, edlib 99 us (bench/python_calls.py, development machine).
+/// Appends the operations; returns the cost.
+i64 banded_dp_ops(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n, Band band, std::vector<char>& ops) {
+  const i64 w = band.dhi - band.dlo + 1;
+  // Row i holds columns j = i - dhi ... i - dlo at x = j - i + dhi, with one cell of padding
+  // each side: up (i - 1, j) is x + 1 of the row above, diagonal x, left (i, j - 1) x - 1.
+  const i64 stride = w + 2;
+  constexpr std::uint32_t kOut = 1u << 30;  // outside the band or the table: never taken
+  std::vector<std::uint32_t> d(static_cast<std::size_t>((m + 1) * stride), kOut);
+  auto cell = [&](i64 i, i64 j) -> std::uint32_t {
+    const i64 x = j - i + band.dhi;
+    return j < 0 || j > n || x < 0 || x >= w ? kOut : d[static_cast<std::size_t>(i * stride + x + 1)];
+  };
+  for (i64 j = 0; j <= std::min<i64>(n, -band.dlo); ++j)  // the first row
+    d[static_cast<std::size_t>(1 + band.dhi + j)] = static_cast<std::uint32_t>(j);
+  for (i64 i = 1; i <= m; ++i) {
+    const i64 jlo = std::max<i64>(0, i - band.dhi), jhi = std::min<i64>(n, i - band.dlo);
+    std::uint32_t* row = d.data() + i * stride + 1;  // row[x]: cell (i, x + i - dhi)
+    const std::uint32_t* above = row - stride;      // above[x]: cell (i - 1, x + i - dhi - 1)
+    const std::uint8_t ai = a[i - 1];
+    const std::uint8_t* bj = b + (i - band.dhi) - 1;  // bj[x]: b[j - 1] for the x of column j
+    i64 x = jlo - (i - band.dhi);
+    const i64 x_end = jhi - (i - band.dhi);
+    std::uint32_t left = kOut;
+    if (jlo == 0) {  // the first column
+      row[x] = static_cast<std::uint32_t>(i);
+      left = row[x++];
+    }
+    // From above (up, diagonal) with no chain between cells (vectorised), then the left
+    // neighbour as a running minimum: a chain of one add and one min per cell, where the
+    // three-way minimum made it several (the leaves were most of an alignment's time).
+    for (i64 y = x; y <= x_end; ++y)
+      row[y] = std::min(above[y + 1] + 1, above[y] + (ai == bj[y] ? 0u : 1u));
+    for (; x <= x_end; ++x) left = row[x] = std::min(row[x], left + 1);
+  }
+  std::vector<char> rev;
+  for (i64 i = m, j = n; i > 0 || j > 0;) {
+    const std::uint32_t here = cell(i, j);
+    if (i > 0 && j > 0 && here == cell(i - 1, j - 1) + (a[i - 1] == b[j - 1] ? 0u : 1u)) {
+      rev.push_back(a[i - 1] == b[j - 1] ? '=' : 'X');
+      --i, --j;
+    } else if (i > 0 && here == cell(i - 1, j) + 1) {
+      rev.push_back('I');
+      --i;
+    } else {
+      rev.push_back('D');
+      --j;
+    }
+  }
+  ops.insert(ops.end(), rev.rbegin(), rev.rend());
+  return cell(m, n);
+}
+
 /// Hirschberg: split the columns in half, find the row where an optimal path crosses the
 /// middle column from forward and reverse bit-parallel columns (banded by the known cost d),
 /// recurse on both halves. Linear memory; about twice the work of the distance.
@@ -493,9 +552,11 @@ void hirschberg(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n, i64 
     ops.insert(ops.end(), static_cast<std::size_t>(m), 'I');
     return;
   }
-  constexpr i64 kBaseCells = 1 << 16;
-  if ((m + 1) * (n + 1) <= kBaseCells || n == 1) {
-    full_dp_ops(a, m, b, n, ops);
+  // Leaves: the band's cells by plain DP (each split halves them; below this, a split's two
+  // bit-parallel passes cost about what they save).
+  constexpr i64 kBaseCells = 1 << 14;
+  if ((m + 1) * (band.dhi - band.dlo + 1) <= kBaseCells || n == 1) {
+    banded_dp_ops(a, m, b, n, band, ops);
     return;
   }
   const i64 mid = n / 2;
