@@ -38,20 +38,17 @@ def dna(rng, n: int) -> bytes:
 
 
 def mutate(rng, s: bytes, rate: float) -> bytes:
-    """s with about rate * len(s) random substitutions, insertions and deletions."""
-    out = bytearray()
-    for c in s:
-        r = rng.random()
-        if r < rate / 3:
-            out.append(int(ACGT[rng.integers(0, 4)]))  # substitution (maybe the same base)
-        elif r < 2 * rate / 3:
-            out.append(c)
-            out.append(int(ACGT[rng.integers(0, 4)]))  # insertion
-        elif r < rate:
-            continue  # deletion
-        else:
-            out.append(c)
-    return bytes(out)
+    """s with about rate * len(s) random substitutions, insertions and deletions (a third each)."""
+    x = np.frombuffer(s, dtype=np.uint8)
+    r = rng.random(len(x))
+    out = np.where(r < rate / 3, ACGT[rng.integers(0, 4, size=len(x))], x)  # substitutions
+    insert = (r >= rate / 3) & (r < 2 * rate / 3)
+    keep = ~((r >= 2 * rate / 3) & (r < rate))  # deletions dropped
+    counts = keep.astype(np.int64) * (1 + insert)
+    y = np.repeat(out, counts)
+    ends = np.cumsum(counts) - 1
+    y[ends[insert]] = ACGT[rng.integers(0, 4, size=int(insert.sum()))]  # the inserted byte after
+    return y.tobytes()
 
 
 def optional(name: str):
@@ -66,10 +63,11 @@ def per_call(fn, round_seconds: float, repeats: int) -> float:
     fn()  # warm: first-call costs (imports, a matcher's lazy state) are not a call's
     t0 = time.perf_counter()
     n = 0
-    while time.perf_counter() - t0 < round_seconds / 4 or n < 3:
+    while n == 0 or time.perf_counter() - t0 < round_seconds / 4:
         fn()
         n += 1
-    loops = max(1, int(n * 4))
+    estimate = (time.perf_counter() - t0) / n
+    loops = max(1, round(round_seconds / estimate))
     samples = []
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -79,13 +77,22 @@ def per_call(fn, round_seconds: float, repeats: int) -> float:
     return statistics.median(samples)
 
 
+PEERS_TIMED = True
+
+
+def peer_call(fn, round_seconds: float, repeats: int) -> float | None:
+    """per_call for a peer, or None under --no-peers (their results are still checked)."""
+    return per_call(fn, round_seconds, repeats) if PEERS_TIMED else None
+
+
 class Row:
     def __init__(self, name: str, what: str, unit: str, bytes_per_call: int = 0):
         self.name, self.what, self.unit, self.bytes_per_call = name, what, unit, bytes_per_call
         self.cells: dict[str, float] = {}  # implementation -> seconds per call
 
-    def add(self, impl: str, seconds: float):
-        self.cells[impl] = seconds
+    def add(self, impl: str, seconds: float | None):
+        if seconds is not None:
+            self.cells[impl] = seconds
 
     def show(self, s: float) -> str:
         if self.unit == "us":
@@ -109,7 +116,7 @@ def rows_distance(args, rng, edlib, out):
         ours = lambda: warpmatch.edit_distance(a, b, backend=be).distance
         if edlib:
             check(name, ours(), edlib.align(a, b, task="distance")["editDistance"])
-            r.add("edlib", per_call(lambda: edlib.align(a, b, task="distance"), args.round_seconds, args.repeats))
+            r.add("edlib", peer_call(lambda: edlib.align(a, b, task="distance"), args.round_seconds, args.repeats))
         r.add("warpmatch", per_call(ours, args.round_seconds, args.repeats))
         out.append(r)
     a = dna(rng, 1000)
@@ -118,7 +125,7 @@ def rows_distance(args, rng, edlib, out):
     ours = lambda: warpmatch.edit_distance(a, b, align=True, backend=be)
     if edlib:
         check("align_1k", ours().distance, edlib.align(a, b, task="path")["editDistance"])
-        r.add("edlib", per_call(lambda: edlib.align(a, b, task="path"), args.round_seconds, args.repeats))
+        r.add("edlib", peer_call(lambda: edlib.align(a, b, task="path"), args.round_seconds, args.repeats))
     r.add("warpmatch", per_call(ours, args.round_seconds, args.repeats))
     out.append(r)
 
@@ -132,7 +139,7 @@ def rows_distance(args, rng, edlib, out):
     if edlib:
         loop = lambda: [edlib.align(x, y, task="distance")["editDistance"] for x, y in zip(sa, sb)]
         check("distances_batch", ours().tolist(), loop())
-        r.add("edlib (loop)", per_call(loop, args.round_seconds, args.repeats))
+        r.add("edlib (loop)", peer_call(loop, args.round_seconds, args.repeats))
     r.add("warpmatch", per_call(ours, args.round_seconds, args.repeats))
     out.append(r)
 
@@ -145,20 +152,20 @@ def rows_exact(args, rng, sz, ahocorasick, out):
     m = warpmatch.ExactMatcher(word, backend=be)
     r = Row("count_short", f"ExactMatcher.count of an {len(word)}-byte word in a {len(line)}-byte read, per call", "us")
     check("count_short", m.count(line), line.count(word))
-    r.add("bytes.count", per_call(lambda: line.count(word), args.round_seconds, args.repeats))
+    r.add("bytes.count", peer_call(lambda: line.count(word), args.round_seconds, args.repeats))
     if sz:
-        r.add("stringzilla.count", per_call(lambda: sz.count(line, word), args.round_seconds, args.repeats))
+        r.add("stringzilla.count", peer_call(lambda: sz.count(line, word), args.round_seconds, args.repeats))
     r.add("warpmatch", per_call(lambda: m.count(line), args.round_seconds, args.repeats))
     out.append(r)
 
     r = Row("find_short", f"ExactMatcher.find (positions) in a {len(line)}-byte read, per call", "us")
     check("find_short", m.find(line)["start"].tolist(), [line.find(word)])
-    r.add("bytes.find", per_call(lambda: line.find(word), args.round_seconds, args.repeats))
+    r.add("bytes.find", peer_call(lambda: line.find(word), args.round_seconds, args.repeats))
     r.add("warpmatch", per_call(lambda: m.find(line), args.round_seconds, args.repeats))
     out.append(r)
 
     r = Row("compile_count_short", "ExactMatcher(word).count(read): a new matcher per call", "us")
-    r.add("bytes.count", per_call(lambda: line.count(word), args.round_seconds, args.repeats))
+    r.add("bytes.count", peer_call(lambda: line.count(word), args.round_seconds, args.repeats))
     r.add("warpmatch", per_call(lambda: warpmatch.ExactMatcher(word, backend=be).count(line),
                                 args.round_seconds, args.repeats))
     out.append(r)
@@ -168,9 +175,9 @@ def rows_exact(args, rng, sz, ahocorasick, out):
     r = Row("count_large", f"ExactMatcher.count of an {len(rare)}-byte word in {len(big) >> 20} MiB", "GB/s", len(big))
     mr = warpmatch.ExactMatcher(rare, backend=be)
     check("count_large", mr.count(big), _overlapping(big, rare))
-    r.add("bytes.count", per_call(lambda: big.count(rare), args.round_seconds, args.repeats))
+    r.add("bytes.count", peer_call(lambda: big.count(rare), args.round_seconds, args.repeats))
     if sz:
-        r.add("stringzilla.count", per_call(lambda: sz.count(big, rare), args.round_seconds, args.repeats))
+        r.add("stringzilla.count", peer_call(lambda: sz.count(big, rare), args.round_seconds, args.repeats))
     r.add("warpmatch", per_call(lambda: mr.count(big), args.round_seconds, args.repeats))
     out.append(r)
 
@@ -193,7 +200,7 @@ def rows_exact(args, rng, sz, ahocorasick, out):
             s = text.decode()
             aho = lambda: sum(1 for _ in A.iter(s))
             check("multi_large", mm.count(text), aho())
-            r.add("pyahocorasick", per_call(aho, args.round_seconds, max(1, args.repeats // 2)))
+            r.add("pyahocorasick", peer_call(aho, args.round_seconds, max(1, args.repeats // 2)))
         r.add("warpmatch", per_call(lambda: mm.count(text), args.round_seconds, args.repeats))
         out.append(r)
 
@@ -216,7 +223,7 @@ def rows_approx(args, rng, edlib, out):
     if edlib:
         theirs = edlib.align(primer, read, mode="HW", task="locations")
         check("approx_best_short", int(m.find(read)["distance"][0]), theirs["editDistance"])
-        r.add("edlib HW", per_call(lambda: edlib.align(primer, read, mode="HW", task="locations"),
+        r.add("edlib HW", peer_call(lambda: edlib.align(primer, read, mode="HW", task="locations"),
                                    args.round_seconds, args.repeats))
     r.add("warpmatch", per_call(lambda: m.find(read), args.round_seconds, args.repeats))
     out.append(r)
@@ -232,7 +239,7 @@ def rows_approx(args, rng, edlib, out):
         if theirs["editDistance"] >= 0:
             best_ends = {int(e) for e, d in zip(hits["end"], hits["distance"]) if d == theirs["editDistance"]}
             check("approx_k_large", best_ends >= {e + 1 for _, e in theirs["locations"]}, True)
-        r.add("edlib HW k=3 (best only)", per_call(lambda: edlib.align(primer, genome, mode="HW", task="locations", k=3),
+        r.add("edlib HW k=3 (best only)", peer_call(lambda: edlib.align(primer, genome, mode="HW", task="locations", k=3),
                                                    args.round_seconds, max(1, args.repeats // 2)))
     r.add("warpmatch", per_call(lambda: mk.find(genome), args.round_seconds, args.repeats))
     out.append(r)
@@ -254,7 +261,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--round-seconds", type=float, default=0.2)
     ap.add_argument("--pairs", type=int, default=100_000)
-    ap.add_argument("--text-mib", type=int, default=64)
+    ap.add_argument("--text-mib", type=int, default=32)
+    ap.add_argument("--no-peers", action="store_true", help="time warpmatch only (the peers once, in another run)")
     ap.add_argument("--genome-mib", type=int, default=16)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--json", default=None)
@@ -262,6 +270,9 @@ def main():
 
     rng = np.random.default_rng(args.seed)
     edlib, sz, ahocorasick = optional("edlib"), optional("stringzilla"), optional("ahocorasick")
+    if args.no_peers:
+        global PEERS_TIMED
+        PEERS_TIMED = False
     groups = set(args.rows.split(","))
     rows: list[Row] = []
     if "distance" in groups:

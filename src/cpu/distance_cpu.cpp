@@ -369,7 +369,10 @@ constexpr i64 kSmallWords = 8;
 /// Full bit-parallel table for 1 <= m <= 512 rows: Peq in a per-thread table that is
 /// cleared again after use (only the pattern's entries), states in registers.
 i64 small_distance(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n) {
-  thread_local std::array<u64, 256 * kSmallWords> peq{};
+  thread_local std::array<u64, 256 * kSmallWords> peq_table{};
+  // One thread-local lookup: in a shared object (the Python extension) each access to a
+  // thread_local may call __tls_get_addr, 5 % of a batch of short pairs.
+  std::array<u64, 256 * kSmallWords>& peq = peq_table;
   const i64 words = (m + kWord - 1) / kWord;
   for (i64 i = 0; i < m; ++i) peq[a[i] * kSmallWords + i / kWord] |= u64{1} << (i % kWord);
   u64 pv[kSmallWords], mv[kSmallWords];
