@@ -218,7 +218,7 @@ class PyExactMatcher {
     const Backend b = per_call_ ? Backend::cpu : backend_arg(backend_);
     nb::gil_scoped_release release;
     main_ = compile(b);
-    if (b != Backend::cpu || main_.backend() == Backend::cuda) note_cuda_running();
+    if (main_.backend() == Backend::cuda) note_cuda_running();
     last_backend_ = main_.backend();
   }
 
