@@ -122,10 +122,10 @@ ExactMatcher ExactMatcher::compile(ByteSpan pattern, const ExactOptions& options
 }
 
 std::uint64_t ExactMatcher::count(ByteSpan text, ScanStats* stats) const {
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = api::clock_for(stats);
   const std::uint64_t n =
       text.size() < impl_->pattern.size() ? 0 : impl_->run(text, /*count_only=*/true, {});
-  impl_->fill_stats(stats, text, n, seconds_since(t0));
+  impl_->fill_stats(stats, text, n, api::seconds_for(stats, t0));
   return n;
 }
 
@@ -134,7 +134,7 @@ std::uint64_t ExactMatcher::scan(ByteSpan text, const MatchSink& sink, ScanStats
 }
 
 std::uint64_t ExactMatcher::scan_batches(ByteSpan text, const MatchBatchSink& sink, ScanStats* stats) const {
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = api::clock_for(stats);
   const std::uint64_t m = impl_->pattern.size();
   std::uint64_t delivered = 0;
   if (text.size() >= m) {
@@ -151,7 +151,7 @@ std::uint64_t ExactMatcher::scan_batches(ByteSpan text, const MatchBatchSink& si
       return true;
     });
   }
-  impl_->fill_stats(stats, text, delivered, seconds_since(t0));
+  impl_->fill_stats(stats, text, delivered, api::seconds_for(stats, t0));
   return delivered;
 }
 

@@ -264,9 +264,9 @@ MultiMatcher MultiMatcher::Impl::compile(const std::vector<std::string>& pattern
 }
 
 std::uint64_t MultiMatcher::count(ByteSpan text, ScanStats* stats) const {
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = api::clock_for(stats);
   const std::uint64_t n = text.empty() ? 0 : impl_->run(text, /*count_only=*/true, {});
-  impl_->fill_stats(stats, text, n, seconds_since(t0));
+  impl_->fill_stats(stats, text, n, api::seconds_for(stats, t0));
   return n;
 }
 
@@ -288,7 +288,7 @@ std::uint64_t MultiMatcher::scan(ByteSpan text, const MatchSink& sink, ScanStats
 }
 
 std::uint64_t MultiMatcher::scan_batches(ByteSpan text, const MatchBatchSink& sink, ScanStats* stats) const {
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = api::clock_for(stats);
   std::uint64_t delivered = 0;
   if (!text.empty()) {
     std::vector<Match> reported;  // a sequence search's literals as the user's patterns and strands
@@ -306,7 +306,7 @@ std::uint64_t MultiMatcher::scan_batches(ByteSpan text, const MatchBatchSink& si
       return true;
     });
   }
-  impl_->fill_stats(stats, text, delivered, seconds_since(t0));
+  impl_->fill_stats(stats, text, delivered, api::seconds_for(stats, t0));
   return delivered;
 }
 
