@@ -282,12 +282,13 @@ def main():
     if "approx" in groups:
         rows_approx(args, rng, edlib, rows)
 
-    info = {"commit": commit(), "build": warpmatch.build_info(), "machine": platform.node(),
+    # The commit is the script's checkout; `module` says which installed warpmatch ran.
+    info = {"commit": commit(), "module": os.path.dirname(warpmatch.__file__), "build": warpmatch.build_info(), "machine": platform.node(),
             "cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
             "python": sys.version.split()[0], "backend": args.backend,
             "devices": [str(d) for d in warpmatch.devices()]}
-    print(f"python_calls: commit {info['commit']}, {info['cores']} cores, backend {args.backend}, "
-          f"median of {args.repeats}")
+    print(f"python_calls: script at commit {info['commit']}, warpmatch from {info['module']}, "
+          f"{info['cores']} cores, backend {args.backend}, median of {args.repeats}")
     print(f"{'row':<22} {'warpmatch':>24} {'peer':>34}  ratio")
     for r in rows:
         ours = r.cells.get("warpmatch")

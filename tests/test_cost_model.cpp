@@ -171,6 +171,12 @@ TEST(CostModel, CudaRunningChargesACallNotTheStartUp) {
   EXPECT_NE(warm.reason.find("per call"), std::string::npos) << warm.reason;
   job.text_bytes = 150;
   EXPECT_EQ(core::estimate_backends(job, policy, true).backend, Backend::cpu);
+  // A start-up priced at nothing (WARPMATCH_COST_CUDA_START_SECONDS=0) still costs a call.
+  core::CostModelPolicy free_start;
+  free_start.cuda_start_seconds = 0;
+  job.cuda_running = false;
+  EXPECT_EQ(core::estimate_backends(job, free_start, true).backend, Backend::cpu);
+  job.cuda_running = true;
   job.operation = Operation::exact;
   job.patterns = 1;
   job.text_bytes = 8ull << 30;

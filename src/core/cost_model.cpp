@@ -83,7 +83,8 @@ BackendChoice estimate_backends(const JobShape& job, const CostModelPolicy& p, b
   }
   // What the GPU costs before its first byte: CUDA's start-up in a new process, a call's
   // launches and copies where CUDA already runs.
-  const double cuda_fixed = job.cuda_running ? p.cuda_call_seconds : p.cuda_start_seconds;
+  const double cuda_fixed =
+      job.cuda_running ? p.cuda_call_seconds : std::max(p.cuda_start_seconds, p.cuda_call_seconds);
   const char* fixed_what = job.cuda_running ? "per call" : "start-up";
   BackendChoice c;
   if (job.operation == Operation::distance) {
