@@ -85,7 +85,8 @@ class ExactMatcher:
     @property
     def iupac(self) -> bool: ...
     @property
-    def backend(self) -> Literal["cpu", "cuda"]: ...
+    def backend(self) -> Literal["cpu", "cuda"]:
+        """The resolved backend; under backend="auto" the last call's choice ('cpu' before any)."""
     @property
     def algorithm(self) -> str: ...
     @property
@@ -129,7 +130,8 @@ class ApproxMatcher:
     @property
     def hamming(self) -> bool: ...
     @property
-    def backend(self) -> Literal["cpu", "cuda"]: ...
+    def backend(self) -> Literal["cpu", "cuda"]:
+        """The resolved backend; under backend="auto" the last call's choice ('cpu' before any)."""
     @property
     def algorithm(self) -> str: ...
     @property
