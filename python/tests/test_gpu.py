@@ -132,13 +132,18 @@ def test_auto_keeps_calls_on_single_reads_on_the_cpu_without_starting_cuda():
     # alone takes ~0.3 s; the library's own "auto" (the GPU when present) would start it.
     got = _fresh_python(
         "import warpmatch\n"
-        "m = warpmatch.ExactMatcher('GATTACA'); s = warpmatch.ExactMatcher(['GATTACA', 'ACGT'])\n"
-        "a = warpmatch.ApproxMatcher('GATTACA', k=1)\n"
-        "r = [m.count('xxGATTACAxx'), s.counts('GATTACGTx').tolist(), a.find('xxGATACAxx')['end'].tolist(),\n"
-        "     warpmatch.edit_distance('kitten', 'sitting').distance,\n"
-        "     warpmatch.edit_distances(['abc'] * 100, ['abd'] * 100).sum()]\n"
-        "print(r, m.backend, s.backend, a.backend, warpmatch._core._cuda_started())")
-    assert got == "[1, [1, 1], [8, 9], 3, 100] cpu cpu cpu False"
+        "def calls(backend):\n"
+        "    m = warpmatch.ExactMatcher('GATTACA', backend=backend)\n"
+        "    s = warpmatch.ExactMatcher(['GATTACA', 'ACGT'], backend=backend)\n"
+        "    a = warpmatch.ApproxMatcher('GATTACA', k=1, backend=backend)\n"
+        "    r = [m.count('xxGATTACAxx'), s.counts('GATTACGTxGATTACA').tolist(), a.find('xxGATACAxx')['end'].tolist(),\n"
+        "         warpmatch.edit_distance('kitten', 'sitting', backend=backend).distance,\n"
+        "         int(warpmatch.edit_distances(['abc'] * 100, ['abd'] * 100, backend=backend).sum())]\n"
+        "    return r, [m.backend, s.backend, a.backend]\n"
+        "auto, backends = calls('auto')\n"
+        "started = warpmatch._core._cuda_started()\n"
+        "print(auto == calls('cpu')[0], backends, started, auto)")
+    assert got == "True ['cpu', 'cpu', 'cpu'] False [1, [1, 1], [8], 3, 100]", got
 
 
 @requires_gpu
