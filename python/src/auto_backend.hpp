@@ -13,6 +13,7 @@
 // says is faster for it.
 #pragma once
 
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -36,36 +37,77 @@ Backend choose_per_call(JobShape job);
 /// GPU call made): later choices pay no start-up.
 void note_cuda_running();
 
-/// A matcher's GPU form, compiled on its first use (under a lock; once). A compile that
-/// fails under auto (no usable GPU after all) leaves the matcher on the CPU for good.
+/// The compiled forms behind one Python matcher and the choice between them for each call.
+/// The main form is compiled at construction: the CPU's under per-call auto, else the one the
+/// library resolved. Under per-call auto the GPU's form is compiled on its first use (once,
+/// under a lock); a compile that fails (no usable GPU after all) leaves the matcher on the CPU
+/// for good. `backend()` and `last()` tell the last call's choice, the main form's before any.
 template <class Form>
-class LazyGpuForm {
+class PerCallForms {
  public:
-  /// The form, compiling it with `compile` on first use; nullptr when that failed.
-  template <class Compile>
-  const Form* get(Compile&& compile) const {
+  /// Once, in the matcher's constructor (the forms are not movable: a lock and an atomic).
+  void init(Form main, bool per_call) {
+    main_.emplace(std::move(main));
+    per_call_ = per_call;
+    if (main_->backend() == Backend::cuda) note_cuda_running();
+    last_ = main_->backend();
+  }
+
+  const Form& main() const { return *main_; }
+  bool per_call() const { return per_call_; }
+
+  /// The form for GPU-resident text: the GPU's (compiled with `compile_gpu` on first use).
+  template <class CompileGpu>
+  const Form& for_device(CompileGpu&& compile_gpu) const {
+    if (!per_call_) return *main_;
+    const Form* gpu = gpu_form(compile_gpu);
+    if (!gpu) throw BackendUnavailable("GPU-resident text needs the cuda backend, which failed to start here");
+    last_.store(Backend::cuda, std::memory_order_relaxed);
+    return *gpu;
+  }
+
+  /// The form for host bytes: the cost model's choice for the job `make_job()` describes
+  /// (called only under per-call auto: building the shape costs a pass over the patterns).
+  template <class MakeJob, class CompileGpu>
+  const Form& for_host(MakeJob&& make_job, CompileGpu&& compile_gpu) const {
+    if (!per_call_) return *main_;
+    const Form* gpu = choose_per_call(make_job()) == Backend::cuda ? gpu_form(compile_gpu) : nullptr;
+    last_.store(gpu ? Backend::cuda : Backend::cpu, std::memory_order_relaxed);
+    return gpu ? *gpu : *main_;
+  }
+
+  Backend backend() const { return last_.load(std::memory_order_relaxed); }
+  /// The form the last call ran on (for its algorithm's name).
+  const Form& last() const {
+    if (backend() == Backend::cuda && per_call_) {
+      std::lock_guard lock(mutex_);
+      if (gpu_) return *gpu_;
+    }
+    return *main_;
+  }
+
+ private:
+  template <class CompileGpu>
+  const Form* gpu_form(CompileGpu& compile_gpu) const {
     std::lock_guard lock(mutex_);
     if (!tried_) {
       tried_ = true;
       try {
-        form_.emplace(compile());
+        gpu_.emplace(compile_gpu());
         note_cuda_running();
       } catch (const DeviceError&) {
       } catch (const BackendUnavailable&) {
       }
     }
-    return form_ ? &*form_ : nullptr;
-  }
-  /// The form if it was compiled, else nullptr (no compile).
-  const Form* ready() const {
-    std::lock_guard lock(mutex_);
-    return form_ ? &*form_ : nullptr;
+    return gpu_ ? &*gpu_ : nullptr;
   }
 
- private:
-  mutable std::mutex mutex_;
+  std::optional<Form> main_;
+  bool per_call_ = false;
+  mutable std::mutex mutex_;  // guards tried_ and gpu_
   mutable bool tried_ = false;
-  mutable std::optional<Form> form_;
+  mutable std::optional<Form> gpu_;
+  mutable std::atomic<Backend> last_{Backend::cpu};
 };
 
 }  // namespace warpmatch::python

@@ -214,12 +214,9 @@ class PyExactMatcher {
     device_ = device;
     devices_ = devices_arg(devices, backend, device);
     devices_requested_ = nb::borrow(devices);
-    per_call_ = chooses_per_call(backend, devices_);
-    const Backend b = per_call_ ? Backend::cpu : backend_arg(backend_);
+    const bool per_call = chooses_per_call(backend, devices_);
     nb::gil_scoped_release release;
-    main_ = compile(b);
-    if (main_.backend() == Backend::cuda) note_cuda_running();
-    last_backend_ = main_.backend();
+    forms_.init(compile(per_call ? Backend::cpu : backend_arg(backend_)), per_call);
   }
 
   // Host or GPU-resident text (TextArg): the library's ByteSpan or DeviceSpan overloads.
@@ -308,11 +305,8 @@ class PyExactMatcher {
   nb::object patterns() const { return multi_ ? nb::object(bytes_list(patterns_)) : nb::object(nb::bytes(patterns_[0].data(), patterns_[0].size())); }
   std::size_t pattern_count() const { return patterns_.size(); }
   // Under per-call auto: the backend (and algorithm) of the last scan, the CPU's before any.
-  std::string backend() const { return std::string(backend_name(last_backend_.load(std::memory_order_relaxed))); }
-  std::string algorithm() const {
-    const ExactForm* gpu = last_backend_.load(std::memory_order_relaxed) == Backend::cuda ? gpu_.ready() : nullptr;
-    return gpu ? gpu->algorithm() : main_.algorithm();
-  }
+  std::string backend() const { return std::string(backend_name(forms_.backend())); }
+  std::string algorithm() const { return forms_.last().algorithm(); }
   bool ignore_case() const { return ignore_case_; }
   const std::string& strand() const { return strand_; }
   bool iupac() const { return iupac_; }
@@ -357,28 +351,20 @@ class PyExactMatcher {
   // The form a call runs on: the compiled one, or under per-call auto the cost model's choice
   // for this text (GPU-resident text always goes to the GPU form).
   const ExactForm& form_for(const TextArg& t) const {
-    if (!per_call_) return main_;
-    if (t.on_device()) {
-      const ExactForm* gpu = gpu_.get([&] { return compile(Backend::cuda); });
-      if (!gpu) throw BackendUnavailable("GPU-resident text needs the cuda backend, which failed to start here");
-      last_backend_.store(Backend::cuda, std::memory_order_relaxed);
-      return *gpu;
-    }
+    if (t.on_device()) return forms_.for_device([&] { return compile(Backend::cuda); });
     return form_for_bytes(t.host().size(), TextSource::memory);
   }
   const ExactForm& form_for_bytes(std::uint64_t bytes, TextSource source) const {
-    if (!per_call_) return main_;
-    JobShape job;
-    job.operation = main_.single ? Operation::exact : Operation::multi;
-    job.text_bytes = bytes;
-    job.source = source;
-    job.patterns = main_.single ? 1 : main_.set->pattern_count();
-    job.pattern_length = longest();
-    job.threads = threads_;
-    const ExactForm* gpu = nullptr;
-    if (choose_per_call(job) == Backend::cuda) gpu = gpu_.get([&] { return compile(Backend::cuda); });
-    last_backend_.store(gpu ? Backend::cuda : Backend::cpu, std::memory_order_relaxed);
-    return gpu ? *gpu : main_;
+    return forms_.for_host([&] {
+      JobShape job;
+      job.operation = forms_.main().single ? Operation::exact : Operation::multi;
+      job.text_bytes = bytes;
+      job.source = source;
+      job.patterns = forms_.main().single ? 1 : forms_.main().set->pattern_count();
+      job.pattern_length = longest();
+      job.threads = threads_;
+      return job;
+    }, [&] { return compile(Backend::cuda); });
   }
 
   std::vector<std::string> patterns_;
@@ -392,10 +378,8 @@ class PyExactMatcher {
   int device_ = 0;
   std::vector<int> devices_;         // resolved (Execution::devices)
   nb::object devices_requested_;     // as given: a pickled "all" resolves again where it lands
-  bool per_call_ = false;  // backend "auto" with a GPU present: the cost model picks per call
-  ExactForm main_;          // compiled at construction: the CPU's under per-call auto
-  LazyGpuForm<ExactForm> gpu_;  // per-call auto: the GPU's, compiled when first chosen
-  mutable std::atomic<Backend> last_backend_{Backend::cpu};
+  // Backend "auto" with a GPU present: the CPU's form, the GPU's when a call first chooses it.
+  PerCallForms<ExactForm> forms_;
 };
 
 // ---- ApproxMatcher ------------------------------------------------------------------------
@@ -421,12 +405,10 @@ class PyApproxMatcher {
     opt_.device = device;
     opt_.devices = devices_arg(devices, backend, device);
     devices_requested_ = nb::borrow(devices);
-    per_call_ = chooses_per_call(backend, opt_.devices);
-    if (per_call_) opt_.backend = Backend::cpu;  // the GPU's form when a call first chooses it
+    const bool per_call = chooses_per_call(backend, opt_.devices);
+    if (per_call) opt_.backend = Backend::cpu;  // the GPU's form when a call first chooses it
     nb::gil_scoped_release release;
-    matcher_.emplace(ApproxMatcher::compile(patterns_, opt_));
-    if (matcher_->backend() == Backend::cuda) note_cuda_running();
-    last_backend_ = matcher_->backend();
+    forms_.init(ApproxMatcher::compile(patterns_, opt_), per_call);
   }
 
   // Host or GPU-resident text (TextArg): the library's scan or scan_device_text.
@@ -476,7 +458,7 @@ class PyApproxMatcher {
         });
       }, [&](std::span<const io::TextWindow> run_records, const io::RecordRun& run) {
         const std::size_t first = rows.size();
-        const bool starts = matcher_->options().report != Report::ends;
+        const bool starts = forms_.main().options().report != Report::ends;
         form.scan(run.text(), [&](const ApproxMatch& h) {
           if (const auto r = run.record_of(h.start, h.end, starts))
             rows.push_back({run_records[*r].record_index, h.pattern, h.distance,
@@ -497,16 +479,16 @@ class PyApproxMatcher {
     if (opt_.best || opt_.best_of_cluster) return std::nullopt;
     std::vector<std::string_view> views;
     for (const auto& p : patterns_) views.emplace_back(reinterpret_cast<const char*>(p.data()), p.size());
-    return io::approx_record_gap(views, matcher_->k());
+    return io::approx_record_gap(views, forms_.main().k());
   }
 
   // Every alignment ending in a window's own ends lies within m + k bytes before its end.
   std::uint64_t overlap() const {
     std::uint64_t overlap = 0;
-    for (std::size_t i = 0; i < matcher_->pattern_count(); ++i) {
-      const std::uint64_t m = matcher_->pattern_length(i);
+    for (std::size_t i = 0; i < forms_.main().pattern_count(); ++i) {
+      const std::uint64_t m = forms_.main().pattern_length(i);
       const std::uint64_t k =
-          matcher_->k() < 0 ? m : std::min<std::uint64_t>(m, static_cast<std::uint64_t>(matcher_->k()));
+          forms_.main().k() < 0 ? m : std::min<std::uint64_t>(m, static_cast<std::uint64_t>(forms_.main().k()));
       overlap = std::max(overlap, m + k);
     }
     return overlap;
@@ -525,11 +507,8 @@ class PyApproxMatcher {
   bool iupac() const { return opt_.iupac; }
   bool hamming() const { return opt_.hamming; }
   // Under per-call auto: the backend (and algorithm) of the last scan, the CPU's before any.
-  std::string backend() const { return std::string(backend_name(last_backend_.load(std::memory_order_relaxed))); }
-  std::string algorithm() const {
-    const ApproxMatcher* gpu = last_backend_.load(std::memory_order_relaxed) == Backend::cuda ? gpu_.ready() : nullptr;
-    return gpu ? gpu->algorithm() : matcher_->algorithm();
-  }
+  std::string backend() const { return std::string(backend_name(forms_.backend())); }
+  std::string algorithm() const { return forms_.last().algorithm(); }
   nb::tuple state() const {
     return nb::make_tuple(patterns(), k_arg_, opt_.best, cigar(), opt_.case_insensitive, backend_,
                           opt_.threads, opt_.device, strand_, opt_.iupac, opt_.hamming, devices_requested_);
@@ -550,46 +529,35 @@ class PyApproxMatcher {
   std::string backend_ = "auto";
   nb::object devices_requested_;  // as given (see PyExactMatcher)
   ApproxOptions opt_;
-  std::optional<ApproxMatcher> matcher_;  // compiled at construction: the CPU's under per-call auto
-  bool per_call_ = false;                 // backend "auto" with a GPU present (see ExactMatcher)
-  LazyGpuForm<ApproxMatcher> gpu_;
-  mutable std::atomic<Backend> last_backend_{Backend::cpu};
+  PerCallForms<ApproxMatcher> forms_;  // as ExactMatcher's
 
   ApproxMatcher compile_gpu() const {
     ApproxOptions o = opt_;
     o.backend = Backend::cuda;
     return ApproxMatcher::compile(patterns_, o);
   }
-  const ApproxMatcher& form_for_device() const {
-    if (!per_call_) return *matcher_;
-    const ApproxMatcher* gpu = gpu_.get([&] { return compile_gpu(); });
-    if (!gpu) throw BackendUnavailable("GPU-resident text needs the cuda backend, which failed to start here");
-    last_backend_.store(Backend::cuda, std::memory_order_relaxed);
-    return *gpu;
-  }
+  const ApproxMatcher& form_for_device() const { return forms_.for_device([&] { return compile_gpu(); }); }
   // The form a scan of `bytes` runs on: under per-call auto the cost model's choice, with the
   // command line's job shape (approx_command.cpp).
   const ApproxMatcher& form_for_bytes(std::uint64_t bytes, TextSource source) const {
-    if (!per_call_) return *matcher_;
-    JobShape job;
-    job.operation = Operation::approx;
-    job.text_bytes = bytes;
-    job.source = source;
-    job.patterns = matcher_->pattern_count();
-    job.threads = opt_.threads;
-    std::uint64_t shortest = ~std::uint64_t{0};
-    for (const auto& p : patterns_) {
-      job.pattern_length = std::max<std::uint64_t>(job.pattern_length, p.size());
-      shortest = std::min<std::uint64_t>(shortest, p.size());
-    }
-    if (!opt_.best && !opt_.iupac && opt_.k >= 0) {  // the seed filter's shape
-      job.seed_k = opt_.k;
-      job.shortest_pattern = shortest;
-    }
-    const ApproxMatcher* gpu = nullptr;
-    if (choose_per_call(job) == Backend::cuda) gpu = gpu_.get([&] { return compile_gpu(); });
-    last_backend_.store(gpu ? Backend::cuda : Backend::cpu, std::memory_order_relaxed);
-    return gpu ? *gpu : *matcher_;
+    return forms_.for_host([&] {
+      JobShape job;
+      job.operation = Operation::approx;
+      job.text_bytes = bytes;
+      job.source = source;
+      job.patterns = forms_.main().pattern_count();
+      job.threads = opt_.threads;
+      std::uint64_t shortest = ~std::uint64_t{0};
+      for (const auto& p : patterns_) {
+        job.pattern_length = std::max<std::uint64_t>(job.pattern_length, p.size());
+        shortest = std::min<std::uint64_t>(shortest, p.size());
+      }
+      if (!opt_.best && !opt_.iupac && opt_.k >= 0) {  // the seed filter's shape
+        job.seed_k = opt_.k;
+        job.shortest_pattern = shortest;
+      }
+      return job;
+    }, [&] { return compile_gpu(); });
   }
 };
 
