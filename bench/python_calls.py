@@ -2,8 +2,8 @@
 """What a Python user's call costs: warpmatch's functions next to the library a Python user
 would otherwise call, in one run, on the same inputs, results checked equal first.
 
-Most of our Python users call us in loops (one read, one primer, one pair at a time) or on one
-large buffer. So each row is timed two ways, by what it is: short calls as microseconds per call
+Most of our Python users call us in loops (one read, one primer, one pair at a time), on one
+large buffer, or on many reads at once (find_many, count_many). So each row is timed two ways, by what it is: short calls as microseconds per call
 (the binding's fixed cost dominates), large ones as GB/s. Peers (PyPI): edlib (edit distance,
 best approximate hit), pyahocorasick (many literals), StringZilla (exact search), and Python's
 own bytes.count. A peer that is not installed leaves its cell empty.
@@ -245,6 +245,44 @@ def rows_approx(args, rng, edlib, out):
     out.append(r)
 
 
+def rows_reads(args, rng, sz, edlib, out):
+    """Many short reads: one call for all of them (count_many, find_many) against a Python loop
+    of one call a read, ours and the peers'. Cells are seconds per read."""
+    be = args.backend
+    n = args.reads
+    reads = [dna(rng, 150) for _ in range(n)]
+    kmer = dna(rng, 8)
+    m = warpmatch.ExactMatcher(kmer, backend=be)
+    per_read = lambda fn, repeats=args.repeats: per_call(fn, args.round_seconds, repeats) / n
+    peer_read = lambda fn: (peer_call(fn, args.round_seconds, max(1, args.repeats // 2)) or 0) / n or None
+    r = Row("reads_count", f"ExactMatcher(8-mer).count_many over {n} reads of 150 nt, per read", "us")
+    want = [_overlapping(x, kmer) for x in reads]
+    check("reads_count", m.count_many(reads).tolist(), want)
+    r.add("warpmatch count loop", peer_read(lambda: [m.count(x) for x in reads]))
+    r.add("bytes.count loop (no overlaps)", peer_read(lambda: [x.count(kmer) for x in reads]))
+    if sz:
+        r.add("stringzilla.count loop", peer_read(lambda: [sz.count(x, kmer) for x in reads]))
+    r.add("warpmatch", per_read(lambda: m.count_many(reads)))
+    out.append(r)
+
+    primer = dna(rng, 20)
+    hit_reads = [x[:60] + mutate(rng, primer, 0.1) + x[60:] if i % 4 == 0 else x for i, x in enumerate(reads)]
+    a = warpmatch.ApproxMatcher(primer, k=3, backend=be)
+    r = Row("reads_approx", f"ApproxMatcher(20 nt, k=3).find_many over {n} reads (1 in 4 holds it), per read", "us")
+    hits = a.find_many(hit_reads)
+    if edlib:  # per read, the best distance within k: edlib's against the least of our hits'
+        best = {}
+        for t, d in zip(hits["text"].tolist(), hits["distance"].tolist()):
+            best[t] = min(d, best.get(t, d))
+        theirs = [edlib.align(primer, x, mode="HW", task="distance", k=3)["editDistance"] for x in hit_reads[:2000]]
+        check("reads_approx", [best.get(i, -1) for i in range(len(theirs))], theirs)
+        r.add("edlib HW k=3 loop (best only)",
+              peer_read(lambda: [edlib.align(primer, x, mode="HW", task="locations", k=3) for x in hit_reads]))
+    r.add("warpmatch find loop", peer_read(lambda: [a.find(x) for x in hit_reads]))
+    r.add("warpmatch", per_read(lambda: a.find_many(hit_reads)))
+    out.append(r)
+
+
 def commit() -> str:
     try:
         here = os.path.dirname(os.path.abspath(__file__))
@@ -256,7 +294,7 @@ def commit() -> str:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rows", default="distance,exact,approx", help="groups: distance, exact, approx")
+    ap.add_argument("--rows", default="distance,exact,approx,reads", help="groups: distance, exact, approx, reads")
     ap.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--round-seconds", type=float, default=0.2)
@@ -264,6 +302,7 @@ def main():
     ap.add_argument("--text-mib", type=int, default=32)
     ap.add_argument("--no-peers", action="store_true", help="time warpmatch only (the peers once, in another run)")
     ap.add_argument("--genome-mib", type=int, default=16)
+    ap.add_argument("--reads", type=int, default=100_000, help="reads of the 'reads' group")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
@@ -281,6 +320,8 @@ def main():
         rows_exact(args, rng, sz, ahocorasick, rows)
     if "approx" in groups:
         rows_approx(args, rng, edlib, rows)
+    if "reads" in groups:
+        rows_reads(args, rng, sz, edlib, rows)
 
     # The commit is the script's checkout; `module` says which installed warpmatch ran.
     info = {"commit": commit(), "module": os.path.dirname(warpmatch.__file__), "build": warpmatch.build_info(), "machine": platform.node(),

@@ -35,7 +35,7 @@ class BytesArg {
 
  private:
   std::unique_ptr<Py_buffer> view_;  // address-stable: released in the destructor
-  nb::object keep_;                  // the str whose UTF-8 bytes data_ points into
+  nb::object keep_;                  // the bytes, or the str whose UTF-8 bytes, data_ points into
   const std::uint8_t* data_ = nullptr;
   std::size_t size_ = 0;
 };

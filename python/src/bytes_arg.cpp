@@ -43,6 +43,14 @@ bool is_gpu_array(nb::handle obj) {
 }  // namespace
 
 BytesArg::BytesArg(nb::handle obj, const char* what) {
+  // bytes is immutable: its storage read directly, without a buffer view (a heap-allocated
+  // Py_buffer got and released: most of the per-text cost of find_many over short reads).
+  if (PyBytes_CheckExact(obj.ptr())) {
+    keep_ = nb::borrow(obj);
+    data_ = reinterpret_cast<const std::uint8_t*>(PyBytes_AS_STRING(obj.ptr()));
+    size_ = static_cast<std::size_t>(PyBytes_GET_SIZE(obj.ptr()));
+    return;
+  }
   if (PyUnicode_Check(obj.ptr())) {
     Py_ssize_t n = 0;
     const char* p = PyUnicode_AsUTF8AndSize(obj.ptr(), &n);
@@ -183,6 +191,9 @@ std::vector<BytesArg> texts_arg(nb::handle obj, const char* what, bool& multi) {
     throw nb::type_error((std::string(what) + ": expected str, a bytes-like object or a sequence of them, got " +
                           nb::type_name(obj.type()).c_str())
                              .c_str());
+  const Py_ssize_t hint = PyObject_LengthHint(obj.ptr(), 0);
+  if (hint < 0) throw nb::python_error();
+  out.reserve(static_cast<std::size_t>(hint));
   std::size_t i = 0;
   for (nb::handle item : obj) {
     // The item's name (for messages) only where a message may need it.

@@ -43,6 +43,23 @@ def test_approx_cuda_equals_cpu():
 
 
 @requires_gpu
+def test_many_texts_cuda_equal_cpu():
+    rng = random.Random(4)
+    reads = [random_bytes(rng, rng.randint(0, 300), b"ACGT") for _ in range(20_000)] + [random_bytes(rng, 2_000_000)]
+    for pats in (b"ACGTAC", [b"ACG", b"TTTT"]):
+        cpu = warpmatch.ExactMatcher(pats, backend="cpu")
+        gpu = warpmatch.ExactMatcher(pats, backend="cuda")
+        assert gpu.find_many(reads).tolist() == cpu.find_many(reads).tolist()
+        assert gpu.count_many(reads).tolist() == cpu.count_many(reads).tolist()
+    for kw in (dict(k=2), dict(k=3, strand="both", cigar=True), dict(best=True)):
+        cpu = warpmatch.ApproxMatcher([b"ACGTACGTAA", b"GGCCA"], backend="cpu", **kw).find_many(reads)
+        gpu = warpmatch.ApproxMatcher([b"ACGTACGTAA", b"GGCCA"], backend="cuda", **kw).find_many(reads)
+        assert gpu.tolist() == cpu.tolist()
+        if kw.get("cigar"):
+            assert gpu.cigars == cpu.cigars
+
+
+@requires_gpu
 def test_distance_and_lcs_cuda_equal_cpu():
     rng = random.Random(3)
     a = [random_bytes(rng, rng.randint(0, 3000)) for _ in range(50)]

@@ -1,7 +1,7 @@
 # Type stubs of the warpmatch package (the extension module warpmatch._core re-exported).
 import mmap
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal, TypedDict, Union, overload
 
 import numpy as np
@@ -74,6 +74,10 @@ class ExactMatcher:
     def find_file(self, source: PathLike | Text, format: FormatName = "auto", window_bytes: int = 0) -> Hits:
         """Hits with fields record (u8), pattern (u4), strand (S1), start (u8), end (u8); .records names them.
         A str is a path here; pass bytes for a file's content."""
+    def find_many(self, texts: Iterable[Text]) -> np.ndarray:
+        """find() over each text in one call: fields text (u8, the text's index), pattern, strand, start, end."""
+    def count_many(self, texts: Iterable[Text]) -> npt.NDArray[np.uint64]:
+        """count() of each text in one call."""
     @property
     def patterns(self) -> bytes | list[bytes]: ...
     @property
@@ -113,6 +117,9 @@ class ApproxMatcher:
         """Structured array: pattern (u4), strand (S1), start (u8), end (u8), distance (u4); with cigar=True a
         Hits whose .cigars lists the alignments."""
     def find_file(self, source: PathLike | Text, format: FormatName = "auto", window_bytes: int = 0) -> Hits: ...
+    def find_many(self, texts: Iterable[Text]) -> np.ndarray:
+        """find() over each text in one call: fields text (u8), pattern, strand, start, end, distance
+        (a Hits with .cigars when cigar=True)."""
     @property
     def patterns(self) -> bytes | list[bytes]: ...
     @property
