@@ -100,3 +100,19 @@ def test_approx_find_many_against_the_oracle():
         got = warpmatch.ApproxMatcher(pattern, k=k).find_many(texts)
         want = {(i, *r) for i, t in enumerate(texts) for r in approx_oracle(t, pattern, k, False)}
         assert {(t, s, e, d) for t, s, e, d in got[["text", "start", "end", "distance"]].tolist()} == want
+
+
+def test_many_over_the_records_of_a_file(tmp_path):
+    # warpmatch.Record (a buffer into the input, no copy) as the texts, twice: the second call
+    # takes the type's remembered host check.
+    rng = random.Random(6)
+    seqs = [random_bytes(rng, rng.randint(0, 200), b"ACGT") for _ in range(500)]
+    p = tmp_path / "r.fq"
+    p.write_bytes(b"".join(b"@r%d\n%s\n+\n%s\n" % (i, s, b"I" * len(s)) for i, s in enumerate(seqs)))
+    m = warpmatch.ExactMatcher(b"ACG")
+    records = list(warpmatch.open(p))
+    want = [m.count(s) for s in seqs]
+    assert m.count_many(records).tolist() == want and m.count_many(records).tolist() == want
+    got = m.find_many(records)
+    file_hits = m.find_file(p)
+    assert got[["text", "start", "end"]].tolist() == file_hits[["record", "start", "end"]].tolist()
