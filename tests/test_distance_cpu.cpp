@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <filesystem>
@@ -284,6 +285,55 @@ TEST(DistanceCpu, AlignmentsApplyAndCostTheDistanceRandom) {
         EXPECT_TRUE(over.over_k());
         EXPECT_EQ(over.cigar, "");
       }
+    }
+  }
+}
+
+// The plain DP's traceback, preferring the diagonal, then up ('I'), then left ('D').
+std::string full_dp_cigar(const Bytes& a, const Bytes& b) {
+  const std::size_t m = a.size(), n = b.size(), w = n + 1;
+  std::vector<std::uint32_t> d((m + 1) * w);
+  for (std::size_t i = 0; i <= m; ++i) d[i * w] = static_cast<std::uint32_t>(i);
+  for (std::size_t j = 0; j <= n; ++j) d[j] = static_cast<std::uint32_t>(j);
+  for (std::size_t i = 1; i <= m; ++i)
+    for (std::size_t j = 1; j <= n; ++j)
+      d[i * w + j] = std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1,
+                               d[(i - 1) * w + j - 1] + (a[i - 1] == b[j - 1] ? 0u : 1u)});
+  std::string rev;
+  for (std::size_t i = m, j = n; i > 0 || j > 0;) {
+    const std::uint32_t here = d[i * w + j];
+    if (i > 0 && j > 0 && here == d[(i - 1) * w + j - 1] + (a[i - 1] == b[j - 1] ? 0u : 1u)) {
+      rev += a[i - 1] == b[j - 1] ? '=' : 'X';
+      --i, --j;
+    } else if (i > 0 && here == d[(i - 1) * w + j] + 1) {
+      rev += 'I', --i;
+    } else {
+      rev += 'D', --j;
+    }
+  }
+  std::string cigar;
+  for (std::size_t i = rev.size(); i > 0;) {
+    std::size_t j = i;
+    while (j > 0 && rev[j - 1] == rev[i - 1]) --j;
+    cigar += std::to_string(i - j) + rev[i - 1];
+    i = j;
+  }
+  return cigar;
+}
+
+// Pairs whose band's columns fit one Hirschberg leaf (up to ~2000 bytes) are aligned from the
+// kept bit-parallel columns: the same steps as the plain DP's traceback, so the same CIGAR.
+TEST(DistanceCpu, OneLeafAlignmentsEqualThePlainDpTraceback) {
+  std::mt19937_64 rng(11);
+  for (int alphabet : {2, 4, 20, 256}) {
+    for (int trial = 0; trial < 40; ++trial) {
+      const std::size_t n = trial < 30 ? rng() % 300 : 300 + rng() % 1700;
+      const Bytes a = random_bytes(rng, n, alphabet);
+      const double rate = std::array{0.0, 0.01, 0.1, 0.3}[trial % 4];
+      const Bytes b = trial % 5 == 4 ? random_bytes(rng, rng() % (n + 70), alphabet) : mutate(rng, a, rate, alphabet);
+      const auto r = warpmatch::edit_distance(span(a), span(b), cpu_options("auto", -1, 1, true));
+      EXPECT_EQ(r.cigar, full_dp_cigar(a, b)) << "alphabet " << alphabet << " trial " << trial << " n " << n;
+      expect_valid_alignment(a, b, r, oracle(a, b));
     }
   }
 }

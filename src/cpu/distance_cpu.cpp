@@ -542,6 +542,101 @@ i64 banded_dp_ops(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n, Ba
   return cell(m, n);
 }
 
+/// The band's bit-parallel columns with every column's blocks kept (edlib's alignment data),
+/// for a traceback read from them: a 64th of banded_dp_ops' cell work. The values are
+/// run_columns' without pruning: upper bounds of D (each is some path's cost), so one <= the
+/// band's k is exact, and exact on every cell of an optimal path, which lies within the band.
+/// m, n >= 1.
+class KeptColumns {
+ public:
+  /// The most blocks kept (24 bytes each: 3 MiB); a band that needs more is split first.
+  static constexpr i64 kMaxBlocks = 1 << 17;
+  static i64 blocks_for(i64 n, Band band) { return n * ((band.dhi - band.dlo) / kWord + 2); }
+
+  KeptColumns(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n, Band band)
+      : a_(a), b_(b), m_(m), n_(n), first_(static_cast<std::size_t>(n + 1)), at_(static_cast<std::size_t>(n + 2)) {
+    const Pattern pattern(a, m);
+    auto first_block = [&](i64 j) { return (std::max<i64>(1, j + band.dlo) - 1) / kWord; };
+    auto last_block = [&](i64 j) { return (std::clamp<i64>(j + band.dhi, 1, m) - 1) / kWord; };
+    std::vector<Columns::Block> st(static_cast<std::size_t>(pattern.blocks));
+    for (i64 blk = 0; blk < pattern.blocks; ++blk) st[blk] = {~u64{0}, 0, kWord * (blk + 1)};  // D[i][0] = i
+    kept_.reserve(static_cast<std::size_t>(blocks_for(n, band)));
+    i64 live_last = last_block(1);  // blocks holding the previous column's values go up to here
+    for (i64 j = 1; j <= n; ++j) {
+      const i64 f = first_block(j), l = last_block(j);
+      for (i64 blk = live_last + 1; blk <= l; ++blk)  // entering: from the block above, all +1
+        st[blk] = {~u64{0}, 0, st[blk - 1].score + kWord};
+      live_last = std::max(live_last, l);
+      const u64* eq = pattern.eq(b[j - 1]);
+      Carry h = Carry::of(1);
+      for (i64 blk = f; blk <= l; ++blk) {
+        h = myers_step(st[blk].pv, st[blk].mv, eq[blk], h);
+        st[blk].score += h.value<i64>();
+      }
+      first_[j] = f;
+      at_[j] = static_cast<i64>(kept_.size());
+      kept_.insert(kept_.end(), st.begin() + f, st.begin() + l + 1);
+    }
+    at_[n + 1] = static_cast<i64>(kept_.size());
+  }
+
+  /// D[i][j] as computed; kInfinite outside the kept blocks.
+  i64 value(i64 i, i64 j) const {
+    if (j == 0) return i;
+    if (i == 0) return j;
+    const i64 blk = (i - 1) / kWord;
+    if (blk < first_[j] || blk - first_[j] >= at_[j + 1] - at_[j]) return kInfinite;
+    const Columns::Block& s = kept_[static_cast<std::size_t>(at_[j] + blk - first_[j])];
+    const int p = static_cast<int>((i - 1) % kWord);
+    const u64 below = p == 63 ? 0 : ~u64{0} << (p + 1);
+    return s.score - std::popcount(s.pv & below) + std::popcount(s.mv & below);
+  }
+
+  /// The traceback from (m, n), whose value must be the distance: each step to the first of
+  /// diagonal, up, left whose value plus the step's cost is the cell's, as banded_dp_ops'
+  /// traceback, so it stays on exact cells and takes banded_dp_ops' steps. Appends the
+  /// operations and returns true; false (nothing appended) where a step finds no
+  /// predecessor, which the above rules out.
+  bool traceback(std::vector<char>& ops) const {
+    std::vector<char> rev;
+    rev.reserve(static_cast<std::size_t>(m_ + n_));
+    i64 i = m_, j = n_, here = value(m_, n_);
+    while (i > 0 || j > 0) {
+      if (i > 0 && j > 0) {
+        const bool match = a_[i - 1] == b_[j - 1];
+        if (const i64 diag = value(i - 1, j - 1); diag + (match ? 0 : 1) == here) {
+          rev.push_back(match ? '=' : 'X');
+          --i, --j, here = diag;
+          continue;
+        }
+      }
+      if (i > 0) {
+        if (const i64 up = value(i - 1, j); up + 1 == here) {
+          rev.push_back('I');
+          --i, here = up;
+          continue;
+        }
+      }
+      if (j > 0) {
+        if (const i64 left = value(i, j - 1); left + 1 == here) {
+          rev.push_back('D');
+          --j, here = left;
+          continue;
+        }
+      }
+      return false;
+    }
+    ops.insert(ops.end(), rev.rbegin(), rev.rend());
+    return true;
+  }
+
+ private:
+  const std::uint8_t *a_, *b_;
+  i64 m_, n_;
+  std::vector<i64> first_, at_;       // column j's blocks: first_[j].. kept from kept_[at_[j]]
+  std::vector<Columns::Block> kept_;
+};
+
 /// Hirschberg: split the columns in half, find the row where an optimal path crosses the
 /// middle column from forward and reverse bit-parallel columns (banded by the known cost d),
 /// recurse on both halves. Linear memory; about twice the work of the distance.
@@ -555,11 +650,11 @@ void hirschberg(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n, i64 
     ops.insert(ops.end(), static_cast<std::size_t>(m), 'I');
     return;
   }
-  // Leaves: the band's cells by plain DP (each split halves them; below this, a split's two
-  // bit-parallel passes cost about what they save).
-  constexpr i64 kBaseCells = 1 << 14;
-  if ((m + 1) * (band.dhi - band.dlo + 1) <= kBaseCells || n == 1) {
-    banded_dp_ops(a, m, b, n, band, ops);
+  // Leaves: the band's columns kept whole where they fit (each split halves them).
+  // banded_dp_ops is the fallback, never taken while KeptColumns holds to its proof.
+  if (KeptColumns::blocks_for(n, band) <= KeptColumns::kMaxBlocks || n == 1) {
+    const KeptColumns columns(a, m, b, n, band);
+    if (columns.value(m, n) != d || !columns.traceback(ops)) banded_dp_ops(a, m, b, n, band, ops);
     return;
   }
   const i64 mid = n / 2;
@@ -605,9 +700,37 @@ std::int64_t edit_distance(ByteSpan a, ByteSpan b, std::int64_t k, DistanceAlgor
 
 DistanceResult edit_alignment(ByteSpan a, ByteSpan b, std::int64_t k, int threads) {
   DistanceResult result;
+  const i64 m = static_cast<i64>(a.size()), n = static_cast<i64>(b.size());
+  // Pairs whose band fits KeptColumns: trials of growing k (edlib's doubling), each one pass
+  // that gives the distance (exact when <= the trial's k) and the traceback together, where
+  // the route below runs the distance first and then the columns again.
+  const i64 gap = m > n ? m - n : n - m;
+  const i64 bound = k >= 0 ? std::min<i64>(k, std::max(m, n)) : std::max(m, n);
+  if (bound < gap) {
+    result.distance = kDistanceOverK;
+    return result;
+  }
+  for (i64 trial = std::min(bound, gap + kWord); m > 0 && n > 0;) {
+    const Band band = band_for(m, n, trial);
+    if (KeptColumns::blocks_for(n, band) > KeptColumns::kMaxBlocks) break;
+    const KeptColumns columns(a.data(), m, b.data(), n, band);
+    const i64 d = columns.value(m, n);
+    if (d <= trial) {
+      std::vector<char> ops;
+      ops.reserve(static_cast<std::size_t>(m + n));
+      if (!columns.traceback(ops)) banded_dp_ops(a.data(), m, b.data(), n, band_for(m, n, d), ops);
+      result.distance = d;
+      result.cigar = run_length(ops);
+      return result;
+    }
+    if (trial >= bound) {
+      result.distance = kDistanceOverK;
+      return result;
+    }
+    trial = std::min(bound, gap + 2 * (trial - gap));
+  }
   result.distance = myers_distance(a, b, k, threads);
   if (result.over_k()) return result;
-  const i64 m = static_cast<i64>(a.size()), n = static_cast<i64>(b.size());
   std::vector<char> ops;
   ops.reserve(static_cast<std::size_t>(m + n));
   hirschberg(a.data(), m, b.data(), n, result.distance, band_for(m, n, result.distance), threads,
