@@ -66,47 +66,36 @@ nb::handle approx_dtype() {
                             .release();
   return d;
 }
+// FileRow as a NumPy dtype: its first field is the record (find_file) or the text's index in
+// the sequence given (find_many); approximate hits add the distance.
+enum class RowOf { record, text };
+nb::object file_row_dtype(RowOf of, bool distance) {
+  const char* first = of == RowOf::record ? "record" : "text";
+  if (!distance)
+    return struct_dtype(
+        {{first, "<u8", 0}, {"pattern", "<u4", 8}, {"strand", "S1", 32}, {"start", "<u8", 16}, {"end", "<u8", 24}}, 40);
+  return struct_dtype({{first, "<u8", 0},
+                       {"pattern", "<u4", 8},
+                       {"strand", "S1", 32},
+                       {"start", "<u8", 16},
+                       {"end", "<u8", 24},
+                       {"distance", "<u4", 12}},
+                      40);
+}
 nb::handle exact_file_dtype() {
-  static nb::handle d = struct_dtype({{"record", "<u8", 0},
-                                      {"pattern", "<u4", 8},
-                                      {"strand", "S1", 32},
-                                      {"start", "<u8", 16},
-                                      {"end", "<u8", 24}},
-                                     40)
-                            .release();
-  return d;
-}
-// find_many's rows: a FileRow whose record is the text's index in the sequence given.
-nb::handle exact_many_dtype() {
-  static nb::handle d = struct_dtype({{"text", "<u8", 0},
-                                      {"pattern", "<u4", 8},
-                                      {"strand", "S1", 32},
-                                      {"start", "<u8", 16},
-                                      {"end", "<u8", 24}},
-                                     40)
-                            .release();
-  return d;
-}
-nb::handle approx_many_dtype() {
-  static nb::handle d = struct_dtype({{"text", "<u8", 0},
-                                      {"pattern", "<u4", 8},
-                                      {"strand", "S1", 32},
-                                      {"start", "<u8", 16},
-                                      {"end", "<u8", 24},
-                                      {"distance", "<u4", 12}},
-                                     40)
-                            .release();
+  static nb::handle d = file_row_dtype(RowOf::record, false).release();
   return d;
 }
 nb::handle approx_file_dtype() {
-  static nb::handle d = struct_dtype({{"record", "<u8", 0},
-                                      {"pattern", "<u4", 8},
-                                      {"strand", "S1", 32},
-                                      {"start", "<u8", 16},
-                                      {"end", "<u8", 24},
-                                      {"distance", "<u4", 12}},
-                                     40)
-                            .release();
+  static nb::handle d = file_row_dtype(RowOf::record, true).release();
+  return d;
+}
+nb::handle exact_many_dtype() {
+  static nb::handle d = file_row_dtype(RowOf::text, false).release();
+  return d;
+}
+nb::handle approx_many_dtype() {
+  static nb::handle d = file_row_dtype(RowOf::text, true).release();
   return d;
 }
 
