@@ -247,7 +247,7 @@ nb::object struct_dtype(std::initializer_list<std::tuple<const char*, const char
 
 nb::object numpy_array(nb::handle dtype, const void* data, std::size_t count) {
   static nb::handle empty = cached("numpy", "empty");
-  nb::object array = empty(nb::int_(count), "dtype"_a = dtype);
+  nb::object array = empty(nb::int_(count), dtype);  // positional: no keyword dict per call
   if (count == 0) return array;
   Py_buffer view;
   if (PyObject_GetBuffer(array.ptr(), &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) throw nb::python_error();
@@ -258,7 +258,7 @@ nb::object numpy_array(nb::handle dtype, const void* data, std::size_t count) {
 
 nb::object numpy_array(nb::handle dtype, std::span<const std::span<const std::byte>> blocks, std::size_t count) {
   static nb::handle empty = cached("numpy", "empty");
-  nb::object array = empty(nb::int_(count), "dtype"_a = dtype);
+  nb::object array = empty(nb::int_(count), dtype);  // positional: no keyword dict per call
   if (count == 0) return array;
   Py_buffer view;
   if (PyObject_GetBuffer(array.ptr(), &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) throw nb::python_error();
