@@ -549,8 +549,13 @@ i64 banded_dp_ops(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n, Ba
 /// m, n >= 1.
 class KeptColumns {
  public:
-  /// The most blocks kept (24 bytes each: 3 MiB); a band that needs more is split first.
-  static constexpr i64 kMaxBlocks = 1 << 17;
+  /// The most blocks kept (24 bytes each: 12 MiB; a 10 kB pair 10 % apart needs 7); a band
+  /// that needs more is split first (Hirschberg: about 8 times a distance's work there).
+  static constexpr i64 kMaxBlocks = 1 << 19;
+  /// Up to this many, trials of growing k keep their columns (edit_alignment): a failed
+  /// trial costs a whole unpruned band, cheaper than a separate pruned distance only while
+  /// bands are short.
+  static constexpr i64 kMaxTrialBlocks = 1 << 15;
   static i64 blocks_for(i64 n, Band band) { return n * ((band.dhi - band.dlo) / kWord + 2); }
 
   KeptColumns(const std::uint8_t* a, i64 m, const std::uint8_t* b, i64 n, Band band)
@@ -701,9 +706,9 @@ std::int64_t edit_distance(ByteSpan a, ByteSpan b, std::int64_t k, DistanceAlgor
 DistanceResult edit_alignment(ByteSpan a, ByteSpan b, std::int64_t k, int threads) {
   DistanceResult result;
   const i64 m = static_cast<i64>(a.size()), n = static_cast<i64>(b.size());
-  // Pairs whose band fits KeptColumns: trials of growing k (edlib's doubling), each one pass
-  // that gives the distance (exact when <= the trial's k) and the traceback together, where
-  // the route below runs the distance first and then the columns again.
+  // Short pairs: trials of growing k (edlib's doubling) on kept columns, each one pass that
+  // gives the distance (exact when <= the trial's k) and the traceback together. Longer ones:
+  // the pruned distance first, then the columns of its band (one pass where they fit).
   const i64 gap = m > n ? m - n : n - m;
   const i64 bound = k >= 0 ? std::min<i64>(k, std::max(m, n)) : std::max(m, n);
   if (bound < gap) {
@@ -712,7 +717,7 @@ DistanceResult edit_alignment(ByteSpan a, ByteSpan b, std::int64_t k, int thread
   }
   for (i64 trial = std::min(bound, gap + kWord); m > 0 && n > 0;) {
     const Band band = band_for(m, n, trial);
-    if (KeptColumns::blocks_for(n, band) > KeptColumns::kMaxBlocks) break;
+    if (KeptColumns::blocks_for(n, band) > KeptColumns::kMaxTrialBlocks) break;
     const KeptColumns columns(a.data(), m, b.data(), n, band);
     const i64 d = columns.value(m, n);
     if (d <= trial) {
