@@ -399,6 +399,54 @@ int run_bench_distance(const BenchDistanceOptions& options) {
     run(fmt::format("cpu matrix ({} threads)", threads), Backend::cpu);
   }
 
+  // ---- alignments (CIGAR) of one pair 10 % apart, one thread, against edlib's path; the
+  // CIGAR must apply and cost edlib's distance ----
+  for (const std::int64_t len : {300, 1000, 10000, 100000}) {
+    const Bytes a = random_dna(rng, static_cast<std::size_t>(len));
+    const Bytes b = mutate(rng, a, 0.1);
+    const std::string workload = fmt::format("align 10% {}", len >= 1000 ? fmt::format("{}K", len / 1000) : std::to_string(len));
+    Row base;
+    base.workload = workload;
+    base.m = static_cast<std::int64_t>(a.size());
+    base.n = static_cast<std::int64_t>(b.size());
+    base.cells = a.size() * b.size();
+    DistanceOptions o;
+    o.backend = Backend::cpu;
+    o.threads = 1;
+    o.report = Report::cigar;
+    DistanceResult result;
+    const int repeats = len >= 100000 ? std::max(1, options.repeats / 2) : options.repeats * 20;
+    auto [d, ms] = time_host(repeats, 1, [&] {
+      result = edit_distance(ByteSpan(a.data(), a.size()), ByteSpan(b.data(), b.size()), o);
+      return result.distance;
+    });
+    std::int64_t cost = -1;
+    apply_cigar(ByteSpan(a.data(), a.size()), ByteSpan(b.data(), b.size()), result.cigar, &cost);
+    if (cost != d) mismatches.push_back(fmt::format("{}: CIGAR costs {}, distance {}", workload, cost, d));
+    Row r = base;
+    r.method = "cpu alignment (1 thread)";
+    r.distance = d;
+    r.median_ms = r.total_ms = ms;
+    add(r);
+#ifdef WARPMATCH_HAVE_EDLIB
+    auto [ed, ems] = time_host(repeats, 1, [&] {
+      const EdlibAlignResult e =
+          edlibAlign(reinterpret_cast<const char*>(a.data()), static_cast<int>(a.size()),
+                     reinterpret_cast<const char*>(b.data()), static_cast<int>(b.size()),
+                     edlibNewAlignConfig(-1, EDLIB_MODE_NW, EDLIB_TASK_PATH, nullptr, 0));
+      const std::int64_t x = e.editDistance;
+      edlibFreeAlignResult(e);
+      return x;
+    });
+    if (ed != d) mismatches.push_back(fmt::format("{}: edlib {} != {}", workload, ed, d));
+    Row e = base;
+    e.method = "edlib NW path (1 thread)";
+    e.distance = ed;
+    e.median_ms = e.total_ms = ems;
+    add(e);
+#endif
+  }
+
   // ---- edlib extrapolation for sizes beyond --edlib-max (O(n d / 64), d ~ n for random) ----
   auto find_row = [&](const std::string& workload, const std::string& prefix) -> const Row* {
     for (const auto& r : rows)
