@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "core/exact_pattern.hpp"
@@ -438,6 +439,38 @@ TEST(ExactCpuFilter, ChoiceIsSensible) {
   const auto w = cpu::detail::choose_filter(make_pattern("Sherlock Holmes"), as_bytes(english));
   EXPECT_EQ(w.k, 2);
   for (int i = 0; i < w.k; ++i) EXPECT_LT(w.offsets[i], 15u);
+}
+
+// Short texts reuse the last pattern's filter choice per thread, keyed by the bytes: patterns
+// of the same length (and the same bytes, one caseless) alternated over short texts must each
+// get their own filter, and the choice must equal a fresh one.
+TEST(ExactCpuFilter, ShortTextChoiceFollowsThePattern) {
+  std::mt19937_64 rng(3);
+  const std::vector<core::ExactPattern> patterns = {
+      make_pattern("ACGTACGT"), make_pattern("TTTTAAAA"),         make_pattern("Sherlock"), make_pattern("eeeeeeee"),
+      make_pattern("acgtacgt", true), make_pattern("ACGTACGT"), make_pattern("the quick"), make_pattern("q")};
+  for (int round = 0; round < 200; ++round) {
+    std::string text = random_text(rng, 1 + rng() % 400, 4);
+    for (auto& c : text) c = "ACGTacgt"[(c - 'a') + 4 * (rng() % 2)];
+    if (round % 7 == 0) text += "the quick brown fox";
+    const core::ExactPattern& pat = patterns[round % patterns.size()];
+    const std::string_view pv(reinterpret_cast<const char*>(pat.bytes.data()), pat.bytes.size());
+    const Starts got = collect(pat, text, Config{});
+    EXPECT_EQ(got, oracle(text, pv, pat.case_insensitive)) << "round " << round << " pattern " << pv;
+  }
+  // The kept choice equals the one computed for another thread's first call ("Sherlock" and
+  // "eeeeeeee", one after the other, have the same length and different filters).
+  const auto sherlock = cpu::detail::choose_filter(patterns[2], as_bytes(std::string(100, 'x')));
+  const auto eeee = cpu::detail::choose_filter(patterns[3], as_bytes(std::string(100, 'x')));
+  EXPECT_NE(sherlock.k, eeee.k);
+  for (const auto& pat : patterns) {
+    const auto mine = cpu::detail::choose_filter(pat, as_bytes(std::string(100, 'A')));
+    cpu::detail::FilterChoice fresh;
+    std::thread([&] { fresh = cpu::detail::choose_filter(pat, as_bytes(std::string(100, 'A'))); }).join();
+    EXPECT_EQ(mine.k, fresh.k);
+    EXPECT_EQ(mine.exact, fresh.exact);
+    EXPECT_EQ(mine.offsets, fresh.offsets);
+  }
 }
 
 // ---- a real genome ----------------------------------------------------------------------

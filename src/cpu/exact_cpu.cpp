@@ -271,8 +271,43 @@ bool avx2_available() {
   return yes;
 }
 
+namespace {
+
+FilterChoice compute_filter_choice(const core::ExactPattern& pattern, ByteSpan text, int force_k, bool avx2);
+
+// A short text (not sampled) gets a choice that depends on the pattern alone: the last one
+// is kept per thread, keyed by the pattern's bytes (not its address, which a later pattern
+// may reuse). Computing it was half of a count in a 150-byte read (~50 of 100 ns): a caller
+// searching reads one at a time paid it for each.
+struct ShortTextChoice {
+  static constexpr std::size_t kMaxBytes = 64;
+  std::array<std::uint8_t, kMaxBytes> bytes{};
+  std::size_t m = 0;  // 0: empty
+  bool case_insensitive = false;
+  FilterChoice choice;
+};
+
+}  // namespace
+
 FilterChoice choose_filter_impl(const core::ExactPattern& pattern, ByteSpan text, int force_k,
                                 bool avx2) {
+  const std::size_t m = pattern.size();
+  if (text.size() >= kSampleFrom || force_k != 0 || m == 0 || m > ShortTextChoice::kMaxBytes)
+    return compute_filter_choice(pattern, text, force_k, avx2);
+  thread_local ShortTextChoice last;
+  if (last.m != m || last.case_insensitive != pattern.case_insensitive ||
+      std::memcmp(last.bytes.data(), pattern.bytes.data(), m) != 0) {
+    last.choice = compute_filter_choice(pattern, text, force_k, avx2);
+    std::memcpy(last.bytes.data(), pattern.bytes.data(), m);
+    last.m = m;
+    last.case_insensitive = pattern.case_insensitive;
+  }
+  return last.choice;
+}
+
+namespace {
+
+FilterChoice compute_filter_choice(const core::ExactPattern& pattern, ByteSpan text, int force_k, bool avx2) {
   const std::size_t m = pattern.size();
   std::array<double, 256> buf;
   bool dna = false;
@@ -339,6 +374,8 @@ FilterChoice choose_filter_impl(const core::ExactPattern& pattern, ByteSpan text
   std::sort(choice.offsets.begin(), choice.offsets.begin() + best_k);
   return choice;
 }
+
+}  // namespace
 
 FilterChoice choose_filter(const core::ExactPattern& pattern, ByteSpan text) {
   return choose_filter_impl(pattern, text, 0, avx2_available());
