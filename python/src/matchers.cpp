@@ -185,43 +185,52 @@ std::vector<std::string> stream_file(const FileSource& source, io::StreamOptions
 // whole record (its index the record index), short ones laid end to end in runs (as
 // stream_file's). Each unit (a text alone or a run) gives its results into an Out of its own,
 // returned in the texts' order; on the CPU the units are scanned on `threads` threads (one
-// run is one segment of a scan: one thread's work), on the GPU one after another.
+// run is one segment of a scan: one thread's work), on the GPU one after another. Texts are
+// taken kSlice at a time, so the windows describing them stay a few MiB for millions of reads.
 template <class Out, class ScanWindow, class ScanRun>
 std::vector<Out> scan_texts(const std::vector<BytesArg>& texts, const std::optional<io::RecordGap>& gap, Backend backend,
                             int threads, ScanWindow&& scan_window, ScanRun&& scan_run) {
-  std::vector<io::TextWindow> windows(texts.size());
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    io::TextWindow& w = windows[i];
-    w.record_index = i;
-    w.data = texts[i].span();
-    w.owned = w.data.size();
-    w.first = w.last = true;
-  }
+  constexpr std::size_t kSlice = std::size_t{1} << 16;
   struct Unit {
-    std::size_t first, count;  // count 0: windows[first] alone
-  };
-  std::vector<Unit> units;
-  const std::span<const io::TextWindow> all(windows);
-  for (std::size_t i = 0; i < windows.size();) {
-    const std::size_t n = gap ? io::RecordRun::length(all.subspan(i), gap->bytes, io::RecordRun::kMaxBytes) : 0;
-    units.push_back({i, n >= 2 ? n : 0});
-    i += n >= 2 ? n : 1;
-  }
-  std::vector<Out> out(units.size());
-  const auto scan_unit = [&](std::size_t u, std::vector<std::uint8_t>& scratch) {
-    if (units[u].count == 0) return scan_window(windows[units[u].first], out[u]);
-    const std::span<const io::TextWindow> records = all.subspan(units[u].first, units[u].count);
-    scan_run(records, io::RecordRun(records, *gap, scratch), out[u]);
+    std::size_t first, count;  // in the slice's windows; count 0: windows[first] alone
   };
   const int workers = backend == Backend::cpu ? (threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency())) : 1;
-  if (workers <= 1 || units.size() <= 1) {
-    std::vector<std::uint8_t> scratch;
-    for (std::size_t u = 0; u < units.size(); ++u) scan_unit(u, scratch);
-  } else {
-    core::parallel_for(units.size(), workers, [&](std::size_t u) {
-      std::vector<std::uint8_t> scratch;
-      scan_unit(u, scratch);
-    });
+  std::vector<Out> out;
+  std::vector<io::TextWindow> windows;
+  std::vector<Unit> units;
+  std::vector<std::uint8_t> scratch;
+  for (std::size_t base = 0; base < texts.size(); base += kSlice) {
+    windows.assign(std::min(kSlice, texts.size() - base), io::TextWindow{});
+    for (std::size_t i = 0; i < windows.size(); ++i) {
+      io::TextWindow& w = windows[i];
+      w.record_index = base + i;
+      w.data = texts[base + i].span();
+      w.owned = w.data.size();
+      w.first = w.last = true;
+    }
+    const std::span<const io::TextWindow> all(windows);
+    units.clear();
+    for (std::size_t i = 0; i < windows.size();) {
+      const std::size_t n = gap ? io::RecordRun::length(all.subspan(i), gap->bytes, io::RecordRun::kMaxBytes) : 0;
+      units.push_back({i, n >= 2 ? n : 0});
+      i += n >= 2 ? n : 1;
+    }
+    const std::size_t first_out = out.size();
+    out.resize(first_out + units.size());
+    const auto scan_unit = [&](std::size_t u, std::vector<std::uint8_t>& buffer) {
+      Out& into = out[first_out + u];
+      if (units[u].count == 0) return scan_window(windows[units[u].first], into);
+      const std::span<const io::TextWindow> records = all.subspan(units[u].first, units[u].count);
+      scan_run(records, io::RecordRun(records, *gap, buffer), into);
+    };
+    if (workers <= 1 || units.size() <= 1) {
+      for (std::size_t u = 0; u < units.size(); ++u) scan_unit(u, scratch);
+    } else {
+      core::parallel_for(units.size(), workers, [&](std::size_t u) {
+        std::vector<std::uint8_t> buffer;
+        scan_unit(u, buffer);
+      });
+    }
   }
   return out;
 }

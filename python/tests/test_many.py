@@ -116,3 +116,16 @@ def test_many_over_the_records_of_a_file(tmp_path):
     got = m.find_many(records)
     file_hits = m.find_file(p)
     assert got[["text", "start", "end"]].tolist() == file_hits[["record", "start", "end"]].tolist()
+
+
+def test_many_over_more_texts_than_one_slice():
+    # 70,000 texts: more than one slice of the binding's windows (65,536), runs cut at the seam.
+    rng = random.Random(8)
+    texts = [random_bytes(rng, rng.randint(0, 40), b"ACGT") for _ in range(70_000)]
+    m = warpmatch.ExactMatcher([b"ACG", b"TTA"])
+    assert m.count_many(texts).tolist() == [m.count(t) for t in texts]
+    got = m.find_many(texts)[["text", "pattern", "start"]].tolist()
+    assert got == [(i, p, s) for i, t in enumerate(texts) for p, s in m.find(t)[["pattern", "start"]].tolist()]
+    a = warpmatch.ApproxMatcher(b"ACGTTA", k=1)
+    fields = ["pattern", "start", "end", "distance"]
+    assert a.find_many(texts)[["text", *fields]].tolist() == loop_rows(a, texts, fields)
