@@ -197,16 +197,14 @@ std::vector<Out> scan_texts(const std::vector<BytesArg>& texts, const std::optio
   const int workers = backend == Backend::cpu ? (threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency())) : 1;
   std::vector<Out> out;
   std::vector<io::TextWindow> windows;
+  windows.reserve(std::min(kSlice, texts.size()));
   std::vector<Unit> units;
   std::vector<std::uint8_t> scratch;
   for (std::size_t base = 0; base < texts.size(); base += kSlice) {
-    windows.assign(std::min(kSlice, texts.size() - base), io::TextWindow{});
-    for (std::size_t i = 0; i < windows.size(); ++i) {
-      io::TextWindow& w = windows[i];
-      w.record_index = base + i;
-      w.data = texts[base + i].span();
-      w.owned = w.data.size();
-      w.first = w.last = true;
+    windows.clear();  // each window written once (an assign's fill, then the fields, was 13 %)
+    for (std::size_t i = base; i < std::min(texts.size(), base + kSlice); ++i) {
+      const ByteSpan data = texts[i].span();
+      windows.push_back({.record_index = i, .data = data, .owned = data.size(), .first = true, .last = true});
     }
     const std::span<const io::TextWindow> all(windows);
     units.clear();
