@@ -423,11 +423,14 @@ int run_bench_distance(const BenchDistanceOptions& options) {
     std::int64_t cost = -1;
     apply_cigar(ByteSpan(a.data(), a.size()), ByteSpan(b.data(), b.size()), result.cigar, &cost);
     if (cost != d) mismatches.push_back(fmt::format("{}: CIGAR costs {}, distance {}", workload, cost, d));
-    Row r = base;
-    r.method = "cpu alignment (1 thread)";
-    r.distance = d;
-    r.median_ms = r.total_ms = ms;
-    add(r);
+    const auto add_timed = [&](const char* method, std::int64_t distance, double median_ms) {
+      Row r = base;
+      r.method = method;
+      r.distance = distance;
+      r.median_ms = r.total_ms = median_ms;
+      add(r);
+    };
+    add_timed("cpu alignment (1 thread)", d, ms);
 #ifdef WARPMATCH_HAVE_EDLIB
     auto [ed, ems] = time_host(repeats, 1, [&] {
       const EdlibAlignResult e =
@@ -439,11 +442,7 @@ int run_bench_distance(const BenchDistanceOptions& options) {
       return x;
     });
     if (ed != d) mismatches.push_back(fmt::format("{}: edlib {} != {}", workload, ed, d));
-    Row e = base;
-    e.method = "edlib NW path (1 thread)";
-    e.distance = ed;
-    e.median_ms = e.total_ms = ems;
-    add(e);
+    add_timed("edlib NW path (1 thread)", ed, ems);
 #endif
   }
 

@@ -110,9 +110,13 @@ struct Columns {
     if (r == 0) return n;
     const i64 b = (r - 1) / kWord;
     if (b < first || b > last) return kInfinite;
+    return row_value(state[b], r);
+  }
+  /// D at row r (1-based) of the column whose block `s` holds it: from the block's bottom
+  /// value, the vertical deltas of the rows below r undone.
+  static i64 row_value(const Block& s, i64 r) {
     const int p = static_cast<int>((r - 1) % kWord);
     const u64 below = p == 63 ? 0 : ~u64{0} << (p + 1);
-    const Block& s = state[b];
     return s.score - std::popcount(s.pv & below) + std::popcount(s.mv & below);
   }
 };
@@ -591,10 +595,7 @@ class KeptColumns {
     if (i == 0) return j;
     const i64 blk = (i - 1) / kWord;
     if (blk < first_[j] || blk - first_[j] >= at_[j + 1] - at_[j]) return kInfinite;
-    const Columns::Block& s = kept_[static_cast<std::size_t>(at_[j] + blk - first_[j])];
-    const int p = static_cast<int>((i - 1) % kWord);
-    const u64 below = p == 63 ? 0 : ~u64{0} << (p + 1);
-    return s.score - std::popcount(s.pv & below) + std::popcount(s.mv & below);
+    return Columns::row_value(kept_[static_cast<std::size_t>(at_[j] + blk - first_[j])], i);
   }
 
   /// The traceback from (m, n), whose value must be the distance: each step to the first of
