@@ -93,8 +93,9 @@ nb::object numpy_array(nb::handle dtype, const std::vector<std::vector<T>>& bloc
 /// numpy.dtype(spec) for a list of (name, format, offset) fields and an item size.
 nb::object struct_dtype(std::initializer_list<std::tuple<const char*, const char*, int>> fields,
                         int itemsize);
-/// numpy.dtype(name), e.g. "<u8".
-nb::object plain_dtype(const char* name);
+/// numpy.dtype(name), e.g. "<u8", made once per name (NumPy's parse of the name was half of
+/// `counts` on a short text).
+nb::handle plain_dtype(const char* name);
 /// `array` viewed as warpmatch.Hits (an ndarray subclass; see _hits.py) with attributes.
 nb::object as_hits(nb::object array, nb::object records, nb::object cigars);
 

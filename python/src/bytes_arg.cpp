@@ -3,6 +3,8 @@
 #include <nanobind/stl/string.h>  // nb::cast<std::string>: the same caster as every other file (ODR)
 
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "binding.hpp"
@@ -235,9 +237,14 @@ std::vector<BytesArg> texts_arg(nb::handle obj, const char* what, bool& multi) {
   return out;
 }
 
-nb::object plain_dtype(const char* name) {
+nb::handle plain_dtype(const char* name) {
   static nb::handle dtype_fn = cached("numpy", "dtype");
-  return dtype_fn(name);
+  // A handful of names, each kept for the process's life; read and filled with the GIL held.
+  static std::vector<std::pair<std::string, nb::handle>> made;
+  for (const auto& [n, d] : made)
+    if (n == name) return d;
+  made.emplace_back(name, dtype_fn(name).release());
+  return made.back().second;
 }
 
 nb::object struct_dtype(std::initializer_list<std::tuple<const char*, const char*, int>> fields, int itemsize) {
