@@ -63,8 +63,10 @@ bool is_single_text(nb::handle obj);
 /// One text or a sequence of texts → views (`multi` tells which it was).
 std::vector<BytesArg> texts_arg(nb::handle obj, const char* what, bool& multi);
 
+/// Loads NumPy's C API (at import; numpy_array needs it).
+void init_numpy_api();
 /// A new NumPy array of `count` items of `dtype` holding a copy of `data` (count * itemsize
-/// bytes). NumPy owns the memory; the GIL must be held.
+/// bytes), over memory that a capsule, the array's base, frees with it; the GIL must be held.
 nb::object numpy_array(nb::handle dtype, const void* data, std::size_t count);
 /// numpy_array of the items held in consecutive blocks, copied once: one growing vector of
 /// millions of hits would fault in fresh pages at every doubling and copy them again.

@@ -74,6 +74,7 @@ using namespace nb::literals;
 
 NB_MODULE(_core, m) {
   m.doc() = "warpmatch's extension module; use the `warpmatch` package, which re-exports it.";
+  wp::init_numpy_api();
   wp::bind_errors(m);
 
   m.def(

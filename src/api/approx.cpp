@@ -393,7 +393,7 @@ std::uint64_t ApproxMatcher::scan_device_text(DeviceSpan text, const ApproxSink&
 
 std::uint64_t ApproxMatcher::Impl::scan(ByteSpan text, bool on_device, const ApproxSink& sink, ScanStats* stats,
                                         ScanProgress* progress) const {
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = api::clock_for(stats);  // no clock read without stats: a read's scan is ~1 us
   const Impl& im = *this;
   const ApproxOptions& opt = im.options;
   const std::size_t np = im.patterns.size();
@@ -527,7 +527,7 @@ std::uint64_t ApproxMatcher::Impl::scan(ByteSpan text, bool on_device, const App
     flush();  // a group's hits are delivered before the next group is searched
   }
   api::fill_scan_stats(stats, im.backend, im.algorithm, im.device_label, text.size(), delivered,
-                       api::seconds_since(t0));
+                       api::seconds_for(stats, t0));
   return delivered;
 }
 
