@@ -12,9 +12,26 @@ inline constexpr int lanes_of = static_cast<int>(sizeof(V) / sizeof(std::remove_
 
 template <class V>
 inline bool any_lane(const V& x) {
-  for (int l = 0; l < lanes_of<V>; ++l)
-    if (x[l]) return true;
-  return false;
+  // OR of the vector's 64-bit words, halving: a few shuffles where a loop over the lanes
+  // compiled to one extract per lane (the replay of a batch with hits runs it every step).
+  if constexpr (sizeof(V) == 64) {
+    typedef std::uint64_t Q __attribute__((vector_size(64)));
+    typedef std::uint64_t H __attribute__((vector_size(32)));
+    Q q;
+    std::memcpy(&q, &x, sizeof q);
+    const H h = __builtin_shufflevector(q, q, 0, 1, 2, 3) | __builtin_shufflevector(q, q, 4, 5, 6, 7);
+    return ((h[0] | h[1]) | (h[2] | h[3])) != 0;
+  } else if constexpr (sizeof(V) == 32 || sizeof(V) == 16) {
+    std::uint64_t w[sizeof(V) / 8];
+    std::memcpy(w, &x, sizeof w);
+    std::uint64_t any = 0;
+    for (const std::uint64_t v : w) any |= v;
+    return any != 0;
+  } else {
+    for (int l = 0; l < lanes_of<V>; ++l)
+      if (x[l]) return true;
+    return false;
+  }
 }
 
 template <class V>
@@ -92,6 +109,20 @@ void myers_lanes(const LaneBlock& b, MyersJob* jobs, bool best, LaneHits* lane_h
         core::myers_search_step(pv[j], mv[j], lookup[j](load_codes<V>(codes[j] + t * row)), score[j]);
         low[j] = lane_min(low[j], score[j]);
       }
+    if (best) {
+      // Every computed score bounds the true distance of its column from above (a lane's
+      // restart only adds), so no column can beat the best mode's minimum by more than the
+      // batch's lowest score: the limit drops to it before the replay. Without this, an
+      // unbounded limit (k = m) made every column of the first batch a hit to record.
+      for (int j = 0; j < G; ++j) {
+        W lowest = low[j][0];
+        for (int l = 1; l < L; ++l) lowest = std::min<W>(lowest, low[j][l]);
+        if (lowest < jobs[j].limit) {
+          jobs[j].limit = static_cast<std::uint32_t>(lowest);
+          kv[j] = V{} + lowest;
+        }
+      }
+    }
     bool seen = false;
     for (int j = 0; j < G; ++j) seen |= any_lane((V)(low[j] <= kv[j]));
     if (!seen) continue;
