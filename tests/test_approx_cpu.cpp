@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -184,6 +185,36 @@ ApproxOptions options_k(std::int64_t k) {
 }
 
 }  // namespace
+
+// The bit-parallel start (patterns up to 64 bytes) against the banded DP, at every end with a
+// distance below m, for plain, case-folded and IUPAC patterns, over texts that hold copies.
+TEST(ApproxCpu, BitParallelStartEqualsTheBandedDp) {
+  std::mt19937_64 rng(3131);
+  int checked = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int alphabet = trial % 3 == 0 ? 2 : trial % 3 == 1 ? 4 : 256;
+    core::ApproxPattern p;
+    p.iupac = trial % 5 == 1;
+    p.case_insensitive = trial % 4 == 2;
+    const std::size_t m = 1 + rng() % (trial % 10 == 0 ? 64 : 40);
+    p.bytes = random_bytes(rng, m, alphabet);
+    if (p.iupac)
+      for (auto& c : p.bytes) c = "ACGTNRYacgt"[rng() % 11];
+    if (p.case_insensitive)
+      for (auto& c : p.bytes) c = core::fold_ascii(c);
+    Bytes text = text_with_planted(rng, p.bytes, 40 + rng() % 200, alphabet, 2, static_cast<int>(m / 8 + 1));
+    if (trial % 7 == 3)
+      for (auto& c : text) c = static_cast<std::uint8_t>(std::toupper(c));
+    const auto dist = core::reference_end_distances(p, text);
+    for (std::size_t e = 1; e <= text.size(); ++e) {
+      if (dist[e - 1] >= m) continue;
+      ASSERT_EQ(core::recover_start(p, text, e, dist[e - 1]), core::recover_start_dp(p, text, e, dist[e - 1]))
+          << "trial " << trial << " m " << m << " end " << e << " distance " << dist[e - 1];
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 3000);
+}
 
 TEST(ApproxCpu, PaperExampleAbabaInAaabbbaaHasDistanceOne) {
   ApproxOptions o = options_k(-1);

@@ -24,9 +24,13 @@ std::vector<EndHit> reference_hits(const ApproxPattern& pattern, ByteSpan text,
                                    const ApproxQuery& query);
 
 /// The largest s such that ED(pattern, text[s:end]) == distance, given distance == dist(end).
-/// Banded reverse DP over text[end - m - distance, end): O(m * distance).
+/// Over text[end - m - distance, end): bit-parallel for patterns of up to 64 bytes (O(m +
+/// distance) words), recover_start_dp otherwise.
 std::uint64_t recover_start(const ApproxPattern& pattern, ByteSpan text, std::uint64_t end,
                             std::uint32_t distance);
+/// recover_start by a banded reverse DP, O(m * distance): any length, and the tests' oracle.
+std::uint64_t recover_start_dp(const ApproxPattern& pattern, ByteSpan text, std::uint64_t end,
+                               std::uint32_t distance);
 
 /// An optimal global alignment of pattern against text[start:end] whose cost is
 /// `distance` (== ED), as an extended CIGAR (run-length: "3=1X2=1I"). Banded DP, band =
