@@ -309,10 +309,9 @@ void init_numpy_api() {
 }
 
 nb::object numpy_array(nb::handle dtype, const void* data, std::size_t count) {
-  void* out = nullptr;
-  nb::object array = new_array(dtype, count, &out);
-  if (count != 0) std::memcpy(out, data, count * static_cast<std::size_t>(PyDataType_ELSIZE(reinterpret_cast<PyArray_Descr*>(dtype.ptr()))));
-  return array;
+  const std::size_t bytes = count * static_cast<std::size_t>(PyDataType_ELSIZE(reinterpret_cast<PyArray_Descr*>(dtype.ptr())));
+  const std::span<const std::byte> one(static_cast<const std::byte*>(data), bytes);
+  return numpy_array(dtype, std::span<const std::span<const std::byte>>(&one, 1), count);
 }
 
 nb::object numpy_array(nb::handle dtype, std::span<const std::span<const std::byte>> blocks, std::size_t count) {

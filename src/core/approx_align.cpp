@@ -78,6 +78,11 @@ std::vector<EndHit> reference_hits(const ApproxPattern& pattern, ByteSpan text,
 
 namespace {
 
+[[noreturn]] void no_start(std::uint64_t end, std::uint32_t distance) {
+  throw std::logic_error("recover_start: no substring ending at " + std::to_string(end) +
+                         " has edit distance " + std::to_string(distance));
+}
+
 // recover_start_dp's answer for patterns of up to 64 bytes, by Myers' bit-parallel step over
 // the same reversed problem: R[.][j] is one word (vertical deltas), the top row R[0][j] = j
 // enters each step as a +1 carry (edlib's global mode), and the score follows R[m][j]. It
@@ -121,8 +126,7 @@ std::uint64_t recover_start_bits(const ApproxPattern& pattern, ByteSpan text, st
     mv = ph & xv;
     if (score == distance) return end - j;
   }
-  throw std::logic_error("recover_start: no substring ending at " + std::to_string(end) +
-                         " has edit distance " + std::to_string(distance));
+  no_start(end, distance);
 }
 
 }  // namespace
@@ -163,8 +167,7 @@ std::uint64_t recover_start_dp(const ApproxPattern& pattern, ByteSpan text, std:
     if (hi == m && cur[m] == static_cast<std::uint32_t>(d)) return end - j;
     std::swap(prev, cur);
   }
-  throw std::logic_error("recover_start: no substring ending at " + std::to_string(end) +
-                         " has edit distance " + std::to_string(distance));
+  no_start(end, distance);
 }
 
 std::string recover_cigar(const ApproxPattern& pattern, ByteSpan text, std::uint64_t start,
